@@ -1,0 +1,52 @@
+# The README's two commands: `make book` and `make test`. Both set everything up from a
+# bare clone: virtual environment, installs (pinned by constraints.txt), verified data.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+NBDIR  := build/nbtest
+NOTEBOOKS := $(wildcard notebooks/*.md)
+
+.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,book]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## data: fetch (or find in $$HCA_DATA_DIR) and verify every pinned file
+data: venv
+	$(BIN)/python -m hca data
+
+## book: execute every notebook and build HTML into _build/html (warnings are errors)
+book: data
+	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	@echo "Open _build/html/index.html"
+
+## test: unit tests, then every notebook through nbval
+test: unit notebooks
+
+unit: data
+	$(BIN)/python -m pytest tests -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+
+notebooks: data
+	rm -rf $(NBDIR) && mkdir -p $(NBDIR)
+	for nb in $(NOTEBOOKS); do \
+	  $(BIN)/jupytext --quiet --to ipynb --output $(NBDIR)/$$(basename $$nb .md).ipynb $$nb || exit 1; \
+	done
+	cd $(NBDIR) && ../../$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q .
+
+## run-notebook NB=notebooks/01_latent_pca.md: execute one notebook to build/run/<name>.ipynb
+run-notebook: data
+	mkdir -p build/run
+	$(BIN)/jupytext --to ipynb --execute --output build/run/$$(basename $(NB) .md).ipynb $(NB)
+
+## bench: print the timings of the benchmark scripts
+bench: data
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf _build build
