@@ -1,0 +1,397 @@
+"""Tests for hca.scaling: sigmoid scaling law and the ATE of fine-tuning."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from scipy.special import expit  # noqa: E402
+
+from hca.scaling import (  # noqa: E402
+    PARAM_NAMES,
+    ate_aipw,
+    ate_backdoor,
+    ate_by_outcome,
+    ate_ipw,
+    bootstrap_sigmoid,
+    fit_sigmoid_law,
+    log_compute,
+    overlap_diagnostics,
+    plot_ate,
+    plot_overlap,
+    plot_sigmoid_fit,
+    pretraining_flops,
+    propensity_scores,
+    sigmoid_law,
+)
+
+TRUE = {"L": 40.0, "k": 0.8, "log_c0": 53.0, "tau": 3.0, "b": 10.0}
+TRUE_ATE = 5.0
+
+
+def sigmoid_data(n: int, seed: int, sd: float = 1.5):
+    """Log-compute between 1e21 and 1e25 FLOPs, half fine-tuned, known sigmoid law + noise."""
+    rng = np.random.default_rng(seed)
+    log_c = rng.uniform(np.log(1e21), np.log(1e25), n)
+    t = rng.integers(0, 2, n)
+    y = sigmoid_law(log_c, t, **TRUE) + rng.normal(0.0, sd, n)
+    return log_c, t, y
+
+
+def _mu(x):
+    """Score as a steep increasing function of log compute (the confounding path)."""
+    return 30.0 * expit(1.2 * (x - 53.0)) + 5.0
+
+
+def confounded_continuous(n: int, seed: int, slope: float = 0.8):
+    """Bigger models are fine-tuned more often and score higher: naive difference is biased."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(53.0, 1.5, n)
+    t = (rng.uniform(size=n) < expit(-0.3 + slope * (x - 53.0))).astype(int)
+    y = _mu(x) + TRUE_ATE * t + rng.normal(0.0, 2.0, n)
+    return x, t, y
+
+
+def confounded_strata(seed: int, n_base: int = 12, per: int = 40):
+    """One x value per base model, heterogeneous effect tau(x) = 5 + 0.5 (x - 53)."""
+    rng = np.random.default_rng(seed)
+    x = np.repeat(np.linspace(49.0, 57.0, n_base), per)
+    t = (rng.uniform(size=len(x)) < expit(0.6 * (x - 53.0))).astype(int)
+    tau_x = 5.0 + 0.5 * (x - 53.0)
+    y = _mu(x) + tau_x * t + rng.normal(0.0, 2.0, len(x))
+    return x, t, y, float(tau_x.mean())
+
+
+# ----------------------------------------------------------------------------- compute
+def test_pretraining_flops_units():
+    # Llama-2-7B: 7B parameters, 2T tokens -> 84e21 FLOPs (ObsScaling's "FLOPs (1E21)" = 84)
+    assert pretraining_flops(7.0, 2.0)[0] == pytest.approx(8.4e22)
+    assert log_compute([7.0, 70.0], [2.0, 2.0]) == pytest.approx(np.log([8.4e22, 8.4e23]))
+    with pytest.raises(ValueError, match="params_b"):
+        pretraining_flops(0.0, 2.0)
+    with pytest.raises(ValueError, match="tokens_t"):
+        log_compute(7.0, np.nan)
+
+
+# ----------------------------------------------------------------------------- sigmoid law
+def test_sigmoid_fit_recovers_parameters():
+    log_c, t, y = sigmoid_data(300, seed=1)
+    fit = fit_sigmoid_law(log_c, t, y)
+    assert fit.converged and not fit.tau_fixed and fit.at_bound == ()
+    assert fit.n == 300 and fit.n_treated == int(t.sum())
+    assert fit.r2 > 0.97
+    assert fit.resid_std == pytest.approx(1.5, rel=0.15)
+    for p in PARAM_NAMES:
+        assert abs(fit.params[p] - TRUE[p]) < 4 * fit.se[p], p
+        assert 0 < fit.se[p] < 0.1 * max(1.0, abs(TRUE[p])), p
+    assert fit.c0 == pytest.approx(np.exp(fit.log_c0))
+    np.testing.assert_allclose(fit.predict(log_c[:5], t[:5]), sigmoid_law(log_c[:5], t[:5], **fit.params))
+    frame = fit.to_frame()
+    assert list(frame.index) == list(PARAM_NAMES)
+    assert frame.loc["tau", "estimate"] == pytest.approx(fit.tau)
+    assert "tau" in fit.summary() and "FLOPs" in fit.summary()
+
+
+def test_sigmoid_se_match_scipy_curve_fit():
+    from scipy.optimize import curve_fit
+
+    log_c, t, y = sigmoid_data(150, seed=2)
+    fit = fit_sigmoid_law(log_c, t, y)
+    popt, pcov = curve_fit(
+        lambda X, L, k, c0, tau, b: sigmoid_law(X[0], X[1], L, k, c0, tau, b),
+        (log_c, t), y, p0=list(TRUE.values()),
+    )
+    np.testing.assert_allclose([fit.params[p] for p in PARAM_NAMES], popt, rtol=1e-5)
+    np.testing.assert_allclose([fit.se[p] for p in PARAM_NAMES], np.sqrt(np.diag(pcov)), rtol=1e-3)
+
+
+def test_sigmoid_standard_errors_shrink_with_n():
+    small = fit_sigmoid_law(*sigmoid_data(60, seed=3))
+    large = fit_sigmoid_law(*sigmoid_data(600, seed=3))
+    for p in PARAM_NAMES:
+        # sqrt(10) ~ 3.2 times smaller in theory
+        assert large.se[p] < 0.6 * small.se[p], p
+
+
+def test_sigmoid_fit_tau_fixed_when_single_arm():
+    log_c, t, y = sigmoid_data(100, seed=4)
+    ones = np.ones_like(t)
+    y1 = sigmoid_law(log_c, ones, **TRUE) + np.random.default_rng(0).normal(0, 1.0, 100)
+    fit = fit_sigmoid_law(log_c, ones, y1)
+    assert fit.tau_fixed and fit.tau == 0.0 and np.isnan(fit.se["tau"])
+    assert "fixed at 0" in fit.notes and "fixed" in fit.summary()
+    # tau absorbed in b: b_hat ~ b + tau
+    assert fit.b == pytest.approx(TRUE["b"] + TRUE["tau"], abs=4 * fit.se["b"])
+    assert fit.L == pytest.approx(TRUE["L"], abs=4 * fit.se["L"])
+
+
+def test_sigmoid_fit_is_deterministic_and_start_independent():
+    log_c, t, y = sigmoid_data(80, seed=5)
+    a = fit_sigmoid_law(log_c, t, y)
+    b = fit_sigmoid_law(log_c, t, y)
+    assert a.params == b.params and a.se == b.se
+    # a bad user start must not change the optimum (grid starts are tried too)
+    c = fit_sigmoid_law(log_c, t, y, start={"L": 1.0, "k": 5.0, "log_c0": 49.0, "tau": -10.0, "b": 0.0})
+    for p in PARAM_NAMES:
+        assert c.params[p] == pytest.approx(a.params[p], rel=1e-5, abs=1e-8)
+
+
+def test_sigmoid_fit_reports_parameters_at_bounds():
+    # a sharp step: the best k is steeper than the bound (50 / sd(log_c)) allows
+    rng = np.random.default_rng(0)
+    log_c = rng.uniform(50, 56, 60)
+    t = np.tile([0, 1], 30)
+    y = 10 + 20 * (log_c > 53) + 2 * t + rng.normal(0, 0.3, 60)
+    fit = fit_sigmoid_law(log_c, t, y)
+    assert "k" in fit.at_bound and "at a bound" in fit.notes
+    assert fit.k == pytest.approx(50 / log_c.std(), rel=1e-4)
+    assert fit.tau == pytest.approx(2.0, abs=0.3) and fit.log_c0 == pytest.approx(53.0, abs=0.1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"log_c": np.linspace(48, 56, 5), "t": [0, 1, 0, 1, 0], "y": [1, 2, 3, 4, 5]}, "at least 6"),
+        ({"log_c": [48, 49, np.nan, 51, 52, 53], "t": [0, 1] * 3, "y": np.arange(6.0)}, "log_c contains"),
+        ({"log_c": np.linspace(48, 56, 6), "t": [0, 1] * 3, "y": [1, 2, 3, np.inf, 5, 6]}, "y contains"),
+        ({"log_c": np.full(8, 50.0), "t": [0, 1] * 4, "y": np.arange(8.0)}, "log_c is constant"),
+        ({"log_c": np.linspace(48, 56, 6), "t": [0, 1] * 3, "y": np.ones(6)}, "y is constant"),
+        ({"log_c": np.linspace(48, 56, 6), "t": [0, 1, 2, 0, 1, 0], "y": np.arange(6.0)}, "binary"),
+        ({"log_c": np.linspace(48, 56, 7), "t": [0, 1] * 3, "y": np.arange(6.0)}, "same length"),
+        ({"log_c": np.geomspace(1e21, 1e25, 6), "t": [0, 1] * 3, "y": np.arange(6.0)}, "natural log"),
+    ],
+)
+def test_sigmoid_fit_rejects_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fit_sigmoid_law(**kwargs)
+
+
+def test_bootstrap_sigmoid_covers_truth_and_is_deterministic():
+    log_c, t, y = sigmoid_data(150, seed=6)
+    bs = bootstrap_sigmoid(log_c, t, y, n_boot=100, random_state=11)
+    assert bs.n_failed == 0 and bs.samples.shape == (100, 5)
+    for p in PARAM_NAMES:
+        assert bs.ci_low[p] < TRUE[p] < bs.ci_high[p], p
+        assert bs.ci_low[p] < bs.fit.params[p] < bs.ci_high[p], p
+    # bootstrap SE agrees with the asymptotic SE (same order of magnitude)
+    frame = bs.to_frame()
+    ratio = frame["boot_se"] / frame["se"]
+    assert ((ratio > 0.5) & (ratio < 2.0)).all()
+    again = bootstrap_sigmoid(log_c, t, y, n_boot=100, random_state=11)
+    np.testing.assert_array_equal(bs.samples, again.samples)
+    other = bootstrap_sigmoid(log_c, t, y, n_boot=10, random_state=12)
+    assert not np.array_equal(bs.samples[:10], other.samples)
+    assert "[" in bs.summary() and "100 of 100" in bs.summary()
+
+
+def test_bootstrap_sigmoid_rejects_bad_settings():
+    log_c, t, y = sigmoid_data(30, seed=7)
+    with pytest.raises(ValueError, match="n_boot"):
+        bootstrap_sigmoid(log_c, t, y, n_boot=0)
+    with pytest.raises(ValueError, match="ci"):
+        bootstrap_sigmoid(log_c, t, y, n_boot=5, ci=1.5)
+
+
+# ----------------------------------------------------------------------------- ATE
+def test_backdoor_and_ipw_remove_confounding_continuous_x():
+    x, t, y = confounded_continuous(800, seed=0)
+    bd = ate_backdoor(x, t, y, n_boot=200, random_state=0)
+    ipw = ate_ipw(x, t, y, n_boot=200, random_state=0)
+    aipw = ate_aipw(x, t, y, n_boot=200, random_state=0)
+    # the example is confounded: ignoring x is badly biased
+    assert bd.naive > TRUE_ATE + 4.0
+    assert "spline" in bd.details
+    assert abs(bd.ate - TRUE_ATE) < 0.7
+    assert abs(aipw.ate - TRUE_ATE) < 0.7
+    assert abs(ipw.ate - TRUE_ATE) < 1.5
+    for res in (bd, ipw, aipw):
+        assert res.ci_low < TRUE_ATE < res.ci_high, res.estimator
+        assert res.ci_high < res.naive, res.estimator  # adjusted interval excludes the naive value
+        assert res.ate == pytest.approx(res.mu1 - res.mu0)
+        assert res.n_treated + res.n_control == 800
+        assert res.n_boot_failed == 0 and res.boot_samples.shape == (200,)
+        assert res.estimator in res.summary()
+
+
+def test_backdoor_stratified_recovers_heterogeneous_ate():
+    x, t, y, true_ate = confounded_strata(seed=1)
+    bd = ate_backdoor(x, t, y, n_boot=200, random_state=0)
+    assert "stratified" in bd.details and bd.n_used == len(x)
+    assert abs(bd.naive - true_ate) > 4.0
+    assert abs(bd.ate - true_ate) < 0.7
+    assert bd.ci_low < true_ate < bd.ci_high
+    # stratified estimator by hand
+    strata = np.unique(x)
+    by_hand = np.mean([y[(x == s) & (t == 1)].mean() - y[(x == s) & (t == 0)].mean() for s in strata])
+    assert bd.ate == pytest.approx(by_hand)  # equal-size strata: plain mean of stratum contrasts
+    ipw = ate_ipw(x, t, y, n_boot=200, random_state=0)
+    assert abs(ipw.ate - true_ate) < 1.0 and ipw.ci_low < true_ate < ipw.ci_high
+
+
+def test_stratified_drops_strata_without_both_arms():
+    x, t, y, _ = confounded_strata(seed=2)
+    t = t.copy()
+    t[x == x.max()] = 1  # top stratum: no controls
+    res = ate_backdoor(x, t, y, n_boot=0)
+    per = np.sum(x == x.max())
+    assert res.n_used == len(x) - per
+    assert res.share_outside_support == pytest.approx(per / len(x))
+    assert np.isnan(res.ci_low) and "not computed" in res.summary()
+
+
+def test_backdoor_bootstrap_coverage():
+    hits = []
+    for seed in range(20):
+        x, t, y = confounded_continuous(300, seed=100 + seed)
+        res = ate_backdoor(x, t, y, n_boot=100, random_state=seed)
+        hits.append(res.ci_low < TRUE_ATE < res.ci_high)
+    assert np.mean(hits) >= 0.8
+
+
+def test_ate_deterministic_and_cluster_bootstrap():
+    x, t, y, true_ate = confounded_strata(seed=3)
+    a = ate_backdoor(x, t, y, n_boot=100, random_state=5)
+    b = ate_backdoor(x, t, y, n_boot=100, random_state=5)
+    np.testing.assert_array_equal(a.boot_samples, b.boot_samples)
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    c = ate_ipw(x, t, y, n_boot=100, random_state=5)
+    d = ate_ipw(x, t, y, n_boot=100, random_state=5)
+    np.testing.assert_array_equal(c.boot_samples, d.boot_samples)
+    # cluster bootstrap over base models (strata); clusters hold both arms
+    g = ate_backdoor(x, t, y, n_boot=100, random_state=5, groups=x.round(6))
+    assert g.ate == a.ate and not np.array_equal(g.boot_samples, a.boot_samples)
+    assert g.ci_low < true_ate < g.ci_high
+
+
+@pytest.mark.parametrize("fn", [ate_backdoor, ate_ipw, ate_aipw])
+def test_ate_rejects_bad_input(fn):
+    x, t, y = confounded_continuous(50, seed=4)
+    with pytest.raises(ValueError, match="y contains"):
+        fn(x, t, np.where(np.arange(50) == 3, np.nan, y), n_boot=0)
+    with pytest.raises(ValueError, match="binary"):
+        fn(x, np.where(t == 1, 2, 0), y, n_boot=0)
+    one_control = np.ones_like(t)
+    one_control[0] = 0
+    with pytest.raises(ValueError, match="at least 2 units in each arm"):
+        fn(x, one_control, y, n_boot=0)
+    with pytest.raises(ValueError, match="same length"):
+        fn(x[:-1], t, y, n_boot=0)
+    with pytest.raises(ValueError, match="ci"):
+        fn(x, t, y, n_boot=10, ci=0.0)
+
+
+def test_ate_no_overlap_and_bad_options():
+    x = np.r_[np.linspace(48, 50, 20), np.linspace(52, 54, 20)]
+    t = np.r_[np.zeros(20, int), np.ones(20, int)]
+    y = x + t
+    with pytest.raises(ValueError, match="do not overlap"):
+        ate_backdoor(x, t, y, method="spline", n_boot=0)
+    with pytest.raises(ValueError, match="both arms"):
+        ate_backdoor(np.repeat([1.0, 2.0], 20), t, y, method="stratified", n_boot=0)
+    with pytest.raises(ValueError, match="method"):
+        ate_backdoor(x, t, y, method="kernel", n_boot=0)
+    with pytest.raises(ValueError, match="trim"):
+        ate_ipw(x, t, y, trim=0.6, n_boot=0)
+    with pytest.raises(ValueError, match="arm is empty"):
+        ate_ipw(x, t, y, trim=0.2, n_boot=0)  # separated arms: every unit trimmed
+
+
+# ----------------------------------------------------------------------------- propensity / overlap
+def test_propensity_matches_unpenalised_logistic():
+    x, t, _ = confounded_continuous(500, seed=8)
+    e = propensity_scores(x, t, penalty=1e-8)
+    # maximum-likelihood score equations of logit(e) = a + b x: sum(t - e) = sum((t - e) x) = 0
+    assert abs(np.sum(t - e)) < 1e-6
+    assert abs(np.sum((t - e) * (x - 53.0))) < 1e-5
+    # the fitted log-odds are linear in x with the generating slope (0.8) within noise
+    slope = np.polyfit(x, np.log(e / (1 - e)), 1)[0]
+    assert slope == pytest.approx(0.8, abs=0.25)
+    e2 = propensity_scores(x, t, degree=2)
+    assert e2.shape == (500,) and np.all((e2 > 0) & (e2 < 1))
+
+
+def test_overlap_diagnostics():
+    rng = np.random.default_rng(9)
+    x = np.r_[rng.uniform(46, 52, 60), rng.uniform(50, 56, 60)]  # controls reach lower x
+    t = np.r_[np.zeros(60, int), np.ones(60, int)]
+    d = overlap_diagnostics(x, t)
+    e = d.propensity
+    assert d.ps_range_treated == pytest.approx((e[t == 1].min(), e[t == 1].max()))
+    lo, hi = d.common_support
+    assert lo == pytest.approx(max(e[t == 1].min(), e[t == 0].min()))
+    outside_x = np.mean((x < x[t == 1].min()) | (x > x[t == 0].max()))
+    assert d.share_outside == pytest.approx(outside_x)  # monotone e(x): same as x overlap
+    assert d.share_outside_control > 0.2 and d.share_outside_treated > 0.2
+    assert d.x_range_control[0] == pytest.approx(x[:60].min())
+    assert "common support" in d.summary()
+    balanced = overlap_diagnostics(rng.normal(size=200), np.tile([0, 1], 100))
+    assert balanced.share_outside < 0.05 and balanced.share_trimmed == 0.0
+    with pytest.raises(ValueError, match="single arm"):
+        overlap_diagnostics(x, np.ones_like(t))
+
+
+# ----------------------------------------------------------------------------- table
+def test_ate_by_outcome_table():
+    x, t, y = confounded_continuous(400, seed=10)
+    df = pd.DataFrame({"log_c": x, "ft": t.astype(bool), "bbh": y, "ifeval": y + 10 * t})
+    df.loc[3, "ifeval"] = np.nan
+    with pytest.raises(ValueError, match="ifeval"):
+        ate_by_outcome(df, ["bbh", "ifeval"], x="log_c", t="ft", n_boot=0)
+    with pytest.raises(ValueError, match="missing column"):
+        ate_by_outcome(df, ["mmlu"], x="log_c", t="ft", n_boot=0)
+    with pytest.raises(ValueError, match="unknown estimator"):
+        ate_by_outcome(df, ["bbh"], x="log_c", t="ft", estimators=["ols"], n_boot=0)
+    tab = ate_by_outcome(df, ["bbh", "ifeval"], x="log_c", t="ft", n_boot=50, dropna=True,
+                         estimators=("backdoor", "ipw", "aipw"),
+                         estimator_kwargs={"ipw": {"trim": 0.02}})
+    assert list(tab.columns[:7]) == ["outcome", "estimator", "ate", "ci_low", "ci_high",
+                                      "n_treated", "n_control"]
+    assert len(tab) == 6
+    row = tab.query("outcome == 'ifeval' and estimator == 'backdoor'").iloc[0]
+    assert row.n_treated + row.n_control == 399
+    assert row.ate == pytest.approx(TRUE_ATE + 10.0, abs=1.0)
+    bbh = tab.query("outcome == 'bbh' and estimator == 'backdoor'").iloc[0]
+    assert bbh.ate == pytest.approx(ate_backdoor(x, t, y, n_boot=0).ate)
+    assert (tab["ci_low"] < tab["ate"]).all() and (tab["ate"] < tab["ci_high"]).all()
+
+
+# ----------------------------------------------------------------------------- plots
+def test_plot_sigmoid_fit():
+    log_c, t, y = sigmoid_data(60, seed=12)
+    fit = fit_sigmoid_law(log_c, t, y)
+    fig, ax0 = plt.subplots()
+    ax = plot_sigmoid_fit(fit, log_c, t, y, ax=ax0)
+    assert ax is ax0
+    assert len(ax.collections) == 2 and len(ax.lines) == 2
+    # T=1 curve sits tau above the T=0 curve
+    diff = ax.lines[1].get_ydata() - ax.lines[0].get_ydata()
+    np.testing.assert_allclose(diff, fit.tau)
+    ax2 = plot_sigmoid_fit(fit, log_c, t, y, flops_axis=True)
+    assert ax2.get_xscale() == "log"
+    assert ax2.lines[0].get_xdata().min() == pytest.approx(np.exp(log_c.min()))
+    plt.close("all")
+
+
+def test_plot_ate_and_overlap():
+    df = pd.DataFrame({"outcome": ["bbh", "bbh", "ifeval", "ifeval"],
+                       "estimator": ["backdoor", "ipw"] * 2,
+                       "ate": [1.0, 1.5, 10.0, 9.0], "ci_low": [0.0, 0.5, 8.0, 7.0],
+                       "ci_high": [2.0, 2.5, 12.0, 11.0]})
+    ax = plot_ate(df)
+    assert [tl.get_text() for tl in ax.get_yticklabels()] == ["bbh", "ifeval"]
+    assert len(ax.containers) == 2  # one errorbar container per estimator
+    with pytest.raises(ValueError, match="ci_high"):
+        plot_ate(df.drop(columns="ci_high"))
+    x, t, _ = confounded_continuous(200, seed=13)
+    ax = plot_overlap(x, t, bins=10)
+    bars = [p for c in ax.containers for p in c]  # the two histograms
+    assert len(bars) == 20
+    assert sum(p.get_height() for p in bars) == pytest.approx(2.0)  # each arm sums to 1
+    e = propensity_scores(x, t)
+    assert min(p.get_x() for p in bars) < e.min() and max(p.get_x() + p.get_width() for p in bars) > e.max()
+    plt.close("all")
