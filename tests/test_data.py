@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import os
 import threading
 from pathlib import Path
 
@@ -17,12 +16,6 @@ from hca import data as D
 PAYLOAD = b"model,score\na,1\nb,2\n" * 200
 
 
-def _spec(url_base: str, path: str, payload: bytes = PAYLOAD) -> D.DataFile:
-    """A DataFile whose URL points at the local test server."""
-    spec = D.DataFile("test.csv", "x/y", "0" * 40, path,
-                      hashlib.sha256(payload).hexdigest(), len(payload), "test")
-    object.__setattr__(spec, "_base", url_base)
-    return spec
 
 
 class _LocalSpec(D.DataFile):
