@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Check one MyST notebook the way CI does, without touching the shared _build/:
+#   1. nbval (jupytext -> ipynb -> pytest --nbval-lax), 2. a Sphinx build with warnings as
+#   errors of a private book holding the intro, this notebook and the references page.
+# Usage: scripts/check_notebook.sh notebooks/01_latent_pca.md
+set -euo pipefail
+nb="$1"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+name="$(basename "$nb" .md)"
+work="$(mktemp -d "/tmp/check_${name}.XXXX")"
+bin="$repo/.venv/bin"
+export MPLBACKEND=Agg
+"$bin/jupytext" --quiet --to ipynb --output "$work/$name.ipynb" "$repo/$nb"
+(cd "$work" && "$bin/python" -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q "$name.ipynb")
+mkdir -p "$work/book/notebooks" "$work/book/book"
+cp "$repo/_config.yml" "$work/book/"
+cp "$repo/book/intro.md" "$repo/book/references.md" "$repo/book/references.bib" "$work/book/book/"
+cp "$repo/$nb" "$work/book/notebooks/"
+for other in "$repo"/notebooks/*.md; do  # keep {doc} links to other chapters resolvable
+  [ "$other" = "$repo/$nb" ] || printf '# %s\n' "$(basename "$other" .md)" > "$work/book/notebooks/$(basename "$other")"
+done
+{
+  echo "format: jb-book"; echo "root: book/intro"; echo "chapters:"
+  for f in "$work"/book/notebooks/*.md; do echo "  - file: notebooks/$(basename "$f" .md)"; done
+  echo "  - file: book/references"
+} > "$work/book/_toc.yml"
+t0=$(date +%s)
+"$bin/jupyter-book" build "$work/book" --warningiserror --keep-going > "$work/build.log" 2>&1 || {
+  grep -E "WARNING|ERROR|Error" "$work/build.log" | grep -v "Kernel is running over TCP" | head -30
+  echo "BUILD FAILED: full log in $work/build.log"; exit 1; }
+echo "OK: nbval passed and the book page built without warnings in $(( $(date +%s) - t0 )) s: $work/book/_build/html/notebooks/$name.html"
