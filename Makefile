@@ -39,6 +39,11 @@ notebooks: data
 	done
 	cd $(NBDIR) && ../../$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q .
 
+## browser-test: open every page of the built book (run `make book` first) in headless Chromium
+browser-test: venv
+	bash scripts/install_browser.sh
+	$(BIN)/python -m pytest tests_browser -q -p no:cacheprovider
+
 ## run-notebook NB=notebooks/01_latent_pca.md: execute one notebook to build/run/<name>.ipynb
 run-notebook: data
 	mkdir -p build/run

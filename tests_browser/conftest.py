@@ -1,0 +1,120 @@
+"""Fixtures for the real-browser test of the built book (``make browser-test``).
+
+The built HTML (``$HCA_BOOK_HTML``, default ``_build/html``) is served by a
+background ``http.server`` thread on 127.0.0.1 only, and driven with Debian's
+headless Chromium (``$HCA_CHROMIUM``, default ``/usr/bin/chromium``) through
+Playwright's Python package. Playwright's own browser download is never used.
+Every request to another host (CDN fonts, MathJax, ...) is aborted, so pages
+load fast and the test never touches the network.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCREENSHOTS = REPO / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--no-proxy-server",
+    # Belt and braces next to the request routing below: no DNS for any other host.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+
+def book_html_dir() -> Path:
+    """The built book: ``$HCA_BOOK_HTML`` or ``<repo>/_build/html``."""
+    return Path(os.environ.get("HCA_BOOK_HTML") or REPO / "_build" / "html").resolve()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature of the base class
+        pass
+
+
+@pytest.fixture(scope="session")
+def html_dir() -> Path:
+    root = book_html_dir()
+    if not (root / "index.html").is_file():
+        pytest.fail(
+            f"no built book at {root} (index.html missing): run `make book` first "
+            "(or point HCA_BOOK_HTML at a built _build/html)",
+            pytrace=False,
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def base_url(html_dir: Path):
+    """Serve the built book on 127.0.0.1 on a free port; yield its root URL."""
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="book-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium driven by Playwright."""
+    executable = os.environ.get("HCA_CHROMIUM", "/usr/bin/chromium")
+    if not (shutil.which(executable) or Path(executable).is_file()):
+        pytest.fail(
+            f"no Chromium at {executable}: run `bash scripts/install_browser.sh` "
+            "(or set HCA_CHROMIUM)",
+            pytrace=False,
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(
+            "the Python package `playwright` is missing: pip install -e '.[test]'",
+            pytrace=False,
+        )
+    with sync_playwright() as pw:
+        # Playwright gives every launch a fresh temporary --user-data-dir.
+        browser = pw.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser, base_url: str):
+    """One context for all pages; every request off the local server is aborted."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
+    context.set_default_timeout(30_000)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS
