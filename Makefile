@@ -6,6 +6,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBDIR  := build/nbtest
 NOTEBOOKS := $(wildcard notebooks/*.md)
+# Small matrices dominate this project: multi-threaded BLAS only adds overhead (10-100x on
+# a 2-core machine), so computations run single-threaded unless the caller says otherwise.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
 
 .PHONY: book test unit notebooks data venv bench browser-test run-notebook clean
 

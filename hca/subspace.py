@@ -36,7 +36,15 @@ Rules stated in advance (not tuned to the paper's answer)
   one first in the matrix order.
 
 Uncertainty: :func:`bootstrap_distance_matrix` resamples models within each domain and
-reports percentile intervals (biased upwards near 0; see its notes).
+reports percentile intervals (biased upwards near 0; see its notes);
+:func:`invariant_set_stability` applies the invariant-set rule to every bootstrap matrix.
+:func:`compare_groups` bundles distances, split-half nulls and pair thresholds for groups of
+very different sizes (Figure 11).
+
+Descriptions: :func:`spectrum_table` (Figure 9 ranks), :func:`singular_spectrum` (centred or
+uncentred singular values, Figure 2a), :func:`benchmark_leverage` (how much of each
+benchmark's axis lies in a subspace) and :func:`residual_variance` (variance left after the
+leading components), which show *which* benchmark directions make two subspaces differ.
 """
 
 from __future__ import annotations
@@ -70,10 +78,18 @@ __all__ = [
     "pair_thresholds",
     "invariant_set",
     "candidate_sets",
+    "invariant_set_stability",
     "top_groups",
+    "benchmark_leverage",
+    "residual_variance",
+    "spectrum_table",
+    "GroupComparison",
+    "compare_groups",
+    "singular_spectrum",
     "plot_explained_variance",
     "plot_distance_matrix",
     "plot_null_vs_observed",
+    "plot_pair_intervals",
 ]
 
 _METHODS = ("pca", "ica")
@@ -1000,6 +1016,290 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
     return list(candidate_sets(dist, threshold).loc[0, "groups"])
 
 
+def invariant_set_stability(
+    boot: BootstrapDistances, threshold: float | pd.DataFrame
+) -> pd.DataFrame:
+    """How often each group is in the invariant set across bootstrap distance matrices.
+
+    :func:`invariant_set` is applied with the same (fixed) ``threshold`` to every bootstrap
+    matrix in ``boot.samples``. Bootstrap distances are biased upwards (see
+    :func:`bootstrap_distance_matrix`), so these frequencies lean towards *exclusion*:
+    a group in the set in most replicates is a robust member; one near 50 % is borderline.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float or DataFrame
+        As in :func:`invariant_set`.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by group: ``in_point_set`` (bool, membership on the full data) and
+        ``frequency`` (share of replicates whose invariant set contains the group).
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    labels = list(boot.point.index)
+    point = set(invariant_set(boot.point, threshold))
+    counts = Counter()
+    for sample in boot.samples:
+        D = pd.DataFrame(sample, index=boot.point.index, columns=boot.point.columns)
+        counts.update(invariant_set(D, threshold))
+    idx = pd.Index(labels, name="group")
+    return pd.DataFrame(
+        {
+            "in_point_set": [lab in point for lab in labels],
+            "frequency": [counts[lab] / boot.n_boot for lab in labels],
+        },
+        index=idx,
+    )
+
+
+# --------------------------------------------------------------------------- descriptions
+def spectrum_table(
+    spectra: Mapping, n_show: int = 4, threshold: float = 0.9
+) -> pd.DataFrame:
+    """One row per domain: size, leading variance ratios and effective ranks (Figure 9).
+
+    Parameters
+    ----------
+    spectra : mapping ``{label: ExplainedVariance}``
+    n_show : int
+        Number of leading variance ratios shown (``PC1 .. PC<n_show>``).
+    threshold : float
+        Threshold of the cumulative rule (see :func:`effective_rank`).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``models``, ``PC1..``, ``cumulative_3`` (share of the first three
+        components), ``rank_cumulative`` and ``rank_kaiser``.
+    """
+    if not spectra:
+        raise ValueError("spectra is empty")
+    rows = {}
+    for lab, ev in spectra.items():
+        if not isinstance(ev, ExplainedVariance):
+            raise TypeError(f"spectra[{lab!r}] is a {type(ev).__name__}, not ExplainedVariance")
+        k = min(n_show, len(ev.ratios))
+        row: dict[str, Any] = {"models": ev.n_samples}
+        row.update({f"PC{i + 1}": float(ev.ratios[i]) for i in range(k)})
+        row["cumulative_3"] = float(ev.cumulative[min(2, len(ev.cumulative) - 1)])
+        row["rank_cumulative"] = effective_rank(ev, threshold=threshold)
+        row["rank_kaiser"] = effective_rank(ev, rule="kaiser")
+        rows[lab] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "group"
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class GroupComparison:
+    """Subspace distances between groups with split-half null thresholds.
+
+    Attributes
+    ----------
+    dist : DataFrame
+        :func:`distance_matrix`.
+    nulls : dict
+        :func:`split_half_nulls`, ``{label: ndarray}``.
+    threshold : float
+        Pooled threshold (:func:`null_threshold` at ``quantile``).
+    pair_threshold : DataFrame
+        Pair thresholds (:func:`pair_thresholds` at ``quantile``).
+    sizes : Series
+        Rows per group.
+    quantile : float
+    """
+
+    dist: pd.DataFrame
+    nulls: dict
+    threshold: float
+    pair_threshold: pd.DataFrame
+    sizes: pd.Series
+    quantile: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per unordered pair: ``distance``, ``pair_threshold``, ``beyond_noise``
+        (distance above the pair threshold)."""
+        labels = list(self.dist.index)
+        rows = []
+        for i in range(len(labels)):
+            for j in range(i + 1, len(labels)):
+                d = float(self.dist.iat[i, j])
+                t = float(self.pair_threshold.iat[i, j])
+                rows.append({"group_a": labels[i], "group_b": labels[j], "distance": d,
+                             "pair_threshold": t, "beyond_noise": d > t})
+        return pd.DataFrame(rows, columns=["group_a", "group_b", "distance", "pair_threshold",
+                                           "beyond_noise"])
+
+    def summary(self) -> str:
+        """Short text report."""
+        lines = [f"GroupComparison: {len(self.dist)} groups; pooled threshold "
+                 f"{self.threshold:.3f} ({self.quantile:.0%} split-half null)"]
+        for _, r in self.to_frame().iterrows():
+            flag = "beyond noise" if r.beyond_noise else "within noise"
+            lines.append(f"  {r.group_a} - {r.group_b}: {r.distance:.3f} "
+                         f"(pair threshold {r.pair_threshold:.3f}, {flag})")
+        return "\n".join(lines)
+
+
+def compare_groups(
+    X: Any,
+    groups: Any,
+    order: Sequence | None = None,
+    n_components: int = 3,
+    n_splits: int = 200,
+    quantile: float = 0.95,
+    random_state: int | np.random.Generator | None = 0,
+) -> GroupComparison:
+    """Distance matrix of the groups' principal subspaces with its split-half null.
+
+    Combines :func:`distance_matrix`, :func:`split_half_nulls`, :func:`null_threshold`
+    and :func:`pair_thresholds` with the same groups and order. Useful when groups differ
+    much in size (Figure 11): a pair's distance is then judged against its own pair
+    threshold rather than a pooled one dominated by the smallest group.
+
+    Parameters
+    ----------
+    X, groups, order, n_components
+        As in :func:`distance_matrix`.
+    n_splits : int
+        Splits per group for the null.
+    quantile : float
+        Quantile of the null used for the thresholds.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    GroupComparison
+    """
+    labels, parts = _split(X, groups, order)
+    dist = distance_matrix(X, groups, n_components=n_components, order=labels)
+    nulls = split_half_nulls(X, groups, n_components=n_components, n_splits=n_splits,
+                             order=labels, random_state=random_state)
+    sizes = pd.Series({lab: parts[lab].shape[0] for lab in labels}, name="rows")
+    sizes.index.name = "group"
+    return GroupComparison(
+        dist=dist,
+        nulls=nulls,
+        threshold=null_threshold(nulls, quantile),
+        pair_threshold=pair_thresholds(nulls, quantile),
+        sizes=sizes,
+        quantile=float(quantile),
+    )
+
+
+def residual_variance(X: Any, n_components: int = 2) -> np.ndarray:
+    """Variance of each benchmark left after removing the first principal components.
+
+    The next principal direction is the leading direction of this residual, so comparing
+    two benchmarks' residual variances tells which one the ``n_components + 1``-th
+    component will mostly follow (e.g. MATH Lvl 5 or MUSR as the third direction).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_models, n_benchmarks)
+    n_components : int
+        Number of leading components removed (``0`` gives the plain variances).
+
+    Returns
+    -------
+    ndarray of shape (n_benchmarks,)
+        Column variances (``ddof=1``) of the centred data minus its projection on the
+        first ``n_components`` principal axes.
+    """
+    arr = _as_matrix(X)
+    n, d = arr.shape
+    if n < 2:
+        raise ValueError(f"X has {n} rows; variances need at least 2")
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
+        raise TypeError(f"n_components must be an int, got {n_components!r}")
+    if not 0 <= n_components < d:
+        raise ValueError(f"n_components must be between 0 and {d - 1}, got {n_components}")
+    Xc = arr - arr.mean(axis=0)
+    if n_components:
+        _check_rows(n, n_components, "X")
+        V = PCA(n_components=n_components, svd_solver="full").fit(arr).components_
+        Xc = Xc - Xc @ V.T @ V
+    return Xc.var(axis=0, ddof=1)
+
+
+def benchmark_leverage(bases: Mapping, columns: Sequence | None = None) -> pd.DataFrame:
+    """How much of each benchmark's axis lies in each group's subspace.
+
+    For an orthonormal basis ``U`` (``n_benchmarks x r``) the leverage of benchmark ``j``
+    is ``||U[j, :]||^2 = cos^2`` of the angle between the axis ``e_j`` and the subspace:
+    1 when the benchmark's axis lies in the subspace, 0 when it is orthogonal to it. A
+    row sums to ``r``. Comparing rows shows *which* benchmark directions make two
+    subspaces differ.
+
+    Parameters
+    ----------
+    bases : mapping ``{label: basis}``
+        E.g. the output of :func:`group_subspaces`; bases are orthonormalised first.
+    columns : sequence, optional
+        Benchmark names for the columns (default ``0 .. n_benchmarks - 1``).
+
+    Returns
+    -------
+    DataFrame
+        One row per group, one column per benchmark.
+    """
+    if not bases:
+        raise ValueError("bases is empty")
+    rows = {}
+    for lab, U in bases.items():
+        Q = orthonormalize(U)
+        rows[lab] = np.sum(Q**2, axis=1)
+    d = {len(v) for v in rows.values()}
+    if len(d) != 1:
+        raise ValueError(f"bases live in spaces of different dimensions: {sorted(d)}")
+    n = d.pop()
+    cols = list(range(n)) if columns is None else list(columns)
+    if len(cols) != n:
+        raise ValueError(f"columns has {len(cols)} names for {n} benchmarks")
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)
+    out.index.name = "group"
+    return out
+
+
+def singular_spectrum(X: Any, center: bool = False) -> pd.DataFrame:
+    """Singular values of the score matrix, centred or not, with their energy shares.
+
+    The authors' code plotted the singular values of the *uncentred* score matrix for
+    Figure 2a; :func:`explained_variance` is the centred PCA spectrum. Uncentred, the first
+    singular vector is close to the mean score vector, so its share mostly measures how
+    far the scores are from 0, not a latent dimension.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_models, n_benchmarks)
+    center : bool, default False
+        Subtract the column means first (then ``energy`` equals the PCA variance ratios).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by component (1..n_benchmarks): ``singular_value``, ``energy``
+        (``s^2 / sum s^2``) and ``cumulative``.
+    """
+    arr = _as_matrix(X)
+    if arr.shape[0] < 2:
+        raise ValueError(f"X has {arr.shape[0]} rows; a spectrum needs at least 2")
+    if center:
+        arr = arr - arr.mean(axis=0)
+    s = np.linalg.svd(arr, compute_uv=False)
+    total = float(np.sum(s**2))
+    if total <= 0:
+        raise ValueError("X is identically zero (after centring)")
+    energy = s**2 / total
+    idx = pd.RangeIndex(1, len(s) + 1, name="component")
+    return pd.DataFrame({"singular_value": s, "energy": energy,
+                         "cumulative": np.cumsum(energy)}, index=idx)
+
+
 # --------------------------------------------------------------------------- plots
 def _get_ax(ax: Any) -> Any:
     if ax is None:
@@ -1190,4 +1490,54 @@ def plot_null_vs_observed(
     ax.set_xlabel("subspace distance")
     ax.set_ylabel("fraction of null splits")
     ax.legend(fontsize="small")
+    return ax
+
+
+def plot_pair_intervals(
+    boot: BootstrapDistances,
+    threshold: float | None = None,
+    ax: Any = None,
+    highlight: Sequence | None = None,
+) -> Any:
+    """Forest plot: every pair's distance with its bootstrap interval, sorted by distance.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float, optional
+        Drawn as a dashed vertical line (e.g. the split-half null threshold).
+    ax : matplotlib Axes, optional
+    highlight : sequence of labels, optional
+        Pairs with both groups in ``highlight`` are drawn in a second colour (e.g. the
+        paper's invariant set).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    tidy = boot.to_frame().sort_values("point", kind="stable").reset_index(drop=True)
+    marked = set(highlight) if highlight is not None else set()
+    inside = [(a in marked and b in marked) for a, b in zip(tidy.group_a, tidy.group_b)]
+    ax = _get_ax(ax)
+    y = np.arange(len(tidy))
+    for flag, colour, name in ((False, "tab:blue", "other pairs"),
+                               (True, "tab:orange", "pairs within highlighted set")):
+        sel = np.array(inside) == flag
+        if not sel.any():
+            continue
+        t = tidy[sel]
+        ax.errorbar(t["point"], y[sel],
+                    xerr=[t["point"] - t["lower"], t["upper"] - t["point"]],
+                    fmt="o", color=colour, ecolor=colour, capsize=2, markersize=4,
+                    label=name if marked else None)
+    ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(tidy.group_a, tidy.group_b)],
+                  fontsize="x-small")
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--",
+                   label=f"threshold {threshold:.3f}")
+    ax.set_xlabel(f"subspace distance ({boot.level:.0%} bootstrap interval)")
+    if marked or threshold is not None:
+        ax.legend(fontsize="small", loc="lower right")
     return ax

@@ -9,7 +9,6 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 name="$(basename "$nb" .md)"
 work="$(mktemp -d "/tmp/check_${name}.XXXX")"
 bin="$repo/.venv/bin"
-export MPLBACKEND=Agg
 "$bin/jupytext" --quiet --to ipynb --output "$work/$name.ipynb" "$repo/$nb"
 (cd "$work" && "$bin/python" -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q "$name.ipynb")
 mkdir -p "$work/book/notebooks" "$work/book/book"

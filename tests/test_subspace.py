@@ -322,3 +322,106 @@ def test_plot_explained_variance_and_null(three_domains):
     assert len(xs) == 4  # three pairs + threshold
     assert any(t.get_text() == "a - c" for t in ax.texts)
     plt.close(ax.figure)
+
+
+# ---------------------------------------------------------------- descriptions
+def test_benchmark_leverage_axes_and_rows_sum_to_rank():
+    E = np.eye(D_BENCH)
+    rng = np.random.default_rng(3)
+    R = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    lev = ss.benchmark_leverage({"x": E[:, :3] @ R, "y": E[:, [0, 1, 4]]},
+                                columns=list("abcdef"))
+    np.testing.assert_allclose(lev.loc["x"], [1, 1, 1, 0, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(lev.loc["y"], [1, 1, 0, 0, 1, 0], atol=1e-12)
+    U = random_basis(rng)
+    lev = ss.benchmark_leverage({"u": U})
+    assert lev.loc["u"].sum() == pytest.approx(3.0, abs=1e-12)
+    assert ((lev.to_numpy() >= -1e-12) & (lev.to_numpy() <= 1 + 1e-12)).all()
+    with pytest.raises(ValueError, match="columns has 2 names"):
+        ss.benchmark_leverage({"u": U}, columns=["a", "b"])
+    with pytest.raises(ValueError, match="different dimensions"):
+        ss.benchmark_leverage({"u": U, "v": E[:4, :2]})
+
+
+def test_singular_spectrum_centred_matches_pca_and_uncentred_mean_dominates():
+    rng = np.random.default_rng(4)
+    X = make_domain(rng, random_basis(rng), n=300)
+    centred = ss.singular_spectrum(X, center=True)
+    ev = ss.explained_variance(X)
+    np.testing.assert_allclose(centred["energy"].to_numpy(), ev.ratios, rtol=1e-10)
+    np.testing.assert_allclose(centred["singular_value"].to_numpy(), ev.singular_values,
+                               rtol=1e-10)
+    raw = ss.singular_spectrum(X)
+    # scores sit around 50: the first uncentred direction is the mean vector
+    assert raw["energy"].iloc[0] > 0.99
+    assert raw["cumulative"].iloc[-1] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        ss.singular_spectrum(np.array([[1.0, np.nan], [2.0, 3.0]]))
+
+
+def test_invariant_set_stability(three_domains):
+    X, groups, *_ = three_domains
+    bs = ss.bootstrap_distance_matrix(X, groups, n_boot=30, random_state=0)
+    nulls = ss.split_half_nulls(X, groups, n_splits=30, random_state=0)
+    tau = ss.null_threshold(nulls)
+    stab = ss.invariant_set_stability(bs, tau)
+    assert list(stab.index) == list(bs.point.index)
+    assert stab.loc["a", "in_point_set"] and stab.loc["b", "in_point_set"]
+    assert not stab.loc["c", "in_point_set"]
+    # a and b share a subspace: always together; c is far from both: never with them
+    assert stab.loc["a", "frequency"] == pytest.approx(1.0)
+    assert stab.loc["b", "frequency"] == pytest.approx(1.0)
+    assert stab.loc["c", "frequency"] == pytest.approx(0.0)
+    with pytest.raises(TypeError, match="BootstrapDistances"):
+        ss.invariant_set_stability(bs.point, tau)
+
+
+def test_spectrum_table(three_domains):
+    X, groups, *_ = three_domains
+    evs = {g: ss.explained_variance(X[groups == g], label=g) for g in ["a", "c"]}
+    tab = ss.spectrum_table(evs, n_show=3)
+    assert list(tab.columns) == ["models", "PC1", "PC2", "PC3", "cumulative_3",
+                                 "rank_cumulative", "rank_kaiser"]
+    assert tab.loc["a", "models"] == 150
+    assert tab.loc["a", "PC1"] == pytest.approx(evs["a"].ratios[0])
+    # rank-3 data with small noise: three components carry nearly all variance
+    assert tab.loc["a", "cumulative_3"] > 0.99 and tab.loc["a", "rank_cumulative"] == 3
+    with pytest.raises(TypeError, match="not ExplainedVariance"):
+        ss.spectrum_table({"a": X})
+
+
+def test_compare_groups(three_domains):
+    X, groups, *_ = three_domains
+    cmp = ss.compare_groups(X, groups, order=["a", "b", "c"], n_splits=30, random_state=0)
+    pd.testing.assert_frame_equal(cmp.dist, ss.distance_matrix(X, groups, order=["a", "b", "c"]))
+    assert cmp.sizes.to_dict() == {"a": 150, "b": 120, "c": 100}
+    tidy = cmp.to_frame().set_index(["group_a", "group_b"])
+    assert not tidy.loc[("a", "b"), "beyond_noise"]
+    assert tidy.loc[("a", "c"), "beyond_noise"] and tidy.loc[("b", "c"), "beyond_noise"]
+    nulls = ss.split_half_nulls(X, groups, n_splits=30, order=["a", "b", "c"], random_state=0)
+    assert cmp.threshold == pytest.approx(ss.null_threshold(nulls))
+    assert "a - c" in cmp.summary()
+
+
+def test_plot_pair_intervals(three_domains):
+    X, groups, *_ = three_domains
+    bs = ss.bootstrap_distance_matrix(X, groups, n_boot=20, random_state=0)
+    ax = ss.plot_pair_intervals(bs, threshold=0.1, highlight=["a", "b"])
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 3 and labels[0] == "a - b"  # smallest distance first
+    assert any(line.get_linestyle() == "--" for line in ax.lines)
+    plt.close(ax.figure)
+
+
+def test_residual_variance():
+    rng = np.random.default_rng(5)
+    # column 0 carries a big factor, column 1 a smaller independent one, column 2 noise
+    z = rng.standard_normal((500, 2)) * [10.0, 3.0]
+    X = np.column_stack([z[:, 0], z[:, 1], 0.5 * rng.standard_normal(500)])
+    np.testing.assert_allclose(ss.residual_variance(X, 0), X.var(axis=0, ddof=1))
+    r1 = ss.residual_variance(X, 1)
+    assert r1[0] < 0.01 * X[:, 0].var()       # the first component takes column 0
+    assert r1[1] > 0.9 * X[:, 1].var(ddof=1)  # column 1 is left: it leads the next component
+    assert r1[1] > r1[2]
+    with pytest.raises(ValueError, match="between 0 and 2"):
+        ss.residual_variance(X, 3)
