@@ -78,6 +78,21 @@ Rules stated in advance (not tuned to the paper's answer)
   the first draw (repetition 0) and then held fixed for every repetition; the SMC rank
   rule is applied afresh in every repetition (it is closed-form).
 
+Baseline, sweeps and the Appendix G runner
+------------------------------------------
+* :class:`ColumnMeans` fills every missing entry with its column's observed mean (the
+  baseline a completion method has to beat; equal to ``SoftImpute(shrinkage=1)``).
+* :func:`completion_sweep` runs :func:`global_vs_local` over values of ``p`` and sets of
+  observed columns, one seed stream per setting, so that methods run with the same
+  ``random_state`` see the same masks (paired comparisons).
+* :func:`compare_approaches` summarises global versus local per group: means and medians,
+  the median ratio, the share of repetitions local wins, and a normal-approximation
+  interval of the mean paired difference whose sign gives the verdict.
+* :func:`run_appendix_g` runs the whole design of the book chapter
+  (:class:`AppendixGDesign`): the library defaults, the column-means baseline and the
+  authors' setup for Figures 15a, 15b and 16, plus an SMC rank check; the benchmark
+  ``benchmarks/bench_completion.py`` times the same call.
+
 Errors and warnings
 -------------------
 Entirely missing input raises ``ValueError``. Soft-impute raises on an entirely missing
@@ -110,8 +125,10 @@ inform the estimate; their count is ``n_unused_observed_``.
 from __future__ import annotations
 
 import contextlib
+import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -129,6 +146,20 @@ __all__ = [
     "global_vs_local",
     "observed_column_sets",
     "default_shrinkage_grid",
+    "ColumnMeans",
+    "domain_matrix",
+    "completion_sweep",
+    "paired_rmse",
+    "compare_approaches",
+    "plot_rmse_distributions",
+    "plot_rmse_vs_p",
+    "plot_rmse_by_column_set",
+    "AUTHORS_SOFT_IMPUTE",
+    "AppendixGDesign",
+    "AppendixGResults",
+    "run_appendix_g",
+    "rmse_by_row_observed",
+    "random_mask_diagnostics",
 ]
 
 _EMPTY_ROW_OPTIONS = ("warn", "raise", "ignore")
@@ -160,14 +191,21 @@ def default_shrinkage_grid(n: int = 20, smallest: float = 1e-3) -> np.ndarray:
     return np.geomspace(1.0, smallest, n)
 
 
+_BLAS_CONTROLLER: list = []  # one cached threadpoolctl controller (scanning costs ~5 ms)
+
+
 def _single_thread_blas() -> contextlib.AbstractContextManager:
     """Limit BLAS/LAPACK to one thread: the many tiny decompositions here are several
-    times slower with a multi-threaded OpenBLAS (thread start-up dominates)."""
+    times slower with a multi-threaded OpenBLAS (thread start-up dominates). The loaded
+    libraries are scanned once and the controller is reused, so that many short calls
+    (e.g. :func:`completion_sweep`) do not pay for a scan each."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    if not _BLAS_CONTROLLER:
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 # --------------------------------------------------------------------------- input checks
@@ -1151,6 +1189,8 @@ def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
         rmse, shrink, rank = _soft_impute_runs(design, est)
     elif isinstance(est, StructuredCompletion):
         rmse, rank = _smc_runs(design, est)
+    elif isinstance(est, ColumnMeans):
+        rmse, rank = _column_means_runs(design)
     else:
         rmse, rank = _estimator_runs(design, est)
     return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink})
@@ -1274,3 +1314,707 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     out["mask_scope"] = mask_scope
     return out[["rep", "approach", "rmse", "n_missing", "rank", "shrinkage", "pattern", "p",
                 "method", "observed_cols", "mask_scope"]]
+
+
+# --------------------------------------------------------------------------- baseline
+class ColumnMeans(TransformerMixin, BaseEstimator):
+    """Fill every missing entry with the mean of the observed entries of its column.
+
+    The baseline any completion method has to beat. It equals
+    ``SoftImpute(shrinkage=1)`` (``lambda = lambda_max`` gives the zero fit of the centred
+    matrix) and, on a block pattern whose missing entries form one block,
+    ``StructuredCompletion(rank=0)``. In :func:`global_vs_local` it runs vectorised over
+    all repetitions.
+
+    Attributes
+    ----------
+    completed_ : ndarray
+    missing_ : ndarray of bool
+    mean_ : ndarray
+        Column means of the observed entries.
+    rank_ : int
+        Always 0 (no low-rank part).
+    """
+
+    def fit(self, X: Any, y: Any = None) -> ColumnMeans:
+        """Complete ``X`` (NaN = missing) and store the result in ``completed_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+        y : ignored
+
+        Returns
+        -------
+        ColumnMeans
+            The fitted estimator.
+        """
+        arr = _as_matrix(X)
+        rows, cols = _labels(X)
+        missing = np.isnan(arr)
+        _check_not_all_missing(missing)
+        empty = np.flatnonzero(missing.all(axis=0))
+        if empty.size:
+            raise ValueError(f"ColumnMeans cannot fill columns without any observed entry: "
+                             f"{_show(cols, empty)}")
+        count = (~missing).sum(axis=0)
+        mean = np.where(missing, 0.0, arr).sum(axis=0) / count
+        self.missing_ = missing
+        self.mean_ = mean
+        self.completed_ = np.where(missing, mean[None, :], arr)
+        self.rank_ = 0
+        return self
+
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """Return ``X`` with its missing entries (NaN) replaced by the column means.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+        y : ignored
+
+        Returns
+        -------
+        ndarray or DataFrame
+            Same type and shape as ``X``; observed entries unchanged.
+        """
+        return _wrap(X, self.fit(X).completed_.copy())
+
+
+def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
+    """RMSE of :class:`ColumnMeans` on every repetition (vectorised, in chunks)."""
+    R, n, d = design.masks.shape
+    fixed_sum = design.X_fixed.sum(axis=0) if design.X_fixed is not None else np.zeros(d)
+    n_fixed = 0 if design.X_fixed is None else design.X_fixed.shape[0]
+    rmse = np.empty(R)
+    chunk = max(1, _CHUNK_ENTRIES // (n * d))
+    for start in range(0, R, chunk):
+        sl = slice(start, min(start + chunk, R))
+        observed = ~design.masks[sl]
+        count = observed.sum(axis=1) + n_fixed
+        if (count == 0).any():
+            r, j = np.argwhere(count == 0)[0]
+            raise ValueError(f"repetition {start + r}: column {j} is entirely masked in the "
+                             f"{design.label} matrix (use a smaller p)")
+        total = np.einsum("rnd,nd->rd", observed.astype(float), design.X_rows) + fixed_sum
+        mean = total / count
+        pred = np.broadcast_to(mean[:, None, :], (mean.shape[0], design.scored.size, d))
+        rmse[sl] = design.rmse(pred, sl)
+    return rmse, np.zeros(R, dtype=int)
+
+
+# --------------------------------------------------------------------------- domain matrix
+def domain_matrix(df: pd.DataFrame, domain: str, columns: Sequence[str],
+                  by: str = "base_model") -> tuple[pd.DataFrame, np.ndarray]:
+    """The score matrix of a leaderboard and the rows of one domain.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A leaderboard with the score ``columns`` and the domain label ``by`` (e.g. the
+        v2 leaderboard joined with :func:`hca.base_models.identify`).
+    domain : str
+        The domain, e.g. ``"Qwen2.5-14B"``.
+    columns : sequence of str
+        Score columns, e.g. :data:`hca.data.V2_BENCHMARKS`.
+    by : str
+        Column holding the domain labels (NA: unattributed).
+
+    Returns
+    -------
+    X : DataFrame
+        ``df[columns]`` as floats with a fresh 0..n-1 index.
+    local : ndarray of bool
+        ``True`` for the rows of ``domain``.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"domain_matrix expects a DataFrame, got {type(df).__name__}")
+    missing_cols = [c for c in [*columns, by] if c not in df.columns]
+    if missing_cols:
+        raise ValueError(f"domain_matrix: columns {missing_cols} are missing; found "
+                         f"{list(df.columns)[:12]}")
+    X = df[list(columns)].astype(float).reset_index(drop=True)
+    bad = np.flatnonzero(X.isna().any(axis=1).to_numpy())
+    if bad.size:
+        raise ValueError(f"domain_matrix: {bad.size} rows have missing scores (positions "
+                         f"{bad[:_MAX_SHOW].tolist()}); the ground truth must be complete")
+    labels = df[by].astype("string")
+    local = labels.eq(domain).fillna(False).to_numpy(dtype=bool)
+    if not local.any():
+        top = labels.value_counts().head(5).index.tolist()
+        raise ValueError(f"domain {domain!r} has no rows in column {by!r}; largest "
+                         f"domains: {top}")
+    return X, local
+
+
+# --------------------------------------------------------------------------- sweeps
+def _seeds(random_state: Any, k: int) -> list[int]:
+    """``k`` integer seeds derived from ``random_state`` (int, None or Generator)."""
+    if isinstance(random_state, np.random.Generator):
+        return [int(s) for s in random_state.integers(0, 2 ** 32, size=k)]
+    return [int(s) for s in np.random.SeedSequence(random_state).generate_state(k)]
+
+
+def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
+                     observed_sets: Sequence[Sequence[Any]] | None = None,
+                     pattern: str = "block", n_reps: int = 100, random_state: Any = 0,
+                     **kwargs: Any) -> pd.DataFrame:
+    """Run :func:`global_vs_local` for every ``p`` in ``ps`` and every observed set.
+
+    Parameters
+    ----------
+    X_global, local_rows
+        As in :func:`global_vs_local`.
+    ps : sequence of float
+        Missing probabilities (random) or fractions of rows removed (block).
+    observed_sets : sequence of sequences, optional
+        Fully observed columns (block pattern; e.g. :func:`observed_column_sets`). Every
+        ``p`` is run with every set. ``None`` for the random pattern.
+    pattern : {"random", "block"}
+    n_reps : int
+        Repetitions per ``(p, set)`` setting.
+    random_state : int, Generator or None
+        Seeds one independent stream per setting (``numpy.random.SeedSequence``): two
+        sweeps with the same ``random_state``, ``ps`` and ``observed_sets`` draw the same
+        masks, so methods run on them are paired.
+    **kwargs
+        Passed to :func:`global_vs_local` (``method``, ``method_params``, ``mask_scope``,
+        ``same_rows``).
+
+    Returns
+    -------
+    DataFrame
+        The frames of :func:`global_vs_local` stacked, with a leading ``setting`` column
+        (0, 1, ... in the order ``p`` outer, set inner) and ``n_observed`` (the number of
+        fully observed columns; 0 for the random pattern).
+    """
+    if pattern == "block" and not observed_sets:
+        raise ValueError("pattern='block' needs observed_sets (e.g. observed_column_sets(6, 3))")
+    if pattern == "random" and observed_sets:
+        raise ValueError("observed_sets applies to pattern='block' only")
+    ps = [float(p) for p in ps]
+    if not ps:
+        raise ValueError("ps is empty")
+    sets = [list(s) for s in observed_sets] if observed_sets else [None]
+    settings = [(p, s) for p in ps for s in sets]
+    frames = []
+    for i, ((p, cols), seed) in enumerate(zip(settings, _seeds(random_state,
+                                                               len(settings)))):
+        df = global_vs_local(X_global, local_rows, pattern=pattern, p=p, n_reps=n_reps,
+                             random_state=seed, observed_cols=cols, **kwargs)
+        df.insert(0, "setting", i)
+        df.insert(1, "n_observed", 0 if cols is None else len(cols))
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- summaries
+_RESULT_COLUMNS = ("approach", "rmse", "rank", "shrinkage")
+
+
+def paired_rmse(df: pd.DataFrame) -> pd.DataFrame:
+    """Global and local RMSE side by side, one row per repetition.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Output of :func:`global_vs_local`, :func:`completion_sweep` or
+        :func:`run_appendix_g` (any extra columns that identify a repetition are kept).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``global`` and ``local``, indexed by every column of ``df`` other than
+        ``approach``, ``rmse``, ``rank`` and ``shrinkage``.
+    """
+    need = [c for c in ("approach", "rmse", "rep") if c not in df.columns]
+    if need:
+        raise ValueError(f"paired_rmse: columns {need} are missing; found {list(df.columns)}")
+    found = set(df["approach"].unique())
+    if found != {"global", "local"}:
+        raise ValueError(f"paired_rmse: approach must take the values 'global' and "
+                         f"'local'; found {sorted(found)}")
+    keys = [c for c in df.columns if c not in _RESULT_COLUMNS]
+    if df.duplicated(subset=[*keys, "approach"]).any():
+        raise ValueError("paired_rmse: several rows share one repetition and approach; "
+                         "the frame mixes runs that no column tells apart")
+    wide = df.set_index([*keys, "approach"])["rmse"].unstack("approach")
+    if wide.isna().any().any():
+        raise ValueError("paired_rmse: some repetitions have only one approach")
+    wide.columns.name = None
+    return wide[["global", "local"]]
+
+
+def compare_approaches(df: pd.DataFrame, by: Sequence[str] = ("p",),
+                       level: float = 0.95) -> pd.DataFrame:
+    """Summarise global versus local RMSE per group of repetitions.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`run_appendix_g`.
+    by : sequence of str
+        Columns to group by (empty: one group).
+    level : float
+        Level of the normal-approximation intervals for the means and for the mean paired
+        difference (repetitions treated as independent draws).
+
+    Returns
+    -------
+    DataFrame
+        One row per group: ``n`` (repetitions), ``global_mean``, ``global_lo``,
+        ``global_hi``, ``local_mean``, ``local_lo``, ``local_hi``, ``global_median``,
+        ``local_median``, ``ratio_median`` (median over repetitions of local / global),
+        ``share_local_better`` (share of repetitions with local < global),
+        ``diff_mean`` (mean of local - global), ``diff_lo``, ``diff_hi`` and ``verdict``:
+        "local better" if the interval of the difference lies below 0, "global better" if
+        above, "no clear difference" otherwise ("too few repetitions" if n < 2).
+    """
+    from statistics import NormalDist
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1); got {level!r}")
+    by = list(by)
+    missing = [c for c in by if c not in df.columns]
+    if missing:
+        raise ValueError(f"compare_approaches: grouping columns {missing} are missing")
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    wide = paired_rmse(df).reset_index()
+    g, loc = wide["global"], wide["local"]
+    wide = wide.assign(_diff=loc - g, _ratio=loc / g, _better=(loc < g).astype(float))
+    groups = wide.groupby(by, sort=True, observed=True) if by else [((), wide)]
+    rows, index = [], []
+    for key, sub in groups:
+        n = len(sub)
+        row = {"n": n}
+        for name, col in (("global", sub["global"]), ("local", sub["local"]),
+                          ("diff", sub["_diff"])):
+            m = col.mean()
+            half = z * col.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+            row[f"{name}_mean"], row[f"{name}_lo"], row[f"{name}_hi"] = m, m - half, m + half
+        row["global_median"] = sub["global"].median()
+        row["local_median"] = sub["local"].median()
+        row["ratio_median"] = sub["_ratio"].median()
+        row["share_local_better"] = sub["_better"].mean()
+        if n < 2:
+            row["verdict"] = "too few repetitions"
+        elif row["diff_hi"] < 0:
+            row["verdict"] = "local better"
+        elif row["diff_lo"] > 0:
+            row["verdict"] = "global better"
+        else:
+            row["verdict"] = "no clear difference"
+        rows.append(row)
+        index.append(key)
+    cols = ["n", "global_mean", "global_lo", "global_hi", "local_mean", "local_lo",
+            "local_hi", "global_median", "local_median", "ratio_median",
+            "share_local_better", "diff_mean", "diff_lo", "diff_hi", "verdict"]
+    out = pd.DataFrame(rows, columns=cols)
+    if by:
+        out.index = (pd.MultiIndex.from_tuples(index, names=by) if len(by) > 1
+                     else pd.Index([k[0] if isinstance(k, tuple) else k for k in index],
+                                   name=by[0]))
+    return out
+
+
+# --------------------------------------------------------------------------- plots
+_APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
+
+
+def plot_rmse_distributions(df: pd.DataFrame, ax: Any = None, bins: int = 40,
+                            label: str = "") -> Any:
+    """Histograms of the global and local RMSE over repetitions (Figure 15a).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One experiment (e.g. one ``variant``) of :func:`global_vs_local` output.
+    ax : matplotlib Axes, optional
+    bins : int
+        Number of common bins.
+    label : str
+        Appended to the legend entries (e.g. the method).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    wide = paired_rmse(df)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.8))
+    edges = np.histogram_bin_edges(wide.to_numpy().ravel(), bins=bins)
+    for approach in ("global", "local"):
+        vals = wide[approach].to_numpy()
+        color = _APPROACH_COLORS[approach]
+        ax.hist(vals, bins=edges, color=color, alpha=0.6, edgecolor="black", linewidth=0.5,
+                label=f"{approach}{label} (mean {vals.mean():.2f})")
+        ax.axvline(vals.mean(), color=color, linestyle="--", linewidth=2)
+    ax.set_xlabel("RMSE on the removed entries (score points)")
+    ax.set_ylabel("repetitions")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_rmse_vs_p(df: pd.DataFrame, ax: Any = None, level: float = 0.95,
+                   label: str = "", linestyle: str = "-", shift: float = 0.008) -> Any:
+    """Mean RMSE with intervals against ``p``, global and local (Figure 15b).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One method's runs of :func:`completion_sweep` (column ``p``).
+    ax : matplotlib Axes, optional
+    level : float
+        Level of the interval of each mean (see :func:`compare_approaches`).
+    label : str
+        Appended to the legend entries.
+    linestyle : str
+    shift : float
+        Horizontal offset between the global and local markers.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    s = compare_approaches(df, by=("p",), level=level)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    x = s.index.to_numpy(dtype=float)
+    for k, approach in enumerate(("global", "local")):
+        m = s[f"{approach}_mean"].to_numpy()
+        err = np.vstack([m - s[f"{approach}_lo"].to_numpy(), s[f"{approach}_hi"].to_numpy() - m])
+        ax.errorbar(x + (k - 0.5) * shift, m, yerr=err, marker="o", markersize=4, capsize=3,
+                    color=_APPROACH_COLORS[approach], linestyle=linestyle,
+                    label=f"{approach}{label}")
+    ax.set_xlabel("fraction p of rows removed in the other columns")
+    ax.set_ylabel("mean RMSE (score points)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_rmse_by_column_set(df: pd.DataFrame, axes: Any = None,
+                            names: dict[str, str] | None = None, ncols: int = 5) -> Any:
+    """Global versus local RMSE for every set of fully observed columns (Figure 16).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One method's runs with an ``observed_cols`` column (comma-separated labels).
+    axes : array of matplotlib Axes, optional
+        At least as many as there are column sets; created (``ncols`` per row) if omitted.
+    names : dict, optional
+        Short names of the columns for the panel titles (e.g. ``{"ifeval": "1", ...}``).
+    ncols : int
+        Panels per row when ``axes`` is created.
+
+    Returns
+    -------
+    numpy.ndarray of matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if "observed_cols" not in df.columns:
+        raise ValueError("plot_rmse_by_column_set: column 'observed_cols' is missing")
+    sets = list(dict.fromkeys(df["observed_cols"]))
+    if axes is None:
+        nrows = int(np.ceil(len(sets) / ncols))
+        _, axes = plt.subplots(nrows, ncols, figsize=(2.5 * ncols, 2.3 * nrows),
+                               squeeze=False)
+    flat = np.asarray(axes).ravel()
+    if flat.size < len(sets):
+        raise ValueError(f"need {len(sets)} axes, got {flat.size}")
+    names = names or {}
+    for ax, s in zip(flat, sets):
+        wide = paired_rmse(df[df["observed_cols"] == s])
+        bp = ax.boxplot([wide["global"], wide["local"]], tick_labels=["global", "local"],
+                        whis=(5, 95), showfliers=False, patch_artist=True, widths=0.6)
+        for box, approach in zip(bp["boxes"], ("global", "local")):
+            box.set_facecolor(_APPROACH_COLORS[approach])
+            box.set_alpha(0.7)
+        ax.plot([1, 2], [wide["global"].mean(), wide["local"].mean()], "kD", markersize=3)
+        ax.set_title("observed: " + ",".join(names.get(c, c) for c in s.split(",")),
+                     fontsize="small")
+        ax.tick_params(labelsize="small")
+    for ax in flat[len(sets):]:
+        ax.set_visible(False)
+    return np.asarray(axes)
+
+
+# --------------------------------------------------------------------------- Appendix G
+#: The authors' soft-impute (``fancyimpute.SoftImpute(max_rank=3)``: lambda = lambda_max / 50
+#: on the uncentred, zero-filled matrix), as :class:`SoftImpute` parameters.
+AUTHORS_SOFT_IMPUTE: dict[str, Any] = {"shrinkage": 0.02, "max_rank": 3, "center": False}
+
+
+@dataclass(frozen=True)
+class AppendixGDesign:
+    """The repetitions of the Appendix G experiments (Figures 15a, 15b and 16).
+
+    Methods (fixed in advance): the library defaults (soft-impute with the validation
+    rule and centring for the random pattern; SMC with the row-thresholding rank rule for
+    the block pattern), the column-means baseline on the same masks, and the authors'
+    setup (:data:`AUTHORS_SOFT_IMPUTE`, every row masked, per-column rows in the block
+    pattern) as a robustness check. Figure 16 adds SMC on the authors' masks.
+
+    Attributes
+    ----------
+    p_random : float
+        Missing probability of Figure 15a (the paper: 0.8).
+    n_reps_random : int
+        Repetitions of Figure 15a (the paper: 1,000).
+    ps_block : tuple of float
+        Fractions of rows removed in Figure 15b (the paper: 0.1, ..., 0.9).
+    observed_sizes : tuple of int
+        Numbers of fully observed columns in Figure 15b; every set of that size is run
+        and the results are pooled (the paper's text says 2 in one place and "all 20
+        sets of size 3" in another).
+    n_reps_block : int
+        Repetitions per ``p`` and per set in Figure 15b.
+    p_sets : float
+        Fraction of rows removed in Figure 16 (the paper: 0.5).
+    n_reps_sets : int
+        Repetitions per set of 3 observed columns in Figure 16.
+    n_reps_authors_random, ps_authors_block, n_reps_authors_block, n_reps_authors_sets
+        The same for the authors' setup (fewer: masking every row is slower).
+    n_reps_rank_check : int
+        Repetitions per set of the SMC rank check of Figure 16 (experiment "16-rank":
+        the column-thresholding rule and fixed ranks 1, 2, 3 on the first masks of
+        Figure 16, so that they pair with its first ``n_reps_rank_check`` repetitions).
+    random_state : int
+        Seeds every mask (one stream per experiment and setting).
+    """
+
+    p_random: float = 0.8
+    n_reps_random: int = 1000
+    ps_block: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    observed_sizes: tuple[int, ...] = (3, 2)
+    n_reps_block: int = 5
+    p_sets: float = 0.5
+    n_reps_sets: int = 100
+    n_reps_authors_random: int = 30
+    ps_authors_block: tuple[float, ...] = (0.1, 0.5, 0.9)
+    n_reps_authors_block: int = 2
+    n_reps_authors_sets: int = 5
+    n_reps_rank_check: int = 10
+    random_state: int = 0
+
+    def summary(self) -> str:
+        """The design in a few lines."""
+        ps = ", ".join(f"{p:g}" for p in self.ps_block)
+        pa = ", ".join(f"{p:g}" for p in self.ps_authors_block)
+        return "\n".join([
+            f"15a: random, p = {self.p_random:g}, {self.n_reps_random} repetitions "
+            f"(authors' setup: {self.n_reps_authors_random})",
+            f"15b: block, every set of {' and of '.join(map(str, self.observed_sizes))} "
+            f"observed columns, p = {ps}; {self.n_reps_block} repetitions per set and p "
+            f"(authors' setup: sets of {self.observed_sizes[0]}, p = {pa}, "
+            f"{self.n_reps_authors_block} per set and p)",
+            f"16: block, each of the sets of 3 observed columns, p = {self.p_sets:g}, "
+            f"{self.n_reps_sets} repetitions per set (authors' setup: "
+            f"{self.n_reps_authors_sets}; SMC rank check: {self.n_reps_rank_check})",
+            f"random_state = {self.random_state}",
+        ])
+
+
+@dataclass(frozen=True, eq=False)
+class AppendixGResults:
+    """Output of :func:`run_appendix_g`.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        Every repetition of every experiment: ``experiment`` ("15a", "15b", "16",
+        "16-rank"),
+        ``variant`` (method), then the columns of :func:`completion_sweep`.
+    timings : DataFrame
+        ``experiment``, ``variant``, ``repetitions`` and wall-clock ``seconds`` per run.
+    warnings : tuple of str
+        Warnings raised by the runs (e.g. soft-impute not converging), with their run.
+    design : AppendixGDesign
+    """
+
+    frame: pd.DataFrame
+    timings: pd.DataFrame
+    warnings: tuple[str, ...]
+    design: AppendixGDesign
+
+    def select(self, experiment: str, variant: str | None = None) -> pd.DataFrame:
+        """The repetitions of one experiment (and variant)."""
+        out = self.frame[self.frame["experiment"] == experiment]
+        if variant is not None:
+            out = out[out["variant"] == variant]
+        if out.empty:
+            raise ValueError(f"no runs for experiment {experiment!r}, variant {variant!r}; "
+                             f"have {sorted(set(zip(self.frame.experiment, self.frame.variant)))}")
+        return out
+
+    def summary(self) -> str:
+        """Mean RMSE per experiment and variant, and the time taken."""
+        s = compare_approaches(self.frame, by=("experiment", "variant"))
+        lines = [f"{e:>7s} {v:<22s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
+                 f"local {r.local_mean:7.3f}  ({r.verdict})" for (e, v), r in s.iterrows()]
+        lines.append(f"total {self.timings['seconds'].sum():.1f} s")
+        return "\n".join(lines)
+
+
+def run_appendix_g(X_global: Any, local_rows: Any,
+                   design: AppendixGDesign | None = None) -> AppendixGResults:
+    """Run the Appendix G experiments (Figures 15a, 15b, 16) as set out in ``design``.
+
+    Parameters
+    ----------
+    X_global : array-like or DataFrame (n_rows, n_cols)
+        The fully observed leaderboard scores.
+    local_rows : array-like of bool or int
+        The rows of the domain (the paper: the Qwen2.5-14B fine-tunes).
+    design : AppendixGDesign, optional
+        Default: ``AppendixGDesign()``.
+
+    Returns
+    -------
+    AppendixGResults
+    """
+    design = design or AppendixGDesign()
+    d = _as_matrix(X_global, "X_global").shape[1]
+    seed_a, seed_b, seed_c = _seeds(design.random_state, 3)
+    authors_block = {"method": "soft_impute", "method_params": AUTHORS_SOFT_IMPUTE,
+                     "mask_scope": "all", "same_rows": False}
+    triples = observed_column_sets(d, 3)
+    runs: list[tuple[str, str, dict]] = [
+        ("15a", "soft-impute", {"ps": [design.p_random], "pattern": "random",
+                                "n_reps": design.n_reps_random, "random_state": seed_a}),
+        ("15a", "column means", {"ps": [design.p_random], "pattern": "random",
+                                 "n_reps": design.n_reps_random, "random_state": seed_a,
+                                 "method": ColumnMeans()}),
+        ("15a", "authors' setup", {"ps": [design.p_random], "pattern": "random",
+                                   "n_reps": design.n_reps_authors_random,
+                                   "random_state": seed_a, "method": "soft_impute",
+                                   "method_params": AUTHORS_SOFT_IMPUTE, "mask_scope": "all"}),
+    ]
+    for k, size in enumerate(design.observed_sizes):
+        common = {"ps": design.ps_block, "observed_sets": observed_column_sets(d, size),
+                  "n_reps": design.n_reps_block, "random_state": seed_b + k}
+        runs += [("15b", "SMC", common),
+                 ("15b", "column means", {**common, "method": ColumnMeans()})]
+    runs.append(("15b", "authors' setup", {
+        "ps": design.ps_authors_block, "observed_sets": observed_column_sets(
+            d, design.observed_sizes[0]), "n_reps": design.n_reps_authors_block,
+        "random_state": seed_b, **authors_block}))
+    sets = {"ps": [design.p_sets], "observed_sets": triples, "random_state": seed_c}
+    runs += [
+        ("16", "SMC", {**sets, "n_reps": design.n_reps_sets}),
+        ("16", "column means", {**sets, "n_reps": design.n_reps_sets, "method": ColumnMeans()}),
+        ("16", "authors' setup", {**sets, "n_reps": design.n_reps_authors_sets,
+                                  **authors_block}),
+        ("16", "SMC, authors' masks", {**sets, "n_reps": design.n_reps_authors_sets,
+                                       "mask_scope": "all", "same_rows": False}),
+    ]
+    check = {**sets, "n_reps": design.n_reps_rank_check}
+    runs.append(("16-rank", "SMC, column rule",
+                 {**check, "method_params": {"thresholding": "column"}}))
+    runs += [("16-rank", f"SMC, rank {r}", {**check, "method_params": {"rank": r}})
+             for r in (1, 2, 3)]
+    frames, timing, caught = [], [], []
+    for experiment, variant, kwargs in runs:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            t0 = time.perf_counter()
+            df = completion_sweep(X_global, local_rows, **kwargs)
+            seconds = time.perf_counter() - t0
+        caught += [f"{experiment} / {variant}: {w.message}" for w in record]
+        df.insert(0, "experiment", experiment)
+        df.insert(1, "variant", variant)
+        frames.append(df)
+        timing.append({"experiment": experiment, "variant": variant,
+                       "repetitions": int(df["rep"].size // 2), "seconds": seconds})
+    frame = pd.concat(frames, ignore_index=True)
+    timings = pd.DataFrame(timing).groupby(["experiment", "variant"], sort=False,
+                                           as_index=False).sum()
+    return AppendixGResults(frame=frame, timings=timings, warnings=tuple(caught),
+                            design=design)
+
+
+def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
+    """Error on the removed entries, split by how many entries of their row are observed.
+
+    Parameters
+    ----------
+    X_true, X_hat : array-like of the same shape
+    mask : array-like of bool, same shape
+        The removed entries (``True``).
+
+    Returns
+    -------
+    DataFrame
+        One row per number of observed entries in the row (0 .. n_cols - 1) that occurs
+        among rows with a removed entry: ``row_observed``, ``n_entries`` (removed entries),
+        ``sse`` (sum of squared errors) and ``rmse``.
+    """
+    a, b = np.asarray(X_true, dtype=float), np.asarray(X_hat, dtype=float)
+    m = np.asarray(mask, dtype=bool)
+    if not (a.shape == b.shape == m.shape) or a.ndim != 2:
+        raise ValueError(f"shapes differ or are not 2-D: X_true {a.shape}, X_hat {b.shape}, "
+                         f"mask {m.shape}")
+    if not m.any():
+        raise ValueError("mask selects no entry")
+    err = np.where(m, a - b, 0.0)
+    if not np.isfinite(err).all():
+        raise ValueError("masked entries of X_true or X_hat are not finite")
+    observed = (~m).sum(axis=1)
+    rows = m.any(axis=1)
+    frame = pd.DataFrame({"row_observed": observed[rows], "n_entries": m[rows].sum(axis=1),
+                          "sse": (err[rows] ** 2).sum(axis=1)})
+    out = frame.groupby("row_observed", as_index=False).sum()
+    out["rmse"] = np.sqrt(out["sse"] / out["n_entries"])
+    return out
+
+
+def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
+                            n_draws: int = 20, random_state: Any = 0) -> pd.DataFrame:
+    """Local completion of a domain under random masks, error split by row coverage.
+
+    For each of ``n_draws`` random masks of the domain rows (probability ``p``), the
+    domain is completed from its own rows by soft-impute with the validation rule (the
+    library default), by the authors' soft-impute (:data:`AUTHORS_SOFT_IMPUTE`) and by
+    :class:`ColumnMeans`; the squared errors are split with :func:`rmse_by_row_observed`.
+
+    Parameters
+    ----------
+    X_global : array-like or DataFrame (n_rows, n_cols)
+    local_rows : array-like of bool or int
+    p : float
+    n_draws : int
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DataFrame
+        ``draw``, ``method``, ``shrinkage`` (relative lambda used; NaN for column means),
+        ``row_observed``, ``n_entries``, ``sse``, ``rmse``.
+    """
+    X = _as_matrix(X_global, "X_global")
+    dom = _rows_index(local_rows, X.shape[0])
+    Xd = X[dom]
+    methods = {"soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),
+               "authors' setup": lambda seed: SoftImpute(empty_row="ignore",
+                                                         **AUTHORS_SOFT_IMPUTE),
+               "column means": lambda seed: ColumnMeans()}
+    parts = []
+    for draw, seed in enumerate(_seeds(random_state, int(n_draws))):
+        mask = mask_random(Xd.shape, p, seed)
+        Xm = np.where(mask, np.nan, Xd)
+        for name, make in methods.items():
+            est = make(seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                filled = est.fit_transform(Xm)
+            part = rmse_by_row_observed(Xd, filled, mask)
+            part.insert(0, "draw", draw)
+            part.insert(1, "method", name)
+            part.insert(2, "shrinkage", getattr(est, "shrinkage_", float("nan")))
+            parts.append(part)
+    return pd.concat(parts, ignore_index=True)

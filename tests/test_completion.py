@@ -9,14 +9,26 @@ import pandas as pd
 import pytest
 
 from hca.completion import (
+    AppendixGDesign,
+    ColumnMeans,
     SoftImpute,
     StructuredCompletion,
+    compare_approaches,
+    completion_sweep,
     default_shrinkage_grid,
+    domain_matrix,
     global_vs_local,
     mask_block,
     mask_random,
     observed_column_sets,
+    paired_rmse,
+    plot_rmse_by_column_set,
+    plot_rmse_distributions,
+    plot_rmse_vs_p,
+    random_mask_diagnostics,
+    rmse_by_row_observed,
     rmse_on_mask,
+    run_appendix_g,
 )
 
 COLS = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
@@ -375,3 +387,243 @@ def test_global_vs_local_is_deterministic_and_smc_needs_a_block():
     pd.testing.assert_frame_equal(a, b)
     with pytest.raises(ValueError, match="no fully observed"):
         global_vs_local(X, local, pattern="random", p=0.9, n_reps=2, method="structured")
+
+
+# --------------------------------------------------------------------------- column means
+def test_column_means_fills_observed_means_and_matches_other_estimators():
+    X = _low_rank(80, 6, 2, seed=20)
+    m = mask_random(X.shape, 0.4, 21)
+    Xm = _with_nan(X, m)
+    out = ColumnMeans().fit_transform(Xm)
+    expected = np.where(m, np.nanmean(Xm, axis=0), X)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+    soft = SoftImpute(shrinkage=1.0, empty_row="ignore").fit_transform(Xm)
+    np.testing.assert_allclose(out, soft, rtol=1e-9, atol=1e-9)
+    mb = mask_block(80, 6, [0, 2], 0.5, 22)
+    Xb = _with_nan(X, mb)
+    np.testing.assert_allclose(ColumnMeans().fit_transform(Xb),
+                               StructuredCompletion(rank=0).fit_transform(Xb), rtol=1e-12)
+    frame = pd.DataFrame(Xm, columns=COLS)
+    est = ColumnMeans().fit(frame)
+    assert est.rank_ == 0 and isinstance(est.fit_transform(frame), pd.DataFrame)
+    Xm[:, 3] = np.nan
+    with pytest.raises(ValueError, match="without any observed entry"):
+        ColumnMeans().fit(pd.DataFrame(Xm, columns=COLS))
+
+
+@pytest.mark.parametrize("scope", ["domain", "all"])
+def test_global_vs_local_column_means_fast_path(scope):
+    X, local = _two_subspaces(n_out=200, n_dom=40, seed=23)
+    df = global_vs_local(X, local, pattern="random", p=0.5, n_reps=4, random_state=24,
+                         method=ColumnMeans(), mask_scope=scope)
+    assert (df.method == "ColumnMeans").all() and (df["rank"] == 0).all()
+    wide = df.pivot(index="rep", columns="approach", values="rmse")
+    rng = np.random.default_rng(24)
+    dom = np.flatnonzero(local)
+    for r in range(4):
+        if scope == "all":
+            m = mask_random(X.shape, 0.5, rng)
+            Xg = _with_nan(X, m)
+            md = m[dom]
+        else:
+            md = mask_random((dom.size, 6), 0.5, rng)
+            Xg = X.copy()
+            Xg[dom] = _with_nan(X[dom], md)
+        g = rmse_on_mask(X[dom], ColumnMeans().fit_transform(Xg)[dom], md)
+        loc = rmse_on_mask(X[dom], ColumnMeans().fit_transform(Xg[dom]), md)
+        assert wide.loc[r, "global"] == pytest.approx(g, rel=1e-10)
+        assert wide.loc[r, "local"] == pytest.approx(loc, rel=1e-10)
+
+
+# --------------------------------------------------------------------------- domain matrix
+def test_domain_matrix_and_its_errors():
+    df = pd.DataFrame({"ifeval": [1.0, 2.0, 3.0, 4.0], "bbh": [5.0, 6.0, 7.0, 8.0],
+                       "base_model": pd.array(["A", None, "B", "A"], dtype="string")},
+                      index=[10, 11, 12, 13])
+    X, local = domain_matrix(df, "A", ["ifeval", "bbh"])
+    assert list(X.index) == [0, 1, 2, 3] and X.dtypes.eq(float).all()
+    np.testing.assert_array_equal(local, [True, False, False, True])
+    with pytest.raises(ValueError, match="no rows"):
+        domain_matrix(df, "C", ["ifeval", "bbh"])
+    with pytest.raises(ValueError, match="missing"):
+        domain_matrix(df, "A", ["ifeval", "gpqa"])
+    bad = df.assign(bbh=[5.0, np.nan, 7.0, 8.0])
+    with pytest.raises(ValueError, match="missing scores"):
+        domain_matrix(bad, "A", ["ifeval", "bbh"])
+    with pytest.raises(TypeError):
+        domain_matrix(X.to_numpy(), "A", ["ifeval"])
+
+
+# --------------------------------------------------------------------------- sweeps
+def test_completion_sweep_settings_pairing_and_errors():
+    X, local = _two_subspaces(n_out=150, n_dom=40, seed=25)
+    frame = pd.DataFrame(X, columns=COLS)
+    sets = observed_column_sets(6, 3)[:3]
+    a = completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
+                         random_state=7)
+    assert len(a) == 2 * 3 * 3 * 2
+    assert list(a.columns[:2]) == ["setting", "n_observed"] and (a.n_observed == 3).all()
+    assert a.groupby("setting").p.first().tolist() == [0.2, 0.2, 0.2, 0.6, 0.6, 0.6]
+    assert a.groupby("setting").observed_cols.first().tolist()[:3] == [
+        "ifeval,bbh,math_lvl_5", "ifeval,bbh,gpqa", "ifeval,bbh,musr"]
+    b = completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
+                         random_state=7, method=ColumnMeans())
+    # the same masks for every method: paired comparisons across methods
+    np.testing.assert_array_equal(a.n_missing.to_numpy(), b.n_missing.to_numpy())
+    pd.testing.assert_frame_equal(
+        a, completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
+                            random_state=7))
+    c = completion_sweep(X, local, ps=[0.3], pattern="random", n_reps=2,
+                         method_params={"shrinkage": 0.1})
+    assert (c.n_observed == 0).all() and len(c) == 4
+    with pytest.raises(ValueError, match="observed_sets"):
+        completion_sweep(X, local, ps=[0.3], pattern="block")
+    with pytest.raises(ValueError, match="observed_sets"):
+        completion_sweep(X, local, ps=[0.3], pattern="random", observed_sets=[[0, 1]])
+    with pytest.raises(ValueError, match="ps is empty"):
+        completion_sweep(X, local, ps=[], observed_sets=[[0, 1]])
+
+
+def _toy_runs() -> pd.DataFrame:
+    rows = []
+    for p, g, loc in ((0.1, [2, 4, 6, 8], [1, 2, 3, 4]), (0.5, [1, 1, 1, 1], [1, 2, 1, 3])):
+        for rep in range(4):
+            rows.append({"rep": rep, "approach": "global", "rmse": g[rep], "p": p})
+            rows.append({"rep": rep, "approach": "local", "rmse": loc[rep], "p": p})
+    return pd.DataFrame(rows)
+
+
+def test_paired_rmse_and_compare_approaches_by_hand():
+    df = _toy_runs()
+    wide = paired_rmse(df)
+    assert list(wide.columns) == ["global", "local"] and len(wide) == 8
+    s = compare_approaches(df, by=("p",), level=0.95)
+    a = s.loc[0.1]
+    assert a.n == 4 and a.global_mean == 5 and a.local_mean == 2.5
+    assert a.ratio_median == pytest.approx(0.5) and a.share_local_better == 1.0
+    half = 1.959964 * np.std([-1, -2, -3, -4], ddof=1) / 2
+    assert a.diff_mean == -2.5 and a.diff_hi == pytest.approx(-2.5 + half, rel=1e-5)
+    assert a.global_lo == pytest.approx(5 - 1.959964 * np.std([2, 4, 6, 8], ddof=1) / 2,
+                                        rel=1e-5)
+    assert a.verdict == "local better"
+    b = s.loc[0.5]
+    assert b.local_median == 1.5 and b.share_local_better == 0.0
+    assert b.verdict == "no clear difference"  # diff = [0, 1, 0, 2]: interval covers 0
+    one = compare_approaches(df, by=())
+    assert len(one) == 1 and one.n.iloc[0] == 8
+    assert compare_approaches(df[df.rep == 0], by=("p",)).verdict.eq(
+        "too few repetitions").all()
+    with pytest.raises(ValueError, match="share one repetition"):
+        paired_rmse(pd.concat([df, df]))
+    with pytest.raises(ValueError, match="approach"):
+        paired_rmse(df[df.approach == "global"])
+    with pytest.raises(ValueError, match="grouping columns"):
+        compare_approaches(df, by=("variant",))
+    with pytest.raises(ValueError, match="level"):
+        compare_approaches(df, level=1.5)
+
+
+def test_plots_return_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df = _toy_runs()
+    ax = plot_rmse_distributions(df[df.p == 0.1], bins=5)
+    assert len(ax.lines) == 2  # the two mean lines
+    assert ax.lines[0].get_xdata()[0] == pytest.approx(5.0)
+    ax2 = plot_rmse_vs_p(df)
+    assert len(ax2.containers) == 2
+    np.testing.assert_allclose(ax2.containers[1].lines[0].get_ydata(), [2.5, 1.75])
+    X, local = _two_subspaces(n_out=150, n_dom=40, seed=26)
+    frame = pd.DataFrame(X, columns=COLS)
+    runs = completion_sweep(frame, local, ps=[0.5], observed_sets=observed_column_sets(6, 3),
+                            n_reps=2, method=ColumnMeans())
+    axes = plot_rmse_by_column_set(runs, names={c: str(i + 1) for i, c in enumerate(COLS)})
+    assert axes.shape == (4, 5) and axes[0, 0].get_title() == "observed: 1,2,3"
+    few = completion_sweep(frame, local, ps=[0.5], observed_sets=[[0, 1], [2, 3]], n_reps=2,
+                           method=ColumnMeans())
+    _, grid = plt.subplots(1, 3)
+    out = plot_rmse_by_column_set(few, axes=grid)
+    assert not out[2].get_visible() and out[0].get_visible()
+    with pytest.raises(ValueError, match="need 20 axes"):
+        plot_rmse_by_column_set(runs, axes=grid)
+    plt.close("all")
+
+
+# --------------------------------------------------------------------------- Appendix G
+def test_run_appendix_g_small_design():
+    X, local = _two_subspaces(n_out=200, n_dom=40, seed=27, noise=1.0)
+    design = AppendixGDesign(n_reps_random=3, ps_block=(0.3, 0.6), n_reps_block=1,
+                             n_reps_sets=2, n_reps_authors_random=2, ps_authors_block=(0.5,),
+                             n_reps_authors_block=1, n_reps_authors_sets=1,
+                             n_reps_rank_check=1)
+    res = run_appendix_g(pd.DataFrame(X, columns=COLS), local, design)
+    f = res.frame
+    assert set(f.experiment) == {"15a", "15b", "16", "16-rank"}
+    assert len(res.select("15a", "soft-impute")) == 6
+    assert len(res.select("15b", "SMC")) == 2 * (20 + 15) * 1 * 2
+    assert set(res.select("15b", "SMC").n_observed) == {2, 3}
+    assert (res.select("16", "authors' setup").mask_scope == "all").all()
+    assert set(res.select("16-rank").variant) == {
+        "SMC, column rule", "SMC, rank 1", "SMC, rank 2", "SMC, rank 3"}
+    # the rank check reuses the first masks of Figure 16: a one-repetition run with the
+    # experiment's seed reproduces repetition 0 of Figure 16
+    from hca.completion import _seeds
+
+    again = completion_sweep(pd.DataFrame(X, columns=COLS), local, ps=[0.5],
+                             observed_sets=observed_column_sets(6, 3), n_reps=1,
+                             random_state=_seeds(design.random_state, 3)[2])
+    np.testing.assert_allclose(again.rmse.to_numpy(),
+                               res.select("16", "SMC").query("rep == 0").rmse.to_numpy())
+    assert (res.select("16-rank", "SMC, rank 2")["rank"] == 2).all()
+    t = res.timings
+    assert len(t) == 14 and (t.seconds > 0).all()
+    assert t.set_index(["experiment", "variant"]).loc[("15b", "SMC"), "repetitions"] == 70
+    assert "total" in res.summary() and "15a: random, p = 0.8" in design.summary()
+    s = compare_approaches(f, by=("experiment", "variant"))
+    assert len(s) == 14
+    with pytest.raises(ValueError, match="no runs"):
+        res.select("17")
+
+
+def test_rmse_by_row_observed_by_hand():
+    truth = np.zeros((3, 3))
+    hat = np.array([[1.0, 2.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 5.0]])
+    mask = np.array([[True, True, False], [True, False, False], [False, False, False]])
+    out = rmse_by_row_observed(truth, hat, mask)
+    assert out.row_observed.tolist() == [1, 2]
+    assert out.n_entries.tolist() == [2, 1] and out.sse.tolist() == [5.0, 9.0]
+    assert out.rmse.tolist() == pytest.approx([np.sqrt(2.5), 3.0])
+    with pytest.raises(ValueError, match="no entry"):
+        rmse_by_row_observed(truth, hat, np.zeros((3, 3), dtype=bool))
+    with pytest.raises(ValueError, match="shapes"):
+        rmse_by_row_observed(truth, hat[:2], mask)
+
+
+def test_random_mask_diagnostics():
+    X, local = _two_subspaces(n_out=100, n_dom=60, seed=28, noise=1.0)
+    d = random_mask_diagnostics(X, local, p=0.6, n_draws=2, random_state=3)
+    assert set(d.method) == {"soft-impute", "authors' setup", "column means"}
+    assert list(d.columns) == ["draw", "method", "shrinkage", "row_observed", "n_entries",
+                               "sse", "rmse"]
+    per = d.groupby(["draw", "method"]).n_entries.sum().unstack()
+    assert (per.nunique(axis=1) == 1).all()  # every method scored on the same entries
+    assert d[d.method == "authors' setup"].shrinkage.eq(0.02).all()
+    assert d[d.method == "column means"].shrinkage.isna().all()
+    # uncentred fits put rows without observed entries at 0: error ~ the score level (30)
+    empty = d[(d.method == "authors' setup") & (d.row_observed == 0)]
+    assert (empty.rmse > 20).all()
+    cm = d[(d.method == "column means") & (d.row_observed == 0)]
+    assert (cm.rmse < 10).all()
+
+
+def test_blas_thread_limit_is_restored_after_runs():
+    from threadpoolctl import threadpool_info
+
+    before = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+    X, local = _two_subspaces(n_out=100, n_dom=30, seed=29)
+    completion_sweep(X, local, ps=[0.3, 0.5], observed_sets=[[0, 1, 2]], n_reps=2)
+    after = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+    assert after == before
