@@ -15,7 +15,6 @@ export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" OMP_NUM_THREADS="${OMP_
 mkdir -p "$work/book/notebooks" "$work/book/book"
 cp "$repo/_config.yml" "$work/book/"
 cp "$repo"/book/* "$work/book/book/"
-cp "$repo/$nb" "$work/book/notebooks/"
 for stub in 00_data 01_latent_pca 02_hca_recovery 03_interpretation 04_scaling_ate \
             05_matrix_completion 06_leaderboard_v1 07_mmlu_subtasks 08_your_data; do
   printf '# %s\n' "$stub" > "$work/book/notebooks/$stub.md"
@@ -23,6 +22,7 @@ done
 for other in "$repo"/notebooks/*.md; do  # keep {doc} links to other chapters resolvable
   [ "$other" = "$repo/$nb" ] || printf '# %s\n' "$(basename "$other" .md)" > "$work/book/notebooks/$(basename "$other")"
 done
+cp "$repo/$nb" "$work/book/notebooks/"
 {
   echo "format: jb-book"; echo "root: book/intro"; echo "chapters:"
   for f in "$work"/book/notebooks/*.md; do echo "  - file: notebooks/$(basename "$f" .md)"; done
