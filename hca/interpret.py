@@ -1,0 +1,814 @@
+"""Interpreting HCA's latent factors (Section 4, Appendices D, H.1 and I of the paper).
+
+The paper aligns every recovered factor ``z_i`` with its "most indicative" benchmark by the
+OLS ``z_i ~ z_1..z_{i-1} + x_B + const`` (:meth:`hca.estimator.HCA.adjust`), reports the R^2
+of these regressions (Table 2a), applies the fitted regressions to base models outside the
+fit (Table 2b, Figure 3b), and reads the factors with outside evidence: pretraining compute
+for ``z_1``, official instruct checkpoints and its own instruction fine-tuning for ``z_2``
+(Figure 8), MATH for ``z_3`` (Appendix D). This module holds those steps.
+
+* :func:`align` turns a fitted :class:`~hca.estimator.HCA` and its
+  :class:`~hca.estimator.OLSAdjustment` into an :class:`Alignment`: the adjusted unmixing
+  matrix (Figure 3a), and for every factor the chosen benchmark with the intercept and slope
+  of its fitted OLS line (Figure 3b), which ``OLSAdjustment`` does not store.
+* :func:`out_of_sample_r2` is Table 2b: the R^2 of the *fitted* (not refitted) OLS on other
+  base-model domains. The default follows the authors' code
+  (``scripts/find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval): the prediction of
+  ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the unadjusted
+  ``z_i`` of the new domain, so the earlier factors help; ``controls=False`` asks the stricter
+  question of how much of the *adjusted* factor the benchmark alone tracks.
+* :func:`compute_correlations` correlates every factor (and benchmark) with log pretraining
+  compute (Appendix D, ``z_1``); :func:`official_pairs` and :func:`instruct_shift` compare
+  official instruct checkpoints with their bases (Appendix D, ``z_2``); :func:`figure8_table`
+  and :func:`paper_figure8_sft` rebuild the table of Figure 8; :func:`noise_shares` gives
+  the share of each factor's variance that is its own noise (Appendix I).
+
+Conventions: factors are ``z = H x`` on the leaderboard's normalized scores (0-100), not
+centred, as in :meth:`hca.estimator.HCA.transform`; adjusted factors are ``L z``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import BENCHMARK_LABELS, V2_BENCHMARKS
+
+__all__ = [
+    "PAPER_OOS_DOMAINS",
+    "FIGURE8_CHECKPOINTS",
+    "FIGURE8_COLUMNS",
+    "Alignment",
+    "align",
+    "TransferR2",
+    "out_of_sample_r2",
+    "base_checkpoint_mask",
+    "compute_correlations",
+    "official_pairs",
+    "factor_change",
+    "instruct_shift",
+    "figure8_table",
+    "paper_figure8_sft",
+    "raw_to_normalized",
+    "compare_tables",
+    "noise_shares",
+    "plot_unmixing",
+    "plot_alignment",
+    "plot_compute",
+    "plot_instruct_shift",
+]
+
+#: The base models of Table 2b's out-of-sample columns, in the paper's order.
+PAPER_OOS_DOMAINS: tuple[str, ...] = (
+    "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
+    "Llama-3.2-1B")
+#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
+FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
+    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
+    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
+    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
+}
+#: Figure 8's column order.
+FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
+
+_SFT_PATH = Path(__file__).resolve().parents[1] / "data" / "paper_figure8_sft.csv"
+_SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
+_TOL = 1e-6
+
+
+# =========================================================================== helpers
+def _label(name: str) -> str:
+    return BENCHMARK_LABELS.get(name, name)
+
+
+def _values(X: Any, names: Sequence[str], what: str) -> np.ndarray:
+    """``X`` as a float array with the columns ``names`` (DataFrame) or as given (array)."""
+    if isinstance(X, pd.DataFrame):
+        missing = [c for c in names if c not in X.columns]
+        if missing:
+            raise ValueError(f"{what}: column(s) {missing} missing; expected {list(names)}")
+        values = X[list(names)].to_numpy(dtype=float)
+    else:
+        values = np.asarray(X, dtype=float)
+        if values.ndim != 2 or values.shape[1] != len(names):
+            raise ValueError(f"{what}: expected an array with {len(names)} columns, got shape "
+                             f"{values.shape}")
+    if not np.all(np.isfinite(values)):
+        bad = np.where(~np.isfinite(values).all(axis=1))[0][:5].tolist()
+        raise ValueError(f"{what}: NaN or infinite scores in row(s) {bad}")
+    return values
+
+
+def _r2(y: np.ndarray, resid: np.ndarray) -> float:
+    sst = float(np.sum((y - y.mean()) ** 2))
+    return 1.0 - float(resid @ resid) / sst if sst > 0 else float("nan")
+
+
+# =========================================================================== alignment
+@dataclass(frozen=True, eq=False)
+class Alignment:
+    """The OLS alignment of Section 4 with the fitted lines of Figure 3b.
+
+    Attributes
+    ----------
+    factor_names : tuple of str
+        ``("z1", "z2", ...)``.
+    feature_names : tuple of str
+        Benchmark columns, in the order of the unmixing matrix.
+    benchmarks : tuple of str
+        Benchmark chosen for each factor (largest in-sample R^2).
+    H : ndarray of shape (d, p)
+        HCA's unmixing matrix before the adjustment (``z = H x``).
+    L : ndarray of shape (d, d)
+        Unit lower-triangular adjustment, adjusted factors ``L z``.
+    controls : ndarray of shape (d, d)
+        Strictly lower-triangular OLS coefficients of the earlier adjusted factors.
+    slopes, intercepts : ndarray of shape (d,)
+        ``gamma_i`` and ``c_i`` of the fitted OLS
+        ``z_i = c_i + sum_j controls[i, j] z_adj_j + gamma_i x_B``; the adjusted factor
+        follows the line ``z_adj_i = c_i + gamma_i x_B`` up to the OLS residual.
+    r2_table : DataFrame
+        In-sample R^2 of every factor on every benchmark, earlier factors as controls
+        (Table 2a).
+    """
+
+    factor_names: tuple
+    feature_names: tuple
+    benchmarks: tuple
+    H: np.ndarray
+    L: np.ndarray
+    controls: np.ndarray
+    slopes: np.ndarray
+    intercepts: np.ndarray
+    r2_table: pd.DataFrame
+
+    @property
+    def unmixing(self) -> np.ndarray:
+        """Adjusted unmixing matrix ``L H`` (Figure 3a): ``z_adj = (L H) x``."""
+        return self.L @ self.H
+
+    @property
+    def benchmark_index(self) -> np.ndarray:
+        """Column index of the benchmark chosen for every factor."""
+        return np.array([self.feature_names.index(b) for b in self.benchmarks])
+
+    def unmixing_frame(self, benchmark_units: bool = False) -> pd.DataFrame:
+        """Adjusted unmixing matrix as a labelled frame (factors x benchmarks).
+
+        With ``benchmark_units=True`` every row is divided by its slope ``gamma_i``, so the
+        factor is measured in points of its chosen benchmark (the authors' scaling: a factor
+        identical to its benchmark has the row ``e_B``).
+        """
+        U = self.unmixing / self.slopes[:, None] if benchmark_units else self.unmixing
+        return pd.DataFrame(U, index=list(self.factor_names),
+                            columns=[_label(b) for b in self.feature_names])
+
+    def raw_factors(self, X: Any) -> np.ndarray:
+        """Unadjusted factors ``z = H x`` of the rows of ``X`` (not centred)."""
+        return _values(X, self.feature_names, "Alignment.raw_factors") @ self.H.T
+
+    def factors(self, X: Any) -> np.ndarray:
+        """Adjusted factors ``L H x`` of the rows of ``X`` (not centred)."""
+        return _values(X, self.feature_names, "Alignment.factors") @ self.unmixing.T
+
+    def line(self, i: int, x: Any) -> np.ndarray:
+        """The fitted line ``c_i + gamma_i x`` of factor ``i`` (0-based) at benchmark scores ``x``."""
+        return self.intercepts[i] + self.slopes[i] * np.asarray(x, dtype=float)
+
+    def residuals(self, X: Any) -> np.ndarray:
+        """Residuals ``z_adj_i - c_i - gamma_i x_B`` of the fitted OLS, shape (n, d)."""
+        values = _values(X, self.feature_names, "Alignment.residuals")
+        Zadj = values @ self.unmixing.T
+        return Zadj - self.intercepts - self.slopes * values[:, self.benchmark_index]
+
+    def r2(self, X: Any, controls: bool = True) -> pd.Series:
+        """R^2 of the fitted OLS on the rows of ``X`` (coefficients are not refitted).
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            Benchmark scores.
+        controls : bool, default True
+            True: the paper's definition, the prediction ``c + a . z_{<i} + gamma x_B`` of the
+            unadjusted ``z_i`` (earlier factors help). False: the line ``c + gamma x_B`` as a
+            prediction of the adjusted factor (the benchmark alone).
+
+        Returns
+        -------
+        Series indexed by factor name; can be negative out of sample.
+        """
+        resid = self.residuals(X)
+        target = self.raw_factors(X) if controls else self.factors(X)
+        return pd.Series([_r2(target[:, i], resid[:, i]) for i in range(len(self.factor_names))],
+                         index=list(self.factor_names), name="R2")
+
+    def summary(self) -> str:
+        """Chosen benchmarks, lines and in-sample R^2."""
+        lines = ["OLS alignment (factors in leaderboard points):"]
+        for i, (z, b) in enumerate(zip(self.factor_names, self.benchmarks)):
+            lines.append(
+                f"  {z} ~ {_label(b)}: z_adj = {self.intercepts[i]:.3g} + {self.slopes[i]:.3g} x, "
+                f"R^2 = {self.r2_table.loc[z, b]:.3f}")
+        return "\n".join(lines)
+
+
+def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
+    """Build the :class:`Alignment` of a fitted HCA on its training data.
+
+    Parameters
+    ----------
+    model : hca.estimator.HCA
+        A fitted estimator.
+    X : DataFrame or array
+        The scores the adjustment was fitted on (the pooled training data of ``model``).
+    adjustment : hca.estimator.OLSAdjustment, optional
+        Default ``model.adjust(X)``.
+
+    Returns
+    -------
+    Alignment
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not fitted, or if the OLS on ``X`` does not reproduce the
+        adjustment's coefficients (``X`` is not the data the adjustment was fitted on).
+    """
+    if not hasattr(model, "unmixing_"):
+        raise ValueError("align: the HCA model is not fitted")
+    names = (tuple(model.feature_names_in_) if hasattr(model, "feature_names_in_")
+             else tuple(f"x{j}" for j in range(model.n_features_in_)))
+    if adjustment is None:
+        adjustment = model.adjust(X)
+    values = _values(X, names, "align")
+    H = np.asarray(model.unmixing_, dtype=float)
+    L = np.asarray(adjustment.L, dtype=float)
+    Z = values @ H.T
+    Zadj = Z @ L.T
+    d = H.shape[0]
+    slopes, intercepts = np.zeros(d), np.zeros(d)
+    ones = np.ones((len(values), 1))
+    for i, bench in enumerate(adjustment.benchmarks):
+        if bench not in names:
+            raise ValueError(f"align: chosen benchmark {bench!r} is not a fitted column {names}")
+        b = names.index(bench)
+        design = np.hstack([ones, Zadj[:, :i], values[:, [b]]])
+        coef, *_ = np.linalg.lstsq(design, Z[:, i], rcond=None)
+        a = coef[1:1 + i]
+        ref = np.asarray(adjustment.coefficients)[i, :i]
+        if not np.allclose(a, ref, rtol=1e-6, atol=_TOL * max(1.0, float(np.abs(ref).max(initial=0)))):
+            raise ValueError("align: the OLS on X does not reproduce the adjustment's coefficients "
+                             f"for {adjustment.r2.index[i]} ({a} vs {ref}); pass the data the "
+                             "adjustment was fitted on")
+        intercepts[i], slopes[i] = coef[0], coef[-1]
+    return Alignment(
+        factor_names=tuple(adjustment.r2.index),
+        feature_names=names,
+        benchmarks=tuple(adjustment.benchmarks),
+        H=H,
+        L=L,
+        controls=np.asarray(adjustment.coefficients, dtype=float),
+        slopes=slopes,
+        intercepts=intercepts,
+        r2_table=adjustment.r2.copy(),
+    )
+
+
+# =========================================================================== Table 2b
+@dataclass(frozen=True, eq=False)
+class TransferR2:
+    """Out-of-sample R^2 of the fitted alignment (Table 2b).
+
+    Attributes
+    ----------
+    r2 : DataFrame
+        Factors x groups (``"In sample"`` first, then one column per domain); NaN where a
+        domain has fewer than ``min_models`` models.
+    n_models : Series
+        Models per group.
+    controls : bool
+        Whether the earlier factors were part of the prediction (the paper's definition).
+    """
+
+    r2: pd.DataFrame
+    n_models: pd.Series
+    controls: bool
+
+    def summary(self) -> str:
+        """The table with the group sizes."""
+        kind = "with earlier factors as controls" if self.controls else "benchmark alone"
+        table = self.r2.round(2)
+        table.loc["models"] = self.n_models
+        return f"Out-of-sample R^2 of the fitted OLS ({kind}):\n{table.to_string()}"
+
+
+def out_of_sample_r2(alignment: Alignment, frame: pd.DataFrame, domains: Sequence[str],
+                     in_sample: Sequence[str], controls: bool = True,
+                     min_models: int = 3) -> TransferR2:
+    """Table 2b: R^2 of the fitted OLS alignment on the models of other base models.
+
+    Parameters
+    ----------
+    alignment : Alignment
+        From :func:`align`.
+    frame : DataFrame
+        Leaderboard rows with a ``base_model`` column and the benchmark columns.
+    domains : sequence of str
+        Base models to evaluate (e.g. :data:`PAPER_OOS_DOMAINS`).
+    in_sample : sequence of str
+        The domains the alignment was fitted on (the ``"In sample"`` column).
+    controls : bool, default True
+        See :meth:`Alignment.r2`.
+    min_models : int, default 3
+        Domains with fewer models get NaN (their size is still reported; 0 when absent).
+
+    Returns
+    -------
+    TransferR2
+    """
+    if "base_model" not in frame.columns:
+        raise ValueError("out_of_sample_r2: frame has no 'base_model' column")
+    groups = {"In sample": list(in_sample), **{d: [d] for d in domains}}
+    r2, sizes = {}, {}
+    for name, members in groups.items():
+        rows = frame[frame["base_model"].isin(members)]
+        sizes[name] = len(rows)
+        if len(rows) < max(min_models, 2):
+            r2[name] = pd.Series(np.nan, index=list(alignment.factor_names))
+            continue
+        r2[name] = alignment.r2(rows[list(alignment.feature_names)], controls=controls)
+    return TransferR2(pd.DataFrame(r2), pd.Series(sizes, name="models"), bool(controls))
+
+
+# =========================================================================== z1 and compute
+_INSTRUCT_NAME = re.compile(r"(?i)(?:instruct|chat|-it$|-it-)")
+
+
+def base_checkpoint_mask(frame: pd.DataFrame) -> pd.Series:
+    """Official base checkpoints: ``type == "pretrained"``, ``official_providers`` true, and
+    no ``instruct``/``chat``/``-it`` in the name (the leaderboard types a few chat models,
+    e.g. ``meta-llama/Llama-2-7b-chat-hf``, as pretrained)."""
+    for col in ("model_id", "type", "official_providers"):
+        if col not in frame.columns:
+            raise ValueError(f"base_checkpoint_mask: frame lacks column {col!r}")
+    official = frame["official_providers"].fillna(False).astype(bool)
+    named = frame["model_id"].astype(str).str.contains(_INSTRUCT_NAME)
+    return (frame["type"] == "pretrained") & official & ~named
+
+
+def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: int = 5,
+                         include_benchmarks: bool = True) -> pd.DataFrame:
+    """Correlation of every adjusted factor (and benchmark) with log10 pretraining compute.
+
+    Three sets of models: ``"all models"`` (every model whose base model has a known compute),
+    ``"base checkpoints"`` (:func:`base_checkpoint_mask`: official ``pretrained`` releases
+    whose name does not say instruct/chat, so no fine-tuning) and
+    ``"domain medians"`` (one point per base model with at least ``min_models`` models: the
+    median of the variable).
+
+    Parameters
+    ----------
+    alignment : Alignment
+    frame : DataFrame
+        Leaderboard rows with ``base_model`` (compute is added with
+        :func:`hca.base_models.add_compute` when ``log10_compute`` is missing), ``type`` and
+        ``official_providers``.
+    min_models : int, default 5
+    include_benchmarks : bool, default True
+        Also correlate the six benchmarks, for comparison.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``set, variable, n, pearson, spearman``.
+    """
+    from .base_models import add_compute
+
+    needed = ["model_id", "base_model", "type", "official_providers"]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"compute_correlations: frame lacks column(s) {missing}")
+    df = frame if "log10_compute" in frame.columns else add_compute(frame)
+    df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
+    if df.empty:
+        raise ValueError("compute_correlations: no model has a known pretraining compute")
+    Z = alignment.factors(df[list(alignment.feature_names)])
+    variables = pd.DataFrame(Z, columns=list(alignment.factor_names), index=df.index)
+    if include_benchmarks:
+        for b in alignment.feature_names:
+            variables[_label(b)] = df[b].to_numpy(dtype=float)
+    logc = df["log10_compute"].astype(float)
+    base_mask = base_checkpoint_mask(df)
+    counts = df["base_model"].value_counts()
+    big = counts[counts >= min_models].index
+    med = variables[df["base_model"].isin(big)].groupby(df["base_model"]).median()
+    sets = {
+        "all models": (variables, logc),
+        "base checkpoints": (variables[base_mask.to_numpy()], logc[base_mask.to_numpy()]),
+        "domain medians": (med, df.groupby("base_model")["log10_compute"].first().loc[med.index]),
+    }
+    records = []
+    for name, (V, c) in sets.items():
+        for col in V.columns:
+            v = V[col].to_numpy(dtype=float)
+            x = c.to_numpy(dtype=float)
+            n = len(v)
+            if n < 3 or np.std(v) == 0 or np.std(x) == 0:
+                pr = sr = np.nan
+            else:
+                pr = float(np.corrcoef(v, x)[0, 1])
+                sr = float(pd.Series(v).rank().corr(pd.Series(x).rank()))
+            records.append({"set": name, "variable": col, "n": n, "pearson": pr, "spearman": sr})
+    return pd.DataFrame.from_records(records)
+
+
+# =========================================================================== z2 and instruct
+_INSTRUCT_RULES: tuple[tuple[str, str], ...] = (
+    (r"$", "-Instruct"), (r"$", "-instruct"), (r"$", "-it"), (r"$", "-Chat"), (r"$", "-chat"),
+    (r"-Base(?=-|$)", "-Instruct"), (r"-base(?=-|$)", "-instruct"), (r"-base(?=-|$)", "-chat"),
+    (r"-hf$", "-chat-hf"), (r"-v0\.(\d)$", r"-Instruct-v0.\1"),
+)
+
+
+def official_pairs(frame: pd.DataFrame) -> pd.DataFrame:
+    """Pairs of an official base checkpoint and the same developer's instruct checkpoint.
+
+    Rule: among models with ``official_providers`` true, every ``pretrained`` model
+    ``org/name`` is paired with each official model named ``org/name-Instruct``,
+    ``-instruct``, ``-it``, ``-Chat`` or ``-chat``, or with ``-Base``/``-base`` replaced
+    by ``-Instruct``/``-instruct``/``-chat``, ``-hf`` by ``-chat-hf``, or ``-v0.N`` by
+    ``-Instruct-v0.N`` (Mistral). Nothing else is paired.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``base_id, instruct_id, base_model, params_b`` (sorted by ``base_id``).
+    """
+    needed = ["model_id", "type", "official_providers"]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"official_pairs: frame lacks column(s) {missing}")
+    official = frame[frame["official_providers"].fillna(False).astype(bool)]
+    ids = set(official["model_id"])
+    records = []
+    for _, row in official[official["type"] == "pretrained"].iterrows():
+        base = row["model_id"]
+        found = []
+        for pattern, repl in _INSTRUCT_RULES:
+            cand = re.sub(pattern, repl, base, count=1)
+            if cand != base and cand in ids and cand not in found:
+                found.append(cand)
+        for cand in found:
+            records.append({"base_id": base, "instruct_id": cand,
+                            "base_model": row.get("base_model", pd.NA),
+                            "params_b": row.get("params_b", np.nan)})
+    out = pd.DataFrame.from_records(records, columns=["base_id", "instruct_id", "base_model",
+                                                      "params_b"])
+    return out.sort_values("base_id").reset_index(drop=True)
+
+
+def _rows_by_id(frame: pd.DataFrame, ids: Sequence[str], what: str) -> pd.DataFrame:
+    by_id = frame.drop_duplicates("model_id").set_index("model_id")
+    missing = [m for m in ids if m not in by_id.index]
+    if missing:
+        raise ValueError(f"{what}: model(s) {missing} not in the frame")
+    return by_id.loc[list(ids)]
+
+
+def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFrame,
+                  scale: Any = None) -> pd.DataFrame:
+    """Change of every benchmark and adjusted factor from ``before`` to ``after`` (row by row).
+
+    Parameters
+    ----------
+    alignment : Alignment
+    before, after : DataFrame
+        Normalized scores (the fitted benchmark columns), same number of rows.
+    scale : DataFrame or array, optional
+        Scores whose per-factor standard deviation the factor changes are divided by
+        (e.g. the in-sample data), so they read in standard deviations.
+
+    Returns
+    -------
+    DataFrame
+        Indexed like ``after``: ``d_<benchmark>`` (points), ``d_<factor>`` and ``largest``
+        (the factor with the largest absolute change).
+    """
+    cols = list(alignment.feature_names)
+    xb = _values(before, cols, "factor_change (before)")
+    xa = _values(after, cols, "factor_change (after)")
+    if xb.shape != xa.shape:
+        raise ValueError(f"factor_change: before has {len(xb)} rows, after {len(xa)}")
+    dx = xa - xb
+    dz = dx @ alignment.unmixing.T
+    if scale is not None:
+        dz = dz / alignment.factors(scale).std(axis=0)
+    out = pd.DataFrame(index=after.index)
+    for j, c in enumerate(cols):
+        out[f"d_{_label(c)}"] = dx[:, j]
+    names = list(alignment.factor_names)
+    for i, z in enumerate(names):
+        out[f"d_{z}"] = dz[:, i]
+    out["largest"] = [names[k] for k in np.argmax(np.abs(dz), axis=1)]
+    return out
+
+
+def instruct_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame,
+                   scale: Any = None) -> pd.DataFrame:
+    """:func:`factor_change` from every base checkpoint to its instruct checkpoint.
+
+    Parameters
+    ----------
+    alignment : Alignment
+    frame : DataFrame
+        Leaderboard rows (``model_id`` and the benchmark columns).
+    pairs : DataFrame
+        ``base_id`` and ``instruct_id`` columns (e.g. :func:`official_pairs`).
+    scale : DataFrame or array, optional
+        As in :func:`factor_change`.
+
+    Returns
+    -------
+    DataFrame
+        ``base_id, instruct_id`` and the columns of :func:`factor_change`, one row per pair.
+    """
+    for col in ("base_id", "instruct_id"):
+        if col not in pairs.columns:
+            raise ValueError(f"instruct_shift: pairs lacks column {col!r}")
+    cols = list(alignment.feature_names)
+    base = _rows_by_id(frame, pairs["base_id"], "instruct_shift")[cols].reset_index(drop=True)
+    inst = _rows_by_id(frame, pairs["instruct_id"], "instruct_shift")[cols].reset_index(drop=True)
+    change = factor_change(alignment, base, inst, scale)
+    return pd.concat([pairs[["base_id", "instruct_id"]].reset_index(drop=True), change], axis=1)
+
+
+def figure8_table(frame: pd.DataFrame,
+                  checkpoints: Mapping[str, tuple[str, str]] = FIGURE8_CHECKPOINTS,
+                  columns: Sequence[str] = FIGURE8_COLUMNS, raw: bool = True) -> pd.DataFrame:
+    """The Base and Official Instruct rows of Figure 8, from the leaderboard.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Leaderboard rows with ``model_id`` and ``<benchmark>_raw`` (or normalized) columns.
+    checkpoints : mapping
+        Model label -> (base id, instruct id).
+    columns : sequence of str
+        Benchmarks, in the table's order.
+    raw : bool, default True
+        Raw accuracies on 0-1 (the scale of the paper's table) or normalized scores.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``(model, config)`` with ``config`` in ``("Base", "Official Instruct")``,
+        the benchmark columns and ``model_id``.
+    """
+    suffix = "_raw" if raw else ""
+    cols = [c + suffix for c in columns]
+    missing = [c for c in cols + ["model_id"] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"figure8_table: frame lacks column(s) {missing}")
+    records = []
+    for model, (base_id, inst_id) in checkpoints.items():
+        rows = _rows_by_id(frame, [base_id, inst_id], "figure8_table")
+        for config, mid in (("Base", base_id), ("Official Instruct", inst_id)):
+            rec = {"model": model, "config": config, "model_id": mid}
+            rec.update({c: float(rows.loc[mid, c + suffix]) for c in columns})
+            records.append(rec)
+    return pd.DataFrame.from_records(records).set_index(["model", "config"])
+
+
+def paper_figure8_sft(path: str | Path | None = None) -> pd.DataFrame:
+    """The IFEval-SFT rows of Figure 8, as **reported by the paper** (``data/paper_figure8_sft.csv``).
+
+    These are the authors' own fine-tuning results (raw accuracies, 0-1); they cannot be
+    recomputed from the leaderboard.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``(model, config)``; the six benchmark columns, ``scale``, ``reported_by``
+        and ``source``.
+    """
+    p = Path(path) if path is not None else _SFT_PATH
+    if not p.exists():
+        raise FileNotFoundError(f"paper_figure8_sft: table not found at {p}")
+    t = pd.read_csv(p)
+    missing = [c for c in _SFT_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(f"{p.name}: missing column(s) {missing}")
+    if not (t["reported_by"] == "paper").all():
+        raise ValueError(f"{p.name}: every row must be labelled reported_by = 'paper'")
+    values = t[list(FIGURE8_COLUMNS)].to_numpy(dtype=float)
+    if not np.all((values >= 0) & (values <= 1)):
+        raise ValueError(f"{p.name}: scores must be raw accuracies in [0, 1]")
+    return t.set_index(["model", "config"])
+
+
+def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
+                      columns: Sequence[str] = V2_BENCHMARKS) -> tuple[pd.DataFrame, pd.Series]:
+    """Map raw accuracies (0-1) to the leaderboard's normalized scores (0-100).
+
+    The leaderboard normalizes each sub-task by its random baseline, so the map from an
+    aggregate raw score is exactly linear for IFEval, MATH, GPQA and MMLU-Pro and only
+    approximately so for BBH and MUSR (sub-tasks with different baselines). The line is
+    fitted per benchmark on the ``reference`` rows with a positive normalized score (0 is
+    the leaderboard's floor); its RMSE says how approximate it is.
+
+    Returns
+    -------
+    (DataFrame, Series)
+        The normalized scores (columns ``columns``) and the RMSE of each line (points).
+    """
+    out, rmse = {}, {}
+    for c in columns:
+        if c not in raw.columns:
+            raise ValueError(f"raw_to_normalized: raw lacks column {c!r}")
+        for col in (c, c + "_raw"):
+            if col not in reference.columns:
+                raise ValueError(f"raw_to_normalized: reference lacks column {col!r}")
+        x = reference[c + "_raw"].to_numpy(dtype=float)
+        y = reference[c].to_numpy(dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
+        if ok.sum() < 3:
+            raise ValueError(f"raw_to_normalized: too few reference rows for {c!r}")
+        slope, icpt = np.polyfit(x[ok], y[ok], 1)
+        rmse[c] = float(np.sqrt(np.mean((y[ok] - (icpt + slope * x[ok])) ** 2)))
+        out[c] = icpt + slope * raw[c].to_numpy(dtype=float)
+    return pd.DataFrame(out, index=raw.index), pd.Series(rmse, name="rmse")
+
+
+# =========================================================================== comparison
+def compare_tables(paper: pd.DataFrame, ours: pd.DataFrame,
+                   labels: tuple[str, str, str] = ("paper", "ours", "ours - paper")) -> pd.DataFrame:
+    """Stack a table the paper reports, ours, and the difference, row by row.
+
+    Both frames must have the same index and columns (order may differ; ``ours`` is
+    reindexed like ``paper``). The result is indexed by ``(row, source)`` with ``source`` in
+    ``labels``; cells where either side is NaN give a NaN difference.
+
+    Raises
+    ------
+    ValueError
+        If the rows or columns differ.
+    """
+    if set(paper.index) != set(ours.index):
+        raise ValueError(f"compare_tables: rows differ: paper {list(paper.index)}, "
+                         f"ours {list(ours.index)}")
+    if set(paper.columns) != set(ours.columns):
+        raise ValueError(f"compare_tables: columns differ: paper {list(paper.columns)}, "
+                         f"ours {list(ours.columns)}")
+    ours = ours.reindex(index=paper.index, columns=paper.columns).astype(float)
+    paper = paper.astype(float)
+    blocks = []
+    for k, frame in enumerate((paper, ours, ours - paper)):
+        block = frame.copy()
+        keys = [t if isinstance(t, tuple) else (t,) for t in block.index]
+        block.index = pd.MultiIndex.from_tuples(
+            [(*t, labels[k]) for t in keys],
+            names=[*(n or "row" for n in paper.index.names), "source"])
+        blocks.append(block.assign(_row=range(len(block)), _src=k))
+    out = pd.concat(blocks).sort_values(["_row", "_src"], kind="stable")
+    return out.drop(columns=["_row", "_src"])
+
+
+# =========================================================================== noise shares
+def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
+    """Share of each factor's variance that is its own noise, per domain.
+
+    For ``z = A z + diag(omega) eps`` with unit-variance sources,
+    ``Var(z_i) = sum_j T_ij^2`` with ``T = (I - A)^{-1} diag(omega)``, and the share is
+    ``omega_i^2 / Var(z_i)`` (1 for the root). Scale-free, so it compares factors.
+
+    Parameters
+    ----------
+    models : mapping
+        Domain -> :class:`hca.estimator.DomainSCM` (e.g. ``adjustment.models``).
+
+    Returns
+    -------
+    DataFrame
+        Domains x factors.
+    """
+    rows = {}
+    names = None
+    for domain, m in models.items():
+        A = np.asarray(m.A, dtype=float)
+        omega = np.asarray(m.omega_sqrt, dtype=float)
+        T = np.linalg.solve(np.eye(len(A)) - A, np.diag(omega))
+        rows[domain] = omega ** 2 / np.sum(T ** 2, axis=1)
+        names = list(m.factor_names) or [f"z{i + 1}" for i in range(len(A))]
+    if not rows:
+        raise ValueError("noise_shares: no domain model given")
+    return pd.DataFrame(rows, index=names).T
+
+
+# =========================================================================== plots
+def _axes(ax, figsize=(5, 4)):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_unmixing(alignment: Alignment, ax=None, benchmark_units: bool = False):
+    """Heatmap of the adjusted unmixing matrix (Figure 3a), via :func:`hca.plots.plot_unmixing`.
+
+    Rows are labelled with the factor and the benchmark it is aligned with; with
+    ``benchmark_units=True`` each row is divided by its slope (see
+    :meth:`Alignment.unmixing_frame`). Returns the axes.
+    """
+    from .plots import plot_unmixing as _plot_unmixing
+
+    U = alignment.unmixing_frame(benchmark_units)
+    names = [f"{z} ({_label(b)})" for z, b in zip(U.index, alignment.benchmarks)]
+    title = ("adjusted unmixing (benchmark → factor)"
+             + (", per benchmark point" if benchmark_units else ""))
+    return _plot_unmixing(U.to_numpy(), list(alignment.feature_names), ax,
+                          factor_names=names, title=title)
+
+
+def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
+                   others: Mapping[str, pd.DataFrame] | None = None, ax=None):
+    """Figure 3b: adjusted factor ``factor`` (0-based) against its benchmark, with the line.
+
+    In-sample models are grey dots; every entry of ``others`` (name -> scores) gets its own
+    colour. The fitted OLS line ``c + gamma x`` is drawn over the in-sample range.
+    """
+    ax = _axes(ax)
+    if not 0 <= factor < len(alignment.factor_names):
+        raise ValueError(f"plot_alignment: factor must be in 0..{len(alignment.factor_names) - 1}")
+    bench = alignment.benchmarks[factor]
+    z = alignment.factor_names[factor]
+    x_in = in_sample[bench].to_numpy(dtype=float)
+    ax.scatter(x_in, alignment.factors(in_sample)[:, factor], s=8, c="0.6", alpha=0.6,
+               label=f"in sample ({len(x_in)})", rasterized=True)
+    for name, rows in (others or {}).items():
+        if len(rows) == 0:
+            continue
+        ax.scatter(rows[bench], alignment.factors(rows)[:, factor], s=10, alpha=0.7,
+                   label=f"{name} ({len(rows)})", rasterized=True)
+    grid = np.linspace(np.nanmin(x_in), np.nanmax(x_in), 50)
+    ax.plot(grid, alignment.line(factor, grid), "k-", lw=1.5, label="fitted OLS line")
+    ax.set_xlabel(f"{_label(bench)} (normalized score)")
+    ax.set_ylabel(f"adjusted {z}")
+    ax.set_title(f"{z} vs {_label(bench)} (in-sample R² = "
+                 f"{alignment.r2_table.loc[z, bench]:.2f})", fontsize=10)
+    return ax
+
+
+def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax=None,
+                 label_top: int = 0):
+    """Adjusted factor ``factor`` (0-based) against log10 pretraining compute.
+
+    All models with a known compute are small grey dots; official base checkpoints are
+    larger black dots (``label_top`` of them, largest compute first, are labelled).
+    """
+    from .base_models import add_compute
+
+    ax = _axes(ax)
+    df = frame if "log10_compute" in frame.columns else add_compute(frame)
+    df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
+    z = alignment.factors(df[list(alignment.feature_names)])[:, factor]
+    base = base_checkpoint_mask(df).to_numpy()
+    ax.scatter(df["log10_compute"], z, s=5, c="0.7", alpha=0.5, label="all models",
+               rasterized=True)
+    ax.scatter(df.loc[base, "log10_compute"], z[base], s=18, c="k", label="base checkpoints")
+    if label_top:
+        sub = df[base].assign(_z=z[base]).nlargest(label_top, "log10_compute")
+        for _, r in sub.iterrows():
+            ax.annotate(str(r["base_model"]), (r["log10_compute"], r["_z"]), fontsize=6)
+    name = alignment.factor_names[factor]
+    ax.set_xlabel("log10 pretraining compute (FLOPs, C = 6ND)")
+    ax.set_ylabel(f"adjusted {name} ({_label(alignment.benchmarks[factor])}-aligned)")
+    return ax
+
+
+def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax=None,
+                        highlight: Sequence[str] = ()):
+    """Strip plot of the factor changes from base to official instruct checkpoint.
+
+    ``shifts`` is :func:`instruct_shift` output; pairs whose ``base_id`` is in ``highlight``
+    are drawn in red.
+    """
+    ax = _axes(ax, (5, 3.5))
+    rng = np.random.default_rng(0)
+    hi = shifts["base_id"].isin(list(highlight)).to_numpy()
+    for k, z in enumerate(factor_names):
+        v = shifts[f"d_{z}"].to_numpy(dtype=float)
+        jitter = k + rng.uniform(-0.15, 0.15, len(v))
+        ax.scatter(jitter[~hi], v[~hi], s=14, c="0.4", alpha=0.7)
+        ax.scatter(jitter[hi], v[hi], s=22, c="tab:red")
+        ax.plot([k - 0.3, k + 0.3], [np.median(v)] * 2, "k-", lw=2)
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xticks(range(len(factor_names)), list(factor_names))
+    ax.set_ylabel("instruct − base (in-sample SDs)")
+    return ax

@@ -1,0 +1,328 @@
+"""Tests for hca.interpret (Section 4 alignment, Table 2, Figure 8, Appendix D helpers)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hca import interpret as it
+from hca.estimator import HCA, DomainSCM
+from hca.synthetic import simulate_scm
+
+
+# --------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def synthetic():
+    """An exact 3-factor SCM in five domains, seen through six noisy "benchmarks"."""
+    sim = simulate_scm(n_domains=5, n_per_domain=600, alpha=0.0, noise=0.2, offset=20.0,
+                       random_state=1)
+    names = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
+    X = pd.DataFrame(np.asarray(sim.X, dtype=float)[:, :6], columns=names)
+    domains = np.asarray(sim.domains)
+    model = HCA(random_state=0).fit(X, domains)
+    return X, domains, model
+
+
+@pytest.fixture(scope="module")
+def aligned(synthetic):
+    X, _, model = synthetic
+    return it.align(model, X)
+
+
+def _leaderboard_like(rng, n=40):
+    """A small frame with the columns the interpret helpers read."""
+    names = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
+    df = pd.DataFrame(rng.uniform(5, 60, size=(n, 6)), columns=names)
+    for c in names:
+        df[c + "_raw"] = df[c] / 100
+    df["model_id"] = [f"org/m{i}" for i in range(n)]
+    df["type"] = "fine-tuned"
+    df["official_providers"] = False
+    df["base_model"] = np.where(np.arange(n) < n // 2, "A", "B")
+    return df
+
+
+# --------------------------------------------------------------------------- alignment
+def test_align_reproduces_adjustment(synthetic, aligned):
+    X, _, model = synthetic
+    adj = model.adjust()
+    np.testing.assert_allclose(aligned.unmixing, adj.unmixing, atol=1e-10)
+    assert aligned.benchmarks == adj.benchmarks
+    # the in-sample R^2 of the fitted OLS is Table 2a's maximum in every row
+    np.testing.assert_allclose(aligned.r2(X).to_numpy(), adj.r2.max(axis=1).to_numpy(),
+                               atol=1e-9)
+    # residuals of the fitted line are orthogonal to the benchmark and centred (OLS)
+    res = aligned.residuals(X)
+    xb = X.to_numpy()[:, aligned.benchmark_index]
+    assert np.abs(res.mean(axis=0)).max() < 1e-8 * np.abs(aligned.factors(X)).max()
+    for i in range(3):
+        assert abs(np.corrcoef(res[:, i], xb[:, i])[0, 1]) < 1e-6
+
+
+def test_align_line_and_benchmark_units(aligned):
+    x = np.array([0.0, 10.0])
+    np.testing.assert_allclose(aligned.line(1, x),
+                               aligned.intercepts[1] + aligned.slopes[1] * x)
+    U = aligned.unmixing_frame(benchmark_units=True).to_numpy()
+    np.testing.assert_allclose(U * aligned.slopes[:, None], aligned.unmixing, atol=1e-12)
+    assert "R^2" in aligned.summary()
+
+
+def test_align_rejects_other_data(synthetic):
+    X, _, model = synthetic
+    rng = np.random.default_rng(0)
+    other = X.sample(frac=0.5, random_state=1) + rng.normal(0, 5, size=(len(X) // 2, 6))
+    with pytest.raises(ValueError, match="does not reproduce"):
+        it.align(model, other, model.adjust())
+    with pytest.raises(ValueError, match="not fitted"):
+        it.align(HCA(), X)
+    with pytest.raises(ValueError, match="missing"):
+        it.align(model, X.drop(columns="bbh"))
+
+
+def test_r2_is_the_authors_definition(synthetic, aligned):
+    """R^2 = 1 - SSE/SST with the prediction c + a.z_<i + gamma x_B of the raw z_i."""
+    X, _, _ = synthetic
+    sub = X.iloc[:300]
+    Z = aligned.raw_factors(sub)
+    Zadj = aligned.factors(sub)
+    xb = sub.to_numpy()[:, aligned.benchmark_index]
+    for i in range(3):
+        pred = (aligned.intercepts[i] + Zadj[:, :i] @ aligned.controls[i, :i]
+                + aligned.slopes[i] * xb[:, i])
+        sse = np.sum((Z[:, i] - pred) ** 2)
+        sst = np.sum((Z[:, i] - Z[:, i].mean()) ** 2)
+        assert aligned.r2(sub)[f"z{i + 1}"] == pytest.approx(1 - sse / sst, abs=1e-10)
+        adj_sst = np.sum((Zadj[:, i] - Zadj[:, i].mean()) ** 2)
+        assert aligned.r2(sub, controls=False)[f"z{i + 1}"] == pytest.approx(
+            1 - sse / adj_sst, abs=1e-10)
+
+
+def test_r2_can_be_negative_out_of_sample(aligned, synthetic):
+    X, _, _ = synthetic
+    shifted = X.copy()
+    b = aligned.benchmarks[0]
+    shifted[b] = X[b].to_numpy()[::-1]          # break the link between z1 and its benchmark
+    assert aligned.r2(shifted)["z1"] < 0
+
+
+# --------------------------------------------------------------------------- Table 2b
+def test_out_of_sample_r2_groups(synthetic, aligned):
+    X, domains, _ = synthetic
+    frame = X.assign(base_model=domains)
+    labels = sorted(set(domains))
+    t = it.out_of_sample_r2(aligned, frame, [labels[-1], "absent"], labels[:-1])
+    assert list(t.r2.columns) == ["In sample", labels[-1], "absent"]
+    assert t.n_models["absent"] == 0 and t.r2["absent"].isna().all()
+    assert t.n_models["In sample"] == int(np.sum(np.isin(domains, labels[:-1])))
+    # the in-sample column is the fitted R^2 on the in-sample rows
+    rows = frame[frame["base_model"].isin(labels[:-1])]
+    np.testing.assert_allclose(t.r2["In sample"], aligned.r2(rows[list(X.columns)]))
+    assert "Out-of-sample" in t.summary()
+    with pytest.raises(ValueError, match="base_model"):
+        it.out_of_sample_r2(aligned, X, ["a"], ["b"])
+
+
+# --------------------------------------------------------------------------- compute
+def test_compute_correlations_known_signal(synthetic, aligned):
+    """A factor built to rise with log compute correlates with it; the sets are right."""
+    rng = np.random.default_rng(0)
+    bases = ["Llama-3-8B", "Qwen2.5-7B", "Qwen2.5-14B", "Llama-3.1-8B", "Qwen2.5-0.5B",
+             "Gemma-2-9B"]
+    from hca.base_models import pretraining_compute
+
+    logc = {b: np.log10(pretraining_compute(b)) for b in bases}
+    rows = []
+    for b in bases:
+        for k in range(6):
+            x = rng.uniform(10, 30, 6)
+            x[1] = 10 * (logc[b] - 22) + rng.normal(0, 0.5)      # BBH tracks compute
+            rows.append({"model_id": f"{b}/{'base' if k == 0 else k}", "base_model": b,
+                         "type": "pretrained" if k == 0 else "fine-tuned",
+                         "official_providers": k == 0,
+                         **dict(zip(aligned.feature_names, x))})
+    frame = pd.DataFrame(rows)
+    cc = it.compute_correlations(aligned, frame, min_models=5)
+    assert set(cc["set"]) == {"all models", "base checkpoints", "domain medians"}
+    n = cc.groupby("set")["n"].first()
+    assert n["all models"] == 36 and n["base checkpoints"] == 6 and n["domain medians"] == 6
+    bbh = cc[(cc["variable"] == "BBH") & (cc["set"] == "base checkpoints")]["pearson"].iloc[0]
+    assert bbh > 0.95
+    assert cc["pearson"].between(-1, 1).all()
+
+
+def test_base_checkpoint_mask():
+    df = pd.DataFrame({
+        "model_id": ["a/x", "a/x-chat-hf", "a/x-Instruct", "b/y", "c/z-it"],
+        "type": ["pretrained", "pretrained", "pretrained", "fine-tuned", "pretrained"],
+        "official_providers": [True, True, True, True, True]})
+    assert it.base_checkpoint_mask(df).tolist() == [True, False, False, False, False]
+
+
+# --------------------------------------------------------------------------- instruct
+def test_official_pairs_rules():
+    ids = ["meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct",
+           "tiiuae/Falcon3-7B-Base", "tiiuae/Falcon3-7B-Instruct",
+           "mistralai/Mistral-7B-v0.1", "mistralai/Mistral-7B-Instruct-v0.1",
+           "meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-7b-chat-hf",
+           "google/gemma-2-9b", "google/gemma-2-9b-it",
+           "someone/Meta-Llama-3-8B-Instruct",            # not official: never paired
+           "Qwen/Qwen2.5-7B"]                             # no instruct: no pair
+    df = pd.DataFrame({"model_id": ids,
+                       "type": ["pretrained", "chat"] * 5 + ["chat", "pretrained"],
+                       "official_providers": [True] * 10 + [False, True],
+                       "base_model": "x", "params_b": 1.0})
+    pairs = it.official_pairs(df)
+    got = set(zip(pairs["base_id"], pairs["instruct_id"]))
+    assert got == {(ids[0], ids[1]), (ids[2], ids[3]), (ids[4], ids[5]), (ids[6], ids[7]),
+                   (ids[8], ids[9])}
+    with pytest.raises(ValueError, match="lacks"):
+        it.official_pairs(df.drop(columns="type"))
+
+
+def test_factor_change_and_instruct_shift(aligned):
+    rng = np.random.default_rng(3)
+    df = _leaderboard_like(rng)
+    pairs = pd.DataFrame({"base_id": ["org/m0", "org/m1"], "instruct_id": ["org/m2", "org/m3"]})
+    out = it.instruct_shift(aligned, df, pairs)
+    names = list(aligned.feature_names)
+    dx = (df.set_index("model_id").loc[["org/m2", "org/m3"], names].to_numpy()
+          - df.set_index("model_id").loc[["org/m0", "org/m1"], names].to_numpy())
+    np.testing.assert_allclose(out[["d_z1", "d_z2", "d_z3"]].to_numpy(),
+                               dx @ aligned.unmixing.T)
+    scaled = it.instruct_shift(aligned, df, pairs, scale=df[names])
+    sd = aligned.factors(df[names]).std(axis=0)
+    np.testing.assert_allclose(scaled["d_z2"], out["d_z2"] / sd[1])
+    assert set(out["largest"]) <= {"z1", "z2", "z3"}
+    with pytest.raises(ValueError, match="not in the frame"):
+        it.instruct_shift(aligned, df, pd.DataFrame({"base_id": ["nope"], "instruct_id": ["org/m1"]}))
+    with pytest.raises(ValueError, match="rows"):
+        it.factor_change(aligned, df[names].iloc[:2], df[names].iloc[:3])
+
+
+# --------------------------------------------------------------------------- Figure 8
+def test_figure8_table_and_paper_rows():
+    rng = np.random.default_rng(0)
+    df = _leaderboard_like(rng, n=6)
+    df["model_id"] = [i for pair in it.FIGURE8_CHECKPOINTS.values() for i in pair]
+    t = it.figure8_table(df)
+    assert list(t.columns) == ["model_id", *it.FIGURE8_COLUMNS]
+    assert t.loc[("Qwen2.5-7B", "Official Instruct"), "model_id"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert t[list(it.FIGURE8_COLUMNS)].to_numpy().max() <= 1          # raw scale
+    assert it.figure8_table(df, raw=False)[list(it.FIGURE8_COLUMNS)].to_numpy().max() > 1
+    with pytest.raises(ValueError, match="not in the frame"):
+        it.figure8_table(df.iloc[1:])
+
+    sft = it.paper_figure8_sft()
+    assert list(sft.index.get_level_values("model")) == list(it.FIGURE8_CHECKPOINTS)
+    assert (sft["reported_by"] == "paper").all()
+    assert sft.loc[("Qwen2.5-7B", "IFEval SFT"), "math_lvl_5"] == pytest.approx(0.28)
+    assert sft.loc[("Llama-3-8B", "IFEval SFT"), "ifeval"] == pytest.approx(0.50)
+
+
+def test_paper_figure8_sft_validates(tmp_path):
+    bad = it.paper_figure8_sft().reset_index()
+    bad.loc[0, "reported_by"] = "ours"
+    p = tmp_path / "bad.csv"
+    bad.to_csv(p, index=False)
+    with pytest.raises(ValueError, match="reported_by"):
+        it.paper_figure8_sft(p)
+    with pytest.raises(FileNotFoundError):
+        it.paper_figure8_sft(tmp_path / "none.csv")
+
+
+def test_raw_to_normalized_exact_for_linear_benchmarks():
+    rng = np.random.default_rng(1)
+    raw = rng.uniform(0.1, 0.9, size=(50, 2))
+    ref = pd.DataFrame({"gpqa_raw": raw[:, 0], "gpqa": (raw[:, 0] - 0.25) / 0.75 * 100,
+                        "bbh_raw": raw[:, 1],
+                        "bbh": 130 * raw[:, 1] - 35 + rng.normal(0, 1, 50)})
+    ref.loc[ref["gpqa"] < 0, "gpqa"] = 0.0            # the leaderboard's floor
+    new = pd.DataFrame({"gpqa": [0.55], "bbh": [0.5]})
+    out, rmse = it.raw_to_normalized(new, ref, columns=["gpqa", "bbh"])
+    assert out.loc[0, "gpqa"] == pytest.approx(40.0, abs=1e-8)
+    assert rmse["gpqa"] < 1e-8 and 0.5 < rmse["bbh"] < 1.5
+    assert out.loc[0, "bbh"] == pytest.approx(30.0, abs=1.5)
+    with pytest.raises(ValueError, match="lacks"):
+        it.raw_to_normalized(new, ref.drop(columns="bbh_raw"), columns=["bbh"])
+
+
+# --------------------------------------------------------------------------- noise, tables
+def test_noise_shares_closed_form():
+    A = np.array([[0, 0, 0], [2.0, 0, 0], [0.5, 1.0, 0]])
+    omega = np.array([1.0, 1.0, 2.0])
+    m = DomainSCM(domain="d", A=A, omega_sqrt=omega, B=np.eye(3), alpha=0.0,
+                  factor_names=("z1", "z2", "z3"))
+    s = it.noise_shares({"d": m})
+    # Var z1 = 1, Var z2 = 4 + 1 = 5, z3 = 0.5 z1 + z2 + 2 e3 = 2.5 z1 + e2 + 2 e3 -> 6.25+1+4
+    np.testing.assert_allclose(s.loc["d"].to_numpy(), [1.0, 1 / 5, 4 / 11.25])
+    with pytest.raises(ValueError, match="no domain"):
+        it.noise_shares({})
+
+
+def test_compare_tables():
+    paper = pd.DataFrame({"x": [1.0, 2.0]}, index=["z1", "z2"])
+    ours = pd.DataFrame({"x": [2.5, 1.5]}, index=["z2", "z1"])
+    t = it.compare_tables(paper, ours)
+    assert t.loc[("z1", "ours - paper"), "x"] == pytest.approx(0.5)
+    assert t.loc[("z2", "ours"), "x"] == pytest.approx(2.5)
+    assert [s for _, s in t.index][:3] == ["paper", "ours", "ours - paper"]
+    with pytest.raises(ValueError, match="rows differ"):
+        it.compare_tables(paper, ours.rename(index={"z2": "z9"}))
+
+
+# --------------------------------------------------------------------------- plots
+def test_plots_return_axes(synthetic, aligned):
+    import matplotlib.pyplot as plt
+
+    X, domains, _ = synthetic
+    ax = it.plot_unmixing(aligned, benchmark_units=True)
+    assert len(ax.texts) == 18
+    ax = it.plot_alignment(aligned, 1, X.iloc[:200], {"other": X.iloc[200:260]})
+    assert len(ax.collections) == 2 and len(ax.lines) == 1
+    with pytest.raises(ValueError, match="factor"):
+        it.plot_alignment(aligned, 5, X)
+    shifts = pd.DataFrame({"base_id": ["a", "b"], "d_z1": [0.1, 0.2], "d_z2": [0, 1.0],
+                           "d_z3": [2.0, 3.0]})
+    ax = it.plot_instruct_shift(shifts, ["z1", "z2", "z3"], highlight=["a"])
+    assert len(ax.get_xticks()) == 3
+    plt.close("all")
+
+
+# --------------------------------------------------------------------------- real data
+@pytest.fixture(scope="module")
+def real():
+    from hca import replication as rep
+    from hca.data import V2_BENCHMARKS
+
+    v2 = rep.v2_frame()
+    X, _ = rep.domain_data(v2, rep.PAPER_V2_FOUR, V2_BENCHMARKS)
+    return v2, X, it.align(rep.fit_v2(), X)
+
+
+def test_real_figure8_rows(real):
+    v2, _, _ = real
+    t = it.figure8_table(v2)
+    # the leaderboard's raw accuracies of the three official instruct checkpoints
+    assert t.loc[("Llama-3-8B", "Official Instruct"), "ifeval"] == pytest.approx(0.7408, abs=1e-3)
+    assert t.loc[("Qwen2.5-7B", "Official Instruct"), "math_lvl_5"] == pytest.approx(0.5, abs=1e-3)
+    assert t.loc[("Qwen2.5-14B", "Base"), "gpqa"] == pytest.approx(0.3817, abs=1e-3)
+
+
+def test_real_alignment_and_transfer(real):
+    v2, X, al = real
+    assert len(X) == 702
+    r2 = al.r2_table.max(axis=1)
+    assert r2.between(0, 1).all()
+    t = it.out_of_sample_r2(al, v2, it.PAPER_OOS_DOMAINS, ("Llama-3-8B", "Llama-3.1-8B",
+                                                          "Qwen2.5-7B", "Qwen2.5-14B"))
+    assert (t.n_models.drop("In sample") > 0).all()             # all seven domains present
+    np.testing.assert_allclose(t.r2["In sample"].to_numpy(), r2.to_numpy(), atol=1e-9)
+    pairs = it.official_pairs(v2)
+    assert {"meta-llama/Meta-Llama-3-8B", "Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-14B"} <= set(
+        pairs["base_id"])
