@@ -34,6 +34,19 @@ within each arm, or whole clusters when ``groups`` is given). :func:`overlap_dia
 :func:`plot_overlap` check positivity, and :func:`ate_by_outcome` runs the estimators over
 several score columns into a tidy table for :func:`plot_ate`.
 
+:func:`ate_ipw_strata` is IPW restricted to the stratified backdoor estimator's support
+(:func:`common_strata`), to separate "different population" from "different model".
+
+**Leaderboard helpers.** :func:`scaling_frame` builds the analysis rows from the v2 leaderboard
+(base model, ``C = 6 N D``, ``log_c``, lineage) with the treatment of
+:func:`fine_tuning_treatment`; :func:`authors_scaling_frame` builds the same from the paper
+authors' own columns. :func:`family_size_means` / :func:`plot_family_sizes` give Figure 12;
+:func:`fit_sigmoid_panel` / :func:`plot_sigmoid_panel` fit and draw the law over outcomes and
+subsets (Figures 7, 14) with a joint cluster bootstrap; :func:`ate_panel` /
+:func:`plot_ate_panel` run the ATE estimators over subsets (Figure 13), in parallel if asked;
+:func:`plot_propensity_strata` shows per-stratum treatment shares against the propensity;
+:func:`stratum_effects` and :func:`ipw_balance` show what the backdoor and IPW estimates rest on.
+
 As Remark 3 of the paper stresses, these are causal effects only under conditional
 ignorability given ``log C``; the code estimates the adjusted contrast, it cannot check that
 assumption.
@@ -41,6 +54,7 @@ assumption.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -72,6 +86,24 @@ __all__ = [
     "plot_sigmoid_fit",
     "plot_ate",
     "plot_overlap",
+    "common_strata",
+    "ate_ipw_strata",
+    "PRETRAINED_TYPES",
+    "fine_tuning_treatment",
+    "base_lineage",
+    "scaling_frame",
+    "authors_scaling_frame",
+    "family_size_means",
+    "plot_family_sizes",
+    "SigmoidPanel",
+    "fit_sigmoid_panel",
+    "plot_sigmoid_panel",
+    "ATEPanel",
+    "ate_panel",
+    "plot_ate_panel",
+    "plot_propensity_strata",
+    "stratum_effects",
+    "ipw_balance",
 ]
 
 #: Names of the sigmoid-law parameters, in the order used by ``cov`` and bootstrap samples.
@@ -305,29 +337,18 @@ def _grid_starts(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool) -> 
     return out
 
 
-def _fit_scaled(
-    u: np.ndarray,
-    t: np.ndarray,
-    v: np.ndarray,
-    use_tau: bool,
-    n_starts: int,
-    extra_start: np.ndarray | None,
-):
-    """Fit on standardised log-compute ``u`` and standardised score ``v``.
-
-    Scaled parameters: ``(L, k_u, u0, tau, b)``; returns the least-squares result.
-    """
+def _scaled_bounds(u: np.ndarray, v: np.ndarray, use_tau: bool):
+    """Bounds of the free scaled parameters and their positions in ``PARAM_NAMES``."""
     span = float(np.ptp(u))
     v_range = float(np.ptp(v))
     lo = np.array([1e-8, 1e-3, u.min() - 2.0 * span, -np.inf, -np.inf])
     hi = np.array([10.0 * v_range, 50.0, u.max() + 2.0 * span, np.inf, np.inf])
     idx = [0, 1, 2, 3, 4] if use_tau else [0, 1, 2, 4]
-    lo, hi = lo[idx], hi[idx]
+    return lo[idx], hi[idx], idx
 
-    # Grid over the nonlinear parameters, linear ones by least squares; keep the best few.
-    starts = [p for _, p in _grid_starts(u, t, v, use_tau)[: max(1, n_starts)]]
-    if extra_start is not None:
-        starts.insert(0, np.asarray(extra_start, dtype=float))
+
+def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool):
+    """Residual and analytic Jacobian functions of the free scaled parameters."""
 
     def resid(p):
         full = _expand(p, use_tau)
@@ -343,6 +364,56 @@ def _fit_scaled(
         cols.append(np.ones_like(u))
         return np.column_stack(cols)
 
+    return resid, jac
+
+
+def _warm_refit(x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, float],
+                use_tau: bool, tol: float = 1e-6) -> np.ndarray:
+    """One bounded local refit started at ``start`` (original units).
+
+    The cheap refit of a bootstrap replicate: the same scaling, bounds and residuals as
+    :func:`fit_sigmoid_law` but a single optimisation from the full-data estimate and no grid.
+    Returns ``[L, k, log_c0, tau, b, R^2]`` in original units; raises ValueError when the
+    resample is degenerate (constant ``x`` or ``y``).
+    """
+    xm, xs = float(x.mean()), float(x.std())
+    ym, ys = float(y.mean()), float(y.std())
+    if xs <= 0 or ys <= 0:
+        raise ValueError("constant log_c or y in the resample")
+    u, v = (x - xm) / xs, (y - ym) / ys
+    lo, hi, idx = _scaled_bounds(u, v, use_tau)
+    p0 = np.array([start["L"] / ys, start["k"] * xs, (start["log_c0"] - xm) / xs,
+                   start["tau"] / ys, (start["b"] - ym) / ys])[idx]
+    eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
+    eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
+    resid, jac = _scaled_residuals(u, t, v, use_tau)
+    res = least_squares(resid, np.clip(p0, eps_lo, eps_hi), jac=jac, bounds=(lo, hi),
+                        method="trf", x_scale="jac", max_nfev=500, ftol=tol, xtol=tol, gtol=tol)
+    p = _expand(res.x, use_tau)
+    r2 = 1.0 - float(np.sum(res.fun**2)) / float(np.sum(v**2))
+    return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
+
+
+def _fit_scaled(
+    u: np.ndarray,
+    t: np.ndarray,
+    v: np.ndarray,
+    use_tau: bool,
+    n_starts: int,
+    extra_start: np.ndarray | None,
+):
+    """Fit on standardised log-compute ``u`` and standardised score ``v``.
+
+    Scaled parameters: ``(L, k_u, u0, tau, b)``; returns the least-squares result.
+    """
+    lo, hi, idx = _scaled_bounds(u, v, use_tau)
+
+    # Grid over the nonlinear parameters, linear ones by least squares; keep the best few.
+    starts = [p for _, p in _grid_starts(u, t, v, use_tau)[: max(1, n_starts)]]
+    if extra_start is not None:
+        starts.insert(0, np.asarray(extra_start, dtype=float))
+
+    resid, jac = _scaled_residuals(u, t, v, use_tau)
     best = None
     for start in starts:
         eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))  # -inf stays
@@ -1160,6 +1231,90 @@ def ate_aipw(
     return _make_result("aipw", point, xx, tt, yy, n_boot, ci, random_state, groups)
 
 
+def common_strata(x, t) -> np.ndarray:
+    """Mask of the units whose exact ``x`` value is observed in both arms.
+
+    These are the units the stratified backdoor estimator (:func:`ate_backdoor` with
+    ``method="stratified"``) averages over: one stratum per distinct ``x`` (per base model's
+    compute), kept only when it holds both pretrained and fine-tuned models.
+
+    Parameters
+    ----------
+    x, t : array-like
+        Adjustment covariate and binary treatment.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean mask, True for units in a stratum with both arms.
+    """
+    xx = _as_float(x, "x")
+    tt = _as_treatment(t, "t")
+    _check_lengths(x=xx, t=tt)
+    in1 = np.isin(xx, np.unique(xx[tt == 1]))
+    in0 = np.isin(xx, np.unique(xx[tt == 0]))
+    return in1 & in0
+
+
+def ate_ipw_strata(
+    x,
+    t,
+    y,
+    *,
+    degree: int = 1,
+    penalty: float = 1e-3,
+    trim: float = 0.01,
+    n_boot: int = 500,
+    ci: float = 0.95,
+    random_state=None,
+    groups=None,
+) -> ATEResult:
+    """IPW ATE restricted to the stratified backdoor estimator's support.
+
+    Identical to :func:`ate_ipw` except that only the units of :func:`common_strata` (their
+    exact ``x`` is observed in both arms) enter, recomputed in every bootstrap replicate.
+    It therefore averages over the same units as the stratified backdoor estimate, so a gap
+    between the two comes from the propensity model, not from the population. (With a
+    saturated propensity, one share per stratum, the Hajek IPW estimate *equals* the
+    stratified backdoor estimate; the logistic propensity in ``x`` smooths those shares.)
+
+    Parameters
+    ----------
+    x, t, y : array-like
+        As in :func:`ate_backdoor`.
+    degree, penalty, trim
+        Propensity model and trimming, as in :func:`ate_ipw`.
+    n_boot, ci, random_state, groups
+        As in :func:`ate_backdoor`.
+
+    Returns
+    -------
+    ATEResult
+        ``estimator == "ipw_strata"``; ``n_used`` counts units inside the strata and the
+        trimming bounds.
+    """
+    xx, tt, yy = _check_ate_inputs(x, t, y)
+    _check_trim(trim)
+    if degree < 1:
+        raise ValueError(f"degree must be >= 1, found {degree}")
+    details = "units in strata with both arms; " + _ipw_details(degree, penalty, trim, False)
+
+    def point(idx: np.ndarray):
+        xi, ti, yi = xx[idx], tt[idx], yy[idx]
+        keep = _support_mask(xi, ti, "stratified")
+        xi, ti, yi = xi[keep], ti[keep], yi[keep]
+        if min(ti.sum(), len(ti) - ti.sum()) < 2:
+            raise ValueError("fewer than 2 units in an arm inside the common strata")
+        e = _propensity(xi, ti, degree, penalty)
+        k2 = _ipw_mask(e, ti, trim, False)
+        e, ti, yi = e[k2], ti[k2], yi[k2]
+        w1, w0 = ti / e, (1 - ti) / (1 - e)
+        return (float(np.sum(w1 * yi) / w1.sum()), float(np.sum(w0 * yi) / w0.sum()),
+                int(k2.sum()), details)
+
+    return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, groups)
+
+
 # ----------------------------------------------------------------------------- overlap
 @dataclass(frozen=True)
 class OverlapDiagnostics:
@@ -1258,7 +1413,8 @@ def overlap_diagnostics(
 
 
 # ----------------------------------------------------------------------------- table
-_ESTIMATORS = {"backdoor": ate_backdoor, "ipw": ate_ipw, "aipw": ate_aipw}
+_ESTIMATORS = {"backdoor": ate_backdoor, "ipw": ate_ipw, "aipw": ate_aipw,
+               "ipw_strata": ate_ipw_strata}
 
 
 def ate_by_outcome(
@@ -1285,7 +1441,7 @@ def ate_by_outcome(
         Score columns (e.g. ``hca.data.V2_BENCHMARKS``).
     x, t : str
         Columns holding ``log C`` and the 0/1 (or bool) treatment.
-    estimators : sequence of {"backdoor", "ipw", "aipw"}
+    estimators : sequence of {"backdoor", "ipw", "aipw", "ipw_strata"}
         Estimators to run.
     n_boot, ci, random_state
         Bootstrap settings, the same seed for every outcome and estimator (common random
@@ -1483,3 +1639,1025 @@ def plot_overlap(
     ax.set_ylabel("share of models in the arm")
     ax.legend(loc="best", fontsize="small")
     return ax
+
+
+# ----------------------------------------------------------------------------- leaderboard rows
+#: Leaderboard ``type`` values that count as *not* post-trained (``T = 0``).
+PRETRAINED_TYPES: tuple[str, ...] = ("pretrained", "continuously_pretrained")
+
+# A post-training marker as a separate token of the repository name (``-Instruct``, ``-chat``,
+# ``-it``, ``-SFT``, ``-DPO``, ...).
+_POST_TRAINING_MARKER = re.compile(
+    r"(?:^|[-_.])(?:instruct|chat|it|sft|dpo|rlhf|orpo|kto|simpo)(?=$|[-_.\d])", re.IGNORECASE)
+
+# Lineage of a token-table family: its leading word, with these exceptions.
+_LINEAGE_ALIASES = {"CodeLlama": "Llama", "Mixtral": "Mistral", "Codestral": "Mistral"}
+
+
+def fine_tuning_treatment(
+    df: pd.DataFrame,
+    *,
+    overrides: Mapping[str, int] | None = None,
+    name_markers: bool = True,
+) -> pd.DataFrame:
+    """Binary treatment ``T`` of leaderboard rows: 1 = post-trained, 0 = pretrained.
+
+    Rule, in order:
+
+    1. ``type``: ``T = 0`` for :data:`PRETRAINED_TYPES` (``pretrained``,
+       ``continuously_pretrained``), ``T = 1`` for every other type (``fine-tuned``,
+       ``chat``, ``merge``, ``multimodal``, ``other``). On the v2 file this is exactly the
+       negation of the paper authors' own ``pretrain`` column.
+    2. ``name_markers``: a row typed pretrained whose repository name (after ``org/``) holds a
+       post-training marker as a separate token (``instruct``, ``chat``, ``it``, ``sft``,
+       ``dpo``, ``rlhf``, ``orpo``, ``kto``, ``simpo``) gets ``T = 1``: the leaderboard types
+       e.g. ``meta-llama/Llama-3.1-8B-Instruct`` as pretrained.
+    3. ``overrides``: ``{model_id: 0 or 1}`` for hand-checked rows.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Needs ``model_id`` and ``type`` (as in :func:`hca.data.load_leaderboard_v2`).
+    overrides : mapping, optional
+        Hand-checked treatments by exact ``model_id``.
+    name_markers : bool, default True
+        Apply rule 2.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Aligned with ``df.index``: ``T`` (int 0/1) and ``t_rule`` (``"type"``,
+        ``"name marker"`` or ``"override"``).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
+    missing = [c for c in ("model_id", "type") if c not in df.columns]
+    if missing:
+        raise ValueError(f"df is missing column(s) {missing}")
+    typ = df["type"].astype("string")
+    if typ.isna().any():
+        rows = df.index[typ.isna().to_numpy()][:5].tolist()
+        raise ValueError(f"column 'type' has {int(typ.isna().sum())} missing value(s) (rows {rows})")
+    t = np.where(typ.isin(PRETRAINED_TYPES).to_numpy(), 0, 1)
+    rule = np.full(len(df), "type", dtype=object)
+    if name_markers:
+        repo = df["model_id"].astype(str).str.split("/").str[-1]
+        flip = (t == 0) & repo.str.contains(_POST_TRAINING_MARKER).to_numpy()
+        t[flip], rule[flip] = 1, "name marker"
+    for model_id, value in (overrides or {}).items():
+        if value not in (0, 1):
+            raise ValueError(f"override for {model_id!r} must be 0 or 1, found {value!r}")
+        hit = (df["model_id"] == model_id).to_numpy()
+        if not hit.any():
+            raise ValueError(f"override model_id {model_id!r} is not in df")
+        t[hit], rule[hit] = value, "override"
+    return pd.DataFrame({"T": t.astype(int), "t_rule": pd.array(rule, dtype="string")},
+                        index=df.index)
+
+
+def base_lineage(base_model) -> pd.Series:
+    """Developer lineage of canonical base-model names (``"Llama"``, ``"Qwen"``, ...).
+
+    The leading word of the base's ``family`` in :func:`hca.base_models.pretraining_tokens`
+    (``Llama-3.1`` -> ``Llama``, ``Qwen2.5-Coder`` -> ``Qwen``, ``Gemma-2`` -> ``Gemma``),
+    counting Code Llama as Llama and Mixtral and Codestral as Mistral.
+
+    Parameters
+    ----------
+    base_model : array-like of str
+        Canonical names as returned by :func:`hca.base_models.identify`; NA stays NA.
+
+    Returns
+    -------
+    pandas.Series
+        String dtype, aligned with ``base_model`` when it is a Series.
+    """
+    from .base_models import pretraining_tokens
+
+    s = base_model if isinstance(base_model, pd.Series) else pd.Series(base_model)
+    s = s.astype("string")
+    fam = pretraining_tokens().set_index("base_model")["family"]
+    unknown = sorted(set(s.dropna()) - set(fam.index))
+    if unknown:
+        raise ValueError(f"unknown base model(s) {unknown[:5]}; expected names from "
+                         "hca.base_models.pretraining_tokens()")
+    lead = s.map(fam).astype("string").str.extract(r"^([A-Za-z]+)", expand=False)
+    return lead.replace(_LINEAGE_ALIASES).astype("string")
+
+
+def scaling_frame(
+    df: pd.DataFrame,
+    *,
+    official_only: bool = False,
+    overrides: Mapping[str, int] | None = None,
+    name_markers: bool = True,
+    include_estimates: bool = True,
+) -> pd.DataFrame:
+    """Leaderboard rows with pretraining compute and treatment, for Appendices D and F.
+
+    Adds ``base_model``, ``layer``, ``evidence`` (:func:`hca.base_models.identify`, when
+    ``df`` has no ``base_model`` column), ``tokens_t``, ``compute_flops``, ``log10_compute``
+    (:func:`hca.base_models.add_compute`: ``C = 6 N D`` with ``N`` the *base model's*
+    parameters from the token table, active parameters for mixtures of experts, and ``D`` its
+    pretraining tokens), ``family``, ``lineage`` (:func:`base_lineage`), ``base_params_b``,
+    ``log_c`` (natural log of ``C`` in FLOPs, the ``X`` of the paper), ``T`` and ``t_rule``
+    (:func:`fine_tuning_treatment`). Keeps only rows with a finite compute (attributed to a
+    base whose token count is known) and, with ``official_only``, the rows whose
+    ``official_providers`` flag is True.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The v2 leaderboard (:func:`hca.data.load_leaderboard_v2`).
+    official_only : bool, default False
+        Keep only the leaderboard's "official providers" rows.
+    overrides, name_markers
+        Passed to :func:`fine_tuning_treatment`.
+    include_estimates : bool, default True
+        Passed to :func:`hca.base_models.add_compute` (False: drop bases whose token count is
+        only a third-party estimate).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of the kept rows (original index) with the new columns.
+    """
+    from .base_models import add_compute, pretraining_tokens
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
+    if official_only and "official_providers" not in df.columns:
+        raise ValueError("official_only=True needs column 'official_providers'")
+    out = add_compute(df, include_estimates=include_estimates)
+    out = out.join(fine_tuning_treatment(df, overrides=overrides, name_markers=name_markers))
+    keep = np.isfinite(out["compute_flops"].to_numpy(dtype=float))
+    if official_only:
+        keep &= out["official_providers"].fillna(False).astype(bool).to_numpy()
+    out = out[keep].copy()
+    tok = pretraining_tokens().set_index("base_model")
+    base = out["base_model"].astype("string")
+    out["family"] = base.map(tok["family"]).astype("string")
+    out["lineage"] = base_lineage(base)
+    out["base_params_b"] = base.map(tok["params_b"]).astype(float)
+    out["log_c"] = np.log(out["compute_flops"].to_numpy(dtype=float))
+    return out
+
+
+_AUTHORS_LINEAGE = {"llama-3": "Llama", "qwen2": "Qwen", "qwen2.5": "Qwen",
+                    "gemma-2-9b": "Gemma", "mistral-7b": "Mistral"}
+
+
+def authors_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The same analysis frame built from the paper authors' own columns of the v2 file.
+
+    The published CSV carries three columns added by the authors: ``Tokens``
+    (``authors_tokens``, trillions; 0 when unassigned), ``base_model``
+    (``authors_base_model``: ``llama-3``, ``qwen2.5``, ``qwen2``, ``gemma-2-9b``,
+    ``mistral-7b``) and ``pretrain`` (``authors_pretrain``). This keeps rows with
+    ``authors_tokens > 0`` and ``params_b > 0`` and sets ``T = 1 - authors_pretrain``,
+    ``log_c = ln(6 N D)`` in FLOPs with ``N`` the row's own ``params_b`` (the file gives no
+    other N) and ``D = authors_tokens``, ``base_model = authors_base_model`` and ``lineage``
+    (Llama, Qwen, Gemma, Mistral).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of the kept rows (original index) with ``T``, ``log_c``, ``base_model`` and
+        ``lineage``.
+    """
+    need = ["authors_tokens", "authors_base_model", "authors_pretrain", "params_b"]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ValueError(f"df is missing column(s) {missing}")
+    tokens = pd.to_numeric(df["authors_tokens"], errors="coerce")
+    params = pd.to_numeric(df["params_b"], errors="coerce")
+    out = df[(tokens > 0).to_numpy() & (params > 0).to_numpy()].copy()
+    base = out["authors_base_model"].astype("string")
+    if base.isna().any():
+        raise ValueError(f"{int(base.isna().sum())} row(s) have authors_tokens > 0 but no "
+                         "authors_base_model")
+    unknown = sorted(set(base) - set(_AUTHORS_LINEAGE))
+    if unknown:
+        raise ValueError(f"unknown authors_base_model value(s) {unknown}")
+    out["T"] = (~out["authors_pretrain"].astype(bool)).astype(int)
+    out["log_c"] = log_compute(out["params_b"].to_numpy(dtype=float),
+                               out["authors_tokens"].to_numpy(dtype=float))
+    out["base_model"] = base
+    out["lineage"] = base.map(_AUTHORS_LINEAGE).astype("string")
+    return out
+
+
+# ----------------------------------------------------------------------------- Figure 12
+_SIZE_TOKEN = re.compile(r"(\d+(?:\.\d+)?[BM])(?:-A\d+B)?$")
+
+
+def _size_label(names: pd.Series, size: float) -> str:
+    labels = sorted({m.group(1) for m in (_SIZE_TOKEN.search(str(n)) for n in names) if m})
+    return "/".join(labels) if labels else f"{size:.3g}B"
+
+
+def family_size_means(
+    df: pd.DataFrame,
+    outcomes: Sequence[str],
+    *,
+    family: str = "family",
+    size: str = "base_params_b",
+    label: str | None = "base_model",
+    top: int = 3,
+    min_sizes: int = 3,
+    ci: float = 0.95,
+) -> pd.DataFrame:
+    """Mean score by base-model size within model families (paper Figure 12).
+
+    Families with at least ``min_sizes`` distinct base sizes are ranked by their number of
+    rows, and the ``top`` largest kept. Pass only the rows to summarise (e.g. ``T == 1``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per model.
+    outcomes : sequence of str
+        Score columns.
+    family, size : str
+        Columns with the family label and the base model's size (parameters, B).
+    label : str or None, default "base_model"
+        Column whose names give size labels (the trailing ``8B`` of ``Llama-3.1-8B``); sizes
+        shared by several names are joined with ``/``. None: label from ``size``.
+    top, min_sizes : int
+        Number of families kept and minimum number of sizes per family.
+    ci : float, default 0.95
+        Coverage of the normal-approximation interval ``mean +- z sem``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``family, size, size_label, outcome, mean, sem, ci_low, ci_high, n``;
+        families in rank order, sizes increasing. ``sem`` is NaN for a single model.
+    """
+    from scipy.stats import norm
+
+    _check_ci(ci)
+    needed = [family, size, *outcomes] + ([label] if label else [])
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise ValueError(f"df is missing column(s) {missing}")
+    if top < 1 or min_sizes < 1:
+        raise ValueError(f"top and min_sizes must be >= 1, found {top} and {min_sizes}")
+    sub = df[df[family].notna() & df[size].notna()]
+    for col in outcomes:
+        if sub[col].isna().any():
+            raise ValueError(f"outcome column {col!r} has {int(sub[col].isna().sum())} missing "
+                             "values")
+    stats = sub.groupby(family)[size].agg(["size", "nunique"])
+    ranked = stats[stats["nunique"] >= min_sizes].sort_values("size", ascending=False,
+                                                               kind="stable")
+    if ranked.empty:
+        raise ValueError(f"no family has at least {min_sizes} distinct sizes")
+    z = float(norm.ppf(0.5 + ci / 2))
+    rows = []
+    for fam in ranked.index[:top]:
+        part = sub[sub[family] == fam]
+        for sz, grp in part.groupby(size, sort=True):
+            lab = _size_label(grp[label], sz) if label else f"{sz:.3g}B"
+            for col in outcomes:
+                v = grp[col].to_numpy(dtype=float)
+                sem = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+                m = float(v.mean())
+                rows.append({"family": fam, "size": float(sz), "size_label": lab,
+                             "outcome": col, "mean": m, "sem": sem, "ci_low": m - z * sem,
+                             "ci_high": m + z * sem, "n": len(v)})
+    return pd.DataFrame(rows)
+
+
+def plot_family_sizes(
+    table: pd.DataFrame,
+    family: str,
+    *,
+    ax: "Axes | None" = None,
+    labels: Mapping[str, str] | None = None,
+) -> "Axes":
+    """Grouped bars of one family's mean scores by base size (paper Figure 12).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`family_size_means`.
+    family : str
+        The family to draw.
+    ax : matplotlib Axes, optional
+    labels : mapping, optional
+        Display names of the outcomes (e.g. ``hca.data.BENCHMARK_LABELS``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    part = table[table["family"] == family]
+    if part.empty:
+        raise ValueError(f"family {family!r} not in table; found {sorted(table['family'].unique())}")
+    ax = _get_ax(ax)
+    outcomes = list(dict.fromkeys(part["outcome"]))
+    sizes = list(dict.fromkeys(part.sort_values("size")["size"]))
+    width = 0.8 / len(sizes)
+    cmap = __import__("matplotlib").colormaps["viridis"]
+    for j, sz in enumerate(sizes):
+        rows = part[part["size"] == sz].set_index("outcome").reindex(outcomes)
+        pos = np.arange(len(outcomes)) - 0.4 + width * (j + 0.5)
+        err = np.vstack([rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]])
+        ax.bar(pos, rows["mean"], width, yerr=np.where(np.isfinite(err), err, 0.0), capsize=2,
+               color=cmap(j / max(1, len(sizes) - 1)),
+               label=f"{rows['size_label'].iloc[0]} (n = {int(rows['n'].iloc[0])})")
+    ax.set_xticks(np.arange(len(outcomes)))
+    ax.set_xticklabels([(labels or {}).get(o, o) for o in outcomes], rotation=30, ha="right")
+    ax.set_ylabel("mean normalized score")
+    ax.set_title(family)
+    ax.legend(loc="upper right", fontsize="x-small", title="base size", title_fontsize="x-small")
+    return ax
+
+
+# ----------------------------------------------------------------------------- panels
+def _seed_from(random_state) -> int:
+    """An integer seed from ``random_state`` (int, Generator or None)."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
+        return int(random_state)
+    raise ValueError(f"random_state must be a non-negative int, a Generator or None, found "
+                     f"{random_state!r}")
+
+
+def _run_jobs(fn: Callable, jobs: list[tuple], n_jobs: int) -> list:
+    """``[fn(*job) for job in jobs]``, in parallel processes (joblib) when ``n_jobs != 1``."""
+    if n_jobs == 1 or len(jobs) <= 1:
+        return [fn(*job) for job in jobs]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(fn)(*job) for job in jobs)
+
+
+def _subset_masks(df: pd.DataFrame, subsets) -> dict[str, np.ndarray]:
+    if subsets is None:
+        return {"all": np.ones(len(df), dtype=bool)}
+    out = {}
+    for name, mask in subsets.items():
+        if mask is None:
+            out[str(name)] = np.ones(len(df), dtype=bool)
+            continue
+        m = np.asarray(mask)
+        if m.dtype != bool or m.shape != (len(df),):
+            raise ValueError(f"subset {name!r} must be None or a boolean mask of length "
+                             f"{len(df)}, found dtype {m.dtype} and shape {m.shape}")
+        out[str(name)] = m
+    if not out:
+        raise ValueError("subsets is empty")
+    return out
+
+
+def _check_panel_columns(df: pd.DataFrame, cols: list[str]) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"df is missing column(s) {missing}")
+
+
+def _group_codes(df: pd.DataFrame, groups: str | None, mask: np.ndarray) -> np.ndarray | None:
+    if groups is None:
+        return None
+    g = df[groups][mask]
+    if g.isna().any():
+        raise ValueError(f"groups column {groups!r} has {int(g.isna().sum())} missing values")
+    return pd.factorize(g, sort=True)[0]
+
+
+def _r2_treatment_only(t: np.ndarray, y: np.ndarray) -> float:
+    """R^2 of the arm means alone (the share of variance T explains without compute)."""
+    fitted = np.where(t == 1, y[t == 1].mean() if (t == 1).any() else 0.0,
+                      y[t == 0].mean() if (t == 0).any() else 0.0)
+    return float(1.0 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+def _sigmoid_boot_block(x, t, Y, groups, tau_fixed, starts, n_starts, seed, sub_idx, reps):
+    """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome."""
+    out = []
+    for r in reps:
+        rng = np.random.default_rng([seed, sub_idx, r])
+        idx = _resample_indices(rng, t, groups)
+        if not tau_fixed and len(np.unique(t[idx])) < 2:
+            out.append(None)
+            continue
+        vals = []
+        try:
+            for j in range(Y.shape[1]):
+                if n_starts == 0:
+                    vals.append(_warm_refit(x[idx], t[idx], Y[idx, j], starts[j], not tau_fixed))
+                    continue
+                f = fit_sigmoid_law(x[idx], t[idx], Y[idx, j], n_starts=n_starts, start=starts[j])
+                vals.append([*(f.params[p] for p in PARAM_NAMES), f.r2])
+        except ValueError:
+            out.append(None)
+            continue
+        arr = np.asarray(vals, dtype=float)
+        out.append(arr if np.all(np.isfinite(arr)) else None)
+    return out
+
+
+@dataclass(frozen=True)
+class SigmoidPanel:
+    """Sigmoid-law fits for several outcomes and subsets (:func:`fit_sigmoid_panel`).
+
+    Attributes
+    ----------
+    subsets, outcomes : tuple of str
+        Row and column labels of the panel.
+    fits : dict
+        ``(subset, outcome) -> SigmoidFit`` on the full subset.
+    boot : dict
+        ``(subset, outcome) -> SigmoidBootstrap`` (empty when ``n_boot = 0``).
+    r2_samples : dict
+        ``subset -> (n_ok, n_outcomes)`` bootstrap R^2, one row per joint replicate (the same
+        resample for every outcome of a subset).
+    data : dict
+        ``subset -> DataFrame`` with the ``x``, ``t`` and outcome columns used.
+    x, t : str
+        Column names of ``log C`` and the treatment.
+    ci : float
+        Nominal coverage of the intervals.
+    n_boot : int
+        Requested replicates per subset.
+    groups : str or None
+        Cluster column of the bootstrap (None: models resampled within arms).
+    """
+
+    subsets: tuple[str, ...]
+    outcomes: tuple[str, ...]
+    fits: Mapping[tuple[str, str], SigmoidFit] = field(repr=False)
+    boot: Mapping[tuple[str, str], SigmoidBootstrap] = field(repr=False)
+    r2_samples: Mapping[str, np.ndarray] = field(repr=False, compare=False)
+    data: Mapping[str, pd.DataFrame] = field(repr=False, compare=False)
+    x: str
+    t: str
+    ci: float
+    n_boot: int
+    groups: str | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table: ``subset, outcome, param, estimate, se, ci_low, ci_high``."""
+        rows = []
+        for s in self.subsets:
+            for o in self.outcomes:
+                fit, bs = self.fits[(s, o)], self.boot.get((s, o))
+                for p in PARAM_NAMES:
+                    rows.append({"subset": s, "outcome": o, "param": p,
+                                 "estimate": fit.params[p], "se": fit.se[p],
+                                 "ci_low": bs.ci_low[p] if bs else np.nan,
+                                 "ci_high": bs.ci_high[p] if bs else np.nan})
+        return pd.DataFrame(rows)
+
+    def r2_table(self) -> pd.DataFrame:
+        """Fit quality per subset and outcome.
+
+        Columns ``subset, outcome, n, n_treated, n_clusters, r2, r2_ci_low, r2_ci_high,
+        r2_t_only, r2_compute, converged, at_bound, n_boot_ok``. ``r2_t_only`` is the R^2 of
+        the two arm means alone and ``r2_compute = r2 - r2_t_only`` the share of variance the
+        compute curve adds to the fine-tuning shift.
+        """
+        alpha = (1.0 - self.ci) / 2.0
+        rows = []
+        for s in self.subsets:
+            d = self.data[s]
+            samples = self.r2_samples.get(s)
+            n_cl = int(d[self.groups].nunique()) if self.groups else np.nan
+            for j, o in enumerate(self.outcomes):
+                fit = self.fits[(s, o)]
+                t, y = d[self.t].to_numpy(dtype=int), d[o].to_numpy(dtype=float)
+                r2t = _r2_treatment_only(t, y)
+                ok = samples is not None and len(samples) > 0
+                rows.append({
+                    "subset": s, "outcome": o, "n": fit.n, "n_treated": fit.n_treated,
+                    "n_clusters": n_cl, "r2": fit.r2,
+                    "r2_ci_low": float(np.quantile(samples[:, j], alpha)) if ok else np.nan,
+                    "r2_ci_high": float(np.quantile(samples[:, j], 1 - alpha)) if ok else np.nan,
+                    "r2_t_only": r2t, "r2_compute": fit.r2 - r2t, "converged": fit.converged,
+                    "at_bound": ",".join(fit.at_bound), "n_boot_ok": len(samples) if ok else 0,
+                })
+        return pd.DataFrame(rows)
+
+    def r2_gap(self, better: Sequence[str], worse: Sequence[str]) -> pd.DataFrame:
+        """Mean R^2 of the ``better`` outcomes minus that of the ``worse`` ones, per subset.
+
+        The interval is the percentile interval of the same difference over the joint
+        bootstrap replicates (NaN without bootstrap).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``subset, gap, ci_low, ci_high``.
+        """
+        unknown = [o for o in [*better, *worse] if o not in self.outcomes]
+        if unknown or not better or not worse:
+            raise ValueError(f"better and worse must be non-empty lists of outcomes in "
+                             f"{list(self.outcomes)}; unknown {unknown}")
+        ib = [self.outcomes.index(o) for o in better]
+        iw = [self.outcomes.index(o) for o in worse]
+        alpha = (1.0 - self.ci) / 2.0
+        rows = []
+        for s in self.subsets:
+            r2 = np.array([self.fits[(s, o)].r2 for o in self.outcomes])
+            gap = float(r2[ib].mean() - r2[iw].mean())
+            smp = self.r2_samples.get(s)
+            if smp is not None and len(smp):
+                g = smp[:, ib].mean(axis=1) - smp[:, iw].mean(axis=1)
+                lo, hi = float(np.quantile(g, alpha)), float(np.quantile(g, 1 - alpha))
+            else:
+                lo = hi = np.nan
+            rows.append({"subset": s, "gap": gap, "ci_low": lo, "ci_high": hi})
+        return pd.DataFrame(rows)
+
+    def summary(self) -> str:
+        """Multi-line text summary (R^2 and tau per subset and outcome)."""
+        boot = (f"{self.n_boot} joint bootstrap replicates per subset"
+                + (f", clusters = {self.groups}" if self.groups else ", within arms")
+                if self.n_boot else "no bootstrap")
+        lines = [f"Sigmoid law Y = L/(1+exp(-k(ln C - ln C0))) + tau T + b; {boot}"]
+        for s in self.subsets:
+            parts = []
+            for o in self.outcomes:
+                f = self.fits[(s, o)]
+                parts.append(f"{o}: R^2 {f.r2:.2f}, tau {f.tau:+.1f}")
+            lines.append(f"  {s} (n = {self.fits[(s, self.outcomes[0])].n}): " + "; ".join(parts))
+        return "\n".join(lines)
+
+
+def fit_sigmoid_panel(
+    df: pd.DataFrame,
+    outcomes: Sequence[str],
+    *,
+    x: str = "log_c",
+    t: str = "T",
+    subsets: Mapping[str, object] | None = None,
+    groups: str | None = None,
+    n_boot: int = 0,
+    ci: float = 0.95,
+    n_starts: int = 0,
+    random_state=0,
+    n_jobs: int = 1,
+) -> SigmoidPanel:
+    """Fit the sigmoid law to several outcomes in several subsets (paper Figures 7 and 14).
+
+    Every (subset, outcome) is fitted with :func:`fit_sigmoid_law`. With ``n_boot > 0`` each
+    subset gets a *joint* percentile bootstrap: one resample (of whole clusters when
+    ``groups`` is given, else of models within each arm) is refitted for every outcome, so
+    that differences of R^2 between outcomes (:meth:`SigmoidPanel.r2_gap`) get intervals.
+    Replicate ``r`` of subset ``i`` uses ``numpy.random.default_rng([seed, i, r])``, so the
+    result does not depend on ``n_jobs``. Replicates that cannot be fitted are dropped.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per model with columns ``x``, ``t``, the outcomes and ``groups``.
+    outcomes : sequence of str
+        Score columns.
+    x, t : str
+        Natural-log compute and 0/1 treatment columns.
+    subsets : mapping, optional
+        ``name -> boolean mask over df rows`` (or None for all rows). Default: all rows.
+    groups : str, optional
+        Cluster column for the bootstrap (e.g. ``"base_model"``).
+    n_boot : int, default 0
+        Joint bootstrap replicates per subset.
+    ci : float, default 0.95
+        Nominal coverage.
+    n_starts : int, default 0
+        Starts per bootstrap refit. 0: a single local optimisation from the full-data
+        estimate (fast; the usual warm-started bootstrap); ``k >= 1``: :func:`fit_sigmoid_law`
+        with the full-data estimate plus ``k`` grid starts, as :func:`bootstrap_sigmoid`.
+    random_state : int, Generator or None, default 0
+        Seed.
+    n_jobs : int, default 1
+        Parallel processes (joblib) for the bootstrap.
+
+    Returns
+    -------
+    SigmoidPanel
+    """
+    outcomes = list(outcomes)
+    if not outcomes:
+        raise ValueError("outcomes is empty")
+    _check_panel_columns(df, [x, t, *outcomes] + ([groups] if groups else []))
+    _check_ci(ci)
+    if n_boot < 0 or n_starts < 0:
+        raise ValueError(f"n_boot and n_starts must be >= 0, found {n_boot} and {n_starts}")
+    masks = _subset_masks(df, subsets)
+    seed = _seed_from(random_state)
+    fits, boot, r2s, data, jobs, prepared = {}, {}, {}, {}, [], {}
+    for i, (name, mask) in enumerate(masks.items()):
+        d = df.loc[mask, [x, t, *outcomes] + ([groups] if groups else [])]
+        for col in [x, t, *outcomes]:
+            if d[col].isna().any():
+                raise ValueError(f"subset {name!r}: column {col!r} has "
+                                 f"{int(d[col].isna().sum())} missing values")
+        data[name] = d
+        xx = d[x].to_numpy(dtype=float)
+        tt = _as_treatment(d[t].to_numpy(), t)
+        Y = d[outcomes].to_numpy(dtype=float)
+        sub_fits = [fit_sigmoid_law(xx, tt, Y[:, j]) for j in range(len(outcomes))]
+        for o, f in zip(outcomes, sub_fits):
+            fits[(name, o)] = f
+        if n_boot:
+            g = _group_codes(df, groups, mask)
+            prepared[name] = (i, sub_fits)
+            n_blocks = max(1, min(n_boot, 4 * max(1, n_jobs)))
+            for block in np.array_split(np.arange(n_boot), n_blocks):
+                jobs.append((xx, tt, Y, g, sub_fits[0].tau_fixed, [f.params for f in sub_fits],
+                             n_starts, seed, i, block.tolist()))
+    if n_boot:
+        results = _run_jobs(_sigmoid_boot_block, jobs, n_jobs)
+        per_subset: dict[int, list] = {}
+        for job, res in zip(jobs, results):
+            per_subset.setdefault(job[8], []).extend(res)
+        alpha = (1.0 - ci) / 2.0
+        for name, (i, sub_fits) in prepared.items():
+            ok = [a for a in per_subset[i] if a is not None]
+            if len(ok) < (n_boot + 1) // 2:
+                raise ValueError(f"subset {name!r}: only {len(ok)} of {n_boot} bootstrap "
+                                 "replicates could be fitted")
+            arr = np.stack(ok)  # (n_ok, n_outcomes, 6)
+            r2s[name] = arr[:, :, 5]
+            for j, o in enumerate(outcomes):
+                smp = arr[:, j, :5]
+                lo, hi = np.quantile(smp, alpha, axis=0), np.quantile(smp, 1 - alpha, axis=0)
+                boot[(name, o)] = SigmoidBootstrap(
+                    fit=sub_fits[j], samples=smp,
+                    ci_low={p: float(lo[k]) for k, p in enumerate(PARAM_NAMES)},
+                    ci_high={p: float(hi[k]) for k, p in enumerate(PARAM_NAMES)},
+                    ci=ci, n_boot=n_boot, n_failed=n_boot - len(ok))
+    return SigmoidPanel(subsets=tuple(masks), outcomes=tuple(outcomes), fits=fits, boot=boot,
+                        r2_samples=r2s, data=data, x=x, t=t, ci=ci, n_boot=n_boot,
+                        groups=groups)
+
+
+def plot_sigmoid_panel(
+    panel: SigmoidPanel,
+    *,
+    axes=None,
+    labels: Mapping[str, str] | None = None,
+    flops_axis: bool = True,
+):
+    """Grid of :func:`plot_sigmoid_fit`: one row per subset, one column per outcome.
+
+    Parameters
+    ----------
+    panel : SigmoidPanel
+    axes : 2-D array of Axes, optional
+        Shape ``(len(subsets), len(outcomes))``; a new figure is created when None.
+    labels : mapping, optional
+        Display names of the outcomes.
+    flops_axis : bool, default True
+        Compute in FLOPs on a log axis (else ``ln C``).
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+    """
+    import matplotlib.pyplot as plt
+
+    shape = (len(panel.subsets), len(panel.outcomes))
+    if axes is None:
+        _, axes = plt.subplots(*shape, figsize=(2.6 * shape[1], 2.4 * shape[0]),
+                               sharex=True, squeeze=False)
+    axes = np.asarray(axes).reshape(shape)
+    for i, s in enumerate(panel.subsets):
+        d = panel.data[s]
+        for j, o in enumerate(panel.outcomes):
+            ax = axes[i, j]
+            fit = panel.fits[(s, o)]
+            plot_sigmoid_fit(fit, d[panel.x], d[panel.t], d[o], ax=ax, flops_axis=flops_axis)
+            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR$^2$ = {fit.r2:.2f}, "
+                         f"$\\tau$ = {fit.tau:+.1f}", fontsize="small")
+            ax.tick_params(labelsize="x-small")
+            ax.set_xlabel("C (FLOPs)" if flops_axis else "ln C", fontsize="small")
+            ax.set_ylabel("score" if j == 0 else "", fontsize="small")
+            if (i, j) != (0, 0) and ax.get_legend() is not None:
+                ax.get_legend().remove()
+    return axes
+
+
+def _ate_job(name, x, t, y, n_boot, ci, seed, groups, kwargs):
+    return _ESTIMATORS[name](x, t, y, n_boot=n_boot, ci=ci, random_state=seed, groups=groups,
+                             **kwargs)
+
+
+@dataclass(frozen=True)
+class ATEPanel:
+    """ATEs for several outcomes, subsets and estimators (:func:`ate_panel`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        ``subset, outcome, estimator, ate, ci_low, ci_high, n_treated, n_control, n_used,
+        mu1, mu0, naive, n_boot_failed``.
+    samples : dict
+        ``(subset, outcome, estimator) -> bootstrap ATEs``.
+    rows : dict
+        ``subset -> positions of its rows in the input frame``.
+    ci : float
+        Nominal coverage.
+    """
+
+    table: pd.DataFrame
+    samples: Mapping[tuple[str, str, str], np.ndarray] = field(repr=False, compare=False)
+    rows: Mapping[str, np.ndarray] = field(repr=False, compare=False)
+    ci: float
+
+    def contrast(self, a: str, b: str, estimator: str = "backdoor") -> pd.DataFrame:
+        """ATE in subset ``a`` minus ATE in subset ``b``, per outcome, with an interval.
+
+        The subsets must not share rows: their bootstraps are then independent and the
+        interval is the percentile interval of replicate-wise differences.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``outcome, ate_a, ate_b, diff, ci_low, ci_high``.
+        """
+        for s in (a, b):
+            if s not in self.rows:
+                raise ValueError(f"unknown subset {s!r}; found {list(self.rows)}")
+        if np.intersect1d(self.rows[a], self.rows[b]).size:
+            raise ValueError(f"subsets {a!r} and {b!r} share rows; their ATEs are not "
+                             "independent")
+        tab = self.table[self.table["estimator"] == estimator].set_index(["subset", "outcome"])
+        if tab.empty:
+            raise ValueError(f"estimator {estimator!r} not in the panel")
+        alpha = (1.0 - self.ci) / 2.0
+        rows = []
+        for o in dict.fromkeys(self.table["outcome"]):
+            ea, eb = tab.loc[(a, o), "ate"], tab.loc[(b, o), "ate"]
+            sa, sb = self.samples[(a, o, estimator)], self.samples[(b, o, estimator)]
+            m = min(len(sa), len(sb))
+            d = sa[:m] - sb[:m]
+            rows.append({"outcome": o, "ate_a": ea, "ate_b": eb, "diff": ea - eb,
+                         "ci_low": float(np.quantile(d, alpha)) if m else np.nan,
+                         "ci_high": float(np.quantile(d, 1 - alpha)) if m else np.nan})
+        return pd.DataFrame(rows)
+
+    def wide(self, value: str = "ate") -> pd.DataFrame:
+        """``value`` as an outcome x (subset, estimator) table."""
+        return self.table.pivot_table(index="outcome", columns=["subset", "estimator"],
+                                      values=value, sort=False)
+
+    def summary(self) -> str:
+        """Multi-line text summary."""
+        lines = [f"ATE of fine-tuning ({100 * self.ci:g}% percentile bootstrap intervals)"]
+        for r in self.table.itertuples():
+            lines.append(f"  {r.subset:>8s} {r.outcome:>11s} {r.estimator:>10s}: {r.ate:+6.2f} "
+                         f"[{r.ci_low:+6.2f}, {r.ci_high:+6.2f}]  n_used = {r.n_used}")
+        return "\n".join(lines)
+
+
+def ate_panel(
+    df: pd.DataFrame,
+    outcomes: Sequence[str],
+    *,
+    x: str = "log_c",
+    t: str = "T",
+    subsets: Mapping[str, object] | None = None,
+    estimators: Sequence[str] = ("backdoor", "ipw"),
+    groups: str | None = None,
+    n_boot: int = 200,
+    ci: float = 0.95,
+    random_state=0,
+    n_jobs: int = 1,
+    estimator_kwargs: Mapping[str, Mapping] | None = None,
+) -> ATEPanel:
+    """Run the ATE estimators over outcomes, subsets and estimators (paper Figure 13).
+
+    Like :func:`ate_by_outcome`, for several subsets at once and in parallel. Within a subset
+    every outcome and estimator uses the same seed (common random numbers); subsets get
+    independent seeds (``SeedSequence([seed, i])``), so :meth:`ATEPanel.contrast` of two
+    disjoint subsets has independent bootstraps. Cluster labels are passed as integer codes
+    (sorted labels). Results do not depend on ``n_jobs``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per model.
+    outcomes : sequence of str
+        Score columns; missing values raise.
+    x, t : str
+        Adjustment and treatment columns.
+    subsets : mapping, optional
+        ``name -> boolean mask over df rows`` (or None for all rows). Default: all rows.
+    estimators : sequence of str
+        Names from ``"backdoor"``, ``"ipw"``, ``"aipw"``, ``"ipw_strata"``.
+    groups : str, optional
+        Cluster column for a cluster bootstrap (e.g. ``"base_model"``).
+    n_boot, ci : int, float
+        Bootstrap replicates and coverage.
+    random_state : int, Generator or None, default 0
+    n_jobs : int, default 1
+        Parallel processes (joblib).
+    estimator_kwargs : mapping, optional
+        Extra keyword arguments per estimator name.
+
+    Returns
+    -------
+    ATEPanel
+    """
+    outcomes = list(outcomes)
+    if not outcomes:
+        raise ValueError("outcomes is empty")
+    _check_panel_columns(df, [x, t, *outcomes] + ([groups] if groups else []))
+    unknown = [e for e in estimators if e not in _ESTIMATORS]
+    if unknown or not estimators:
+        raise ValueError(f"unknown estimator(s) {unknown}; choose from {sorted(_ESTIMATORS)}")
+    _check_ci(ci)
+    masks = _subset_masks(df, subsets)
+    seed = _seed_from(random_state)
+    kwargs = dict(estimator_kwargs or {})
+    jobs, keys, rows = [], [], {}
+    for i, (name, mask) in enumerate(masks.items()):
+        rows[name] = np.flatnonzero(mask)
+        d = df.loc[mask]
+        for col in [x, t, *outcomes]:
+            if d[col].isna().any():
+                raise ValueError(f"subset {name!r}: column {col!r} has "
+                                 f"{int(d[col].isna().sum())} missing values")
+        sub_seed = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
+        g = _group_codes(df, groups, mask)
+        xx, tt = d[x].to_numpy(dtype=float), d[t].to_numpy()
+        for o in outcomes:
+            for e in estimators:
+                jobs.append((e, xx, tt, d[o].to_numpy(dtype=float), n_boot, ci, sub_seed, g,
+                             dict(kwargs.get(e, {}))))
+                keys.append((name, o, e))
+    results = _run_jobs(_ate_job, jobs, n_jobs)
+    table, samples = [], {}
+    for (name, o, e), res in zip(keys, results):
+        table.append({"subset": name, "outcome": o, "estimator": e, "ate": res.ate,
+                      "ci_low": res.ci_low, "ci_high": res.ci_high, "n_treated": res.n_treated,
+                      "n_control": res.n_control, "n_used": res.n_used, "mu1": res.mu1,
+                      "mu0": res.mu0, "naive": res.naive, "n_boot_failed": res.n_boot_failed})
+        samples[(name, o, e)] = res.boot_samples
+    return ATEPanel(table=pd.DataFrame(table), samples=samples, rows=rows, ci=ci)
+
+
+def plot_ate_panel(
+    panel: ATEPanel,
+    *,
+    axes=None,
+    labels: Mapping[str, str] | None = None,
+):
+    """One :func:`plot_ate` forest plot per subset, with a shared x axis.
+
+    Parameters
+    ----------
+    panel : ATEPanel
+    axes : sequence of Axes, optional
+        One per subset; a new figure is created when None.
+    labels : mapping, optional
+        Display names of the outcomes.
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+    """
+    import matplotlib.pyplot as plt
+
+    subsets = list(dict.fromkeys(panel.table["subset"]))
+    if axes is None:
+        _, axes = plt.subplots(1, len(subsets), figsize=(4.2 * len(subsets), 3.8),
+                               sharex=True, sharey=True, squeeze=False)
+    axes = np.asarray(axes).ravel()
+    if len(axes) != len(subsets):
+        raise ValueError(f"need {len(subsets)} axes, found {len(axes)}")
+    for ax, s in zip(axes, subsets):
+        part = panel.table[panel.table["subset"] == s].copy()
+        part["outcome"] = part["outcome"].map(lambda o: (labels or {}).get(o, o))
+        plot_ate(part, ax=ax)
+        ax.set_title(s)
+        if ax is not axes[0] and ax.get_legend() is not None:
+            ax.get_legend().remove()
+    return axes
+
+
+def plot_propensity_strata(
+    x,
+    t,
+    *,
+    degree: int = 1,
+    penalty: float = 1e-3,
+    ax: "Axes | None" = None,
+) -> "Axes":
+    """Share of fine-tuned models per ``x`` stratum against the fitted logistic propensity.
+
+    Each distinct ``x`` (one base model's compute) is a point at its share of ``T = 1``,
+    with area proportional to its number of models; strata with a single arm are hollow.
+    The line is the logistic propensity of :func:`propensity_scores` (what IPW uses).
+
+    Parameters
+    ----------
+    x, t : array-like
+        Adjustment covariate and treatment.
+    degree, penalty
+        Propensity model, as in :func:`propensity_scores`.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    xx = _as_float(x, "x")
+    tt = _as_treatment(t, "t")
+    _check_lengths(x=xx, t=tt)
+    e = propensity_scores(xx, tt, degree=degree, penalty=penalty)
+    ax = _get_ax(ax)
+    values, inverse, counts = np.unique(xx, return_inverse=True, return_counts=True)
+    share = np.bincount(inverse, weights=tt, minlength=len(values)) / counts
+    both = (share > 0) & (share < 1)
+    size = 8 + 120 * counts / counts.max()
+    ax.scatter(values[both], share[both], s=size[both], color="tab:green", alpha=0.6,
+               label=f"stratum with both arms ({int(both.sum())})")
+    ax.scatter(values[~both], share[~both], s=size[~both], facecolors="none",
+               edgecolors="grey", label=f"single-arm stratum ({int((~both).sum())})")
+    order = np.argsort(xx)
+    ax.plot(xx[order], e[order], color="black", lw=1.5, label=f"logistic e(x), degree {degree}")
+    ax.set_xlabel("ln C (C = pretraining FLOPs)")
+    ax.set_ylabel("share fine-tuned, P(T=1 | x)")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(loc="lower left", fontsize="x-small")
+    return ax
+
+
+# ----------------------------------------------------------------------------- transparency
+def stratum_effects(
+    df: pd.DataFrame,
+    outcome: str,
+    *,
+    x: str = "log_c",
+    t: str = "T",
+    label: str | None = "base_model",
+) -> pd.DataFrame:
+    """Per-stratum means and differences behind the stratified backdoor estimate.
+
+    One row per distinct ``x`` observed in both arms: ``n1, n0, mean1, mean0, diff =
+    mean1 - mean0`` and ``weight = (n1 + n0) / total`` (the empirical ``p(x)`` the backdoor
+    formula averages over), so ``sum(weight * diff)`` is :func:`ate_backdoor`'s stratified
+    estimate. ``label`` names the stratum (its distinct labels joined with ``/``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Sorted by ``weight`` (largest first); columns ``x, label, n1, n0, mean1, mean0, diff,
+        weight, contribution`` (``weight * diff``).
+    """
+    _check_panel_columns(df, [x, t, outcome] + ([label] if label else []))
+    xx = _as_float(df[x].to_numpy(), x)
+    tt = _as_treatment(df[t].to_numpy(), t)
+    yy = _as_float(df[outcome].to_numpy(), outcome)
+    keep = _support_mask(xx, tt, "stratified")
+    rows = []
+    for v in np.unique(xx[keep]):
+        m = keep & (xx == v)
+        lab = ("/".join(sorted(map(str, pd.unique(df[label].to_numpy()[m])))) if label else "")
+        y1, y0 = yy[m & (tt == 1)], yy[m & (tt == 0)]
+        rows.append({"x": float(v), "label": lab, "n1": len(y1), "n0": len(y0),
+                     "mean1": float(y1.mean()), "mean0": float(y0.mean()),
+                     "diff": float(y1.mean() - y0.mean())})
+    out = pd.DataFrame(rows)
+    out["weight"] = (out["n1"] + out["n0"]) / float(keep.sum())
+    out["contribution"] = out["weight"] * out["diff"]
+    return out.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def ipw_balance(x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0.01) -> pd.DataFrame:
+    """Covariate balance of the IPW weights on ``x`` itself.
+
+    IPW is meant to give both arms the same ``x`` distribution. This reports the mean of
+    ``x`` in each arm raw and under the Hajek weights of :func:`ate_ipw` (same propensity and
+    trimming), next to the mean of ``x`` over all kept units, and the standardised mean
+    difference (difference over the pooled raw standard deviation).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``raw, ipw``; columns ``mean_x_treated, mean_x_control, mean_x_all, smd``.
+    """
+    xx = _as_float(x, "x")
+    tt = _as_treatment(t, "t")
+    _check_lengths(x=xx, t=tt)
+    _check_trim(trim)
+    e = propensity_scores(xx, tt, degree=degree, penalty=penalty)
+    keep = _ipw_mask(e, tt, trim, False)
+    xk, tk, ek = xx[keep], tt[keep], e[keep]
+    sd = float(np.sqrt((xk[tk == 1].var() + xk[tk == 0].var()) / 2.0))
+    w1, w0 = tk / ek, (1 - tk) / (1 - ek)
+    raw = (float(xk[tk == 1].mean()), float(xk[tk == 0].mean()))
+    ipw = (float(np.sum(w1 * xk) / w1.sum()), float(np.sum(w0 * xk) / w0.sum()))
+    rows = {name: {"mean_x_treated": m1, "mean_x_control": m0, "mean_x_all": float(xk.mean()),
+                   "smd": (m1 - m0) / sd if sd > 0 else np.nan}
+            for name, (m1, m0) in (("raw", raw), ("ipw", ipw))}
+    return pd.DataFrame(rows).T

@@ -18,15 +18,30 @@ from hca.scaling import (  # noqa: E402
     ate_backdoor,
     ate_by_outcome,
     ate_ipw,
+    ate_ipw_strata,
+    ate_panel,
+    authors_scaling_frame,
+    base_lineage,
     bootstrap_sigmoid,
+    common_strata,
+    family_size_means,
+    fine_tuning_treatment,
+    ipw_balance,
+    stratum_effects,
     fit_sigmoid_law,
+    fit_sigmoid_panel,
     log_compute,
     overlap_diagnostics,
     plot_ate,
+    plot_ate_panel,
+    plot_family_sizes,
     plot_overlap,
+    plot_propensity_strata,
     plot_sigmoid_fit,
+    plot_sigmoid_panel,
     pretraining_flops,
     propensity_scores,
+    scaling_frame,
     sigmoid_law,
 )
 
@@ -395,3 +410,302 @@ def test_plot_ate_and_overlap():
     e = propensity_scores(x, t)
     assert min(p.get_x() for p in bars) < e.min() and max(p.get_x() + p.get_width() for p in bars) > e.max()
     plt.close("all")
+
+
+# ----------------------------------------------------------------------------- leaderboard rows
+def _lb(rows):
+    return pd.DataFrame(rows, columns=["model_id", "type"])
+
+
+def test_fine_tuning_treatment_rules():
+    df = _lb([
+        ("meta-llama/Meta-Llama-3-8B", "pretrained"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "pretrained"),  # mislabelled on the leaderboard
+        ("google/gemma-2-9b-it", "pretrained"),
+        ("NousResearch/Yarn-Llama-2-7b-128k", "continuously_pretrained"),
+        ("a/credit-model", "pretrained"),  # "it" only as a separate token
+        ("b/some-merge", "merge"),
+        ("c/tune", "fine-tuned"),
+        ("meta-llama/Llama-3.1-8B", "fine-tuned"),
+    ])
+    out = fine_tuning_treatment(df)
+    assert out["T"].tolist() == [0, 1, 1, 0, 0, 1, 1, 1]
+    assert out["t_rule"].tolist() == ["type", "name marker", "name marker", "type", "type",
+                                      "type", "type", "type"]
+    plain = fine_tuning_treatment(df, name_markers=False)
+    assert plain["T"].tolist() == [0, 0, 0, 0, 0, 1, 1, 1]
+    fixed = fine_tuning_treatment(df, overrides={"meta-llama/Llama-3.1-8B": 0})
+    assert fixed["T"].iloc[-1] == 0 and fixed["t_rule"].iloc[-1] == "override"
+    with pytest.raises(ValueError, match="not in df"):
+        fine_tuning_treatment(df, overrides={"x/y": 1})
+    with pytest.raises(ValueError, match="0 or 1"):
+        fine_tuning_treatment(df, overrides={"c/tune": 2})
+    with pytest.raises(ValueError, match="missing column"):
+        fine_tuning_treatment(df.drop(columns="type"))
+    bad = df.copy()
+    bad.loc[2, "type"] = None
+    with pytest.raises(ValueError, match="'type' has 1 missing"):
+        fine_tuning_treatment(bad)
+
+
+def test_fine_tuning_treatment_matches_authors_pretrain_column(v2):
+    out = fine_tuning_treatment(v2, name_markers=False)
+    np.testing.assert_array_equal(out["T"].to_numpy(), (~v2["authors_pretrain"]).astype(int))
+
+
+def test_base_lineage():
+    s = pd.Series(["Llama-3.1-8B", "CodeLlama-7B", "Qwen2.5-Coder-7B", "Mixtral-8x7B", None,
+                   "Gemma-2-9B"], dtype="string")
+    out = base_lineage(s)
+    assert out.iloc[[0, 1, 2, 3, 5]].tolist() == ["Llama", "Llama", "Qwen", "Mistral", "Gemma"]
+    assert pd.isna(out.iloc[4])
+    with pytest.raises(ValueError, match="unknown base model"):
+        base_lineage(["Llama-9-1B"])
+
+
+def test_scaling_frame_small():
+    df = pd.DataFrame({
+        "model_id": ["meta-llama/Meta-Llama-3-8B", "someone/Llama-3-8B-tuned", "x/unknown-model",
+                     "Qwen/Qwen2.5-7B-Instruct"],
+        "params_b": [8.03, 8.03, 3.3, 7.616],
+        "type": ["pretrained", "fine-tuned", "fine-tuned", "pretrained"],
+        "official_providers": [True, False, True, True],
+    })
+    out = scaling_frame(df)
+    assert list(out.index) == [0, 1, 3]  # the unattributed row is dropped
+    assert out["base_model"].tolist() == ["Llama-3-8B", "Llama-3-8B", "Qwen2.5-7B"]
+    assert out["T"].tolist() == [0, 1, 1]  # Instruct typed pretrained -> name marker
+    assert out["lineage"].tolist() == ["Llama", "Llama", "Qwen"]
+    assert out["log_c"].iloc[0] == pytest.approx(np.log(6 * 8.03e9 * 15e12))
+    assert out["base_params_b"].iloc[2] == pytest.approx(7.616)
+    off = scaling_frame(df, official_only=True)
+    assert list(off.index) == [0, 3]
+    with pytest.raises(ValueError, match="official_providers"):
+        scaling_frame(df.drop(columns="official_providers"), official_only=True)
+
+
+def test_authors_scaling_frame():
+    df = pd.DataFrame({
+        "model_id": ["a/x", "b/y", "c/z", "d/w"],
+        "params_b": [8.0, 7.6, 0.0, 9.2],
+        "authors_tokens": [15.0, 18.0, 18.0, 0.0],
+        "authors_base_model": pd.array(["llama-3", "qwen2.5", "qwen2.5", None], dtype="string"),
+        "authors_pretrain": [True, False, False, False],
+    })
+    out = authors_scaling_frame(df)
+    assert list(out.index) == [0, 1]  # zero params / zero tokens dropped
+    assert out["T"].tolist() == [0, 1] and out["lineage"].tolist() == ["Llama", "Qwen"]
+    assert out["log_c"].iloc[1] == pytest.approx(np.log(6 * 7.6e9 * 18e12))
+    bad = df.copy()
+    bad.loc[0, "authors_base_model"] = "phi-3"
+    with pytest.raises(ValueError, match="phi-3"):
+        authors_scaling_frame(bad)
+    with pytest.raises(ValueError, match="missing column"):
+        authors_scaling_frame(df.drop(columns="authors_tokens"))
+
+
+# ----------------------------------------------------------------------------- ipw on strata
+def test_common_strata_and_ipw_strata():
+    x, t, y, _ = confounded_strata(seed=21)
+    # make the first stratum all-control and the last all-treated
+    t = t.copy()
+    t[x == x.min()], t[x == x.max()] = 0, 1
+    mask = common_strata(x, t)
+    assert not mask[x == x.min()].any() and not mask[x == x.max()].any()
+    assert mask.sum() == len(x) - 80
+    a = ate_ipw_strata(x, t, y, n_boot=0)
+    b = ate_ipw(x[mask], t[mask], y[mask], n_boot=0)
+    assert a.estimator == "ipw_strata" and a.ate == pytest.approx(b.ate)
+    assert a.n_used == b.n_used
+    # same support as the stratified backdoor estimate; both near the strata-weighted truth
+    bd = ate_backdoor(x, t, y, n_boot=0)
+    tau_x = 5.0 + 0.5 * (x[mask] - 53.0)
+    assert bd.ate == pytest.approx(tau_x.mean(), abs=1.0)
+    assert a.ate == pytest.approx(tau_x.mean(), abs=1.5)
+    r = ate_ipw_strata(x, t, y, n_boot=50, random_state=1, groups=x.round(6))
+    assert r.ci_low < r.ate < r.ci_high and r.n_boot_failed < 25
+    tab = ate_by_outcome(pd.DataFrame({"x": x, "t": t, "y": y}), ["y"], x="x", t="t",
+                         estimators=["ipw_strata"], n_boot=0)
+    assert tab["ate"].iloc[0] == pytest.approx(a.ate)
+
+
+# ----------------------------------------------------------------------------- Figure 12
+def _family_frame():
+    rng = np.random.default_rng(0)
+    rows = []
+    spec = {"Qwen2.5": [("Qwen2.5-0.5B", 0.494), ("Qwen2.5-7B", 7.616), ("Qwen2.5-14B", 14.77)],
+            "Llama-3.x": [("Llama-3-8B", 8.03), ("Llama-3.1-8B", 8.03), ("Llama-3.2-1B", 1.236),
+                          ("Llama-3.2-3B", 3.213), ("Llama-3.1-70B", 70.554)],
+            "Gemma-2": [("Gemma-2-2B", 2.614), ("Gemma-2-9B", 9.242)]}
+    for fam, bases in spec.items():
+        for base, size in bases:
+            for _ in range(5 if fam != "Gemma-2" else 40):
+                rows.append({"family": fam, "base_model": base, "base_params_b": size,
+                             "bbh": 10 * np.log(size + 1) + rng.normal(0, 1), "ifeval": 50.0})
+    return pd.DataFrame(rows)
+
+
+def test_family_size_means():
+    df = _family_frame()
+    tab = family_size_means(df, ["bbh", "ifeval"], top=3, min_sizes=3)
+    # Gemma-2 (2 sizes) is excluded despite having the most rows; Llama-3.x has more rows
+    assert list(dict.fromkeys(tab["family"])) == ["Llama-3.x", "Qwen2.5"]
+    llama = tab[(tab["family"] == "Llama-3.x") & (tab["outcome"] == "bbh")]
+    assert llama["size_label"].tolist() == ["1B", "3B", "8B", "70B"]
+    assert llama["n"].tolist() == [5, 5, 10, 5]  # Llama-3 and Llama-3.1 8B pooled by size
+    assert (np.diff(llama["mean"]) > 0).all()
+    ife = tab[tab["outcome"] == "ifeval"]
+    assert np.allclose(ife["mean"], 50.0) and np.allclose(ife["sem"], 0.0)
+    one = family_size_means(df, ["bbh"], top=1, min_sizes=2)
+    assert set(one["family"]) == {"Gemma-2"}
+    row = one.iloc[0]
+    assert row["ci_high"] - row["mean"] == pytest.approx(1.959964 * row["sem"], rel=1e-5)
+    with pytest.raises(ValueError, match="no family"):
+        family_size_means(df, ["bbh"], min_sizes=9)
+    with pytest.raises(ValueError, match="missing column"):
+        family_size_means(df, ["mmlu"])
+    ax = plot_family_sizes(tab, "Qwen2.5", labels={"bbh": "BBH"})
+    assert len(ax.patches) == 6 and ax.get_xticklabels()[0].get_text() == "BBH"
+    with pytest.raises(ValueError, match="not in table"):
+        plot_family_sizes(tab, "Phi-3")
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------- panels
+def _panel_frame(seed: int = 31):
+    """Two lineages, 15 base models each (one x per base), sigmoid scores in two outcomes."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for lin, shift in (("A", 0.0), ("B", 2.0)):
+        for j, lc in enumerate(np.linspace(49.0, 57.0, 15)):
+            for k in range(6):
+                t = int(k > 0)
+                rows.append({"lineage": lin, "base_model": f"{lin}{j}", "log_c": lc, "T": t,
+                             "y1": sigmoid_law(lc, t, **TRUE) + shift + rng.normal(0, 1.5),
+                             "y2": 20 * expit(lc - 53) + 8 * t + rng.normal(0, 6.0)})
+    return pd.DataFrame(rows)
+
+
+def test_fit_sigmoid_panel():
+    df = _panel_frame()
+    subsets = {"all": None, "A": df["lineage"].eq("A").to_numpy()}
+    panel = fit_sigmoid_panel(df, ["y1", "y2"], subsets=subsets, groups="base_model", n_boot=60,
+                              random_state=3)
+    assert panel.subsets == ("all", "A") and panel.outcomes == ("y1", "y2")
+    full = fit_sigmoid_law(df["log_c"], df["T"], df["y1"])
+    assert panel.fits[("all", "y1")].params == full.params
+    bs = panel.boot[("A", "y1")]
+    assert bs.samples.shape == (60 - bs.n_failed, 5)
+    assert bs.ci_low["tau"] < TRUE["tau"] < bs.ci_high["tau"]
+    r2 = panel.r2_table()
+    assert len(r2) == 4 and (r2["n_clusters"] == [30, 30, 15, 15]).all()
+    assert (r2["r2_ci_low"] < r2["r2"]).all() and (r2["r2"] < r2["r2_ci_high"]).all()
+    assert np.allclose(r2["r2_compute"] + r2["r2_t_only"], r2["r2"])
+    gap = panel.r2_gap(["y1"], ["y2"])
+    assert (gap["gap"] > 0.2).all() and (gap["ci_low"] > 0).all()
+    long = panel.to_frame()
+    assert len(long) == 4 * 5 and long["ci_low"].notna().all()
+    assert "R^2" in panel.summary()
+    # warm-started replicates agree with full multi-start refits; n_jobs does not matter
+    slow = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+                             n_boot=10, random_state=3, n_starts=2)
+    fast = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+                             n_boot=10, random_state=3)
+    np.testing.assert_allclose(fast.boot[("A", "y1")].samples, slow.boot[("A", "y1")].samples,
+                               rtol=1e-3, atol=1e-3)
+    par = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+                            n_boot=10, random_state=3, n_jobs=2)
+    np.testing.assert_array_equal(par.boot[("A", "y1")].samples, fast.boot[("A", "y1")].samples)
+    no_boot = fit_sigmoid_panel(df, ["y1"])
+    assert no_boot.subsets == ("all",) and no_boot.boot == {}
+    assert np.isnan(no_boot.r2_gap(["y1"], ["y1"])["ci_low"]).all()
+    with pytest.raises(ValueError, match="boolean mask"):
+        fit_sigmoid_panel(df, ["y1"], subsets={"bad": [1, 0]})
+    with pytest.raises(ValueError, match="missing column"):
+        fit_sigmoid_panel(df, ["y3"])
+    with pytest.raises(ValueError, match="unknown"):
+        panel.r2_gap(["y1"], ["y9"])
+    axes = plot_sigmoid_panel(panel, labels={"y1": "Y one"})
+    assert axes.shape == (2, 2) and "Y one" in axes[0, 0].get_title()
+    assert axes[0, 0].get_legend() is not None and axes[1, 1].get_legend() is None
+    plt.close("all")
+
+
+def test_ate_panel_and_contrast():
+    x, t, y, _ = confounded_strata(seed=40)
+    df = pd.DataFrame({"log_c": np.r_[x, x], "T": np.r_[t, t],
+                       "y": np.r_[y, y + 3.0 * np.r_[t]],  # lineage B gains 3 more
+                       "lineage": ["A"] * len(x) + ["B"] * len(x),
+                       "base_model": [f"A{v:.3f}" for v in x] + [f"B{v:.3f}" for v in x]})
+    subsets = {"all": None, "A": df["lineage"].eq("A").to_numpy(),
+               "B": df["lineage"].eq("B").to_numpy()}
+    panel = ate_panel(df, ["y"], subsets=subsets, estimators=("backdoor", "ipw_strata"),
+                      groups="base_model", n_boot=80, random_state=2)
+    tab = panel.table
+    assert len(tab) == 6 and set(tab["estimator"]) == {"backdoor", "ipw_strata"}
+    a = tab.query("subset == 'A' and estimator == 'backdoor'").iloc[0]
+    assert a["ate"] == pytest.approx(ate_backdoor(x, t, y, n_boot=0).ate)
+    c = panel.contrast("B", "A")
+    assert c["diff"].iloc[0] == pytest.approx(3.0, abs=1e-9)  # identical data but for the gain
+    assert c["ci_low"].iloc[0] < 3.0 < c["ci_high"].iloc[0]
+    with pytest.raises(ValueError, match="share rows"):
+        panel.contrast("all", "A")
+    with pytest.raises(ValueError, match="unknown subset"):
+        panel.contrast("A", "C")
+    # independent seeds per subset: same data in A and B but different resamples
+    assert not np.array_equal(panel.samples[("A", "y", "backdoor")],
+                              panel.samples[("B", "y", "backdoor")])
+    again = ate_panel(df, ["y"], subsets=subsets, estimators=("backdoor", "ipw_strata"),
+                      groups="base_model", n_boot=80, random_state=2, n_jobs=2)
+    pd.testing.assert_frame_equal(again.table, tab)
+    wide = panel.wide()
+    assert wide.shape == (1, 6)
+    assert "backdoor" in panel.summary()
+    with pytest.raises(ValueError, match="unknown estimator"):
+        ate_panel(df, ["y"], estimators=("ols",))
+    axes = plot_ate_panel(panel, labels={"y": "score"})
+    assert len(axes) == 3 and [a.get_title() for a in axes] == ["all", "A", "B"]
+    assert axes[0].get_yticklabels()[0].get_text() == "score"
+    plt.close("all")
+
+
+def test_plot_propensity_strata():
+    x, t, _, _ = confounded_strata(seed=50)
+    t = t.copy()
+    t[x == x.min()] = 0
+    ax = plot_propensity_strata(x, t)
+    both, single = ax.collections[0], ax.collections[1]
+    assert len(both.get_offsets()) + len(single.get_offsets()) == len(np.unique(x))
+    assert len(single.get_offsets()) >= 1
+    line = ax.lines[0]
+    np.testing.assert_allclose(np.sort(line.get_ydata()), np.sort(propensity_scores(x, t)))
+    plt.close("all")
+
+
+def test_stratum_effects_sum_to_backdoor():
+    x, t, y, _ = confounded_strata(seed=60)
+    t = t.copy()
+    t[x == x.min()] = 0  # a single-arm stratum, dropped
+    df = pd.DataFrame({"log_c": x, "T": t, "y": y, "base_model": [f"b{v:.2f}" for v in x]})
+    tab = stratum_effects(df, "y")
+    assert len(tab) == len(np.unique(x)) - 1
+    assert tab["weight"].sum() == pytest.approx(1.0)
+    assert tab["contribution"].sum() == pytest.approx(ate_backdoor(x, t, y, n_boot=0).ate)
+    row = tab[tab["x"] == x.max()].iloc[0]
+    m = (x == x.max())
+    assert row["n1"] == int(t[m].sum()) and row["mean0"] == pytest.approx(y[m & (t == 0)].mean())
+    assert row["label"] == f"b{x.max():.2f}"
+    with pytest.raises(ValueError, match="missing column"):
+        stratum_effects(df, "z")
+
+
+def test_ipw_balance():
+    x, t = confounded_continuous(2000, seed=61)[:2]
+    bal = ipw_balance(x, t)
+    assert list(bal.index) == ["raw", "ipw"]
+    assert bal.loc["raw", "smd"] > 0.5  # treated units have larger x
+    assert abs(bal.loc["ipw", "smd"]) < 0.1  # correct propensity model balances x
+    assert bal.loc["ipw", "mean_x_all"] == pytest.approx(x[(propensity_scores(x, t) >= 0.01)
+                                                          & (propensity_scores(x, t) <= 0.99)].mean())
+    with pytest.raises(ValueError, match="trim"):
+        ipw_balance(x, t, trim=0.7)
