@@ -8,7 +8,11 @@ Syrgkanis, Kakade & Zhang (2025) in three layers:
    ``M_k`` (``n_components x n_benchmarks``) that maps centred scores ``x - mean_k``
    to unit-variance sources. (This equals the pseudo-inverse of the rescaled ICA mixing
    matrix used in the authors' code.) Convergence warnings are re-emitted with the
-   domain's name and recorded.
+   domain's name and recorded. FastICA's fixed-point iteration can stop in different
+   local optima for different initialisations; ``n_restarts > 1`` runs it from several
+   seeds and keeps the run with the largest negentropy (FastICA's own objective,
+   :func:`ica_negentropy`), a choice that never looks at the MIC. The default
+   ``n_restarts=1`` is one run seeded with ``random_state`` (the authors' setting).
 2. :func:`hca_search` -- the search core. It takes only the list of ``M_k`` and searches
    the row orders ``pi_k`` of all domains for the one with the smallest MIC.
 3. :class:`HCA` -- the scikit-learn-style estimator combining both, recovering the
@@ -83,7 +87,10 @@ Differences from the authors' code (``scripts/utils_full.py`` of hlzhang109/caus
 * ``B_hat_k``: they minimise ``||M'_k - B H_hat||_F`` numerically (BFGS); here the
   closed form gives the exact minimiser.
 * Search: their ``process_matrices`` helper chooses rows greedily, position by position,
-  by a singular-value ratio; ``"sequential"`` here ranks prefixes by the MIC bound and
+  by a singular-value ratio, but the notebook that produces the paper's Figures 17-18
+  (``scripts/main.ipynb``) does not call it: it evaluates every row order with
+  ``recover_H`` and keeps the smallest MIC, i.e. ``search="exhaustive",
+  residual="shared"`` here. ``"sequential"`` here ranks prefixes by the MIC bound and
   certifies optimality (the exhaustive search is Algorithm 2 as printed).
 """
 
@@ -103,12 +110,15 @@ from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = [
+    "GAUSSIAN_LOGCOSH",
     "HCA",
     "DomainICA",
     "DomainSCM",
     "HCASearchResult",
     "OLSAdjustment",
     "domain_ica",
+    "ica_negentropy",
+    "restart_seeds",
     "hca_search",
     "evaluate_order",
     "mic_by_subset",
@@ -254,6 +264,40 @@ def _validate_data(X: Any, domains: Any, n_components: Any):
 
 
 # =========================================================================== ICA
+#: ``E[log cosh(nu)]`` for a standard normal ``nu`` (Gauss-Hermite quadrature, 80 nodes).
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
+GAUSSIAN_LOGCOSH: float = float(np.sum(_WEIGHTS * np.log(np.cosh(_NODES))) / np.sqrt(2 * np.pi))
+
+
+def ica_negentropy(sources: Any) -> np.ndarray:
+    """FastICA's negentropy approximation of every source (Hyvarinen, 1999).
+
+    ``J(y) = (E[G(y)] - E[G(nu)])^2`` with ``G(u) = log cosh(u)`` (scikit-learn's default
+    contrast ``fun="logcosh"``), ``y`` standardised and ``nu`` standard normal. FastICA
+    looks for directions that make ``J`` large; the sum over the sources is the objective
+    used to choose between restarts (``n_restarts``).
+
+    Parameters
+    ----------
+    sources : array-like of shape (n_samples, n_sources)
+
+    Returns
+    -------
+    ndarray of shape (n_sources,)
+    """
+    S = np.asarray(sources, dtype=float)
+    if S.ndim != 2 or S.shape[0] < 2:
+        raise ValueError(f"sources must be 2-D with at least 2 rows, got shape {S.shape}")
+    sd = S.std(axis=0)
+    if np.any(sd == 0) or not np.all(np.isfinite(S)):
+        raise ValueError("sources contain a constant column or non-finite values")
+    Y = (S - S.mean(axis=0)) / sd
+    # log cosh(y) = |y| + log1p(exp(-2|y|)) - log 2, stable for large |y|
+    A = np.abs(Y)
+    G = A + np.log1p(np.exp(-2 * A)) - np.log(2.0)
+    return (G.mean(axis=0) - GAUSSIAN_LOGCOSH) ** 2
+
+
 @dataclass(frozen=True, eq=False)
 class DomainICA:
     """FastICA fit of one domain.
@@ -272,6 +316,13 @@ class DomainICA:
         FastICA iterations.
     n_samples : int
         Models in the domain.
+    objective : float
+        Sum over the sources of :func:`ica_negentropy` (larger is better).
+    restart : int
+        Index of the restart kept (0 when ``n_restarts=1``).
+    restart_objectives : tuple of float
+        Objective of every restart (NaN for restarts that did not converge when at least
+        one did, as those are never kept).
     """
 
     domain: Hashable
@@ -280,23 +331,57 @@ class DomainICA:
     converged: bool
     n_iter: int
     n_samples: int
+    objective: float = float("nan")
+    restart: int = 0
+    restart_objectives: tuple = ()
 
     def summary(self) -> str:
         """One line describing the fit."""
         state = "converged" if self.converged else "NOT converged"
+        extra = ""
+        if len(self.restart_objectives) > 1:
+            extra = (f"; restart {self.restart} of {len(self.restart_objectives)} kept "
+                     f"(largest negentropy {self.objective:.4g})")
         return (
             f"ICA {self.domain!r}: {self.n_samples} models, {self.unmixing.shape[0]} sources, "
-            f"{state} after {self.n_iter} iterations"
+            f"{state} after {self.n_iter} iterations{extra}"
         )
 
 
-def _fit_one_ica(
-    Xk: np.ndarray, label: Hashable, d: int, random_state: Any, max_iter: int, tol: float
-) -> DomainICA:
-    """FastICA on one domain; re-emit its warnings, the convergence one with the domain name."""
+def _check_n_restarts(n_restarts: Any) -> int:
+    if isinstance(n_restarts, bool) or not isinstance(n_restarts, (int, np.integer)) \
+            or n_restarts < 1:
+        raise ValueError(f"n_restarts must be a positive int, got {n_restarts!r}")
+    return int(n_restarts)
+
+
+def restart_seeds(random_state: Any, n_restarts: int) -> list:
+    """The ``random_state`` of every FastICA restart.
+
+    An int seed ``s`` gives ``s, s + 1, ..., s + n_restarts - 1`` (so restart 0 is the
+    single fit of ``n_restarts=1``); ``None`` gives ``None`` each time (not reproducible);
+    a ``numpy.random.RandomState`` gives ``n_restarts`` integers drawn from it.
+    """
+    n_restarts = _check_n_restarts(n_restarts)
+    if random_state is None:
+        return [None] * n_restarts
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return [int(random_state) + r for r in range(n_restarts)]
+    if isinstance(random_state, np.random.RandomState):
+        if n_restarts == 1:
+            return [random_state]
+        return [int(x) for x in random_state.randint(0, 2**31 - 1, size=n_restarts)]
+    raise TypeError(
+        f"random_state must be an int, None or numpy.random.RandomState, got "
+        f"{type(random_state).__name__}"
+    )
+
+
+def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
+    """One FastICA run; return ``(ica, converged)`` with warnings other than convergence
+    re-emitted."""
     ica = FastICA(
-        n_components=d, whiten="unit-variance", random_state=random_state,
-        max_iter=max_iter, tol=tol,
+        n_components=d, whiten="unit-variance", random_state=seed, max_iter=max_iter, tol=tol,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -307,6 +392,24 @@ def _fit_one_ica(
             converged = False
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return ica, converged
+
+
+def _fit_one_ica(
+    Xk: np.ndarray, label: Hashable, d: int, random_state: Any, max_iter: int, tol: float,
+    n_restarts: int = 1,
+) -> DomainICA:
+    """FastICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
+    convergence one with the domain name."""
+    runs = []
+    for seed in restart_seeds(random_state, n_restarts):
+        ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
+        objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
+        runs.append((ica, converged, objective))
+    any_converged = any(c for _, c, _ in runs)
+    scores = [obj if (c or not any_converged) else np.nan for _, c, obj in runs]
+    best = int(np.nanargmax(scores)) if n_restarts > 1 else 0
+    ica, converged, objective = runs[best]
     if not converged:
         warnings.warn(
             f"FastICA did not converge for domain {label!r} ({Xk.shape[0]} models) after "
@@ -322,14 +425,19 @@ def _fit_one_ica(
         converged=converged,
         n_iter=int(ica.n_iter_),
         n_samples=int(Xk.shape[0]),
+        objective=objective,
+        restart=best,
+        restart_objectives=tuple(float(x) for x in scores),
     )
 
 
-def _fit_icas(values, labels, order, d, random_state, max_iter, tol) -> dict[Hashable, DomainICA]:
+def _fit_icas(values, labels, order, d, random_state, max_iter, tol,
+              n_restarts: int = 1) -> dict[Hashable, DomainICA]:
     """FastICA on every domain in ``order``."""
     fits = {}
     for label in order:
-        fits[label] = _fit_one_ica(values[labels == label], label, d, random_state, max_iter, tol)
+        fits[label] = _fit_one_ica(values[labels == label], label, d, random_state, max_iter,
+                                   tol, n_restarts)
     return fits
 
 
@@ -341,6 +449,7 @@ def domain_ica(
     random_state: Any = 0,
     max_iter: int = 1000,
     tol: float = 1e-4,
+    n_restarts: int = 1,
 ) -> dict[Hashable, DomainICA]:
     """Fit FastICA separately on every domain (step 1 of HCA).
 
@@ -353,9 +462,14 @@ def domain_ica(
     n_components : int, default=3
         Number of sources ``d0``.
     random_state : int, RandomState or None, default=0
-        Passed to every ``FastICA``.
+        Passed to every ``FastICA`` (see :func:`restart_seeds` for the restarts).
     max_iter, tol
         Passed to every ``FastICA``.
+    n_restarts : int, default=1
+        FastICA runs per domain from different initialisations; the converged run with
+        the largest negentropy (:func:`ica_negentropy`, FastICA's own objective) is kept.
+        The choice never looks at the MIC. ``1`` (the default) is a single run with
+        ``random_state``, as in the authors' code.
 
     Returns
     -------
@@ -365,10 +479,11 @@ def domain_ica(
     Warns
     -----
     ConvergenceWarning
-        Naming every domain whose FastICA did not converge.
+        Naming every domain whose kept FastICA run did not converge.
     """
+    n_restarts = _check_n_restarts(n_restarts)
     values, _, _, labels, order, d = _validate_data(X, domains, n_components)
-    return _fit_icas(values, labels, order, d, random_state, max_iter, tol)
+    return _fit_icas(values, labels, order, d, random_state, max_iter, tol, n_restarts)
 
 
 # =========================================================================== search result
@@ -1091,6 +1206,10 @@ class HCA(BaseEstimator):
         FastICA iterations.
     tol : float, default=1e-4
         FastICA tolerance.
+    n_restarts : int, default=1
+        FastICA runs per domain; the converged run with the largest negentropy is kept
+        (see :func:`domain_ica`). The default, one run seeded with ``random_state``, is the
+        authors' setting; FastICA can stop in different local optima for different seeds.
 
     Attributes
     ----------
@@ -1140,6 +1259,7 @@ class HCA(BaseEstimator):
         random_state: Any = 0,
         max_iter: int = 1000,
         tol: float = 1e-4,
+        n_restarts: int = 1,
     ):
         self.n_components = n_components
         self.search = search
@@ -1149,6 +1269,7 @@ class HCA(BaseEstimator):
         self.random_state = random_state
         self.max_iter = max_iter
         self.tol = tol
+        self.n_restarts = n_restarts
 
     # ----------------------------------------------------------------- fitting
     def fit(self, X: Any, domains: Any) -> HCA:
@@ -1167,6 +1288,7 @@ class HCA(BaseEstimator):
         self
         """
         _check_options(self.search, self.residual, self.beam_width, self.max_nodes)
+        n_restarts = _check_n_restarts(self.n_restarts)
         values, names, has_names, labels, order, d = _validate_data(X, domains, self.n_components)
         if len(order) < d:
             warnings.warn(
@@ -1182,7 +1304,8 @@ class HCA(BaseEstimator):
             del self.feature_names_in_
         self._benchmarks = names
         self.domains_ = order
-        self.ica_ = _fit_icas(values, labels, order, d, self.random_state, self.max_iter, self.tol)
+        self.ica_ = _fit_icas(values, labels, order, d, self.random_state, self.max_iter,
+                              self.tol, n_restarts)
         self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
         self._X_train = np.array(values, dtype=float, copy=True)
         self._labels_train = labels
@@ -1299,6 +1422,41 @@ class HCA(BaseEstimator):
             models=models,
         )
 
+    def reconstruction_error(self, X: Any = None, *, centre: bool = False) -> pd.DataFrame:
+        """Low-rank approximation error per benchmark (Figure 19 of Appendix H.2).
+
+        The scores are projected on the ``n_components``-dimensional row space of
+        ``H_hat``: ``x_hat = H_hat^T H_hat x`` (``z = H_hat x`` as in the paper, not centred).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Scores; default the pooled training data.
+        centre : bool, default=False
+            Subtract each training domain's mean first (only with ``X=None``), which
+            measures the error of the within-domain variation alone.
+
+        Returns
+        -------
+        DataFrame
+            One row per benchmark: ``relative_error`` (``sum (x - x_hat)^2 / sum x^2``),
+            ``mse`` and ``rmse`` (score units).
+        """
+        self._check_fitted()
+        if centre and X is not None:
+            raise ValueError("centre=True uses the training domains' means; pass X=None")
+        values = self._X_train.copy() if X is None else self._as_input(X)
+        if centre:
+            for label, ica in self.ica_.items():
+                values[self._labels_train == label] -= ica.mean
+        residual = values - values @ self.unmixing_.T @ self.unmixing_
+        sq = np.sum(residual**2, axis=0)
+        return pd.DataFrame(
+            {"relative_error": sq / np.maximum(np.sum(values**2, axis=0), _TINY),
+             "mse": sq / len(values), "rmse": np.sqrt(sq / len(values))},
+            index=pd.Index(self._benchmarks, name="benchmark"),
+        )
+
     # ----------------------------------------------------------------- reporting
     def summary(self) -> str:
         """MIC, Table 3 diagnostics and the per-domain structural equations."""
@@ -1323,6 +1481,7 @@ def mic_by_subset(
     random_state: Any = 0,
     max_iter: int = 1000,
     tol: float = 1e-4,
+    n_restarts: int = 1,
 ) -> pd.DataFrame:
     """MIC of HCA on every subset of the candidate domains (Figure 18).
 
@@ -1336,7 +1495,7 @@ def mic_by_subset(
         Domains to combine (default: all, sorted).
     min_size : int, default=3
         Smallest subset size (at least 2).
-    n_components, search, residual, beam_width, max_nodes, random_state, max_iter, tol
+    n_components, search, residual, beam_width, max_nodes, random_state, max_iter, tol, n_restarts
         As in :class:`HCA`.
 
     Returns
@@ -1347,6 +1506,7 @@ def mic_by_subset(
         ``alpha_<label>`` per candidate (NaN when the domain is not in the subset).
     """
     _check_options(search, residual, beam_width, max_nodes)
+    n_restarts = _check_n_restarts(n_restarts)
     values, _, _, labels, order, d = _validate_data(X, domains, n_components)
     cands = list(order) if candidates is None else list(candidates)
     missing = [c for c in cands if c not in order]
@@ -1359,7 +1519,7 @@ def mic_by_subset(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
-    icas = _fit_icas(values, labels, cands, d, random_state, max_iter, tol)
+    icas = _fit_icas(values, labels, cands, d, random_state, max_iter, tol, n_restarts)
     records = []
     for size in range(min_size, len(cands) + 1):
         for subset in itertools.combinations(cands, size):

@@ -6,6 +6,9 @@ the robustness page and ``python -m hca scorecard`` all obtain the paper's fits 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -17,19 +20,42 @@ from .data import V1_BENCHMARKS, V2_BENCHMARKS
 __all__ = [
     "PAPER_V2_SINV",
     "PAPER_V2_FOUR",
+    "PAPER_V2_PRETRAINED",
     "PAPER_V1_DOMAINS",
     "PAPER_V1_SINV",
+    "AUTHORS_V2_LABELS",
     "v2_frame",
     "v1_frame",
     "domain_data",
     "fit_v2",
     "fit_v1",
+    "authors_base_model",
+    "v2_frame_authors",
+    "BaseFilter",
+    "filter_below_base",
 ]
 
 #: The paper's invariant set on v2 (Section 2) and the four domains it fits (Section 4).
 PAPER_V2_SINV: tuple[str, ...] = (
     "Llama-3-8B", "Llama-3.1-8B", "Qwen2-7B", "Qwen2.5-7B", "Qwen2.5-14B")
 PAPER_V2_FOUR: tuple[str, ...] = ("Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B")
+#: The official pretrained checkpoint of every v2 domain of S_inv (its leaderboard row is the
+#: reference of Appendix H.3's filter; the same five ids as the authors' notebook).
+PAPER_V2_PRETRAINED: dict[str, str] = {
+    "Llama-3-8B": "meta-llama/Meta-Llama-3-8B",
+    "Llama-3.1-8B": "meta-llama/Llama-3.1-8B",
+    "Qwen2-7B": "Qwen/Qwen2-7B",
+    "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
+    "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
+}
+#: Labels of :func:`authors_base_model` for the five S_inv domains -> this book's names.
+AUTHORS_V2_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B",
+    "llama-3.1-8b": "Llama-3.1-8B",
+    "qwen2-7b": "Qwen2-7B",
+    "qwen2.5-7b": "Qwen2.5-7B",
+    "qwen2.5-14b": "Qwen2.5-14B",
+}
 #: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
 PAPER_V1_DOMAINS: tuple[str, ...] = (
     "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
@@ -82,15 +108,18 @@ def domain_data(df: pd.DataFrame, domains: Sequence[str],
 
 
 def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,
-           random_state: Any = 0, **hca_params: Any):
+           random_state: Any = 0, *, frame: pd.DataFrame | None = None, **hca_params: Any):
     """Fit :class:`hca.estimator.HCA` on v2's six normalized benchmarks in ``domains``.
 
     The default is the paper's Section 4 fit: Llama-3-8B, Llama-3.1-8B, Qwen2.5-7B and
-    Qwen2.5-14B, three latent factors.
+    Qwen2.5-14B, three latent factors, on :func:`v2_frame`. ``frame`` fits another frame
+    with a ``base_model`` column instead (e.g. :func:`filter_below_base` or
+    :func:`v2_frame_authors`); ``hca_params`` go to :class:`~hca.estimator.HCA`
+    (``residual``, ``n_restarts``, ...).
     """
     from .estimator import HCA
 
-    X, labels = domain_data(v2_frame(), domains, V2_BENCHMARKS)
+    X, labels = domain_data(v2_frame() if frame is None else frame, domains, V2_BENCHMARKS)
     return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
 
 
@@ -101,3 +130,277 @@ def fit_v1(domains: Sequence[str] = PAPER_V1_SINV, n_components: int = 3,
 
     X, labels = domain_data(v1_frame(), domains, V1_BENCHMARKS)
     return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
+
+
+# ----------------------------------------------------------------------------------------
+# Appendix H.3: models fine-tuned "badly", below their base model
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class BaseFilter:
+    """Outcome of :func:`filter_below_base`.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The kept rows (all rows outside ``domains`` are kept).
+    table : DataFrame
+        Per domain: ``checkpoint``, its leaderboard ``base_average``, ``models`` before,
+        ``removed`` and ``kept``.
+    """
+
+    frame: pd.DataFrame
+    table: pd.DataFrame
+
+    def summary(self) -> str:
+        """One line per domain."""
+        lines = ["Appendix H.3 filter: drop models whose average is below their base model's"]
+        for dom, row in self.table.iterrows():
+            lines.append(f"  {dom}: base {row['checkpoint']} average {row['base_average']:.2f}; "
+                         f"{row['removed']} of {row['models']} removed, {row['kept']} kept")
+        return "\n".join(lines)
+
+
+def filter_below_base(df: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SINV,
+                      checkpoints: Mapping[str, str] | None = None) -> BaseFilter:
+    """Remove "badly" fine-tuned models (Appendix H.3).
+
+    Rule: in every domain, a model whose leaderboard ``average`` (the mean of the six
+    normalized scores) is strictly below the ``average`` of the domain's official pretrained
+    checkpoint (:data:`PAPER_V2_PRETRAINED`, matched case-insensitively on ``model_id``)
+    is removed. The checkpoint itself is kept.
+
+    Raises
+    ------
+    ValueError
+        If ``df`` lacks a needed column, or a domain's checkpoint has no row.
+    """
+    needed = [c for c in ("model_id", "base_model", "average") if c not in df.columns]
+    if needed:
+        raise ValueError(f"filter_below_base: frame lacks column(s) {needed}")
+    checkpoints = dict(PAPER_V2_PRETRAINED if checkpoints is None else checkpoints)
+    ids = df["model_id"].astype(str).str.lower()
+    drop = pd.Series(False, index=df.index)
+    rows = []
+    for dom in domains:
+        if dom not in checkpoints:
+            raise ValueError(f"filter_below_base: no official checkpoint known for {dom!r}")
+        ref = df.loc[ids == checkpoints[dom].lower(), "average"]
+        if ref.empty:
+            raise ValueError(f"filter_below_base: checkpoint {checkpoints[dom]!r} of domain "
+                             f"{dom!r} has no row in the frame")
+        base_avg = float(ref.iloc[0])
+        in_dom = (df["base_model"] == dom).fillna(False).astype(bool)
+        below = in_dom & (df["average"] < base_avg)
+        drop |= below
+        rows.append({"domain": dom, "checkpoint": checkpoints[dom], "base_average": base_avg,
+                     "models": int(in_dom.sum()), "removed": int(below.sum()),
+                     "kept": int(in_dom.sum() - below.sum())})
+    return BaseFilter(frame=df.loc[~drop].copy(), table=pd.DataFrame(rows).set_index("domain"))
+
+
+# ----------------------------------------------------------------------------------------
+# The authors' domain rule (for the comparison in the recovery chapter)
+# ----------------------------------------------------------------------------------------
+# A re-implementation, written from its behaviour, of the "Identified base model" column that
+# the authors' notebook scripts/find_token_size.ipynb (hlzhang109/causal-eval) adds to the
+# leaderboard and that scripts/main.ipynb groups domains by. Four steps, first hit wins:
+#   1. the model name spells a family with a size ("llama-3.1-8b", "qwen2-7b", ...);
+#   2. the same on the leaderboard's Base Model field, then family words there with a size
+#      taken from that field or from the parameter count;
+#   3. family words in the model name, size from the name or the parameter count;
+#   4. architecture and parameter count alone: any LlamaForCausalLM of 7.8-8.3B parameters
+#      is "llama-3-8b", any Qwen2ForCausalLM of 7.4-7.8B not named qwen2.5 is "qwen2-7b".
+# A label whose family the authors' token table does not know (e.g. "mistral", "gemma-2")
+# does not count, and the next step is tried.
+_SEP = r"[\-_]?"
+_SIZE = r"(\d+\.?\d*)b"
+_KNOWN_FAMILIES = frozenset({
+    "llama-3", "llama-3.1", "llama-3.2", "llama-2", "llama-1", "mistral-7b", "mixtral",
+    "gemma-2-2b", "gemma-2-9b", "gemma-2-27b", "gemma-1", "qwen2.5", "qwen2", "qwen1",
+    "yi-1.5", "yi-1", "phi-3", "phi-2", "phi-1.5", "phi-1", "falcon-180b", "falcon-40b",
+    "falcon-7b", "glm3", "glm2", "deepseek2", "deepseek", "mpt-30b", "mpt-7b", "stablelm",
+    "bloom", "baichuan-3", "baichuan-2"})
+_SPELLED = tuple((re.compile(p), t) for p, t in (
+    (rf"gemma{_SEP}2{_SEP}2b", "gemma-2-2b"), (rf"gemma{_SEP}2{_SEP}9b", "gemma-2-9b"),
+    (rf"gemma{_SEP}2{_SEP}27b", "gemma-2-27b"), (rf"mixtral{_SEP}8x7b", "mixtral-8x7b"),
+    (rf"llama{_SEP}3\.2{_SEP}{_SIZE}", "llama-3.2-{}b"),
+    (rf"llama{_SEP}3\.1{_SEP}{_SIZE}", "llama-3.1-{}b"),
+    (rf"llama{_SEP}3(?!\.){_SEP}{_SIZE}", "llama-3-{}b"),
+    (rf"llama{_SEP}2{_SEP}{_SIZE}", "llama-2-{}b"), (rf"llama{_SEP}1{_SEP}{_SIZE}", "llama-1-{}b"),
+    (rf"mistral{_SEP}{_SIZE}", "mistral-{}b"), (rf"gemma{_SEP}2{_SEP}{_SIZE}", "gemma-2-{}b"),
+    (rf"gemma(?!{_SEP}2){_SEP}{_SIZE}", "gemma-1-{}b"),
+    (rf"qwen{_SEP}2\.5{_SEP}{_SIZE}", "qwen2.5-{}b"),
+    (rf"qwen{_SEP}2(?!\.5){_SEP}{_SIZE}", "qwen2-{}b"),
+    (rf"qwen(?!{_SEP}2){_SEP}{_SIZE}", "qwen1-{}b"),
+    (rf"yi{_SEP}1\.5{_SEP}{_SIZE}", "yi-1.5-{}b"),
+    (rf"yi(?!{_SEP}1\.5){_SEP}1{_SEP}{_SIZE}", "yi-1-{}b"),
+    (rf"phi{_SEP}3{_SEP}{_SIZE}", "phi-3-{}b"), (rf"phi{_SEP}2{_SEP}{_SIZE}", "phi-2-{}b"),
+    (rf"phi{_SEP}1\.5{_SEP}{_SIZE}", "phi-1.5-{}b"),
+    (rf"phi{_SEP}1(?!\.5){_SEP}{_SIZE}", "phi-1-{}b"),
+    (rf"falcon{_SEP}{_SIZE}", "falcon-{}b"), (rf"mpt{_SEP}{_SIZE}", "mpt-{}b")))
+_W = r"[\-_/\\]?"
+_FAMILY_WORDS = tuple((re.compile(p), f) for p, f in (
+    (rf"llama{_W}3\.2", "llama-3.2"), (rf"llama{_W}3\.1", "llama-3.1"),
+    (rf"llama{_W}3(?!\.)", "llama-3"), (rf"llama{_W}2", "llama-2"), (rf"llama{_W}1", "llama-1"),
+    (rf"mistral{_W}7b", "mistral-7b"), (r"mixtral", "mixtral"),
+    (rf"gemma{_W}2[\-_]?2b", "gemma-2-2b"), (rf"gemma{_W}2[\-_]?9b", "gemma-2-9b"),
+    (rf"gemma{_W}2[\-_]?27b", "gemma-2-27b"), (rf"gemma{_W}2", "gemma-2"),
+    (rf"gemma{_W}1", "gemma-1"), (rf"qwen{_W}2\.5", "qwen2.5"), (rf"qwen{_W}2(?!\.)", "qwen2"),
+    (rf"qwen{_W}1", "qwen1"), (rf"yi{_W}1\.5", "yi-1.5"), (rf"yi{_W}1(?!\.)", "yi-1"),
+    (rf"phi{_W}3", "phi-3"), (rf"phi{_W}2", "phi-2"), (rf"phi{_W}1\.5", "phi-1.5"),
+    (rf"phi{_W}1(?!\.)", "phi-1"), (rf"falcon{_W}180b", "falcon-180b"),
+    (rf"falcon{_W}40b", "falcon-40b"), (rf"falcon{_W}7b", "falcon-7b"),
+    (r"chatglm3|glm3", "glm3"), (r"chatglm2|glm2", "glm2"),
+    (r"deepseek[\-_]?llm[\-_]?2|deepseek2", "deepseek2"), (r"deepseek", "deepseek"),
+    (rf"mpt{_W}30b", "mpt-30b"), (rf"mpt{_W}7b", "mpt-7b"), (r"stablelm", "stablelm"),
+    (r"bloom", "bloom"), (rf"baichuan{_W}3", "baichuan-3"), (rf"baichuan{_W}2", "baichuan-2")))
+_SIZE_IN_NAME = tuple(re.compile(p) for p in (
+    r"[\-_](\d+\.?\d*)b(?!\w)", r"(\d+\.?\d*)b[\-_]", r"/(\d+\.?\d*)b(?![a-z0-9])"))
+#: (low, high, label) parameter windows, billions; the first window that contains wins.
+_PARAM_WINDOWS = (
+    (6.7, 7.5, "llama-2-7b"), (12.5, 13.5, "llama-2-13b"), (64.0, 71.0, "llama-2-70b"),
+    (7.8, 8.3, "llama-3-8b"), (69.0, 72.0, "llama-3-70b"), (7.0, 7.5, "mistral-7b"),
+    (45.0, 48.0, "mixtral-8x7b"), (1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"),
+    (26.5, 29.0, "gemma-2-27b"), (0.45, 0.55, "qwen2-0.5b"), (1.4, 1.7, "qwen2-1.5b"),
+    (7.4, 7.8, "qwen2-7b"), (14.0, 15.0, "qwen2-14b"), (72.0, 73.5, "qwen2-72b"),
+    (3.7, 4.0, "phi-3-4b"), (6.8, 7.2, "phi-3-7b"), (13.0, 15.0, "phi-3-14b"))
+_GEMMA2_SIZES = ((1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"), (26.5, 28.5, "gemma-2-27b"))
+_QWEN_SIZES = ((0.45, 0.55, "0.5"), (1.4, 1.7, "1.5"), (3.0, 3.2, "3"), (7.4, 7.8, "7"),
+               (14.0, 15.0, "14"), (72.0, 73.5, "72"))
+
+
+def _window(params: float | None, table=_PARAM_WINDOWS) -> str | None:
+    if params is None:
+        return None
+    return next((lab for lo, hi, lab in table if lo <= params <= hi), None)
+
+
+def _family(label: str) -> str | None:
+    """``"llama-3.1-8b"`` -> ``"llama-3.1"`` (the part before the last ``-<digits>``)."""
+    m = re.match(r"([a-z0-9.\-]+)-\d+", label)
+    return m.group(1) if m else None
+
+
+def _spelled(name: str) -> str | None:
+    """Step 1: a family spelled with its size; None if absent or of an unknown family."""
+    for pattern, template in _SPELLED:
+        m = pattern.search(name)
+        if m:
+            label = template.format(m.group(1)) if "{}" in template else template
+            return label if _family(label) in _KNOWN_FAMILIES else None
+    return None
+
+
+def _by_words(name: str, params: float | None) -> str | None:
+    """Steps 2b/3: family words, size from the name or the parameter count."""
+    family = next((f for pattern, f in _FAMILY_WORDS if pattern.search(name)), None)
+    if family == "gemma-2":
+        family = _window(params, _GEMMA2_SIZES) if params else None
+    if family is None or family not in _KNOWN_FAMILIES:
+        return None
+    if re.search(r"\d+b$", family):
+        return family
+    for pattern in _SIZE_IN_NAME:
+        m = pattern.search(name)
+        if m:
+            return f"{family}-{m.group(1)}b"
+    if params:
+        match = _window(params)
+        if match and match.startswith(family):
+            return match
+        return f"{family}-{int(params)}b"
+    return family
+
+
+def _by_architecture(arch: str, params: float, name: str) -> str | None:
+    """Step 4: architecture and parameter count."""
+    arch = arch.lower()
+    match = _window(params)
+    if "llama" in arch:
+        return match if match and ("llama-2" in match or "llama-3" in match) else None
+    if "mistral" in arch and "mixtral" not in arch and 7.0 <= params <= 7.5:
+        return "mistral-7b"
+    if ("mixtral" in arch or ("mistral" in arch and "moe" in name)) and 45.0 <= params <= 48.0:
+        return "mixtral-8x7b"
+    if "gemma2" in arch:
+        return _window(params, ((1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"),
+                                (27.0, 29.0, "gemma-2-27b")))
+    if "gemma" in arch:
+        return _window(params, ((2.0, 3.0, "gemma-1-2b"), (7.0, 9.0, "gemma-1-7b")))
+    if "qwen2" in arch:
+        qwen25 = ("qwen2.5" in name or 3.0 <= params <= 3.2 or 14.0 <= params <= 15.0
+                  or 32.0 <= params <= 35.0)
+        family = "qwen2.5" if qwen25 else "qwen2"
+        if match and match.startswith(family):
+            return match
+        size = _window(params, _QWEN_SIZES)
+        return f"{family}-{size}b" if size else None
+    return None  # (the authors' falcon/phi branches never give an S_inv label)
+
+
+def _number(x: Any) -> float | None:
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(value) else value
+
+
+def _text(x: Any) -> str | None:
+    return None if x is None or pd.isna(x) or not str(x).strip() else str(x).lower()
+
+
+def authors_base_model(model_id: Any, base_model_hub: Any = None, architecture: Any = None,
+                       params_b: Any = None) -> str | None:
+    """The authors' base-model label of one leaderboard row (e.g. ``"llama-3-8b"``), or None.
+
+    A re-implementation of the "Identified base model" column of the authors' notebooks
+    (see the comment above this function for the four steps). It is far looser than
+    :func:`hca.base_models.identify`: in step 4 every 8B ``LlamaForCausalLM`` model without a
+    family in its name is ``llama-3-8b`` (Llama-3.1 fine-tunes included) and every 7.6B
+    ``Qwen2ForCausalLM`` not named Qwen2.5 is ``qwen2-7b`` (Qwen2.5-7B fine-tunes included).
+    Used only to explain why the paper's numbers differ from this book's.
+    """
+    name = _text(model_id)
+    if name is None:
+        return None
+    params = _number(params_b)
+    label = _spelled(name)
+    if label:
+        return label
+    hub = _text(base_model_hub)
+    if hub:
+        label = _spelled(hub) or _by_words(hub, params)
+        if label:
+            return label
+    label = _by_words(name, params)
+    if label:
+        return label
+    arch = _text(architecture)
+    if arch and params is not None:
+        return _by_architecture(arch, params, name)
+    return None
+
+
+@lru_cache(maxsize=None)
+def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
+    from .data import load_leaderboard_v2
+
+    df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe)
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    labels = [authors_base_model(*row) for row in df[cols].itertuples(index=False)]
+    df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
+    df["base_model"] = df["authors_label"].map(AUTHORS_V2_LABELS).astype("string")
+    return df
+
+
+def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.DataFrame:
+    """The v2 leaderboard with domains by the authors' rule (:func:`authors_base_model`).
+
+    ``authors_label`` holds the label of every row and ``base_model`` the book's name of
+    the five S_inv domains (NA elsewhere). By default every CSV row is kept, duplicates at
+    another precision included, as in the authors' notebook; ``include_final`` adds the
+    models only in the final HTML table (name and parameter count only, so steps 2 and 4
+    cannot apply to them).
+    """
+    return _v2_authors_cached(bool(include_final), bool(dedupe)).copy()

@@ -11,14 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
+import hca.estimator as est_module
 from hca.estimator import (
+    GAUSSIAN_LOGCOSH,
     HCA,
     DomainSCM,
     _all_orders,
     domain_ica,
     evaluate_order,
     hca_search,
+    ica_negentropy,
     mic_by_subset,
+    restart_seeds,
 )
 from hca.synthetic import simulate_scm
 
@@ -474,3 +478,130 @@ def test_error_core_inputs():
 def test_transform_before_fit():
     with pytest.raises(ValueError, match="not fitted yet"):
         HCA().transform(np.zeros((2, 6)))
+
+
+# --------------------------------------------------------------------------- ICA restarts
+def test_gaussian_logcosh_constant():
+    # E[log cosh(nu)] for nu ~ N(0, 1), by a fine Riemann sum of the density
+    x = np.linspace(-12, 12, 400_001)
+    density = np.exp(-x**2 / 2) / np.sqrt(2 * np.pi)
+    assert GAUSSIAN_LOGCOSH == pytest.approx(np.sum(np.log(np.cosh(x)) * density) * (x[1] - x[0]),
+                                             abs=1e-9)
+    assert GAUSSIAN_LOGCOSH == pytest.approx(0.3746, abs=1e-4)
+
+
+def test_ica_negentropy_values():
+    rng = np.random.default_rng(0)
+    n = 400_000
+    gauss = rng.normal(size=(n, 1))
+    uniform = rng.uniform(-1, 1, size=(n, 1))
+    J = ica_negentropy(np.hstack([gauss, 5 * uniform + 3]))
+    assert J[0] < 1e-6
+    # standardised uniform on [-sqrt 3, sqrt 3]: E log cosh by a fine Riemann sum
+    u = np.linspace(-np.sqrt(3), np.sqrt(3), 200_001)
+    expected = (np.mean(np.log(np.cosh(u))) - GAUSSIAN_LOGCOSH) ** 2
+    assert J[1] == pytest.approx(expected, rel=0.02)
+    # invariant to the scale and location of a source, and to its sign
+    np.testing.assert_allclose(ica_negentropy(-2 * uniform[:1000] + 1),
+                               ica_negentropy(uniform[:1000]))
+    with pytest.raises(ValueError, match="constant column"):
+        ica_negentropy(np.ones((10, 2)))
+    with pytest.raises(ValueError, match="2-D with at least 2 rows"):
+        ica_negentropy(np.ones(10))
+
+
+def test_restart_seeds():
+    assert restart_seeds(7, 3) == [7, 8, 9]
+    assert restart_seeds(None, 2) == [None, None]
+    a = restart_seeds(np.random.RandomState(1), 4)
+    assert a == restart_seeds(np.random.RandomState(1), 4) and len(set(a)) == 4
+    with pytest.raises(ValueError, match="n_restarts must be a positive int, got 0"):
+        restart_seeds(0, 0)
+    with pytest.raises(TypeError, match="random_state must be an int"):
+        restart_seeds("seed", 2)
+
+
+def test_single_restart_is_the_default(exact_sim):
+    X, dom = exact_sim.X[:6000], exact_sim.domains[:6000]
+    a = HCA(random_state=3).fit(X, dom)
+    b = HCA(random_state=3, n_restarts=1).fit(X, dom)
+    for label in a.domains_:
+        np.testing.assert_array_equal(a.ica_[label].unmixing, b.ica_[label].unmixing)
+        assert a.ica_[label].restart == 0 and len(a.ica_[label].restart_objectives) == 1
+        sources = (X[dom == label] - a.ica_[label].mean) @ a.ica_[label].unmixing.T
+        assert a.ica_[label].objective == pytest.approx(ica_negentropy(sources).sum())
+    assert a.mic_ == b.mic_
+
+
+def test_restarts_keep_the_largest_negentropy():
+    sim = simulate_scm(n_domains=3, n_per_domain=150, random_state=11)
+    fits = domain_ica(sim.X, sim.domains, random_state=5, n_restarts=6)
+    for label, fit in fits.items():
+        objs = np.array(fit.restart_objectives)
+        assert len(objs) == 6 and fit.objective == pytest.approx(objs.max())
+        assert fit.restart == int(np.argmax(objs))
+        # the kept run is the single run seeded with random_state + restart
+        single = domain_ica(sim.X, sim.domains, random_state=5 + fit.restart)[label]
+        np.testing.assert_allclose(fit.unmixing, single.unmixing)
+        # restart 0 is the default single run
+        first = domain_ica(sim.X, sim.domains, random_state=5)[label]
+        assert objs[0] == pytest.approx(first.objective)
+        assert "restart" in fit.summary()
+
+
+def test_restarts_skip_unconverged_runs(monkeypatch):
+    sim = simulate_scm(n_domains=2, n_per_domain=200, random_state=2)
+    real = est_module._one_fastica
+    converged = {10: False, 11: True, 12: False}
+
+    def fake_fastica(Xk, d, seed, max_iter, tol):
+        ica, _ = real(Xk, d, seed, max_iter, tol)
+        return ica, converged[seed]
+
+    calls = iter([10.0, 1.0, 20.0] * 2)  # the unconverged runs look best
+    monkeypatch.setattr(est_module, "_one_fastica", fake_fastica)
+    monkeypatch.setattr(est_module, "ica_negentropy", lambda S: np.array([next(calls), 0.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fits = domain_ica(sim.X, sim.domains, random_state=10, n_restarts=3)
+    for fit in fits.values():
+        assert fit.restart == 1 and fit.converged and fit.objective == 1.0
+        assert np.isnan(fit.restart_objectives[0]) and np.isnan(fit.restart_objectives[2])
+
+
+def test_restarts_in_hca_and_subsets():
+    sim = simulate_scm(n_domains=4, n_per_domain=300, alpha=0.05, random_state=8)
+    model = HCA(n_restarts=3).fit(sim.X, sim.domains)
+    table = mic_by_subset(sim.X, sim.domains, n_restarts=3)
+    assert table["mic"].iloc[-1] == pytest.approx(model.mic_, abs=1e-12)
+    keep = np.isin(sim.domains, ["D1", "D2", "D3"])
+    sub = HCA(n_restarts=3).fit(sim.X[keep], sim.domains[keep])
+    row = table[table["subset"] == ("D1", "D2", "D3")]
+    assert row["mic"].iloc[0] == pytest.approx(sub.mic_, abs=1e-12)
+    with pytest.raises(ValueError, match="n_restarts must be a positive int"):
+        HCA(n_restarts=0).fit(sim.X, sim.domains)
+
+
+# --------------------------------------------------------------------------- Figure 19
+def test_reconstruction_error():
+    exact = simulate_scm(n_domains=3, n_per_domain=500, random_state=1)
+    err = HCA().fit(exact.X, exact.domains).reconstruction_error()
+    assert list(err.columns) == ["relative_error", "mse", "rmse"]
+    assert err["relative_error"].max() < 1e-10  # x = G z lies in the row space of H_hat
+    noisy = simulate_scm(n_domains=3, n_per_domain=500, noise=0.3, random_state=1)
+    X = pd.DataFrame(noisy.X, columns=list(noisy.feature_names))
+    model = HCA().fit(X, noisy.domains)
+    err = model.reconstruction_error()
+    H = model.unmixing_
+    resid = noisy.X - noisy.X @ H.T @ H
+    np.testing.assert_allclose(err["mse"], np.mean(resid**2, axis=0))
+    np.testing.assert_allclose(err["relative_error"],
+                               np.sum(resid**2, axis=0) / np.sum(noisy.X**2, axis=0))
+    assert list(err.index) == list(noisy.feature_names)
+    centred = model.reconstruction_error(centre=True)
+    Xc = noisy.X.copy()
+    for label in model.domains_:
+        Xc[noisy.domains == label] -= model.ica_[label].mean
+    np.testing.assert_allclose(centred["mse"], np.mean((Xc - Xc @ H.T @ H) ** 2, axis=0))
+    with pytest.raises(ValueError, match="centre=True uses the training domains"):
+        model.reconstruction_error(X, centre=True)

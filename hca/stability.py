@@ -1,0 +1,389 @@
+"""How stable is an HCA fit? ICA seeds, bootstrap resamples and domain subsets.
+
+The paper reports one HCA fit per analysis. This module refits HCA many times and records,
+for every refit, what the paper reads off a fit: the MIC, the inexactness of every domain,
+the causal order (which benchmark each factor aligns with after the OLS adjustment of
+Section 4) and the adjusted structural equations (edge weights and source scales).
+
+* :func:`fit_record` turns one fitted :class:`~hca.estimator.HCA` into such a record.
+* :func:`seed_stability` refits with different FastICA seeds (same data).
+* :func:`bootstrap_stability` resamples the models *within* every domain with replacement
+  (each domain keeps its size) and refits with a fixed seed.
+* :func:`subset_stability` repeats the MIC-by-subset sweep of Figure 18 over seeds (or
+  bootstrap resamples) and says how often each subset comes out best.
+* :func:`ranked_orders` lists the runner-up row orders of one fit: how far the chosen
+  causal order is ahead of the next ones.
+* :func:`ica_solutions` groups the FastICA solutions of every domain over many seeds into
+  distinct local optima, with their share of seeds and their negentropy.
+
+Conventions
+-----------
+* The alignment of factor ``z_i`` is the benchmark the OLS adjustment picks for it (largest
+  R^2 of ``z_i ~ z_1..z_{i-1} + x_B + const``, :meth:`hca.estimator.HCA.adjust`); the tuple
+  of the three picks is the *alignment* of a fit, e.g. ``("bbh", "ifeval", "math_lvl_5")``.
+* :data:`PAPER_ALIGNMENT` is the paper's reading (Section 4, Table 2a): ``z_1`` with BBH or
+  MMLU-PRO, ``z_2`` with IFEval, ``z_3`` with MATH Lvl 5.
+* Edge weights are those of the adjusted SCM with unit-variance sources (as in Figure 4):
+  column ``w[<domain>] z<j>->z<i>`` holds ``A[i, j]`` and ``scale[<domain>] eps<i>`` the
+  source scale. Comparing weights across refits is meaningful only between refits with the
+  same alignment; :meth:`StabilityResult.weights` filters on it.
+* Everything is deterministic given the seeds (``numpy.random.default_rng``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from .estimator import (
+    HCA,
+    _all_orders,
+    _fit_icas,
+    _ols_adjustment,
+    _validate_data,
+    evaluate_order,
+    hca_search,
+)
+
+__all__ = [
+    "PAPER_ALIGNMENT",
+    "fit_record",
+    "matches_alignment",
+    "StabilityResult",
+    "seed_stability",
+    "bootstrap_stability",
+    "subset_stability",
+    "ica_solutions",
+    "ranked_orders",
+]
+
+#: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
+PAPER_ALIGNMENT: tuple[frozenset, ...] = (
+    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+
+
+def matches_alignment(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) -> bool:
+    """Whether every factor's benchmark is among the allowed ones of ``pattern``."""
+    if len(alignment) != len(pattern):
+        return False
+    return all(a in set(p) for a, p in zip(alignment, pattern))
+
+
+def fit_record(model: HCA, X: Any = None) -> dict:
+    """What the paper reads off one fit, as a flat dict.
+
+    Parameters
+    ----------
+    model : HCA
+        A fitted estimator.
+    X : array-like or DataFrame, optional
+        Data for the OLS adjustment (default: the training data).
+
+    Returns
+    -------
+    dict
+        ``mic``, ``alignment`` (tuple of benchmarks), ``order`` (the alignment joined by
+        ``" > "``), ``paper_order`` (bool, :data:`PAPER_ALIGNMENT`), ``rank1[z<i>]``,
+        ``alpha[<domain>]``, ``unmixing_error[<domain>]``, ``w[<domain>] z<j>->z<i>`` and
+        ``scale[<domain>] eps<i>`` (adjusted SCM), ``ica_converged``.
+    """
+    adj = model.adjust(X)
+    d = model.n_components
+    rec: dict[str, Any] = {
+        "mic": float(model.mic_),
+        "alignment": tuple(adj.benchmarks),
+        "order": " > ".join(adj.benchmarks),
+        "paper_order": d == 3 and matches_alignment(adj.benchmarks, PAPER_ALIGNMENT),
+        "ica_converged": all(model.ica_converged_.values()),
+    }
+    for i, e in enumerate(model.rank1_error_):
+        rec[f"rank1[z{i + 1}]"] = float(e)
+    for dom in model.domains_:
+        rec[f"alpha[{dom}]"] = float(model.inexactness_[dom])
+        rec[f"unmixing_error[{dom}]"] = float(model.unmixing_error_[dom])
+        scm = adj.models[dom]
+        for i in range(d):
+            for j in range(i):
+                rec[f"w[{dom}] z{j + 1}->z{i + 1}"] = float(scm.A[i, j])
+            rec[f"scale[{dom}] eps{i + 1}"] = float(scm.omega_sqrt[i])
+    return rec
+
+
+@dataclass(frozen=True, eq=False)
+class StabilityResult:
+    """Records of many refits.
+
+    Attributes
+    ----------
+    records : DataFrame
+        One row per refit (:func:`fit_record` columns plus ``replicate``/``seed``).
+    kind : str
+        ``"seed"`` or ``"bootstrap"``.
+    """
+
+    records: pd.DataFrame
+    kind: str
+
+    def alignment_counts(self) -> pd.DataFrame:
+        """How often each alignment (causal order) came back: ``order, count, share``."""
+        counts = self.records["order"].value_counts()
+        return pd.DataFrame({"order": counts.index, "count": counts.to_numpy(),
+                             "share": counts.to_numpy() / len(self.records)})
+
+    @property
+    def modal_alignment(self) -> tuple:
+        """The alignment that came back most often (ties: first in the records)."""
+        counts = self.records["order"].value_counts(sort=True)
+        best = counts.index[0]
+        return tuple(self.records.loc[self.records["order"] == best, "alignment"].iloc[0])
+
+    def paper_order_share(self) -> float:
+        """Share of refits with the paper's alignment (:data:`PAPER_ALIGNMENT`)."""
+        return float(self.records["paper_order"].mean())
+
+    def quantiles(self, columns: Sequence[str] | None = None,
+                  q: Sequence[float] = (0.05, 0.5, 0.95)) -> pd.DataFrame:
+        """Quantiles of numeric columns (default: MIC and every domain's alpha)."""
+        if columns is None:
+            columns = ["mic"] + [c for c in self.records.columns if c.startswith("alpha[")]
+        table = self.records[list(columns)].quantile(list(q)).T
+        table.columns = [f"q{int(round(100 * x)):02d}" for x in q]
+        return table
+
+    def weights(self, alignment: Sequence[str] | None = None,
+                q: Sequence[float] = (0.05, 0.5, 0.95)) -> pd.DataFrame:
+        """Quantiles of the adjusted edge weights and source scales among the refits with
+        ``alignment`` (default: the modal one); ``n`` says how many refits that is."""
+        alignment = tuple(self.modal_alignment if alignment is None else alignment)
+        keep = self.records["alignment"].apply(lambda a: tuple(a) == alignment)
+        cols = [c for c in self.records.columns if c.startswith(("w[", "scale["))]
+        table = self.records.loc[keep, cols].quantile(list(q)).T
+        table.columns = [f"q{int(round(100 * x)):02d}" for x in q]
+        table.insert(0, "n", int(keep.sum()))
+        return table
+
+    def summary(self) -> str:
+        """MIC quantiles, the share of the modal and of the paper's alignment."""
+        mic = self.records["mic"].quantile([0.05, 0.5, 0.95]).to_numpy()
+        counts = self.alignment_counts()
+        return "\n".join([
+            f"{len(self.records)} {self.kind} refits: MIC median {mic[1]:.3f} "
+            f"(5-95%: {mic[0]:.3f}-{mic[2]:.3f})",
+            f"most frequent order {counts['order'].iloc[0]} ({counts['share'].iloc[0]:.0%}); "
+            f"paper's order (BBH/MMLU-PRO > IFEval > MATH) {self.paper_order_share():.0%}",
+        ])
+
+
+def _fit_quiet(X, domains, hca_params) -> HCA:
+    """Fit HCA with ConvergenceWarnings silenced (they are recorded in the model)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return HCA(**hca_params).fit(X, domains)
+
+
+def seed_stability(X: Any, domains: Any, seeds: Iterable[int] = range(20),
+                   **hca_params: Any) -> StabilityResult:
+    """Refit HCA on the same data with every FastICA seed in ``seeds``.
+
+    ``hca_params`` go to :class:`~hca.estimator.HCA` (``random_state`` is set per refit).
+    """
+    if "random_state" in hca_params:
+        raise ValueError("seed_stability sets random_state itself; pass seeds instead")
+    rows = []
+    for seed in seeds:
+        model = _fit_quiet(X, domains, {**hca_params, "random_state": int(seed)})
+        rows.append({"seed": int(seed), **fit_record(model)})
+    if not rows:
+        raise ValueError("seeds is empty")
+    return StabilityResult(pd.DataFrame(rows), "seed")
+
+
+def _bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Row indices resampled with replacement within every domain (sizes kept)."""
+    parts = []
+    for label in pd.unique(pd.Series(labels, dtype=object)):
+        rows = np.flatnonzero(labels == label)
+        parts.append(rng.choice(rows, size=len(rows), replace=True))
+    return np.concatenate(parts)
+
+
+def bootstrap_stability(X: Any, domains: Any, n_boot: int = 100, random_state: int = 0,
+                        **hca_params: Any) -> StabilityResult:
+    """Refit HCA on ``n_boot`` resamples of the models, drawn within every domain.
+
+    Parameters
+    ----------
+    X, domains
+        As in :meth:`hca.estimator.HCA.fit`.
+    n_boot : int, default=100
+        Number of resamples.
+    random_state : int, default=0
+        Seed of ``numpy.random.default_rng`` for the resampling.
+    **hca_params
+        Passed to :class:`~hca.estimator.HCA` (its own ``random_state``, the ICA seed,
+        defaults to 0 and is the same for every resample).
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
+    labels = np.asarray(domains, dtype=object)
+    if len(labels) != len(frame):
+        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
+    rng = np.random.default_rng(random_state)
+    rows = []
+    for b in range(n_boot):
+        idx = _bootstrap_index(labels, rng)
+        Xb = frame.iloc[idx].reset_index(drop=True)
+        model = _fit_quiet(Xb, labels[idx], hca_params)
+        rows.append({"replicate": b, **fit_record(model)})
+    return StabilityResult(pd.DataFrame(rows), "bootstrap")
+
+
+def subset_stability(X: Any, domains: Any, candidates: Sequence[Hashable] | None = None,
+                     min_size: int = 3, *, seeds: Iterable[int] = range(10),
+                     n_boot: int = 0, random_state: int = 0, n_components: int = 3,
+                     search: str = "exhaustive", residual: str = "domain",
+                     n_restarts: int = 1, max_iter: int = 1000,
+                     tol: float = 1e-4) -> pd.DataFrame:
+    """The MIC of every subset of ``candidates`` (Figure 18), repeated.
+
+    With ``n_boot == 0`` the sweep is repeated for every FastICA seed in ``seeds`` on the
+    same data; with ``n_boot > 0`` it is repeated on ``n_boot`` within-domain bootstrap
+    resamples (seed ``random_state`` for the resampling, the first of ``seeds`` for ICA).
+
+    Returns
+    -------
+    DataFrame
+        One row per (repetition, subset): ``rep``, ``subset`` (tuple), ``size``, ``mic``,
+        ``rank`` (1 = smallest MIC in that repetition) and ``best`` (bool).
+    """
+    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
+    cands = list(order) if candidates is None else list(candidates)
+    missing = [c for c in cands if c not in order]
+    if missing:
+        raise ValueError(f"candidate domain(s) {missing} not found in domains; available: {order}")
+    if not 2 <= min_size <= len(cands):
+        raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds is empty")
+    subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
+    rng = np.random.default_rng(random_state)
+    reps = range(n_boot) if n_boot > 0 else range(len(seeds))
+    rows = []
+    for rep in reps:
+        if n_boot > 0:
+            idx = _bootstrap_index(labels, rng)
+            vals, labs, seed = values[idx], labels[idx], seeds[0]
+        else:
+            vals, labs, seed = values, labels, seeds[rep]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            icas = _fit_icas(vals, labs, cands, d, seed, max_iter, tol, n_restarts)
+        mics = [hca_search({c: icas[c].unmixing for c in sub}, search=search,
+                           residual=residual).mic for sub in subsets]
+        ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
+        for sub, mic, rank in zip(subsets, mics, ranks):
+            rows.append({"rep": rep, "subset": sub, "size": len(sub), "mic": float(mic),
+                         "rank": int(rank), "best": bool(rank == 1)})
+    return pd.DataFrame(rows)
+
+
+def _canonical_rows(W: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit norm with their largest-magnitude entry positive."""
+    W = W / np.linalg.norm(W, axis=1, keepdims=True)
+    return W * np.sign(W[np.arange(len(W)), np.abs(W).argmax(axis=1)])[:, None]
+
+
+def _same_solution(A: np.ndarray, B: np.ndarray, threshold: float) -> bool:
+    """Whether two unmixing matrices have the same rows up to order, sign and scale."""
+    C = np.abs(A @ B.T)
+    return bool(np.all(C.max(axis=1) >= threshold) and len(set(C.argmax(axis=1))) == len(A))
+
+
+def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_components: int = 3,
+                  threshold: float = 0.99, max_iter: int = 1000,
+                  tol: float = 1e-4) -> pd.DataFrame:
+    """Distinct FastICA local optima of every domain over many seeds (ICASSO-style).
+
+    Two solutions are the same when every unit-norm row of one has absolute cosine at
+    least ``threshold`` with a distinct row of the other (rows up to order and sign).
+
+    Returns
+    -------
+    DataFrame
+        One row per (domain, solution), solutions numbered by decreasing number of seeds:
+        ``domain``, ``models``, ``solution``, ``n_seeds``, ``share``, ``negentropy`` (of the
+        first seed that found it), ``best_negentropy`` (True for the solution with the
+        largest negentropy in its domain), ``first_seed``.
+    """
+    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds is empty")
+    rows = []
+    for label in order:
+        fits = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for seed in seeds:
+                fits.append(_fit_icas(values, labels, [label], d, seed, max_iter, tol)[label])
+        clusters: list[dict] = []
+        for seed, fit in zip(seeds, fits):
+            W = _canonical_rows(fit.unmixing)
+            for c in clusters:
+                if _same_solution(W, c["W"], threshold):
+                    c["seeds"].append(seed)
+                    break
+            else:
+                clusters.append({"W": W, "seeds": [seed], "negentropy": fit.objective})
+        clusters.sort(key=lambda c: (-len(c["seeds"]), c["seeds"][0]))
+        top = max(c["negentropy"] for c in clusters)
+        for k, c in enumerate(clusters):
+            rows.append({"domain": label, "models": int(np.sum(labels == label)),
+                         "solution": k + 1, "n_seeds": len(c["seeds"]),
+                         "share": len(c["seeds"]) / len(seeds),
+                         "negentropy": float(c["negentropy"]),
+                         "best_negentropy": bool(c["negentropy"] == top),
+                         "first_seed": c["seeds"][0]})
+    return pd.DataFrame(rows)
+
+
+def ranked_orders(model: HCA, n: int = 5) -> pd.DataFrame:
+    """The ``n`` row orders with the smallest MIC for a fitted model's ICA matrices.
+
+    Every row order of the model's per-domain ICA unmixing matrices is scored (all
+    ``(d0!)^K`` of them, so keep ``K`` small); for the best ``n`` the alignment of the
+    factors after the OLS adjustment is computed on the training data.
+
+    Returns
+    -------
+    DataFrame
+        ``rank``, ``mic``, ``order`` (alignment joined by ``" > "``), ``paper_order``,
+        ``rank1_error`` and ``unmixing_error`` (tuples, Table 3).
+    """
+    if not hasattr(model, "unmixing_"):
+        raise ValueError("ranked_orders needs a fitted HCA model")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    U = {label: model.ica_[label].unmixing for label in model.domains_}
+    rows, mics = _all_orders(U, model.residual)
+    X = model._X_train
+    out = []
+    for rank, i in enumerate(np.argsort(mics, kind="stable")[:n], start=1):
+        res = evaluate_order(U, [rows[i][k] for k in range(len(U))], residual=model.residual)
+        _, _, chosen, _ = _ols_adjustment(X @ res.unmixing.T, X, model._benchmarks)
+        alignment = tuple(model._benchmarks[c] for c in chosen)
+        out.append({"rank": rank, "mic": float(res.mic), "order": " > ".join(alignment),
+                    "paper_order": len(alignment) == 3
+                    and matches_alignment(alignment, PAPER_ALIGNMENT),
+                    "rank1_error": tuple(np.round(res.rank1_error, 3)),
+                    "unmixing_error": tuple(np.round(res.unmixing_error, 3))})
+    return pd.DataFrame(out)

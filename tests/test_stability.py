@@ -1,0 +1,147 @@
+"""Tests for hca.stability (seed, bootstrap and subset stability of HCA fits)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hca.estimator import HCA, mic_by_subset
+from hca.stability import (
+    PAPER_ALIGNMENT,
+    StabilityResult,
+    _bootstrap_index,
+    bootstrap_stability,
+    fit_record,
+    ica_solutions,
+    matches_alignment,
+    ranked_orders,
+    seed_stability,
+    subset_stability,
+)
+from hca.synthetic import simulate_scm
+
+
+@pytest.fixture(scope="module")
+def sim():
+    s = simulate_scm(n_domains=4, n_per_domain=600, alpha=0.0, random_state=5)
+    return pd.DataFrame(s.X, columns=list(s.feature_names)), s.domains
+
+
+def test_matches_alignment():
+    assert matches_alignment(("bbh", "ifeval", "math_lvl_5"), PAPER_ALIGNMENT)
+    assert matches_alignment(("mmlu_pro", "ifeval", "math_lvl_5"), PAPER_ALIGNMENT)
+    assert not matches_alignment(("ifeval", "mmlu_pro", "math_lvl_5"), PAPER_ALIGNMENT)
+    assert not matches_alignment(("bbh", "ifeval"), PAPER_ALIGNMENT)
+
+
+def test_fit_record(sim):
+    X, dom = sim
+    model = HCA().fit(X, dom)
+    rec = fit_record(model)
+    adj = model.adjust()
+    assert rec["mic"] == model.mic_ and rec["alignment"] == adj.benchmarks
+    assert rec["order"] == " > ".join(adj.benchmarks) and rec["paper_order"] is False
+    for label in model.domains_:
+        assert rec[f"alpha[{label}]"] == model.inexactness_[label]
+        assert rec[f"w[{label}] z1->z3"] == pytest.approx(adj.models[label].A[2, 0])
+        assert rec[f"scale[{label}] eps2"] == pytest.approx(adj.models[label].omega_sqrt[1])
+    assert rec["rank1[z2]"] == model.rank1_error_[1]
+    assert rec["ica_converged"] is True
+
+
+def test_seed_stability_on_exact_scm(sim):
+    X, dom = sim
+    res = seed_stability(X, dom, seeds=range(4))
+    assert isinstance(res, StabilityResult) and res.kind == "seed"
+    assert res.records["seed"].tolist() == [0, 1, 2, 3]
+    assert res.records["mic"].max() < 0.02  # exact SCM: every seed finds it
+    counts = res.alignment_counts()
+    assert counts["share"].sum() == pytest.approx(1.0) and counts["share"].iloc[0] == 1.0
+    assert res.modal_alignment == res.records["alignment"].iloc[0]
+    assert res.paper_order_share() == 0.0
+    q = res.quantiles()
+    assert list(q.columns) == ["q05", "q50", "q95"] and "mic" in q.index
+    w = res.weights()
+    assert (w["n"] == 4).all() and (w["q05"] <= w["q95"]).all()
+    assert "4 seed refits" in res.summary()
+    with pytest.raises(ValueError, match="sets random_state itself"):
+        seed_stability(X, dom, random_state=1)
+
+
+def test_bootstrap_index_keeps_domain_sizes():
+    labels = np.array(["a"] * 5 + ["b"] * 3 + ["a"] * 2, dtype=object)
+    idx = _bootstrap_index(labels, np.random.default_rng(0))
+    assert len(idx) == len(labels)
+    assert (labels[idx] == "a").sum() == 7 and (labels[idx] == "b").sum() == 3
+
+
+def test_bootstrap_stability_deterministic(sim):
+    X, dom = sim
+    a = bootstrap_stability(X, dom, n_boot=3, random_state=2)
+    b = bootstrap_stability(X, dom, n_boot=3, random_state=2)
+    pd.testing.assert_frame_equal(a.records, b.records)
+    assert a.kind == "bootstrap" and a.records["replicate"].tolist() == [0, 1, 2]
+    assert a.records["mic"].max() < 0.05
+    c = bootstrap_stability(X, dom, n_boot=3, random_state=3)
+    assert not np.allclose(a.records["mic"], c.records["mic"])
+    with pytest.raises(ValueError, match="n_boot must be a positive int"):
+        bootstrap_stability(X, dom, n_boot=0)
+    with pytest.raises(ValueError, match="X has 2400 rows but domains has 3 labels"):
+        bootstrap_stability(X, dom[:3], n_boot=1)
+
+
+def test_subset_stability(sim):
+    X, dom = sim
+    table = subset_stability(X, dom, seeds=[0, 1])
+    n_subsets = 4 + 1
+    assert len(table) == 2 * n_subsets
+    for _, rep in table.groupby("rep"):
+        assert rep.loc[rep["mic"].idxmin(), "rank"] == 1
+        assert rep["best"].sum() >= 1
+    first = table[table["rep"] == 0].reset_index(drop=True)
+    ref = mic_by_subset(X, dom, random_state=0)
+    np.testing.assert_allclose(first["mic"], ref["mic"], atol=1e-12)
+    boot = subset_stability(X, dom, candidates=["D1", "D2", "D3"], n_boot=2)
+    assert len(boot) == 2 and set(boot["size"]) == {3}
+    with pytest.raises(ValueError, match=r"candidate domain\(s\) \['D9'\] not found"):
+        subset_stability(X, dom, candidates=["D1", "D9"])
+
+
+def test_ica_solutions_unique_for_strongly_non_gaussian_sources(sim):
+    X, dom = sim
+    table = ica_solutions(X, dom, seeds=range(5))
+    assert set(table["domain"]) == {"D1", "D2", "D3", "D4"}
+    assert (table.groupby("domain")["n_seeds"].sum() == 5).all()
+    assert (table.groupby("domain")["best_negentropy"].sum() == 1).all()
+    # sources with distinct non-Gaussian laws: one solution per domain
+    assert (table["solution"] == 1).all() and (table["share"] == 1.0).all()
+
+
+def test_ica_solutions_finds_several_optima_for_gaussian_sources():
+    rng = np.random.default_rng(2)
+    G = rng.normal(size=(6, 3))
+    X = rng.normal(size=(120, 3)) @ G.T
+    table = ica_solutions(X, np.repeat(np.array(["a", "b"], dtype=object), 60), seeds=range(8))
+    # Gaussian sources are not identified: the seeds stop in different optima
+    for _, t in table.groupby("domain"):
+        assert len(t) > 1
+        assert t["share"].sum() == pytest.approx(1.0)
+        assert t["n_seeds"].is_monotonic_decreasing
+        assert t["best_negentropy"].sum() == 1
+
+
+def test_ranked_orders(sim):
+    X, dom = sim
+    model = HCA().fit(X, dom)
+    table = ranked_orders(model, n=4)
+    assert table["rank"].tolist() == [1, 2, 3, 4]
+    assert table["mic"].iloc[0] == pytest.approx(model.mic_, abs=1e-12)
+    assert table["mic"].is_monotonic_increasing
+    assert table["order"].iloc[0] == " > ".join(model.adjust().benchmarks)
+    assert table["unmixing_error"].iloc[0] == tuple(
+        np.round([model.unmixing_error_[d] for d in model.domains_], 3))
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        ranked_orders(model, n=0)
+    with pytest.raises(ValueError, match="needs a fitted HCA"):
+        ranked_orders(HCA())
