@@ -27,7 +27,14 @@ data: venv
 	$(BIN)/python -m hca data
 
 ## book: execute every notebook and build HTML into _build/html (warnings are errors)
+# Notebooks are executed afresh on every build (the cache is cleared first, so library changes
+# always reach the numbers), two at a time with jupyter-cache's parallel executor; the
+# Sphinx build then renders the executed notebooks from that cache.
+JCACHE := _build/.jupyter_cache
 book: data
+	rm -rf $(JCACHE)
+	yes y | $(BIN)/jcache notebook -p $(JCACHE) add -r myst_nb_md $(NOTEBOOKS) > /dev/null
+	$(BIN)/jcache project -p $(JCACHE) execute -e local-parallel -t 900
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo "Open _build/html/index.html"
 
