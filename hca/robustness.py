@@ -1,0 +1,1022 @@
+"""How the headline results move under perturbations of the data and of the method.
+
+The paper's headline results on leaderboard v2 are (1) the causal order of the three latent
+factors, read off the OLS alignment of Section 4 (the paper: BBH/MMLU-PRO -> IFEval ->
+MATH Lvl 5), (2) the MIC of HCA on its four domains (Llama-3-8B, Llama-3.1-8B, Qwen2.5-7B,
+Qwen2.5-14B) and (3) the invariant set S_inv of Section 2. This module recomputes all three
+under one perturbation at a time and returns a tidy table, one row per perturbation.
+
+* A :class:`Setting` is one way of running the analysis: a leaderboard frame (with a
+  ``base_model`` column), the score columns, the number of components and the ICA algorithm.
+  The small functions :func:`default_setting`, :func:`final_table_setting`,
+  :func:`raw_scores_setting`, :func:`ica_setting`, :func:`components_setting` and
+  :func:`without_merged_setting` build the perturbed settings; :func:`paper_settings` lists
+  them all.
+* :func:`fit_hca` runs HCA's search core (:func:`hca.estimator.hca_search`) on per-domain
+  unmixing matrices from FastICA (:func:`hca.estimator.domain_ica`, as :class:`~hca.HCA`
+  does) or from Picard (:func:`picard_ica`, the ``python-picard`` package), and aligns the
+  factors with benchmarks by the OLS adjustment of Section 4.
+* :func:`invariant_set_rule` is the S_inv rule of the PCA chapter
+  (:mod:`hca.subspace`: split-half null threshold, largest set within it).
+* :func:`run_setting` evaluates one setting (point fit, bootstrap interval of the MIC, share
+  of resamples with the same order, S_inv and its bootstrap share);
+  :func:`bootstrap_row` and :func:`seed_row` summarise the resampling perturbations;
+  :func:`run_perturbations` assembles the table, :func:`precedence` counts how often each of
+  the paper's pairwise precedences (general before IFEval, ...) holds among the refits, and
+  :func:`plot_robustness` / :func:`plot_s_inv_membership` draw the page's figure.
+* :func:`authors_domains_setting` replaces this book's domains by the authors' looser rule
+  (:func:`hca.replication.v2_frame_authors`), the lever the recovery chapter identifies.
+
+Conventions
+-----------
+* Picard's unmixing matrices follow :func:`hca.estimator.domain_ica`: ``M_k`` maps the
+  centred scores ``x - mean_k`` to sources with unit variance (ddof=0) in the domain.
+  ``ortho=True`` is Picard-O (sources constrained to be white, as in FastICA);
+  ``ortho=False`` is Picard without that constraint (sources rescaled to unit variance). Both
+  use Picard's extended density model (sub- and super-Gaussian sources).
+* The search is exhaustive when ``(d0!)^K <= 10,000`` row orders (the estimator's default
+  for the paper's fit) and the certified sequential search otherwise (e.g. four components);
+  a certified sequential result is the exhaustive optimum.
+* Orders are compared by *role*: BBH and MMLU-PRO are interchangeable (the paper: "BBH and
+  MMLU-PRO" for ``z_1``), every other benchmark is its own role. With as many factors as
+  roles in the reference the factor-by-factor match is required; with more factors, the first
+  factor aligned with each role must come in the reference's order (the extra factors are
+  ignored); with fewer, the comparison is undefined (NA).
+* ``*_raw`` score columns are compared and displayed under the name of the normalized score.
+* Every random step takes ``random_state`` (``numpy.random.default_rng``).
+* Like :mod:`hca.stability`, this module uses the estimator's input validation
+  (``_validate_data``) and OLS adjustment (``_ols_adjustment``) directly, so that a fit from
+  Picard's matrices is aligned exactly as :meth:`hca.estimator.HCA.adjust` aligns a FastICA fit.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from sklearn.exceptions import ConvergenceWarning
+
+from . import subspace as ss
+from .base_models import PAPER_V2_BASES
+from .data import BENCHMARK_LABELS, V2_BENCHMARKS
+from .estimator import (
+    DomainICA,
+    HCASearchResult,
+    _ols_adjustment,
+    _validate_data,
+    domain_ica,
+    hca_search,
+    ica_negentropy,
+)
+from .replication import PAPER_V2_FOUR, PAPER_V2_SINV
+
+__all__ = [
+    "ICA_METHODS",
+    "PAPER_ROLES",
+    "CANDIDATES",
+    "Setting",
+    "RobustFit",
+    "SInvResult",
+    "RobustnessTable",
+    "picard_ica",
+    "domain_unmixings",
+    "fit_hca",
+    "bootstrap_fits",
+    "invariant_set_rule",
+    "order_label",
+    "role_pattern",
+    "order_matches",
+    "default_setting",
+    "final_table_setting",
+    "raw_scores_setting",
+    "ica_setting",
+    "components_setting",
+    "without_merged_setting",
+    "authors_domains_setting",
+    "AUTHORS_CANDIDATE_LABELS",
+    "paper_settings",
+    "run_setting",
+    "bootstrap_row",
+    "seed_row",
+    "run_perturbations",
+    "precedence",
+    "plot_robustness",
+    "plot_s_inv_membership",
+]
+
+#: ICA algorithms: scikit-learn's FastICA, Picard-O (orthogonal) and Picard.
+ICA_METHODS: tuple[str, ...] = ("fastica", "picard-o", "picard")
+#: The eight base models of Section 1.1, candidates of the S_inv rule (paper's M_1..M_8).
+CANDIDATES: tuple[str, ...] = PAPER_V2_BASES
+#: Benchmarks that play the same role in an order (the paper's general factor).
+ROLE_GROUPS: tuple[frozenset, ...] = (frozenset({"bbh", "mmlu_pro"}),)
+#: The paper's order (Section 4): allowed benchmarks for z1, z2, z3.
+PAPER_ROLES: tuple[frozenset, ...] = (
+    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+#: The authors' base-model labels (:func:`hca.replication.authors_base_model`) of the eight
+#: candidates -> this book's names.
+AUTHORS_CANDIDATE_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "mistral-7b": "Mistral-7B",
+    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
+_MAX_EXHAUSTIVE = 10_000
+_RAW = "_raw"
+
+
+# =========================================================================== orders
+def _base_name(name: str) -> str:
+    """``"bbh_raw"`` -> ``"bbh"`` (raw and normalized scores share a role)."""
+    name = str(name)
+    return name[: -len(_RAW)] if name.endswith(_RAW) else name
+
+
+def _label(name: str) -> str:
+    return BENCHMARK_LABELS.get(_base_name(name), _base_name(name))
+
+
+def order_label(alignment: Sequence[str]) -> str:
+    """``("math_lvl_5", "bbh", "ifeval")`` -> ``"MATH Lvl 5 > BBH > IFEval"``."""
+    return " > ".join(_label(b) for b in alignment)
+
+
+def role_pattern(alignment: Sequence[str],
+                 groups: Sequence[frozenset] = ROLE_GROUPS) -> tuple[frozenset, ...]:
+    """The role of every factor of an alignment (a pattern for :func:`order_matches`).
+
+    A benchmark in one of ``groups`` stands for the whole group (BBH for BBH or MMLU-PRO);
+    any other benchmark is its own role. ``*_raw`` names count as the normalized score.
+    """
+    out = []
+    for b in alignment:
+        base = _base_name(b)
+        out.append(next((g for g in groups if base in g), frozenset({base})))
+    return tuple(out)
+
+
+def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) -> Any:
+    """Whether an alignment follows a pattern of roles (see the module docstring).
+
+    Returns
+    -------
+    bool or pandas.NA
+        Same length: every factor's benchmark is in its role. More factors: the first factor
+        of every role exists and they come in the pattern's order. Fewer factors: NA.
+    """
+    names = [_base_name(b) for b in alignment]
+    roles = [frozenset(p) for p in pattern]
+    if len(names) < len(roles):
+        return pd.NA
+    if len(names) == len(roles):
+        return all(n in r for n, r in zip(names, roles))
+    firsts = []
+    for r in roles:
+        hit = next((i for i, n in enumerate(names) if n in r), None)
+        if hit is None:
+            return False
+        firsts.append(hit)
+    return all(a < b for a, b in zip(firsts, firsts[1:]))
+
+
+# =========================================================================== ICA
+def _check_ica(ica: str) -> str:
+    if ica not in ICA_METHODS:
+        raise ValueError(f"unknown ica {ica!r}; expected one of {ICA_METHODS}")
+    return ica
+
+
+def _picard_module():
+    try:
+        import picard
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("picard_ica needs the python-picard package "
+                          "(pip install python-picard)") from err
+    return picard
+
+
+def _one_picard(Xk: np.ndarray, label: Hashable, d: int, ortho: bool, extended: bool,
+                random_state: Any, max_iter: int, tol: float) -> DomainICA:
+    """Picard on one domain; unit-variance sources; record convergence."""
+    picard = _picard_module()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        K, W, _, mean, n_iter = picard.picard(
+            Xk.T, n_components=d, ortho=ortho, extended=extended, random_state=random_state,
+            max_iter=max_iter, tol=tol, return_X_mean=True, return_n_iter=True)
+    converged = True
+    for w in caught:
+        if "did not converge" in str(w.message):
+            converged = False
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    unmixing = W @ K
+    sources = (Xk - mean) @ unmixing.T
+    sd = sources.std(axis=0)
+    if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
+        raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
+    unmixing = unmixing / sd[:, None]
+    return DomainICA(
+        domain=label, unmixing=np.asarray(unmixing, dtype=float),
+        mean=np.asarray(mean, dtype=float), converged=converged, n_iter=int(n_iter),
+        n_samples=int(Xk.shape[0]),
+        objective=float(np.sum(ica_negentropy(sources / sd))))
+
+
+def picard_ica(
+    X: Any,
+    domains: Any,
+    n_components: int = 3,
+    *,
+    ortho: bool = True,
+    extended: bool = True,
+    random_state: Any = 0,
+    max_iter: int = 1000,
+    tol: float = 1e-7,
+) -> dict[Hashable, DomainICA]:
+    """Per-domain ICA with Picard (Ablin, Cardoso & Gramfort, 2018) instead of FastICA.
+
+    Same output as :func:`hca.estimator.domain_ica`: ``unmixing`` maps ``x - mean`` to
+    ``n_components`` sources with unit variance (ddof=0) in the domain.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_models, n_benchmarks)
+    domains : array-like of shape (n_models,)
+    n_components : int, default=3
+    ortho : bool, default=True
+        ``True``: Picard-O (white sources, FastICA's constraint); ``False``: Picard.
+    extended : bool, default=True
+        Extended density model, which separates sub- as well as super-Gaussian sources
+        (Picard's own default is ``True`` only with ``ortho=True``; without it, Picard cannot
+        separate sub-Gaussian sources such as uniform ones).
+    random_state : int or None, default=0
+        Seed of Picard's random initial rotation.
+    max_iter, tol
+        Passed to ``picard.picard``.
+
+    Returns
+    -------
+    dict
+        Domain label (sorted) -> :class:`~hca.estimator.DomainICA` (``objective`` is the
+        negentropy of the sources, ``converged`` Picard's flag).
+
+    Warns
+    -----
+    ConvergenceWarning
+        Naming every domain where Picard did not converge.
+    """
+    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
+    out = {}
+    for label in order:
+        fit = _one_picard(values[labels == label], label, d, bool(ortho), bool(extended),
+                          random_state, max_iter, tol)
+        if not fit.converged:
+            warnings.warn(f"Picard did not converge for domain {label!r} "
+                          f"({fit.n_samples} models, max_iter={max_iter})",
+                          ConvergenceWarning, stacklevel=2)
+        out[label] = fit
+    return out
+
+
+def domain_unmixings(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica",
+                     random_state: Any = 0) -> dict[Hashable, DomainICA]:
+    """Per-domain ICA with the chosen algorithm (:data:`ICA_METHODS`)."""
+    if _check_ica(ica) == "fastica":
+        return domain_ica(X, domains, n_components, random_state=random_state)
+    return picard_ica(X, domains, n_components, ortho=(ica == "picard-o"),
+                      random_state=random_state)
+
+
+# =========================================================================== one fit
+@dataclass(frozen=True, eq=False)
+class RobustFit:
+    """One HCA fit reduced to what the robustness table reports.
+
+    Attributes
+    ----------
+    mic : float
+    alphas : dict
+        Domain -> inexactness ``alpha_k``.
+    alignment : tuple of str
+        Benchmark each factor is aligned with by the OLS adjustment (Section 4).
+    certified : bool
+        Whether the search proved the row order optimal.
+    converged : bool
+        Whether ICA converged in every domain.
+    search_result : HCASearchResult
+    """
+
+    mic: float
+    alphas: dict
+    alignment: tuple
+    certified: bool
+    converged: bool
+    search_result: HCASearchResult = field(repr=False)
+
+    @property
+    def order(self) -> str:
+        """The alignment as ``"BBH > IFEval > MATH Lvl 5"``."""
+        return order_label(self.alignment)
+
+    def summary(self) -> str:
+        """One line: MIC and order."""
+        return f"MIC {self.mic:.3f}; order {self.order}"
+
+
+def _search_kind(d: int, K: int) -> str:
+    return "exhaustive" if math.factorial(d) ** K <= _MAX_EXHAUSTIVE else "sequential"
+
+
+def fit_hca(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica",
+            random_state: Any = 0, search: str | None = None,
+            residual: str = "domain") -> RobustFit:
+    """HCA with the chosen ICA algorithm: per-domain ICA, search core, OLS alignment.
+
+    With ``ica="fastica"`` this is :class:`hca.estimator.HCA` (same ICA, same search, same
+    adjustment). ICA convergence warnings are silenced and recorded in ``converged``.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n_models, n_benchmarks)
+        Scores; the column names name the alignment.
+    domains : array-like of shape (n_models,)
+    n_components : int, default=3
+    ica : {"fastica", "picard-o", "picard"}
+    random_state : int, default=0
+        ICA seed.
+    search : {"exhaustive", "sequential"}, optional
+        Default: exhaustive up to 10,000 row orders, else sequential (certified).
+    residual : {"domain", "shared"}
+        Passed to :func:`hca.estimator.hca_search`.
+    """
+    values, names, _, labels, order, d = _validate_data(X, domains, n_components)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        icas = domain_unmixings(values, labels, d, ica=ica, random_state=random_state)
+    search = search or _search_kind(d, len(order))
+    res = hca_search({lab: icas[lab].unmixing for lab in order}, search=search,
+                     residual=residual)
+    _, _, chosen, _ = _ols_adjustment(values @ res.unmixing.T, values, names)
+    return RobustFit(
+        mic=float(res.mic), alphas=dict(zip(order, res.alphas.tolist())),
+        alignment=tuple(names[c] for c in chosen), certified=bool(res.certified),
+        converged=all(f.converged for f in icas.values()), search_result=res)
+
+
+def _resample(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Row indices drawn with replacement within every domain (domain sizes kept)."""
+    return np.concatenate([rng.choice(np.flatnonzero(labels == lab), size=int(np.sum(
+        labels == lab)), replace=True) for lab in pd.unique(pd.Series(labels, dtype=object))])
+
+
+def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_state: int = 0,
+                   **fit_params: Any) -> pd.DataFrame:
+    """:func:`fit_hca` on ``n_boot`` resamples of the models drawn within every domain.
+
+    Returns
+    -------
+    DataFrame
+        ``replicate``, ``mic``, ``alignment`` (tuple), ``order``, ``converged``,
+        ``certified``.
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
+    labels = np.asarray(domains, dtype=object)
+    if len(labels) != len(frame):
+        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
+    rng = np.random.default_rng(random_state)
+    rows = []
+    for b in range(n_boot):
+        idx = _resample(labels, rng)
+        fit = fit_hca(frame.iloc[idx].reset_index(drop=True), labels[idx], **fit_params)
+        rows.append({"replicate": b, "mic": fit.mic, "alignment": fit.alignment,
+                     "order": fit.order, "converged": fit.converged,
+                     "certified": fit.certified})
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== S_inv
+@dataclass(frozen=True, eq=False)
+class SInvResult:
+    """Outcome of the S_inv rule.
+
+    Attributes
+    ----------
+    members : tuple
+        The invariant set (in the order of the candidates).
+    threshold : float
+        ``tau``, the pooled 95 % quantile of the split-half nulls.
+    dist : DataFrame
+        Distances between the candidates' principal subspaces.
+    boot_share : float
+        Share of bootstrap distance matrices (``tau`` fixed) whose rule set is ``members``
+        (NaN without bootstrap).
+    """
+
+    members: tuple
+    threshold: float
+    dist: pd.DataFrame
+    boot_share: float = float("nan")
+
+    def summary(self) -> str:
+        return (f"S_inv ({len(self.members)}): {', '.join(self.members)}; tau = "
+                f"{self.threshold:.3f}; bootstrap share {self.boot_share:.0%}")
+
+
+def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
+                       candidates: Sequence[str] = CANDIDATES, n_components: int = 3, *,
+                       n_splits: int = 50, n_boot: int = 0,
+                       random_state: int = 0) -> SInvResult:
+    """The S_inv rule of the PCA chapter on one frame (``hca.subspace``).
+
+    ``tau`` is the 95 % quantile of split-half null distances pooled over the candidates
+    (``n_splits`` per domain); S_inv is the largest set of candidates whose pairwise
+    rank-``n_components`` subspace distances are all ``<= tau``. With ``n_boot > 0`` the
+    rule is also applied, with the same ``tau``, to ``n_boot`` bootstrap distance matrices.
+    """
+    _check_frame(frame, ["base_model", *benchmarks])
+    rows = frame[frame["base_model"].isin(list(candidates))]
+    X = rows[list(benchmarks)]
+    groups = rows["base_model"].astype(object).to_numpy()
+    absent = [c for c in candidates if c not in set(groups)]
+    if absent:
+        raise ValueError(f"no model is attributed to candidate domain(s) {absent}")
+    nulls = ss.split_half_nulls(X, groups, n_components=n_components, order=list(candidates),
+                                n_splits=n_splits, random_state=random_state)
+    tau = ss.null_threshold(nulls, 0.95)
+    dist = ss.distance_matrix(X, groups, n_components=n_components, order=list(candidates))
+    members = tuple(ss.invariant_set(dist, tau))
+    share = float("nan")
+    if n_boot:
+        boot = ss.bootstrap_distance_matrix(X, groups, n_components=n_components,
+                                            n_boot=n_boot, order=list(candidates),
+                                            random_state=random_state)
+        sets = _bootstrap_sets(boot, tau)
+        share = float(np.mean([s == members for s in sets]))
+    return SInvResult(members, float(tau), dist, share)
+
+
+def _bootstrap_sets(boot: ss.BootstrapDistances, tau: float) -> list[tuple]:
+    """The rule's set on every bootstrap distance matrix."""
+    idx = boot.point.index
+    return [tuple(ss.invariant_set(pd.DataFrame(s, index=idx, columns=idx), tau))
+            for s in boot.samples]
+
+
+# =========================================================================== settings
+@dataclass(frozen=True, eq=False)
+class Setting:
+    """One way of running the analysis.
+
+    Attributes
+    ----------
+    name : str
+        Row label of the table (e.g. ``"raw scores"``).
+    group : str
+        The perturbation it belongs to (``"data"``, ``"scores"``, ``"ICA"``, ...).
+    frame : DataFrame
+        Leaderboard rows with a ``base_model`` column and the score columns.
+    benchmarks : tuple of str
+        Score columns.
+    n_components : int
+    ica : str
+        One of :data:`ICA_METHODS`.
+    subspace : bool
+        Whether the perturbation can change S_inv (PCA-based, so not for the ICA algorithm
+        or its seed); when False the default's S_inv is reported.
+    """
+
+    name: str
+    group: str
+    frame: pd.DataFrame = field(repr=False)
+    benchmarks: tuple = tuple(V2_BENCHMARKS)
+    n_components: int = 3
+    ica: str = "fastica"
+    subspace: bool = True
+
+    def __post_init__(self) -> None:
+        _check_ica(self.ica)
+        _check_frame(self.frame, ["base_model", *self.benchmarks])
+
+
+def _check_frame(frame: Any, needed: Sequence[str]) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a DataFrame, got {type(frame).__name__}")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks column(s) {missing}")
+
+
+def default_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """The default analysis: the CSV's normalized scores, FastICA, three components."""
+    return Setting("default", "default", frame, tuple(benchmarks))
+
+
+def final_table_setting(final_frame: pd.DataFrame,
+                        benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """The CSV plus the models only in the final 4,576-model table (the paper's snapshot)."""
+    return Setting("CSV + final table", "data", final_frame, tuple(benchmarks))
+
+
+def raw_scores_setting(frame: pd.DataFrame,
+                       benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """Raw accuracies (``*_raw``, 0-1) instead of the normalized scores (0-100)."""
+    return Setting("raw scores", "scores", frame, tuple(f"{b}{_RAW}" for b in benchmarks))
+
+
+def ica_setting(frame: pd.DataFrame, ica: str,
+                benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """Another ICA algorithm (``"picard-o"`` or ``"picard"``); S_inv is unaffected."""
+    name = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}[_check_ica(ica)]
+    return Setting(name, "ICA", frame, tuple(benchmarks), ica=ica, subspace=False)
+
+
+def components_setting(frame: pd.DataFrame, n_components: int,
+                       benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """``n_components`` latent factors (and rank-``n_components`` subspaces for S_inv)."""
+    return Setting(f"{n_components} components", "components", frame, tuple(benchmarks),
+                   n_components=int(n_components))
+
+
+def without_merged_setting(frame: pd.DataFrame,
+                           benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """Without merged models (``merged`` flag or ``type == "merge"``)."""
+    _check_frame(frame, ["merged", "type"])
+    merged = frame["merged"].fillna(False).astype(bool) | (frame["type"] == "merge").fillna(False)
+    return Setting("without merges", "merged models", frame.loc[~merged.to_numpy()],
+                   tuple(benchmarks))
+
+
+def authors_domains_setting(authors_frame: pd.DataFrame,
+                            benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+    """Domains by the authors' looser base-model rule instead of this book's attribution.
+
+    ``authors_frame`` has an ``authors_label`` column (e.g.
+    :func:`hca.replication.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
+    eight candidates (:data:`AUTHORS_CANDIDATE_LABELS`).
+    """
+    _check_frame(authors_frame, ["authors_label"])
+    frame = authors_frame.copy()
+    frame["base_model"] = frame["authors_label"].map(AUTHORS_CANDIDATE_LABELS).astype("string")
+    return Setting("authors' domain rule", "domains", frame, tuple(benchmarks))
+
+
+def paper_settings(frame: pd.DataFrame, final_frame: pd.DataFrame | None = None,
+                   authors_frame: pd.DataFrame | None = None) -> list[Setting]:
+    """The default and every single perturbation of the robustness page, in table order.
+
+    ``final_frame`` adds the final-table setting, ``authors_frame`` the authors' domains.
+    """
+    out = [default_setting(frame)]
+    if final_frame is not None:
+        out.append(final_table_setting(final_frame))
+    if authors_frame is not None:
+        out.append(authors_domains_setting(authors_frame))
+    out += [raw_scores_setting(frame), ica_setting(frame, "picard-o"),
+            ica_setting(frame, "picard"), components_setting(frame, 2),
+            components_setting(frame, 4), without_merged_setting(frame)]
+    return out
+
+
+# =========================================================================== rows
+def _domain_rows(setting: Setting, domains: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    rows = setting.frame[setting.frame["base_model"].isin(list(domains))]
+    absent = [d for d in domains if d not in set(rows["base_model"])]
+    if absent:
+        raise ValueError(f"setting {setting.name!r}: no model in domain(s) {absent}")
+    X = rows[list(setting.benchmarks)].reset_index(drop=True)
+    if X.isna().any().any():
+        bad = list(X.columns[X.isna().any()])
+        raise ValueError(f"setting {setting.name!r}: missing scores in column(s) {bad} "
+                         f"within the fitted domains")
+    return X, rows["base_model"].astype(object).to_numpy()
+
+
+def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict:
+    return {"paper_order": order_matches(alignment, pattern),
+            "default_order": (pd.NA if reference is None
+                              else order_matches(alignment, role_pattern(reference)))}
+
+
+def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
+                candidates: Sequence[str] = CANDIDATES, n_boot: int = 20,
+                n_splits: int = 50, level: float = 0.9, random_state: int = 0,
+                reference: Sequence[str] | None = None,
+                pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+                s_inv: SInvResult | None = None) -> tuple[dict, pd.DataFrame]:
+    """Evaluate one setting; return its table record and its bootstrap replicates.
+
+    Parameters
+    ----------
+    setting : Setting
+    domains : sequence of str
+        Domains HCA is fitted on (default: the paper's four).
+    candidates : sequence of str
+        Candidates of the S_inv rule (default: the eight base models of Section 1.1).
+    n_boot : int
+        Bootstrap resamples (within domains) for the MIC interval, the order share and the
+        S_inv share.
+    n_splits : int
+        Split-half null splits per candidate for the S_inv threshold.
+    level : float
+        Coverage of the percentile interval of the MIC.
+    random_state : int
+        ICA seed and seed of the resampling.
+    reference : sequence of str, optional
+        The default fit's alignment, for the ``default_order`` column.
+    pattern : sequence of sets
+        The paper's order, for the ``paper_order`` column.
+    s_inv : SInvResult, optional
+        Reported as is when ``setting.subspace`` is False (the default's S_inv).
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    X, labels = _domain_rows(setting, domains)
+    fit = fit_hca(X, labels, setting.n_components, ica=setting.ica, random_state=random_state)
+    boot = bootstrap_fits(X, labels, n_boot, random_state=random_state,
+                          n_components=setting.n_components, ica=setting.ica)
+    boot.insert(0, "perturbation", setting.name)
+    if setting.subspace or s_inv is None:
+        s_inv = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
+                                   setting.n_components, n_splits=n_splits, n_boot=n_boot,
+                                   random_state=random_state)
+    lo, hi = np.quantile(boot["mic"], [(1 - level) / 2, (1 + level) / 2])
+    record = {
+        "perturbation": setting.name, "group": setting.group, "models": len(X),
+        "n_components": setting.n_components, "ica": setting.ica,
+        "s_inv": s_inv.members, "s_inv_size": len(s_inv.members),
+        "s_inv_recomputed": bool(setting.subspace), "s_inv_share": s_inv.boot_share,
+        "tau": s_inv.threshold,
+        "mic": fit.mic, "mic_lo": float(lo), "mic_hi": float(hi),
+        "alignment": fit.alignment, "order": fit.order,
+        "order_share": float(np.mean([a == fit.alignment for a in boot["alignment"]])),
+        "paper_share": _paper_share(boot["alignment"], pattern),
+        **_compare(fit.alignment, reference, pattern),
+        "certified": fit.certified, "ica_converged": fit.converged, "n_resamples": n_boot,
+        **{f"alpha[{d}]": a for d, a in fit.alphas.items()},
+    }
+    return record, boot
+
+
+def _paper_share(alignments: Iterable[tuple], pattern) -> float:
+    """Share of replicates whose alignment follows the paper's order (NA counts as no)."""
+    hits = [order_matches(a, pattern) for a in alignments]
+    return float(np.mean([h is True for h in hits])) if hits else float("nan")
+
+
+def _modal(values: Sequence[tuple]) -> tuple[tuple, float]:
+    counts = Counter(values)
+    best = max(counts, key=lambda v: (counts[v], -values.index(v)))
+    return best, counts[best] / len(values)
+
+
+def _resampling_record(name: str, group: str, setting: Setting, models: int, mics,
+                       alignments: list, s_inv_members: tuple, s_inv_share: float,
+                       tau: float, recomputed: bool, level: float, reference, pattern,
+                       converged, certified) -> dict:
+    alignment, share = _modal(alignments)
+    lo, hi = np.quantile(mics, [(1 - level) / 2, (1 + level) / 2])
+    return {
+        "perturbation": name, "group": group, "models": models,
+        "n_components": setting.n_components, "ica": setting.ica,
+        "s_inv": s_inv_members, "s_inv_size": len(s_inv_members),
+        "s_inv_recomputed": recomputed, "s_inv_share": s_inv_share, "tau": tau,
+        "mic": float(np.median(mics)), "mic_lo": float(lo), "mic_hi": float(hi),
+        "alignment": alignment, "order": order_label(alignment), "order_share": share,
+        "paper_share": _paper_share(alignments, pattern),
+        **_compare(alignment, reference, pattern),
+        "certified": bool(np.all(certified)), "ica_converged": bool(np.all(converged)),
+        "n_resamples": len(mics),
+    }
+
+
+def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str] = PAPER_V2_FOUR,
+                  candidates: Sequence[str] = CANDIDATES, n_splits: int = 50,
+                  level: float = 0.9, random_state: int = 0,
+                  reference: Sequence[str] | None = None,
+                  pattern: Sequence[Iterable[str]] = PAPER_ROLES) -> tuple[dict, pd.DataFrame]:
+    """The bootstrap perturbation: ``n_boot`` resamples of the models within domains.
+
+    The record gives the median MIC with its interval, the *modal* order and its share, and
+    the modal S_inv over ``n_boot`` bootstrap distance matrices (``tau`` of the full data)
+    with its share.
+    """
+    X, labels = _domain_rows(setting, domains)
+    boot = bootstrap_fits(X, labels, n_boot, random_state=random_state,
+                          n_components=setting.n_components, ica=setting.ica)
+    rows = setting.frame[setting.frame["base_model"].isin(list(candidates))]
+    full = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
+                              setting.n_components, n_splits=n_splits,
+                              random_state=random_state)
+    dboot = ss.bootstrap_distance_matrix(
+        rows[list(setting.benchmarks)], rows["base_model"].astype(object).to_numpy(),
+        n_components=setting.n_components, n_boot=n_boot, order=list(candidates),
+        random_state=random_state)
+    members, share = _modal(_bootstrap_sets(dboot, full.threshold))
+    boot.insert(0, "perturbation", "bootstrap")
+    rec = _resampling_record("bootstrap", "resampling", setting, len(X), boot["mic"],
+                             list(boot["alignment"]), members, share, full.threshold, True,
+                             level, reference, pattern, boot["converged"], boot["certified"])
+    return rec, boot
+
+
+def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
+             domains: Sequence[str] = PAPER_V2_FOUR, level: float = 0.9,
+             reference: Sequence[str] | None = None,
+             pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+             s_inv: SInvResult | None = None) -> tuple[dict, pd.DataFrame]:
+    """The ICA-seed perturbation: the same data refitted with every seed in ``seeds``.
+
+    S_inv does not involve ICA, so ``s_inv`` (the default's) is reported unchanged.
+    """
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds is empty")
+    X, labels = _domain_rows(setting, domains)
+    rows = []
+    for seed in seeds:
+        fit = fit_hca(X, labels, setting.n_components, ica=setting.ica, random_state=seed)
+        rows.append({"perturbation": "ICA seed", "replicate": seed, "mic": fit.mic,
+                     "alignment": fit.alignment, "order": fit.order,
+                     "converged": fit.converged, "certified": fit.certified})
+    reps = pd.DataFrame(rows)
+    members = s_inv.members if s_inv is not None else ()
+    tau = s_inv.threshold if s_inv is not None else float("nan")
+    rec = _resampling_record("ICA seed", "resampling", setting, len(X), reps["mic"],
+                             list(reps["alignment"]), members,
+                             float("nan") if s_inv is None else s_inv.boot_share, tau, False,
+                             level, reference, pattern, reps["converged"], reps["certified"])
+    return rec, reps
+
+
+# =========================================================================== table
+@dataclass(frozen=True, eq=False)
+class RobustnessTable:
+    """The robustness table and the replicates behind its intervals.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per perturbation (index ``perturbation``): ``group``, ``models`` (in the
+        fitted domains), ``n_components``, ``ica``, ``s_inv`` (tuple), ``s_inv_size``,
+        ``s_inv_recomputed``, ``s_inv_share`` (bootstrap share of that set), ``tau``,
+        ``mic`` with ``mic_lo``/``mic_hi`` (bootstrap percentile interval; for the
+        resampling rows the median and interval of the replicates), ``alignment`` (tuple),
+        ``order``, ``order_share`` (share of replicates with that order), ``paper_share``
+        (share of replicates with the paper's order), ``paper_order``
+        and ``default_order`` (bool or NA, see :func:`order_matches`), ``certified``,
+        ``ica_converged``, ``n_resamples`` and ``alpha[<domain>]`` (point fits).
+    replicates : DataFrame
+        Every bootstrap/seed refit: ``perturbation``, ``replicate``, ``mic``, ``alignment``,
+        ``order``, ``converged``, ``certified``.
+    """
+
+    table: pd.DataFrame
+    replicates: pd.DataFrame
+
+    def compact(self, short: Mapping[str, str] | None = None) -> pd.DataFrame:
+        """The table as printed on the page: S_inv, MIC [interval], order and matches."""
+        t = self.table
+        short = dict(short or {})
+        s_inv = [", ".join(short.get(m, m) for m in s) for s in t["s_inv"]]
+        return pd.DataFrame({
+            "S_inv": s_inv,
+            "S_inv boot.": t["s_inv_share"].map(lambda v: "" if pd.isna(v) else f"{v:.0%}"),
+            "MIC [90 %]": [f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+                           for m, lo, hi in zip(t["mic"], t["mic_lo"], t["mic_hi"])],
+            "order": t["order"],
+            "order share": t["order_share"].map(lambda v: f"{v:.0%}"),
+            "paper's order share": t["paper_share"].map(lambda v: f"{v:.0%}"),
+            "paper's order": t["paper_order"].map(_yes_no),
+            "our default": t["default_order"].map(_yes_no),
+        }, index=t.index)
+
+    def summary(self) -> str:
+        """One line per perturbation."""
+        lines = [f"Robustness of the headline results ({len(self.table)} rows)"]
+        for name, r in self.table.iterrows():
+            lines.append(f"  {name}: S_inv {len(r['s_inv'])} domains; MIC {r['mic']:.3f} "
+                         f"[{r['mic_lo']:.3f}, {r['mic_hi']:.3f}]; {r['order']} "
+                         f"({r['order_share']:.0%}); paper {_yes_no(r['paper_order'])}, "
+                         f"default {_yes_no(r['default_order'])}")
+        return "\n".join(lines)
+
+
+def _true(value: Any) -> bool:
+    """True only for a non-missing true value (NA and None count as False)."""
+    return value is not None and not pd.isna(value) and bool(value)
+
+
+def _yes_no(value: Any) -> str:
+    if value is pd.NA or value is None or (isinstance(value, float) and np.isnan(value)):
+        return "n/a"
+    return "yes" if bool(value) else "no"
+
+
+def run_perturbations(
+    settings: Sequence[Setting],
+    *,
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    candidates: Sequence[str] = CANDIDATES,
+    n_boot: int = 20,
+    n_boot_models: int = 100,
+    seeds: Iterable[int] = range(20),
+    n_splits: int = 50,
+    level: float = 0.9,
+    random_state: int = 0,
+    pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+    progress: Callable[[str], None] | None = None,
+) -> RobustnessTable:
+    """The robustness table: every setting, then the bootstrap and ICA-seed perturbations.
+
+    The first setting is the default: its alignment is the reference of ``default_order``,
+    its S_inv is reported for settings that cannot change it, and the resampling rows
+    perturb it. ``n_boot_models=0`` or empty ``seeds`` skips the corresponding row.
+
+    Parameters
+    ----------
+    settings : sequence of Setting
+        Default first (e.g. :func:`paper_settings`).
+    domains, candidates, n_boot, n_splits, level, random_state, pattern
+        As in :func:`run_setting`.
+    n_boot_models : int
+        Resamples of the bootstrap row.
+    seeds : iterable of int
+        ICA seeds of the seed row.
+    progress : callable, optional
+        Called with each perturbation's name before it runs.
+
+    Returns
+    -------
+    RobustnessTable
+    """
+    settings = list(settings)
+    if not settings:
+        raise ValueError("settings is empty")
+    names = [s.name for s in settings]
+    if len(set(names)) != len(names):
+        raise ValueError(f"setting names must be unique, got {names}")
+    common = dict(domains=domains, level=level, pattern=pattern)
+    records, reps = [], []
+    default = settings[0]
+    reference, base_s_inv = None, None
+    for setting in settings:
+        if progress:
+            progress(setting.name)
+        rec, boot = run_setting(setting, candidates=candidates, n_boot=n_boot,
+                                n_splits=n_splits, random_state=random_state,
+                                reference=reference, s_inv=base_s_inv, **common)
+        if setting is default:
+            reference = rec["alignment"]
+            rec.update(_compare(reference, reference, pattern))
+            base_s_inv = SInvResult(rec["s_inv"], rec["tau"], pd.DataFrame(),
+                                    rec["s_inv_share"])
+        records.append(rec)
+        reps.append(boot)
+    if n_boot_models:
+        if progress:
+            progress("bootstrap")
+        rec, boot = bootstrap_row(default, n_boot=n_boot_models, candidates=candidates,
+                                  n_splits=n_splits, random_state=random_state,
+                                  reference=reference, **common)
+        records.append(rec)
+        reps.append(boot)
+    seeds = list(seeds)
+    if seeds:
+        if progress:
+            progress("ICA seed")
+        rec, boot = seed_row(default, seeds=seeds, reference=reference, s_inv=base_s_inv,
+                             **common)
+        records.append(rec)
+        reps.append(boot)
+    table = pd.DataFrame(records).set_index("perturbation")
+    for col in ("paper_order", "default_order"):
+        table[col] = table[col].astype("boolean")
+    return RobustnessTable(table, pd.concat(reps, ignore_index=True))
+
+
+def _first_position(alignment: Sequence[str], role: frozenset) -> int | None:
+    names = [_base_name(b) for b in alignment]
+    return next((i for i, n in enumerate(names) if n in role), None)
+
+
+def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+               names: Sequence[str] = ("general", "IFEval", "MATH")) -> pd.DataFrame:
+    """How often each of the pattern's pairwise precedences holds among the replicates.
+
+    For every pair of roles ``(a, b)`` with ``a`` before ``b`` in ``pattern`` (the paper:
+    general before IFEval, general before MATH, IFEval before MATH), a replicate counts when
+    both roles have an aligned factor; it agrees when the first factor of ``a`` comes before
+    the first factor of ``b``.
+
+    Parameters
+    ----------
+    replicates : DataFrame
+        With ``perturbation`` and ``alignment`` (e.g. :attr:`RobustnessTable.replicates`).
+    pattern : sequence of sets
+    names : sequence of str
+        A name for every role of ``pattern``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (perturbation, pair): ``perturbation``, ``pair`` (``"a < b"``),
+        ``replicates``, ``defined`` (both roles aligned), ``agree`` and ``share``
+        (``agree / defined``, NaN when nothing is defined).
+    """
+    _check_frame(replicates, ["perturbation", "alignment"])
+    roles = [frozenset(p) for p in pattern]
+    if len(names) != len(roles):
+        raise ValueError(f"names has {len(names)} entries for {len(roles)} roles")
+    rows = []
+    for pert, group in replicates.groupby("perturbation", sort=False):
+        firsts = [[_first_position(a, r) for r in roles] for a in group["alignment"]]
+        for i in range(len(roles)):
+            for j in range(i + 1, len(roles)):
+                pairs = [(f[i], f[j]) for f in firsts if f[i] is not None and f[j] is not None]
+                agree = sum(a < b for a, b in pairs)
+                rows.append({"perturbation": pert, "pair": f"{names[i]} < {names[j]}",
+                             "replicates": len(group), "defined": len(pairs), "agree": agree,
+                             "share": agree / len(pairs) if pairs else float("nan")})
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== plots
+def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
+                    show_replicates: bool = True) -> Axes:
+    """MIC of every perturbation with its interval, coloured by the recovered order.
+
+    One row per perturbation (top: default). The dot is the point MIC (the median for the
+    resampling rows), the bar the bootstrap interval; grey ticks are the replicates. The
+    colour says which order the fit recovered (legend); a star marks the paper's order, an
+    open marker an order different from the default's.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 0.45 * len(result.table) + 1.5))
+    t = result.table
+    orders = list(dict.fromkeys(t["order"]))
+    colours = plt.get_cmap("tab10")
+    y = np.arange(len(t))[::-1]
+    for yi, (name, r) in zip(y, t.iterrows()):
+        if show_replicates:
+            mics = result.replicates.loc[result.replicates["perturbation"] == name, "mic"]
+            ax.plot(mics, np.full(len(mics), yi), "|", color="0.6", markersize=7, zorder=1)
+        c = colours(orders.index(r["order"]) % 10)
+        ax.plot([r["mic_lo"], r["mic_hi"]], [yi, yi], "-", color=c, linewidth=2.5, zorder=2)
+        same = _true(r["default_order"])
+        marker = "*" if _true(r["paper_order"]) else "o"
+        ax.plot(r["mic"], yi, marker, markersize=9 if marker == "o" else 13, zorder=3,
+                markerfacecolor=c if same else "white", markeredgecolor=c, markeredgewidth=2)
+    ax.set_yticks(y, list(t.index))
+    ax.set_xlabel("MIC of HCA on the four domains")
+    ax.set_xlim(left=0)
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours(i % 10), label=o)
+               for i, o in enumerate(orders)]
+    ax.legend(handles=handles, title="recovered order (z1 > z2 > ...)", fontsize="small",
+              title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=2, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = CANDIDATES,
+                          ax: Axes | None = None, *,
+                          paper: Sequence[str] = PAPER_V2_SINV,
+                          short: Mapping[str, str] | None = None) -> Axes:
+    """Which candidates are in S_inv under each perturbation (filled: member).
+
+    Rows whose S_inv was not recomputed (the ICA perturbations) are drawn hatched; the
+    paper's S_inv is outlined on top.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.6 * len(candidates) + 2, 0.45 * len(result.table) + 1.5))
+    t = result.table
+    short = dict(short or {})
+    y = np.arange(len(t))[::-1]
+    for yi, (_, r) in zip(y, t.iterrows()):
+        for j, cand in enumerate(candidates):
+            member = cand in r["s_inv"]
+            ax.add_patch(plt.Rectangle(
+                (j - 0.4, yi - 0.35), 0.8, 0.7,
+                facecolor=("#4C72B0" if r["s_inv_recomputed"] else "#A9BCD9") if member
+                else "white", edgecolor="0.5", hatch=None if r["s_inv_recomputed"] else "//"))
+    for j, cand in enumerate(candidates):
+        if cand in paper:
+            ax.add_patch(plt.Rectangle((j - 0.48, y.min() - 0.45), 0.96,
+                                       y.max() - y.min() + 0.9, fill=False,
+                                       edgecolor="#DD8452", linewidth=2))
+    ax.set_xlim(-0.6, len(candidates) - 0.4)
+    ax.set_ylim(y.min() - 0.6, y.max() + 0.6)
+    ax.set_xticks(range(len(candidates)), [short.get(c, c) for c in candidates],
+                  rotation=40, ha="right")
+    ax.set_yticks(y, list(t.index))
+    ax.set_title("S_inv (filled: member; orange: the paper's)", fontsize="medium")
+    return ax
