@@ -67,6 +67,7 @@ from sklearn.exceptions import ConvergenceWarning
 from . import subspace as ss
 from .base_models import PAPER_V2_BASES
 from .data import BENCHMARK_LABELS, V2_BENCHMARKS
+from .stability import _bootstrap_index, _bootstrap_inputs
 from .estimator import (
     DomainICA,
     HCASearchResult,
@@ -370,12 +371,6 @@ def fit_hca(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica"
         converged=all(f.converged for f in icas.values()), search_result=res)
 
 
-def _resample(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Row indices drawn with replacement within every domain (domain sizes kept)."""
-    return np.concatenate([rng.choice(np.flatnonzero(labels == lab), size=int(np.sum(
-        labels == lab)), replace=True) for lab in pd.unique(pd.Series(labels, dtype=object))])
-
-
 def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_state: int = 0,
                    **fit_params: Any) -> pd.DataFrame:
     """:func:`fit_hca` on ``n_boot`` resamples of the models drawn within every domain.
@@ -386,16 +381,11 @@ def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_st
         ``replicate``, ``mic``, ``alignment`` (tuple), ``order``, ``converged``,
         ``certified``.
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
-    labels = np.asarray(domains, dtype=object)
-    if len(labels) != len(frame):
-        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
+    frame, labels = _bootstrap_inputs(X, domains, n_boot)
     rng = np.random.default_rng(random_state)
     rows = []
     for b in range(n_boot):
-        idx = _resample(labels, rng)
+        idx = _bootstrap_index(labels, rng)
         fit = fit_hca(frame.iloc[idx].reset_index(drop=True), labels[idx], **fit_params)
         rows.append({"replicate": b, "mic": fit.mic, "alignment": fit.alignment,
                      "order": fit.order, "converged": fit.converged,

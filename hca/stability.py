@@ -214,6 +214,17 @@ def _bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return np.concatenate(parts)
 
 
+def _bootstrap_inputs(X: Any, domains: Any, n_boot: Any) -> tuple[pd.DataFrame, np.ndarray]:
+    """Validate a bootstrap request; return ``X`` as a DataFrame and the domain labels."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
+    labels = np.asarray(domains, dtype=object)
+    if len(labels) != len(frame):
+        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
+    return frame, labels
+
+
 def bootstrap_stability(X: Any, domains: Any, n_boot: int = 100, random_state: int = 0,
                         **hca_params: Any) -> StabilityResult:
     """Refit HCA on ``n_boot`` resamples of the models, drawn within every domain.
@@ -230,12 +241,7 @@ def bootstrap_stability(X: Any, domains: Any, n_boot: int = 100, random_state: i
         Passed to :class:`~hca.estimator.HCA` (its own ``random_state``, the ICA seed,
         defaults to 0 and is the same for every resample).
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
-    labels = np.asarray(domains, dtype=object)
-    if len(labels) != len(frame):
-        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
+    frame, labels = _bootstrap_inputs(X, domains, n_boot)
     rng = np.random.default_rng(random_state)
     rows = []
     for b in range(n_boot):
