@@ -117,18 +117,25 @@ def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,
     :func:`v2_frame_authors`); ``hca_params`` go to :class:`~hca.estimator.HCA`
     (``residual``, ``n_restarts``, ...).
     """
-    from .estimator import HCA
-
-    X, labels = domain_data(v2_frame() if frame is None else frame, domains, V2_BENCHMARKS)
-    return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
+    return _fit(v2_frame() if frame is None else frame, domains, V2_BENCHMARKS,
+                n_components, random_state, hca_params)
 
 
 def fit_v1(domains: Sequence[str] = PAPER_V1_SINV, n_components: int = 3,
-           random_state: Any = 0, **hca_params: Any):
-    """Fit :class:`hca.estimator.HCA` on v1's six benchmarks in ``domains`` (Appendix H.4)."""
+           random_state: Any = 0, *, frame: pd.DataFrame | None = None, **hca_params: Any):
+    """Fit :class:`hca.estimator.HCA` on v1's six benchmarks in ``domains`` (Appendix H.4).
+
+    ``frame`` fits another frame with a ``base_model`` column instead of :func:`v1_frame`.
+    """
+    return _fit(v1_frame() if frame is None else frame, domains, V1_BENCHMARKS,
+                n_components, random_state, hca_params)
+
+
+def _fit(frame: pd.DataFrame, domains: Sequence[str], benchmarks: Sequence[str],
+         n_components: int, random_state: Any, hca_params: dict):
     from .estimator import HCA
 
-    X, labels = domain_data(v1_frame(), domains, V1_BENCHMARKS)
+    X, labels = domain_data(frame, domains, benchmarks)
     return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
 
 
