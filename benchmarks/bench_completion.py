@@ -103,7 +103,7 @@ def synthetic() -> None:
 def real_data() -> None:
     """The notebook's computations on the real data, timed part by part."""
     try:
-        from hca import base_models as bm
+        from hca import attribution as bm
         from hca import completion as cp
         from hca import data
     except ImportError as err:  # pragma: no cover

@@ -20,7 +20,9 @@ mmlu          the MMLU-by-task analyses
 replication   the paper's settings and shared fits used by every chapter
 """
 
-from hca.estimator import HCA, OLSAdjustment, DomainSCM, hca_search, mic_by_subset
+from hca.estimator.model import HCA, mic_by_subset
+from hca.estimator.results import DomainSCM, OLSAdjustment
+from hca.estimator.search import hca_search
 from hca.synthetic import simulate_scm
 
 __version__ = "0.1.0"

@@ -32,18 +32,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .data import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
+from hca.validation import check_columns
 
 __all__ = [
-    "PAPER_OOS_DOMAINS",
-    "FIGURE8_CHECKPOINTS",
-    "FIGURE8_COLUMNS",
     "Alignment",
     "align",
     "TransferR2",
@@ -54,55 +52,18 @@ __all__ = [
     "factor_change",
     "instruct_shift",
     "figure8_table",
-    "paper_figure8_sft",
     "raw_to_normalized",
     "compare_tables",
     "noise_shares",
-    "plot_unmixing",
-    "plot_alignment",
-    "plot_compute",
-    "plot_instruct_shift",
 ]
 
-#: The base models of Table 2b's out-of-sample columns, in the paper's order.
-PAPER_OOS_DOMAINS: tuple[str, ...] = (
-    "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
-    "Llama-3.2-1B")
-#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
-FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
-    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
-    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
-    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
-}
-#: Figure 8's column order.
-FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
 
-_SFT_PATH = Path(__file__).resolve().parents[1] / "data" / "paper_figure8_sft.csv"
-_SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
 _TOL = 1e-6
 
 
 # =========================================================================== helpers
 def _label(name: str) -> str:
     return BENCHMARK_LABELS.get(name, name)
-
-
-def _values(X: Any, names: Sequence[str], what: str) -> np.ndarray:
-    """``X`` as a float array with the columns ``names`` (DataFrame) or as given (array)."""
-    if isinstance(X, pd.DataFrame):
-        missing = [c for c in names if c not in X.columns]
-        if missing:
-            raise ValueError(f"{what}: column(s) {missing} missing; expected {list(names)}")
-        values = X[list(names)].to_numpy(dtype=float)
-    else:
-        values = np.asarray(X, dtype=float)
-        if values.ndim != 2 or values.shape[1] != len(names):
-            raise ValueError(f"{what}: expected an array with {len(names)} columns, got shape "
-                             f"{values.shape}")
-    if not np.all(np.isfinite(values)):
-        bad = np.where(~np.isfinite(values).all(axis=1))[0][:5].tolist()
-        raise ValueError(f"{what}: NaN or infinite scores in row(s) {bad}")
-    return values
 
 
 def _r2(y: np.ndarray, resid: np.ndarray) -> float:
@@ -171,11 +132,11 @@ class Alignment:
 
     def raw_factors(self, X: Any) -> np.ndarray:
         """Unadjusted factors ``z = H x`` of the rows of ``X`` (not centred)."""
-        return _values(X, self.feature_names, "Alignment.raw_factors") @ self.H.T
+        return check_columns(X, self.feature_names, "Alignment.raw_factors") @ self.H.T
 
     def factors(self, X: Any) -> np.ndarray:
         """Adjusted factors ``L H x`` of the rows of ``X`` (not centred)."""
-        return _values(X, self.feature_names, "Alignment.factors") @ self.unmixing.T
+        return check_columns(X, self.feature_names, "Alignment.factors") @ self.unmixing.T
 
     def line(self, i: int, x: Any) -> np.ndarray:
         """The fitted line ``c_i + gamma_i x`` of factor ``i`` (0-based) at benchmark scores ``x``."""
@@ -183,7 +144,7 @@ class Alignment:
 
     def residuals(self, X: Any) -> np.ndarray:
         """Residuals ``z_adj_i - c_i - gamma_i x_B`` of the fitted OLS, shape (n, d)."""
-        values = _values(X, self.feature_names, "Alignment.residuals")
+        values = check_columns(X, self.feature_names, "Alignment.residuals")
         Zadj = values @ self.unmixing.T
         return Zadj - self.intercepts - self.slopes * values[:, self.benchmark_index]
 
@@ -246,7 +207,7 @@ def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
              else tuple(f"x{j}" for j in range(model.n_features_in_)))
     if adjustment is None:
         adjustment = model.adjust(X)
-    values = _values(X, names, "align")
+    values = check_columns(X, names, "align")
     H = np.asarray(model.unmixing_, dtype=float)
     L = np.asarray(adjustment.L, dtype=float)
     Z = values @ H.T
@@ -377,7 +338,7 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
     alignment : Alignment
     frame : DataFrame
         Leaderboard rows with ``base_model`` (compute is added with
-        :func:`hca.base_models.add_compute` when ``log10_compute`` is missing), ``type`` and
+        :func:`hca.attribution.add_compute` when ``log10_compute`` is missing), ``type`` and
         ``official_providers``.
     min_models : int, default 5
     include_benchmarks : bool, default True
@@ -388,7 +349,7 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
     DataFrame
         Columns ``set, variable, n, pearson, spearman``.
     """
-    from .base_models import add_compute
+    from hca.attribution.compute import add_compute
 
     needed = ["model_id", "base_model", "type", "official_providers"]
     missing = [c for c in needed if c not in frame.columns]
@@ -501,8 +462,8 @@ def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFram
         (the factor with the largest absolute change).
     """
     cols = list(alignment.feature_names)
-    xb = _values(before, cols, "factor_change (before)")
-    xa = _values(after, cols, "factor_change (after)")
+    xb = check_columns(before, cols, "factor_change (before)")
+    xa = check_columns(after, cols, "factor_change (after)")
     if xb.shape != xa.shape:
         raise ValueError(f"factor_change: before has {len(xb)} rows, after {len(xa)}")
     dx = xa - xb
@@ -583,33 +544,6 @@ def figure8_table(frame: pd.DataFrame,
             rec.update({c: float(rows.loc[mid, c + suffix]) for c in columns})
             records.append(rec)
     return pd.DataFrame.from_records(records).set_index(["model", "config"])
-
-
-def paper_figure8_sft(path: str | Path | None = None) -> pd.DataFrame:
-    """The IFEval-SFT rows of Figure 8, as **reported by the paper** (``data/paper_figure8_sft.csv``).
-
-    These are the authors' own fine-tuning results (raw accuracies, 0-1); they cannot be
-    recomputed from the leaderboard.
-
-    Returns
-    -------
-    DataFrame
-        Indexed by ``(model, config)``; the six benchmark columns, ``scale``, ``reported_by``
-        and ``source``.
-    """
-    p = Path(path) if path is not None else _SFT_PATH
-    if not p.exists():
-        raise FileNotFoundError(f"paper_figure8_sft: table not found at {p}")
-    t = pd.read_csv(p)
-    missing = [c for c in _SFT_COLUMNS if c not in t.columns]
-    if missing:
-        raise ValueError(f"{p.name}: missing column(s) {missing}")
-    if not (t["reported_by"] == "paper").all():
-        raise ValueError(f"{p.name}: every row must be labelled reported_by = 'paper'")
-    values = t[list(FIGURE8_COLUMNS)].to_numpy(dtype=float)
-    if not np.all((values >= 0) & (values <= 1)):
-        raise ValueError(f"{p.name}: scores must be raw accuracies in [0, 1]")
-    return t.set_index(["model", "config"])
 
 
 def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
@@ -708,107 +642,3 @@ def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
     if not rows:
         raise ValueError("noise_shares: no domain model given")
     return pd.DataFrame(rows, index=names).T
-
-
-# =========================================================================== plots
-def _axes(ax, figsize=(5, 4)):
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
-def plot_unmixing(alignment: Alignment, ax=None, benchmark_units: bool = False):
-    """Heatmap of the adjusted unmixing matrix (Figure 3a), via :func:`hca.plots.plot_unmixing`.
-
-    Rows are labelled with the factor and the benchmark it is aligned with; with
-    ``benchmark_units=True`` each row is divided by its slope (see
-    :meth:`Alignment.unmixing_frame`). Returns the axes.
-    """
-    from .plots import plot_unmixing as _plot_unmixing
-
-    U = alignment.unmixing_frame(benchmark_units)
-    names = [f"{z} ({_label(b)})" for z, b in zip(U.index, alignment.benchmarks)]
-    title = ("adjusted unmixing (benchmark → factor)"
-             + (", per benchmark point" if benchmark_units else ""))
-    return _plot_unmixing(U.to_numpy(), list(alignment.feature_names), ax,
-                          factor_names=names, title=title)
-
-
-def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
-                   others: Mapping[str, pd.DataFrame] | None = None, ax=None):
-    """Figure 3b: adjusted factor ``factor`` (0-based) against its benchmark, with the line.
-
-    In-sample models are grey dots; every entry of ``others`` (name -> scores) gets its own
-    colour. The fitted OLS line ``c + gamma x`` is drawn over the in-sample range.
-    """
-    ax = _axes(ax)
-    if not 0 <= factor < len(alignment.factor_names):
-        raise ValueError(f"plot_alignment: factor must be in 0..{len(alignment.factor_names) - 1}")
-    bench = alignment.benchmarks[factor]
-    z = alignment.factor_names[factor]
-    x_in = in_sample[bench].to_numpy(dtype=float)
-    ax.scatter(x_in, alignment.factors(in_sample)[:, factor], s=8, c="0.6", alpha=0.6,
-               label=f"in sample ({len(x_in)})", rasterized=True)
-    for name, rows in (others or {}).items():
-        if len(rows) == 0:
-            continue
-        ax.scatter(rows[bench], alignment.factors(rows)[:, factor], s=10, alpha=0.7,
-                   label=f"{name} ({len(rows)})", rasterized=True)
-    grid = np.linspace(np.nanmin(x_in), np.nanmax(x_in), 50)
-    ax.plot(grid, alignment.line(factor, grid), "k-", lw=1.5, label="fitted OLS line")
-    ax.set_xlabel(f"{_label(bench)} (normalized score)")
-    ax.set_ylabel(f"adjusted {z}")
-    ax.set_title(f"{z} vs {_label(bench)} (in-sample R² = "
-                 f"{alignment.r2_table.loc[z, bench]:.2f})", fontsize=10)
-    return ax
-
-
-def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax=None,
-                 label_top: int = 0):
-    """Adjusted factor ``factor`` (0-based) against log10 pretraining compute.
-
-    All models with a known compute are small grey dots; official base checkpoints are
-    larger black dots (``label_top`` of them, largest compute first, are labelled).
-    """
-    from .base_models import add_compute
-
-    ax = _axes(ax)
-    df = frame if "log10_compute" in frame.columns else add_compute(frame)
-    df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
-    z = alignment.factors(df[list(alignment.feature_names)])[:, factor]
-    base = base_checkpoint_mask(df).to_numpy()
-    ax.scatter(df["log10_compute"], z, s=5, c="0.7", alpha=0.5, label="all models",
-               rasterized=True)
-    ax.scatter(df.loc[base, "log10_compute"], z[base], s=18, c="k", label="base checkpoints")
-    if label_top:
-        sub = df[base].assign(_z=z[base]).nlargest(label_top, "log10_compute")
-        for _, r in sub.iterrows():
-            ax.annotate(str(r["base_model"]), (r["log10_compute"], r["_z"]), fontsize=6)
-    name = alignment.factor_names[factor]
-    ax.set_xlabel("log10 pretraining compute (FLOPs, C = 6ND)")
-    ax.set_ylabel(f"adjusted {name} ({_label(alignment.benchmarks[factor])}-aligned)")
-    return ax
-
-
-def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax=None,
-                        highlight: Sequence[str] = ()):
-    """Strip plot of the factor changes from base to official instruct checkpoint.
-
-    ``shifts`` is :func:`instruct_shift` output; pairs whose ``base_id`` is in ``highlight``
-    are drawn in red.
-    """
-    ax = _axes(ax, (5, 3.5))
-    rng = np.random.default_rng(0)
-    hi = shifts["base_id"].isin(list(highlight)).to_numpy()
-    for k, z in enumerate(factor_names):
-        v = shifts[f"d_{z}"].to_numpy(dtype=float)
-        jitter = k + rng.uniform(-0.15, 0.15, len(v))
-        ax.scatter(jitter[~hi], v[~hi], s=14, c="0.4", alpha=0.7)
-        ax.scatter(jitter[hi], v[hi], s=22, c="tab:red")
-        ax.plot([k - 0.3, k + 0.3], [np.median(v)] * 2, "k-", lw=2)
-    ax.axhline(0, color="0.5", lw=0.8)
-    ax.set_xticks(range(len(factor_names)), list(factor_names))
-    ax.set_ylabel("instruct − base (in-sample SDs)")
-    return ax

@@ -42,18 +42,14 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from .estimator import (
-    HCA,
-    _all_orders,
-    _fit_icas,
-    _ols_adjustment,
-    _validate_data,
-    evaluate_order,
-    hca_search,
-)
+from hca.estimator.ica import fit_icas
+from hca.estimator.model import HCA
+from hca.estimator.results import ols_adjustment
+from hca.estimator.search import all_orders, evaluate_order, hca_search
+from hca.paper.constants import PAPER_ALIGNMENT
+from hca.validation import validate_hca_data
 
 __all__ = [
-    "PAPER_ALIGNMENT",
     "fit_record",
     "matches_alignment",
     "StabilityResult",
@@ -63,10 +59,6 @@ __all__ = [
     "ica_solutions",
     "ranked_orders",
 ]
-
-#: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
-PAPER_ALIGNMENT: tuple[frozenset, ...] = (
-    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
 
 
 def matches_alignment(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) -> bool:
@@ -205,7 +197,7 @@ def seed_stability(X: Any, domains: Any, seeds: Iterable[int] = range(20),
     return StabilityResult(pd.DataFrame(rows), "seed")
 
 
-def _bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Row indices resampled with replacement within every domain (sizes kept)."""
     parts = []
     for label in pd.unique(pd.Series(labels, dtype=object)):
@@ -214,7 +206,7 @@ def _bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return np.concatenate(parts)
 
 
-def _bootstrap_inputs(X: Any, domains: Any, n_boot: Any) -> tuple[pd.DataFrame, np.ndarray]:
+def bootstrap_inputs(X: Any, domains: Any, n_boot: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """Validate a bootstrap request; return ``X`` as a DataFrame and the domain labels."""
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
@@ -241,11 +233,11 @@ def bootstrap_stability(X: Any, domains: Any, n_boot: int = 100, random_state: i
         Passed to :class:`~hca.estimator.HCA` (its own ``random_state``, the ICA seed,
         defaults to 0 and is the same for every resample).
     """
-    frame, labels = _bootstrap_inputs(X, domains, n_boot)
+    frame, labels = bootstrap_inputs(X, domains, n_boot)
     rng = np.random.default_rng(random_state)
     rows = []
     for b in range(n_boot):
-        idx = _bootstrap_index(labels, rng)
+        idx = bootstrap_index(labels, rng)
         Xb = frame.iloc[idx].reset_index(drop=True)
         model = _fit_quiet(Xb, labels[idx], hca_params)
         rows.append({"replicate": b, **fit_record(model)})
@@ -270,7 +262,7 @@ def subset_stability(X: Any, domains: Any, candidates: Sequence[Hashable] | None
         One row per (repetition, subset): ``rep``, ``subset`` (tuple), ``size``, ``mic``,
         ``rank`` (1 = smallest MIC in that repetition) and ``best`` (bool).
     """
-    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
+    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
     cands = list(order) if candidates is None else list(candidates)
     missing = [c for c in cands if c not in order]
     if missing:
@@ -286,13 +278,13 @@ def subset_stability(X: Any, domains: Any, candidates: Sequence[Hashable] | None
     rows = []
     for rep in reps:
         if n_boot > 0:
-            idx = _bootstrap_index(labels, rng)
+            idx = bootstrap_index(labels, rng)
             vals, labs, seed = values[idx], labels[idx], seeds[0]
         else:
             vals, labs, seed = values, labels, seeds[rep]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            icas = _fit_icas(vals, labs, cands, d, seed, max_iter, tol, n_restarts)
+            icas = fit_icas(vals, labs, cands, d, seed, max_iter, tol, n_restarts)
         mics = [hca_search({c: icas[c].unmixing for c in sub}, search=search,
                            residual=residual).mic for sub in subsets]
         ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
@@ -330,7 +322,7 @@ def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_comp
         first seed that found it), ``best_negentropy`` (True for the solution with the
         largest negentropy in its domain), ``first_seed``.
     """
-    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
+    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds is empty")
@@ -340,7 +332,7 @@ def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_comp
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             for seed in seeds:
-                fits.append(_fit_icas(values, labels, [label], d, seed, max_iter, tol)[label])
+                fits.append(fit_icas(values, labels, [label], d, seed, max_iter, tol)[label])
         clusters: list[dict] = []
         for seed, fit in zip(seeds, fits):
             W = _canonical_rows(fit.unmixing)
@@ -380,12 +372,12 @@ def ranked_orders(model: HCA, n: int = 5) -> pd.DataFrame:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     U = {label: model.ica_[label].unmixing for label in model.domains_}
-    rows, mics = _all_orders(U, model.residual)
+    rows, mics = all_orders(U, model.residual)
     X = model._X_train
     out = []
     for rank, i in enumerate(np.argsort(mics, kind="stable")[:n], start=1):
         res = evaluate_order(U, [rows[i][k] for k in range(len(U))], residual=model.residual)
-        _, _, chosen, _ = _ols_adjustment(X @ res.unmixing.T, X, model._benchmarks)
+        _, _, chosen, _ = ols_adjustment(X @ res.unmixing.T, X, model._benchmarks)
         alignment = tuple(model._benchmarks[c] for c in chosen)
         out.append({"rank": rank, "mic": float(res.mic), "order": " > ".join(alignment),
                     "paper_order": len(alignment) == 3

@@ -41,6 +41,7 @@ __all__ = [
     "simulate_scm",
 ]
 
+
 #: Names of the unit-variance, zero-mean, non-Gaussian source distributions.
 SOURCE_DISTRIBUTIONS: tuple[str, ...] = (
     "uniform",

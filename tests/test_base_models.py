@@ -1,4 +1,4 @@
-"""Tests for hca.base_models: the hand-checked case table, real-data domains, tokens/compute."""
+"""Tests for hca.attribution: the hand-checked case table, real-data domains, tokens/compute."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hca import base_models as bm
-from hca.domains import coarse_family
+from hca import attribution as bm
+from hca.paper import constants as pc
+from hca.attribution import coarse_family
 
 CASES_PATH = Path(__file__).with_name("base_model_cases.csv")
 
@@ -162,7 +163,7 @@ def test_registry_is_consistent():
         assert b.arch_rule in (None, "strict", "generous", "compete")
         assert b.parent is None or b.parent in names
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", b.released)
-    assert set(bm.PAPER_V2_BASES) <= set(names) and set(bm.PAPER_V1_BASES) <= set(names)
+    assert set(pc.PAPER_V2_BASES) <= set(names) and set(pc.PAPER_V1_BASES) <= set(names)
 
 
 def test_join_v1_metadata():
@@ -242,7 +243,7 @@ def test_add_compute():
 def test_v2_paper_domains():
     d = identified("leaderboard_v2")
     sizes = bm.domain_sizes(d)
-    for base in bm.PAPER_V2_BASES:
+    for base in pc.PAPER_V2_BASES:
         assert sizes.get(base, 0) >= 25, base
     for base in ("Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B"):
         assert sizes[base] >= 80, base
@@ -250,7 +251,7 @@ def test_v2_paper_domains():
     # told from Qwen2.5-7B (same architecture and shape); the paper used the 4,576-row table.
     assert sizes["Qwen2-7B"] >= 25
     # the eight paper bases are among the 20 largest domains
-    assert set(bm.PAPER_V2_BASES) <= set(sizes.head(20).index)
+    assert set(pc.PAPER_V2_BASES) <= set(sizes.head(20).index)
     assert d["layer"].dropna().isin(bm.LAYERS).all()
     assert d["base_model"].notna().mean() > 0.45
 
@@ -271,7 +272,7 @@ def test_v2_agrees_with_authors_column():
 def test_v1_paper_domains():
     d = identified("leaderboard_v1")
     sizes = bm.domain_sizes(d)
-    for base in bm.PAPER_V1_BASES:
+    for base in pc.PAPER_V1_BASES:
         assert sizes.get(base, 0) >= 20, base
     assert sizes["Mistral-7B"] > sizes["Llama-2-13B"] > sizes["Llama-2-70B"]
     # v1 predates Llama-3.1 and Qwen2.5

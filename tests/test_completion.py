@@ -22,14 +22,12 @@ from hca.completion import (
     mask_random,
     observed_column_sets,
     paired_rmse,
-    plot_rmse_by_column_set,
-    plot_rmse_distributions,
-    plot_rmse_vs_p,
     random_mask_diagnostics,
     rmse_by_row_observed,
     rmse_on_mask,
     run_appendix_g,
 )
+from hca.plots import plot_rmse_by_column_set, plot_rmse_distributions, plot_rmse_vs_p
 
 COLS = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
 
@@ -570,7 +568,7 @@ def test_run_appendix_g_small_design():
         "SMC, column rule", "SMC, rank 1", "SMC, rank 2", "SMC, rank 3"}
     # the rank check reuses the first masks of Figure 16: a one-repetition run with the
     # experiment's seed reproduces repetition 0 of Figure 16
-    from hca.completion import _seeds
+    from hca.completion.experiment import _seeds
 
     again = completion_sweep(pd.DataFrame(X, columns=COLS), local, ps=[0.5],
                              observed_sets=observed_column_sets(6, 3), n_reps=1,

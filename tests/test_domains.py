@@ -1,11 +1,12 @@
-"""Tests for hca.domains: domain frames, N/D regimes, overlapping groups and audits."""
+"""Tests for hca.attribution: domain frames, N/D regimes, overlapping groups and audits."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from hca import base_models as bm
-from hca import domains as dm
+from hca import attribution as bm
+from hca.paper import constants as pc
+from hca import attribution as dm
 from hca import subspace as ss
 
 
@@ -153,7 +154,7 @@ def test_hub_holdout_agreement(small):
 def test_v2_domains_have_the_paper_bases():
     v2 = dm.load_v2_domains()
     sizes = bm.domain_sizes(v2)
-    for b in bm.PAPER_V2_BASES:
+    for b in pc.PAPER_V2_BASES:
         assert sizes.get(b, 0) >= 20, b
     hub = dm.hub_holdout_agreement(v2)
     assert hub.rate > 0.9

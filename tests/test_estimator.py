@@ -11,12 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
-import hca.estimator as est_module
+import hca.estimator.ica as est_module
 from hca.estimator import (
     GAUSSIAN_LOGCOSH,
     HCA,
     DomainSCM,
-    _all_orders,
     domain_ica,
     evaluate_order,
     hca_search,
@@ -24,6 +23,7 @@ from hca.estimator import (
     mic_by_subset,
     restart_seeds,
 )
+from hca.estimator.search import all_orders
 from hca.synthetic import simulate_scm
 
 
@@ -224,7 +224,7 @@ def test_residual_options_differ_on_inexact_scm():
 def test_tree_matches_direct_evaluation_of_every_order(residual):
     sim = simulate_scm(n_domains=3, n_per_domain=5, alpha=0.1, random_state=15)
     Ms, _ = scrambled(sim, np.random.default_rng(4), noise=0.05)
-    rows, mics = _all_orders(Ms, residual)
+    rows, mics = all_orders(Ms, residual)
     assert len(mics) == 6**3
     assert len({tuple(r.ravel()) for r in rows}) == 6**3
     direct = [evaluate_order(Ms, list(r), residual=residual).mic for r in rows]

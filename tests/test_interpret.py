@@ -11,7 +11,10 @@ import pandas as pd
 import pytest
 
 from hca import interpret as it
+from hca import plots as hp
+from hca.paper import constants as pc
 from hca.estimator import HCA, DomainSCM
+from hca.data import paper_figure8_sft
 from hca.synthetic import simulate_scm
 
 
@@ -134,7 +137,7 @@ def test_compute_correlations_known_signal(synthetic, aligned):
     rng = np.random.default_rng(0)
     bases = ["Llama-3-8B", "Qwen2.5-7B", "Qwen2.5-14B", "Llama-3.1-8B", "Qwen2.5-0.5B",
              "Gemma-2-9B"]
-    from hca.base_models import pretraining_compute
+    from hca.attribution import pretraining_compute
 
     logc = {b: np.log10(pretraining_compute(b)) for b in bases}
     rows = []
@@ -209,31 +212,31 @@ def test_factor_change_and_instruct_shift(aligned):
 def test_figure8_table_and_paper_rows():
     rng = np.random.default_rng(0)
     df = _leaderboard_like(rng, n=6)
-    df["model_id"] = [i for pair in it.FIGURE8_CHECKPOINTS.values() for i in pair]
+    df["model_id"] = [i for pair in pc.FIGURE8_CHECKPOINTS.values() for i in pair]
     t = it.figure8_table(df)
-    assert list(t.columns) == ["model_id", *it.FIGURE8_COLUMNS]
+    assert list(t.columns) == ["model_id", *pc.FIGURE8_COLUMNS]
     assert t.loc[("Qwen2.5-7B", "Official Instruct"), "model_id"] == "Qwen/Qwen2.5-7B-Instruct"
-    assert t[list(it.FIGURE8_COLUMNS)].to_numpy().max() <= 1          # raw scale
-    assert it.figure8_table(df, raw=False)[list(it.FIGURE8_COLUMNS)].to_numpy().max() > 1
+    assert t[list(pc.FIGURE8_COLUMNS)].to_numpy().max() <= 1          # raw scale
+    assert it.figure8_table(df, raw=False)[list(pc.FIGURE8_COLUMNS)].to_numpy().max() > 1
     with pytest.raises(ValueError, match="not in the frame"):
         it.figure8_table(df.iloc[1:])
 
-    sft = it.paper_figure8_sft()
-    assert list(sft.index.get_level_values("model")) == list(it.FIGURE8_CHECKPOINTS)
+    sft = paper_figure8_sft()
+    assert list(sft.index.get_level_values("model")) == list(pc.FIGURE8_CHECKPOINTS)
     assert (sft["reported_by"] == "paper").all()
     assert sft.loc[("Qwen2.5-7B", "IFEval SFT"), "math_lvl_5"] == pytest.approx(0.28)
     assert sft.loc[("Llama-3-8B", "IFEval SFT"), "ifeval"] == pytest.approx(0.50)
 
 
 def test_paper_figure8_sft_validates(tmp_path):
-    bad = it.paper_figure8_sft().reset_index()
+    bad = paper_figure8_sft().reset_index()
     bad.loc[0, "reported_by"] = "ours"
     p = tmp_path / "bad.csv"
     bad.to_csv(p, index=False)
     with pytest.raises(ValueError, match="reported_by"):
-        it.paper_figure8_sft(p)
+        paper_figure8_sft(p)
     with pytest.raises(FileNotFoundError):
-        it.paper_figure8_sft(tmp_path / "none.csv")
+        paper_figure8_sft(tmp_path / "none.csv")
 
 
 def test_raw_to_normalized_exact_for_linear_benchmarks():
@@ -281,15 +284,15 @@ def test_plots_return_axes(synthetic, aligned):
     import matplotlib.pyplot as plt
 
     X, domains, _ = synthetic
-    ax = it.plot_unmixing(aligned, benchmark_units=True)
+    ax = hp.plot_adjusted_unmixing(aligned, benchmark_units=True)
     assert len(ax.texts) == 18
-    ax = it.plot_alignment(aligned, 1, X.iloc[:200], {"other": X.iloc[200:260]})
+    ax = hp.plot_alignment(aligned, 1, X.iloc[:200], {"other": X.iloc[200:260]})
     assert len(ax.collections) == 2 and len(ax.lines) == 1
     with pytest.raises(ValueError, match="factor"):
-        it.plot_alignment(aligned, 5, X)
+        hp.plot_alignment(aligned, 5, X)
     shifts = pd.DataFrame({"base_id": ["a", "b"], "d_z1": [0.1, 0.2], "d_z2": [0, 1.0],
                            "d_z3": [2.0, 3.0]})
-    ax = it.plot_instruct_shift(shifts, ["z1", "z2", "z3"], highlight=["a"])
+    ax = hp.plot_instruct_shift(shifts, ["z1", "z2", "z3"], highlight=["a"])
     assert len(ax.get_xticks()) == 3
     plt.close("all")
 
@@ -297,11 +300,11 @@ def test_plots_return_axes(synthetic, aligned):
 # --------------------------------------------------------------------------- real data
 @pytest.fixture(scope="module")
 def real():
-    from hca import replication as rep
+    from hca.paper import replication as rep
     from hca.data import V2_BENCHMARKS
 
     v2 = rep.v2_frame()
-    X, _ = rep.domain_data(v2, rep.PAPER_V2_FOUR, V2_BENCHMARKS)
+    X, _ = rep.domain_data(v2, pc.PAPER_V2_FOUR, V2_BENCHMARKS)
     return v2, X, it.align(rep.fit_v2(), X)
 
 
@@ -319,7 +322,7 @@ def test_real_alignment_and_transfer(real):
     assert len(X) == 702
     r2 = al.r2_table.max(axis=1)
     assert r2.between(0, 1).all()
-    t = it.out_of_sample_r2(al, v2, it.PAPER_OOS_DOMAINS, ("Llama-3-8B", "Llama-3.1-8B",
+    t = it.out_of_sample_r2(al, v2, pc.PAPER_OOS_DOMAINS, ("Llama-3-8B", "Llama-3.1-8B",
                                                           "Qwen2.5-7B", "Qwen2.5-14B"))
     assert (t.n_models.drop("In sample") > 0).all()             # all seven domains present
     np.testing.assert_allclose(t.r2["In sample"].to_numpy(), r2.to_numpy(), atol=1e-9)

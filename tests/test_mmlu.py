@@ -1,4 +1,4 @@
-"""Tests for hca.mmlu: subject names, the MMLU frame with domains, clustering and readouts."""
+"""Tests for hca.paper.mmlu: subject names, the MMLU frame with domains, clustering and readouts."""
 
 import matplotlib
 
@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hca import mmlu
+from hca.paper import mmlu
+from hca import plots as hp
+from hca.paper import constants as pc
 from hca.data import MMLU_SUBJECTS
 
 
@@ -26,7 +28,7 @@ def test_subject_columns_names_the_closest_subject():
 
 
 def test_subject_sets_are_mmlu_columns():
-    for cols in (mmlu.MATH_SUBJECTS, mmlu.PHYSICS_SUBJECTS, mmlu.CROSS_SUBJECTS):
+    for cols in (pc.MATH_SUBJECTS, pc.PHYSICS_SUBJECTS, pc.CROSS_SUBJECTS):
         assert len(cols) == 3
         assert mmlu.subject_columns(cols) == list(cols)
     assert "college_electrical_engineering" not in MMLU_SUBJECTS
@@ -62,7 +64,7 @@ def test_cluster_order_rejects_bad_input():
 def test_plot_clustered_correlation_orders_ticks():
     import matplotlib.pyplot as plt
 
-    ax = mmlu.plot_clustered_correlation(_block_corr(), annotate=True)
+    ax = hp.plot_clustered_correlation(_block_corr(), annotate=True)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert [lab[0] for lab in labels][:3] in (["a"] * 3, ["b"] * 3)
     image = ax.images[0].get_array()

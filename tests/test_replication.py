@@ -1,4 +1,4 @@
-"""Tests for hca.replication: the authors' domain rule, the Appendix H.3 filter, fit_v2."""
+"""Tests for hca.paper.replication: the authors' domain rule, the Appendix H.3 filter, fit_v2."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hca import replication as r
+from hca.paper import replication as r
+from hca.paper import constants as pc
+from hca.attribution import authors
 
 
 @pytest.mark.parametrize("row, expected", [
@@ -23,7 +25,7 @@ from hca import replication as r
     (("someone/llama3.1-chat", None, None, 8.03), "llama-3.1-8b"),
     # a spelled family unknown to the authors' token table falls through to step 3
     (("mistralai/Mistral-7B-v0.1", None, "MistralForCausalLM", 7.24), "mistral-7b"),
-    # step 4: architecture and parameters alone (looser than hca.base_models)
+    # step 4: architecture and parameters alone (looser than hca.attribution)
     (("someone/CoolModel", None, "LlamaForCausalLM", 8.03), "llama-3-8b"),
     (("someone/CoolModel", None, "Qwen2ForCausalLM", 7.616), "qwen2-7b"),
     (("someone/CoolModel", None, "Qwen2ForCausalLM", 14.77), "qwen2.5-14b"),
@@ -33,24 +35,24 @@ from hca import replication as r
     (("someone/foo", np.nan, np.nan, np.nan), None),
 ])
 def test_authors_base_model(row, expected):
-    assert r.authors_base_model(*row) == expected
+    assert authors.authors_base_model(*row) == expected
 
 
 def test_authors_labels_map_to_sinv():
-    assert sorted(r.AUTHORS_V2_LABELS.values()) == sorted(r.PAPER_V2_SINV)
-    assert set(r.PAPER_V2_PRETRAINED) == set(r.PAPER_V2_SINV)
+    assert sorted(pc.AUTHORS_V2_LABELS.values()) == sorted(pc.PAPER_V2_SINV)
+    assert set(pc.PAPER_V2_PRETRAINED) == set(pc.PAPER_V2_SINV)
 
 
 def test_v2_frame_authors_counts():
-    df = r.v2_frame_authors()
+    df = authors.v2_frame_authors()
     assert len(df) == 3913  # every CSV row, duplicates included
     counts = df["base_model"].value_counts()
     assert counts.to_dict() == {"Llama-3-8B": 716, "Qwen2.5-14B": 243, "Llama-3.1-8B": 199,
                                 "Qwen2-7B": 139, "Qwen2.5-7B": 121}
-    final = r.v2_frame_authors(include_final=True)
+    final = authors.v2_frame_authors(include_final=True)
     assert len(final) == 4576  # the size of the table the paper used
     assert (final["base_model"].value_counts()[counts.index] >= counts).all()
-    assert df is not r.v2_frame_authors()  # a fresh copy
+    assert df is not authors.v2_frame_authors()  # a fresh copy
 
 
 def _toy_frame():
@@ -91,5 +93,5 @@ def test_fit_v2_on_another_frame():
     filtered = r.filter_below_base(r.v2_frame()).frame
     m = r.fit_v2(frame=filtered, n_restarts=2, max_iter=5000)  # Qwen2.5-14B: 3,509 iterations
     sizes = filtered["base_model"].value_counts()
-    assert all(m.ica_[d].n_samples == sizes[d] for d in r.PAPER_V2_FOUR)
-    assert all(len(m.ica_[d].restart_objectives) == 2 for d in r.PAPER_V2_FOUR)
+    assert all(m.ica_[d].n_samples == sizes[d] for d in pc.PAPER_V2_FOUR)
+    assert all(len(m.ica_[d].restart_objectives) == 2 for d in pc.PAPER_V2_FOUR)

@@ -1,4 +1,4 @@
-"""Tests for hca.robustness (perturbation runner) on simulated SCMs."""
+"""Tests for hca.paper.robustness (perturbation runner) on simulated SCMs."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from hca import robustness as rb  # noqa: E402
-from hca.estimator import HCA, domain_ica  # noqa: E402
+from hca.paper import robustness as rb  # noqa: E402
+from hca import plots as hp
+from hca.paper import constants as pc
+from hca.estimator import HCA, domain_ica, picard_ica  # noqa: E402
 from hca.synthetic import simulate_scm  # noqa: E402
 
 BENCH = ("b1", "b2", "b3", "b4", "b5", "b6")
@@ -61,11 +63,11 @@ def test_order_label_and_roles():
     (("bbh", "musr", "ifeval", "gpqa"), False),         # a role is missing
 ])
 def test_order_matches_paper(alignment, expected):
-    assert rb.order_matches(alignment, rb.PAPER_ROLES) is expected
+    assert rb.order_matches(alignment, pc.PAPER_ROLES) is expected
 
 
 def test_order_matches_fewer_factors_is_na():
-    assert rb.order_matches(("bbh", "ifeval"), rb.PAPER_ROLES) is pd.NA
+    assert rb.order_matches(("bbh", "ifeval"), pc.PAPER_ROLES) is pd.NA
 
 
 # ----------------------------------------------------------------------------- ICA
@@ -77,7 +79,7 @@ def _max_abs_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("ortho", [True, False])
 def test_picard_recovers_population_unmixing(exact, ortho):
-    fits = rb.picard_ica(exact.X, exact.domains, 3, ortho=ortho, random_state=0)
+    fits = picard_ica(exact.X, exact.domains, 3, ortho=ortho, random_state=0)
     assert list(fits) == ["D1", "D2", "D3", "D4"]
     for label, fit in fits.items():
         Xk = exact.X[exact.domains == label]
@@ -89,14 +91,14 @@ def test_picard_recovers_population_unmixing(exact, ortho):
 
 def test_picard_and_fastica_agree_on_exact_scm(exact):
     fast = domain_ica(exact.X, exact.domains, 3, random_state=0)
-    pic = rb.picard_ica(exact.X, exact.domains, 3, ortho=True, random_state=0)
+    pic = picard_ica(exact.X, exact.domains, 3, ortho=True, random_state=0)
     for label in fast:
         assert _max_abs_cosines(pic[label].unmixing, fast[label].unmixing).min() > 0.98
 
 
 def test_picard_ica_validates_input(exact):
     with pytest.raises(ValueError, match="labels"):
-        rb.picard_ica(exact.X, exact.domains[:-1])
+        picard_ica(exact.X, exact.domains[:-1])
     with pytest.raises(ValueError, match="unknown ica"):
         rb.domain_unmixings(exact.X, exact.domains, ica="jade")
 
@@ -242,9 +244,9 @@ def test_compact_summary_and_plots(table):
     assert c.loc["default", "our default"] == "yes" and c.loc["2 components", "our default"] == "n/a"
     assert c.loc["default", "S_inv"].startswith("d1, D2")
     assert "bootstrap" in table.summary() and "ICA seed" in table.summary()
-    ax = rb.plot_robustness(table)
+    ax = hp.plot_robustness(table)
     assert len(ax.get_yticklabels()) == len(table.table)
-    ax2 = rb.plot_s_inv_membership(table, CANDS, paper=FOUR)
+    ax2 = hp.plot_s_inv_membership(table, CANDS, paper=FOUR)
     assert len(ax2.patches) == len(table.table) * len(CANDS) + len(FOUR)
     plt.close("all")
 

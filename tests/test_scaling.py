@@ -1,4 +1,4 @@
-"""Tests for hca.scaling: sigmoid scaling law and the ATE of fine-tuning."""
+"""Tests for hca.causal: sigmoid scaling law and the ATE of fine-tuning."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
-from hca.scaling import (  # noqa: E402
+from hca.causal import (  # noqa: E402
     PARAM_NAMES,
     ate_aipw,
     ate_backdoor,
@@ -30,8 +30,16 @@ from hca.scaling import (  # noqa: E402
     stratum_effects,
     fit_sigmoid_law,
     fit_sigmoid_panel,
-    log_compute,
     overlap_diagnostics,
+    propensity_scores,
+    scaling_frame,
+    sigmoid_law,
+)
+from hca.attribution import (  # noqa: E402
+    log_compute,
+    pretraining_flops,
+)
+from hca.plots import (  # noqa: E402
     plot_ate,
     plot_ate_panel,
     plot_family_sizes,
@@ -39,10 +47,6 @@ from hca.scaling import (  # noqa: E402
     plot_propensity_strata,
     plot_sigmoid_fit,
     plot_sigmoid_panel,
-    pretraining_flops,
-    propensity_scores,
-    scaling_frame,
-    sigmoid_law,
 )
 
 TRUE = {"L": 40.0, "k": 0.8, "log_c0": 53.0, "tau": 3.0, "b": 10.0}

@@ -2,7 +2,7 @@
 
 The full scorecard takes minutes; these tests run it with ``Settings.fast()`` (small
 repetition counts) through the CLI, and recompute a representative set of claims on
-perturbed data supplied by a :class:`hca.scorecard.DataProvider` subclass (nothing is
+perturbed data supplied by a :class:`hca.paper.scorecard.DataProvider` subclass (nothing is
 written to ``$HCA_DATA_DIR``).
 """
 
@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hca import scorecard as sc
+from hca.paper import scorecard as sc
 from hca.cli import main as cli_main
-from hca.data import MMLU_SUBJECTS, V1_BENCHMARKS, V2_BENCHMARKS
+from hca.data import MMLU_SUBJECTS, V1_BENCHMARKS, V2_BENCHMARKS, load_paper_values
 
 #: Claims the brief (issue 12) names explicitly; each must have a row.
 REQUIRED = (
@@ -46,7 +46,7 @@ REQUIRED = (
 
 # --------------------------------------------------------------------------- paper values
 def test_paper_values_file():
-    pv = sc.load_paper_values()
+    pv = load_paper_values()
     assert len(pv) >= 140 and pv["id"].is_unique
     assert set(REQUIRED) <= set(pv["id"])
     assert (pv["citation"].str.startswith("arXiv:2506.10378, ")).all()
@@ -67,19 +67,19 @@ def test_paper_values_file():
 
 
 def test_paper_values_rejects_bad_files(tmp_path):
-    pv = sc.load_paper_values()
+    pv = load_paper_values()
     bad = pv.copy()
     bad.loc["T2a-z1-bbh", "tolerance"] = "0.05"
     p = tmp_path / "pv.csv"
     bad.to_csv(p, index=False)
     with pytest.raises(ValueError, match="T2a-z1-bbh"):
-        sc.load_paper_values(p)
+        load_paper_values(p)
     pd.concat([pv, pv.iloc[:1]]).to_csv(p, index=False)
     with pytest.raises(ValueError, match="duplicated"):
-        sc.load_paper_values(p)
+        load_paper_values(p)
     pv.drop(columns="criterion").to_csv(p, index=False)
     with pytest.raises(ValueError, match="criterion"):
-        sc.load_paper_values(p)
+        load_paper_values(p)
 
 
 def test_verdict_helpers():
@@ -95,7 +95,7 @@ def test_verdict_helpers():
 
 
 def test_every_paper_row_has_one_claim_function():
-    pv = sc.load_paper_values()
+    pv = load_paper_values()
     owners = {}
     for fn in sc.registered_claims():
         for i in fn.rows(pv)["id"]:
@@ -119,7 +119,7 @@ def fast_run(tmp_path_factory):
 
 
 def test_cli_json_structure(fast_run):
-    pv = sc.load_paper_values()
+    pv = load_paper_values()
     assert isinstance(fast_run, list) and len(fast_run) == len(pv)
     for rec in fast_run:
         assert set(sc.COLUMNS) <= set(rec), rec

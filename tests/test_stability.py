@@ -8,9 +8,7 @@ import pytest
 
 from hca.estimator import HCA, mic_by_subset
 from hca.stability import (
-    PAPER_ALIGNMENT,
     StabilityResult,
-    _bootstrap_index,
     bootstrap_stability,
     fit_record,
     ica_solutions,
@@ -19,6 +17,8 @@ from hca.stability import (
     seed_stability,
     subset_stability,
 )
+from hca.paper.constants import PAPER_ALIGNMENT
+from hca.stability import bootstrap_index
 from hca.synthetic import simulate_scm
 
 
@@ -71,7 +71,7 @@ def test_seed_stability_on_exact_scm(sim):
 
 def test_bootstrap_index_keeps_domain_sizes():
     labels = np.array(["a"] * 5 + ["b"] * 3 + ["a"] * 2, dtype=object)
-    idx = _bootstrap_index(labels, np.random.default_rng(0))
+    idx = bootstrap_index(labels, np.random.default_rng(0))
     assert len(idx) == len(labels)
     assert (labels[idx] == "a").sum() == 7 and (labels[idx] == "b").sum() == 3
 

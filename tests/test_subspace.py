@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 
 from hca import subspace as ss  # noqa: E402
+from hca import plots as hp
 
 D_BENCH = 6
 
@@ -298,7 +299,7 @@ def test_plot_distance_matrix_annotations(three_domains):
     X, groups, *_ = three_domains
     bs = ss.bootstrap_distance_matrix(X, groups, n_boot=20, random_state=0)
     fig, ax = plt.subplots()
-    out = ss.plot_distance_matrix(bs.point, ax=ax, lower=bs.lower, upper=bs.upper, highlight=["a"])
+    out = hp.plot_distance_matrix(bs.point, ax=ax, lower=bs.lower, upper=bs.upper, highlight=["a"])
     assert out is ax
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == 9 and sum("[" in t for t in texts) == 6
@@ -311,13 +312,13 @@ def test_plot_distance_matrix_annotations(three_domains):
 def test_plot_explained_variance_and_null(three_domains):
     X, groups, *_ = three_domains
     evs = {g: ss.explained_variance(X[groups == g], label=g) for g in ["a", "b", "c"]}
-    ax = ss.plot_explained_variance(evs, kind="cumulative", threshold=0.9)
+    ax = hp.plot_explained_variance(evs, kind="cumulative", threshold=0.9)
     assert len(ax.lines) == 4  # three domains + threshold
     np.testing.assert_allclose(ax.lines[0].get_ydata(), evs["a"].cumulative)
     plt.close(ax.figure)
     D = ss.distance_matrix(X, groups)
     nulls = ss.split_half_nulls(X, groups, n_splits=20, random_state=0)
-    ax = ss.plot_null_vs_observed(nulls, D, threshold=ss.null_threshold(nulls))
+    ax = hp.plot_null_vs_observed(nulls, D, threshold=ss.null_threshold(nulls))
     xs = sorted(line.get_xdata()[0] for line in ax.lines)
     assert len(xs) == 4  # three pairs + threshold
     assert any(t.get_text() == "a - c" for t in ax.texts)
@@ -406,7 +407,7 @@ def test_compare_groups(three_domains):
 def test_plot_pair_intervals(three_domains):
     X, groups, *_ = three_domains
     bs = ss.bootstrap_distance_matrix(X, groups, n_boot=20, random_state=0)
-    ax = ss.plot_pair_intervals(bs, threshold=0.1, highlight=["a", "b"])
+    ax = hp.plot_pair_intervals(bs, threshold=0.1, highlight=["a", "b"])
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == 3 and labels[0] == "a - b"  # smallest distance first
     assert any(line.get_linestyle() == "--" for line in ax.lines)

@@ -1,23 +1,4 @@
-"""Leaderboard frames with their base-model domains, regimes, and audits of the attribution.
-
-The paper's domains (Section 1.1) are the sets of models fine-tuned from one base model.
-:func:`hca.base_models.identify` attributes each model; this module puts that attribution
-next to the scores and adds what the subspace analyses of Section 2 and Appendix E group
-by: the base model's parameters ``N`` and pretraining tokens ``D`` (Figure 11b/c), the
-upload year (Figure 11d), and overlapping groups such as "MoE" and "MixtralForCausalLM"
-(Figure 11a). It also holds the audits of the attribution shown in the data chapter:
-a held-out check of the name/architecture layers against the leaderboard's ``Base Model``
-column, and a cross-check with the coarse family label the paper's authors shipped.
-
-Rules stated here (not tuned to the paper's answer)
----------------------------------------------------
-* ``N`` of a domain is the base model's parameter count (active parameters for a mixture
-  of experts, as in :func:`hca.base_models.add_compute`), ``D`` its pretraining tokens
-  (trillions; third-party estimates included), both from
-  :func:`hca.base_models.pretraining_tokens`.
-* Regimes (:func:`nd_regimes`): the cut points are the medians of ``N`` and of ``D`` over
-  the *distinct base models* present in the frame (each base counted once, whatever its
-  number of models); "large" means strictly above the cut, "small" at or below it.
+"""Leaderboards with base-model domains attached, and audits of the attribution.
 """
 
 from __future__ import annotations
@@ -29,11 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import base_models as bm
+from hca import attribution as bm
+from hca.paper.constants import AUTHORS_LABELS
 
 __all__ = [
     "REGIMES",
-    "AUTHORS_LABELS",
     "attach_domains",
     "load_v2_domains",
     "load_v1_domains",
@@ -50,6 +31,7 @@ __all__ = [
     "authors_agreement",
 ]
 
+
 #: The four N/D regimes in display order.
 REGIMES: tuple[str, ...] = (
     "small N, small D",
@@ -57,10 +39,6 @@ REGIMES: tuple[str, ...] = (
     "large N, small D",
     "large N, large D",
 )
-
-#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
-AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
-
 _DATE_COLUMNS = ("upload_date", "date")
 
 
@@ -89,7 +67,7 @@ def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFram
     ----------
     df : DataFrame
         A leaderboard frame with ``model_id`` (v2, v1 or MMLU-by-task, see
-        :func:`hca.base_models.identify`).
+        :func:`hca.attribution.identify`).
     date_col : str, optional
         Column whose year becomes ``year``. Default: ``upload_date`` (v2: upload to the
         hub) if present, else ``date`` (v1: the leaderboard's date), else no ``year``.
@@ -98,7 +76,7 @@ def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFram
     -------
     DataFrame
         ``df`` (same index) plus ``base_model``, ``layer``, ``evidence``
-        (:func:`hca.base_models.identify`), ``base_n_b`` (the base's parameters in
+        (:func:`hca.attribution.identify`), ``base_n_b`` (the base's parameters in
         billions, active ones for MoE), ``tokens_t`` (its pretraining tokens, trillions),
         ``tokens_kind`` (``reported``/``estimate``) and ``year`` (nullable Int64).
         Unattributed rows have NA in the base columns.
@@ -122,20 +100,20 @@ def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFram
 
 def load_v2_domains() -> pd.DataFrame:
     """The de-duplicated v2 leaderboard with domains attached (:func:`attach_domains`)."""
-    from .data import load_leaderboard_v2
+    from hca.data.loaders import load_leaderboard_v2
 
     return attach_domains(load_leaderboard_v2())
 
 
 def load_v1_domains() -> pd.DataFrame:
     """The de-duplicated v1 leaderboard with domains attached (:func:`attach_domains`)."""
-    from .data import load_leaderboard_v1
+    from hca.data.loaders import load_leaderboard_v1
 
     return attach_domains(load_leaderboard_v1())
 
 
 def layer_shares(df: pd.DataFrame) -> pd.DataFrame:
-    """Models per identification layer (in :data:`hca.base_models.LAYERS` order).
+    """Models per identification layer (in :data:`hca.attribution.LAYERS` order).
 
     Returns a DataFrame indexed by layer plus ``"unattributed"``, with ``models`` and
     ``share`` (of all rows).
@@ -153,7 +131,7 @@ def attribution_sample(df: pd.DataFrame, n: int = 3, random_state: int = 0,
     """A deterministic sample of ``n`` attributed models per identification layer.
 
     Layers with fewer than ``n`` models contribute all of them. Rows are ordered by layer
-    (:data:`hca.base_models.LAYERS` order), then by model id.
+    (:data:`hca.attribution.LAYERS` order), then by model id.
     """
     _check_frame(df, ["layer", *columns], "attribution_sample")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:

@@ -44,7 +44,7 @@ def _load_optional_commands() -> None:
     """Import modules that register further commands (fit, scorecard) when present."""
     import importlib
 
-    for mod in ("hca.cli_fit", "hca.scorecard"):
+    for mod in ("hca.cli.fit", "hca.paper.scorecard"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as err:

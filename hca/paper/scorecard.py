@@ -39,15 +39,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
+from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
+from hca.data.tables import load_paper_values, parse_tolerance
+from hca.paper import constants as pc
+from hca.paper.constants import PAPER_OOS_DOMAINS, PAPER_V1_DOMAINS
 
 __all__ = [
     "VERDICTS",
     "COLUMNS",
     "GROUPS",
-    "PAPER_VALUES_PATH",
     "FRAMES",
-    "load_paper_values",
     "Settings",
     "DataProvider",
     "Context",
@@ -68,16 +69,12 @@ __all__ = [
     "best_subset_per_seed",
 ]
 
+
 #: The allowed verdicts, best first.
 VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced")
 #: Columns of the scorecard (and keys of every JSON object).
 COLUMNS: tuple[str, ...] = ("id", "section", "claim", "paper", "ours", "criterion", "verdict",
                             "reason")
-#: Where the paper's values live (the only place).
-PAPER_VALUES_PATH = Path(__file__).resolve().parents[1] / "data" / "paper_values.csv"
-_PAPER_COLUMNS = ("id", "section", "claim", "paper", "value", "tolerance", "criterion",
-                  "citation")
-
 #: Claim groups, in book order: group -> (chapter notebook, title).
 GROUPS: dict[str, tuple[str, str]] = {
     "data": ("00_data", "The data: base models (Section 1.1, Appendix H.4)"),
@@ -90,7 +87,6 @@ GROUPS: dict[str, tuple[str, str]] = {
     "v1": ("06_leaderboard_v1", "Leaderboard v1 (Appendix H.4)"),
     "mmlu": ("07_mmlu_subtasks", "MMLU by subject (Appendix H.5)"),
 }
-
 B2 = list(V2_BENCHMARKS)
 B1 = list(V1_BENCHMARKS)
 #: The paper's roles of the v2 factors (Section 4): allowed benchmarks per role.
@@ -109,46 +105,6 @@ def _label(b: str) -> str:
 
 
 # =========================================================================== paper values
-def load_paper_values(path: str | Path | None = None) -> pd.DataFrame:
-    """The paper's values, one row per claim (``data/paper_values.csv``), indexed by ``id``.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the file is missing.
-    ValueError
-        If a column is missing, an id is duplicated or empty, or a tolerance is malformed.
-    """
-    p = Path(path) if path is not None else PAPER_VALUES_PATH
-    if not p.exists():
-        raise FileNotFoundError(f"paper values not found at {p}")
-    t = pd.read_csv(p, dtype=str, keep_default_na=False)
-    missing = [c for c in _PAPER_COLUMNS if c not in t.columns]
-    if missing:
-        raise ValueError(f"{p.name}: missing column(s) {missing}; has {list(t.columns)}")
-    if (t["id"].str.strip() == "").any():
-        raise ValueError(f"{p.name}: a row has an empty id")
-    dup = t["id"][t["id"].duplicated()].tolist()
-    if dup:
-        raise ValueError(f"{p.name}: duplicated id(s) {dup}")
-    for i, tol in zip(t["id"], t["tolerance"]):
-        if tol:
-            _parse_tolerance(tol, i)
-    return t.set_index("id", drop=False)
-
-
-def _parse_tolerance(tol: str, cid: str = "") -> tuple[float, float]:
-    try:
-        a, b = (float(x) for x in tol.split("/"))
-    except ValueError:
-        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} is not "
-                         "'<reproduced>/<partly>'") from None
-    if not 0 <= a <= b:
-        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} must satisfy "
-                         "0 <= reproduced <= partly")
-    return a, b
-
-
 # =========================================================================== settings, data
 @dataclass(frozen=True)
 class Settings:
@@ -183,7 +139,7 @@ class Settings:
     @classmethod
     def fast(cls) -> Settings:
         """Small repetition counts (for tests; the verdicts may differ from the book's)."""
-        from .completion import AppendixGDesign
+        from hca.completion.experiment import AppendixGDesign
 
         return cls(pca_n_splits=10, pca_n_boot=5, pca_n_splits_wide=10, v2_seeds=(0, 1),
                    authors_restarts=2, scaling_n_boot_fit=2, scaling_n_boot_ate=10, n_jobs=1,
@@ -204,40 +160,40 @@ class DataProvider:
     """
 
     def v2(self) -> pd.DataFrame:
-        """v2 with base-model domains (:func:`hca.replication.v2_frame`)."""
-        from .replication import v2_frame
+        """v2 with base-model domains (:func:`hca.paper.replication.v2_frame`)."""
+        from hca.paper.replication import v2_frame
 
         return v2_frame()
 
     def v2_raw(self) -> pd.DataFrame:
         """v2 as loaded (:func:`hca.data.load_leaderboard_v2`; scaling, completion)."""
-        from .data import load_leaderboard_v2
+        from hca.data.loaders import load_leaderboard_v2
 
         return load_leaderboard_v2()
 
     def v2_final(self) -> pd.DataFrame:
         """v2 plus the models only in the final table, with domains (PCA chapter)."""
-        from .data import load_leaderboard_v2
-        from .domains import attach_domains
+        from hca.attribution.domains import attach_domains
+        from hca.data.loaders import load_leaderboard_v2
 
         return attach_domains(load_leaderboard_v2(include_final=True))
 
     def v2_authors(self) -> pd.DataFrame:
         """v2 (CSV + final table) with the authors' domain rule
-        (:func:`hca.replication.v2_frame_authors`; the recovery chapter's comparison)."""
-        from .replication import v2_frame_authors
+        (:func:`hca.attribution.v2_frame_authors`; the recovery chapter's comparison)."""
+        from hca.attribution.authors import v2_frame_authors
 
         return v2_frame_authors(include_final=True)
 
     def v1(self) -> pd.DataFrame:
-        """v1 with base-model domains (:func:`hca.replication.v1_frame`)."""
-        from .replication import v1_frame
+        """v1 with base-model domains (:func:`hca.paper.replication.v1_frame`)."""
+        from hca.paper.replication import v1_frame
 
         return v1_frame()
 
     def mmlu(self) -> pd.DataFrame:
-        """MMLU by task with v1 metadata and domains (:func:`hca.mmlu.mmlu_frame`)."""
-        from .mmlu import mmlu_frame
+        """MMLU by task with v1 metadata and domains (:func:`hca.paper.mmlu.mmlu_frame`)."""
+        from hca.paper.mmlu import mmlu_frame
 
         return mmlu_frame()
 
@@ -375,7 +331,7 @@ def registered_claims() -> list[_ClaimFunction]:
 # =========================================================================== verdict helpers
 def numeric_verdict(ours: float, paper: float, tolerance: str) -> tuple[str, str]:
     """Verdict for ``|ours - paper|`` against ``tolerance = "<reproduced>/<partly>"``."""
-    a, b = _parse_tolerance(tolerance)
+    a, b = parse_tolerance(tolerance)
     if ours is None or not np.isfinite(ours):
         return "not reproduced", "no value of ours"
     diff = float(ours) - float(paper)
@@ -431,7 +387,7 @@ def v2_pca_invariant_set(frame: pd.DataFrame, bases: Sequence[str], benchmarks: 
         ``tau``, ``dist`` (DataFrame), ``s_inv`` (list), ``nulls``, ``sizes`` and, with
         ``n_boot``, ``boot`` and ``stability`` (Series of shares).
     """
-    from . import subspace as ss
+    from hca import subspace as ss
 
     doms = frame[frame["base_model"].isin(list(bases))]
     groups = doms["base_model"].astype(object).to_numpy()
@@ -493,7 +449,7 @@ def role_edge(models: Mapping[str, Any], benchmarks: Sequence[str], parent: Iter
 
 
 def family_size_monotonicity(fam_tab: pd.DataFrame) -> pd.DataFrame:
-    """Per family and outcome of :func:`hca.scaling.family_size_means`: Spearman correlation
+    """Per family and outcome of :func:`hca.causal.family_size_means`: Spearman correlation
     of size with the mean score, largest-minus-smallest size, and adjacent steps down
     (Figure 12 check of the scaling chapter)."""
     from scipy.stats import spearmanr
@@ -516,8 +472,8 @@ LLAMA3X: dict[str, str] = {f: "Llama-3.x" for f in ("Llama-3", "Llama-3.1", "Lla
 
 
 def scaling_rows(v2: pd.DataFrame, official_only: bool = False) -> pd.DataFrame:
-    """The scaling chapter's rows (:func:`hca.scaling.scaling_frame` with its override)."""
-    from .scaling import scaling_frame
+    """The scaling chapter's rows (:func:`hca.causal.scaling_frame` with its override)."""
+    from hca.causal.frames import scaling_frame
 
     return scaling_frame(v2, official_only=official_only, overrides=SCALING_OVERRIDES)
 
@@ -554,12 +510,12 @@ def _quiet(fn, *a, **k):
 def _v2_main(ctx: Context) -> dict:
     """The shared Section 4 fit (recovery and interpretation chapters)."""
     def compute():
-        from . import interpret as it
-        from . import replication as rep
+        from hca import interpret as it
+        from hca.paper import replication as rep
 
         v2 = ctx.v2()
         fit = _quiet(rep.fit_v2, frame=v2, random_state=ctx.settings.seed)
-        X, domains = rep.domain_data(v2, rep.PAPER_V2_FOUR, B2)
+        X, domains = rep.domain_data(v2, pc.PAPER_V2_FOUR, B2)
         adj = fit.adjust()
         al = it.align(fit, X, adj)
         return {"fit": fit, "X": X, "domains": domains, "adj": adj, "al": al, "v2": v2}
@@ -568,7 +524,7 @@ def _v2_main(ctx: Context) -> dict:
 
 def _v2_seeds(ctx: Context):
     def compute():
-        from . import stability as stab
+        from hca import stability as stab
 
         m = _v2_main(ctx)
         return stab.seed_stability(m["X"], m["domains"], seeds=ctx.settings.v2_seeds)
@@ -577,11 +533,11 @@ def _v2_seeds(ctx: Context):
 
 def _v2_subsets(ctx: Context) -> pd.DataFrame:
     def compute():
-        from . import replication as rep
-        from .estimator import mic_by_subset
+        from hca.estimator.model import mic_by_subset
+        from hca.paper import replication as rep
 
-        X, labels = rep.domain_data(ctx.v2(), rep.PAPER_V2_SINV, B2)
-        return _quiet(mic_by_subset, X, labels, candidates=list(rep.PAPER_V2_SINV),
+        X, labels = rep.domain_data(ctx.v2(), pc.PAPER_V2_SINV, B2)
+        return _quiet(mic_by_subset, X, labels, candidates=list(pc.PAPER_V2_SINV),
                       min_size=3, random_state=ctx.settings.seed)
     return ctx.memo("v2_subsets", compute)
 
@@ -593,7 +549,7 @@ FILTERED_MAX_ITER = 5000
 
 def _v2_filtered(ctx: Context) -> dict:
     def compute():
-        from . import replication as rep
+        from hca.paper import replication as rep
 
         filt = rep.filter_below_base(ctx.v2())
         fit = _quiet(rep.fit_v2, frame=filt.frame, random_state=ctx.settings.seed,
@@ -606,12 +562,12 @@ def _v2_authors(ctx: Context) -> dict:
     """The recovery chapter's comparison: the authors' domain rule, residuals on H-hat and
     ten FastICA restarts (Figure 18 sweep, four-domain fit, filtered fit)."""
     def compute():
-        from . import replication as rep
-        from .estimator import mic_by_subset
+        from hca.estimator.model import mic_by_subset
+        from hca.paper import replication as rep
 
         a, seed, restarts = ctx.v2_authors(), ctx.settings.seed, ctx.settings.authors_restarts
-        X, labels = rep.domain_data(a, rep.PAPER_V2_SINV, B2)
-        subsets = _quiet(mic_by_subset, X, labels, list(rep.PAPER_V2_SINV), residual="shared",
+        X, labels = rep.domain_data(a, pc.PAPER_V2_SINV, B2)
+        subsets = _quiet(mic_by_subset, X, labels, list(pc.PAPER_V2_SINV), residual="shared",
                          random_state=seed, n_restarts=restarts)
         fit = _quiet(rep.fit_v2, frame=a, residual="shared", n_restarts=restarts,
                      random_state=seed)
@@ -645,7 +601,7 @@ def _order_text(benchmarks: Sequence[str]) -> str:
 # =========================================================================== group: data
 @claim("data", "S1.1-top8")
 def _top8(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .base_models import domain_sizes
+    from hca.attribution.identify import domain_sizes
 
     sizes = domain_sizes(ctx.v2())
     paper = _paper_list(rows, "S1.1-top8")
@@ -667,7 +623,7 @@ def _top8(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("data", "H.4-top6")
 def _top6(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .base_models import domain_sizes
+    from hca.attribution.identify import domain_sizes
 
     sizes = domain_sizes(ctx.v1())
     paper = _paper_list(rows, "H.4-top6")
@@ -689,7 +645,7 @@ def _top6(ctx: Context, rows: pd.DataFrame) -> dict:
 # =========================================================================== group: pca
 def _pca8(ctx: Context) -> dict:
     def compute():
-        from .base_models import PAPER_V2_BASES
+        from hca.paper.constants import PAPER_V2_BASES
 
         s = ctx.settings
         return v2_pca_invariant_set(ctx.v2(), PAPER_V2_BASES, B2, n_splits=s.pca_n_splits,
@@ -699,7 +655,7 @@ def _pca8(ctx: Context) -> dict:
 
 @claim("pca", "F2a-rank3")
 def _rank3(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import subspace as ss
+    from hca import subspace as ss
 
     ev = ss.explained_variance(ctx.v2()[B2], label="all v2 models")
     c3, r4 = float(ev.cumulative[2]), float(ev.ratios[3])
@@ -713,7 +669,7 @@ def _rank3(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("pca", "F2b-sinv-v2")
 def _sinv_v2(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .base_models import PAPER_V2_BASES
+    from hca.paper.constants import PAPER_V2_BASES
 
     res = _pca8(ctx)
     paper = _paper_list(rows, "F2b-sinv-v2")
@@ -738,8 +694,8 @@ def _sinv_v2(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("pca", "S2-ica-span")
 def _ica_span(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import subspace as ss
-    from .base_models import PAPER_V2_BASES
+    from hca import subspace as ss
+    from hca.paper.constants import PAPER_V2_BASES
 
     v2 = ctx.v2()
     doms = v2[v2["base_model"].isin(PAPER_V2_BASES)]
@@ -758,8 +714,8 @@ def _ica_span(ctx: Context, rows: pd.DataFrame) -> dict:
 
 def _domain_ranks(ctx: Context) -> pd.DataFrame:
     def compute():
-        from . import subspace as ss
-        from .base_models import PAPER_V2_BASES
+        from hca import subspace as ss
+        from hca.paper.constants import PAPER_V2_BASES
 
         v2 = ctx.v2()
         spectra = {b: ss.explained_variance(v2.loc[v2["base_model"] == b, B2], label=b)
@@ -794,8 +750,8 @@ def _ranks(ctx: Context, rows: pd.DataFrame) -> dict:
 
 def _fig11(ctx: Context) -> dict:
     def compute():
-        from . import domains as dm
-        from . import subspace as ss
+        from hca import attribution as dm
+        from hca import subspace as ss
 
         v2, s = ctx.v2(), ctx.settings
         moe_archs = list(v2.loc[v2["moe"], "architecture"].value_counts().index[:2])
@@ -835,7 +791,7 @@ def _moe(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("pca", "F11b-nd", "F11c-mix")
 def _nd(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import domains as dm
+    from hca import attribution as dm
 
     f = _fig11(ctx)
     D = f["b"].dist.loc[list(dm.REGIMES), list(dm.REGIMES)]
@@ -890,7 +846,7 @@ def _four_smallest(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 @claim("recovery", "F18-four-smallest", "S4-best-four")
 def _subsets(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import replication as rep
+    from hca.paper import replication as rep
 
     t = _v2_subsets(ctx).sort_values("mic", kind="stable")
     auth = _v2_authors(ctx)["subsets"]
@@ -904,8 +860,8 @@ def _subsets(ctx: Context, rows: pd.DataFrame) -> dict:
         ours, grade(n), grade(n_auth),
         f"{4 - n} of the four best subsets contain Qwen2-7B; with the authors' domain rule "
         f"{n_auth} of 4 exclude it")}
-    rank, total, mic = _subset_rank(t, rep.PAPER_V2_FOUR, sizes=[4])
-    rank_a, _, mic_a = _subset_rank(auth, rep.PAPER_V2_FOUR, sizes=[4])
+    rank, total, mic = _subset_rank(t, pc.PAPER_V2_FOUR, sizes=[4])
+    rank_a, _, mic_a = _subset_rank(auth, pc.PAPER_V2_FOUR, sizes=[4])
     best4 = t[t["size"] == 4].iloc[0]
     ours4 = (f"rank {rank} of {total} four-domain subsets (MIC {mic:.3f}; smallest "
              f"{{{', '.join(best4['subset'])}}} {best4['mic']:.3f})")
@@ -919,7 +875,8 @@ def _subsets(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("recovery", "S4-aligned-benchmarks", "S4-order")
 def _order(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .stability import PAPER_ALIGNMENT, matches_alignment
+    from hca.paper.constants import PAPER_ALIGNMENT
+    from hca.stability import matches_alignment
 
     m, seeds = _v2_main(ctx), _v2_seeds(ctx)
     al = m["al"].benchmarks
@@ -994,7 +951,7 @@ def _edge_outcomes(rows: pd.DataFrame, wid: str, sid: str, domain: str, adj: Any
     order, at most "partly". ``authors_adj`` is the recovery chapter's authors'-rule fit
     (reported, and lifting a "not reproduced" to "partly" where it meets the criterion).
     """
-    from .stability import matches_alignment
+    from hca.stability import matches_alignment
 
     pw, ps = float(rows.loc[wid, "value"]), float(rows.loc[sid, "value"])
     note, va = "", ("not reproduced", "not reproduced")
@@ -1035,7 +992,7 @@ def _edge_outcomes(rows: pd.DataFrame, wid: str, sid: str, domain: str, adj: Any
 
 @claim("recovery", "F4-llama3-weight", "F4-llama3-scale")
 def _fig4(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .stability import PAPER_ALIGNMENT
+    from hca.paper.constants import PAPER_ALIGNMENT
 
     m = _v2_main(ctx)
     return _edge_outcomes(rows, "F4-llama3-weight", "F4-llama3-scale", "Llama-3-8B", m["adj"],
@@ -1045,25 +1002,26 @@ def _fig4(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("recovery", "F21-llama3-weight", "F21-llama3-scale")
 def _fig21(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import replication as rep
-    from . import stability as stab
+    from hca import stability as stab
+    from hca.paper import replication as rep
 
     f = _v2_filtered(ctx)
 
     def seeds():
-        X, d = rep.domain_data(f["filter"].frame, rep.PAPER_V2_FOUR, B2)
+        X, d = rep.domain_data(f["filter"].frame, pc.PAPER_V2_FOUR, B2)
         return stab.seed_stability(X, d, seeds=ctx.settings.v2_seeds,
                                    max_iter=FILTERED_MAX_ITER)
     tab = role_edge(f["adj"].models, f["adj"].benchmarks, V2_ROLES["z1"], V2_ROLES["z2"])
     s = None if tab is not None else ctx.memo("v2_filtered_seeds", seeds)
     return _edge_outcomes(rows, "F21-llama3-weight", "F21-llama3-scale", "Llama-3-8B",
-                          f["adj"], V2_ROLES["z1"], V2_ROLES["z2"], s, stab.PAPER_ALIGNMENT,
+                          f["adj"], V2_ROLES["z1"], V2_ROLES["z2"], s, pc.PAPER_ALIGNMENT,
                           _v2_authors(ctx)["adj_f"])
 
 
 @claim("recovery", "H.3-mic-larger", "H.3-same-pattern")
 def _filtered(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .stability import PAPER_ALIGNMENT, matches_alignment
+    from hca.paper.constants import PAPER_ALIGNMENT
+    from hca.stability import matches_alignment
 
     f, m, au = _v2_filtered(ctx), _v2_main(ctx), _v2_authors(ctx)
     a, b = float(f["fit"].mic_), float(m["fit"].mic_)
@@ -1168,11 +1126,11 @@ def _table2a(ctx: Context, rows: pd.DataFrame) -> dict:
 
 def _transfer(ctx: Context):
     def compute():
-        from . import interpret as it
-        from . import replication as rep
+        from hca import interpret as it
+        from hca.paper import replication as rep
 
         m = _v2_main(ctx)
-        return it.out_of_sample_r2(m["al"], m["v2"], it.PAPER_OOS_DOMAINS, rep.PAPER_V2_FOUR)
+        return it.out_of_sample_r2(m["al"], m["v2"], PAPER_OOS_DOMAINS, pc.PAPER_V2_FOUR)
     return ctx.memo("transfer", compute)
 
 
@@ -1199,7 +1157,7 @@ def _table2b(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("interpretation", prefix="F8-")
 def _fig8(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import interpret as it
+    from hca import interpret as it
 
     tab = ctx.memo("figure8", lambda: it.figure8_table(ctx.v2()))
     out = {}
@@ -1218,14 +1176,14 @@ def _fig8(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("interpretation", "D-instruct-minimal")
 def _instruct(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import interpret as it
+    from hca import interpret as it
 
     tab = ctx.memo("figure8", lambda: it.figure8_table(ctx.v2()))
     cols = ["bbh", "gpqa", "musr", "mmlu_pro"]
     gains, other, largest = {}, {}, {}
     for model in tab.index.get_level_values("model").unique():
-        d = tab.loc[(model, "Official Instruct"), list(it.FIGURE8_COLUMNS)] \
-            - tab.loc[(model, "Base"), list(it.FIGURE8_COLUMNS)]
+        d = tab.loc[(model, "Official Instruct"), list(pc.FIGURE8_COLUMNS)] \
+            - tab.loc[(model, "Base"), list(pc.FIGURE8_COLUMNS)]
         d = d.astype(float)
         gains[model] = float(d["ifeval"])
         other[model] = float(d[cols].abs().max())
@@ -1240,7 +1198,7 @@ def _instruct(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("interpretation", "D-general-compute")
 def _compute_corr(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import interpret as it
+    from hca import interpret as it
 
     m = _v2_main(ctx)
     al = m["al"]
@@ -1264,7 +1222,7 @@ def _compute_corr(ctx: Context, rows: pd.DataFrame) -> dict:
 # =========================================================================== group: scaling
 def _scaling(ctx: Context) -> dict:
     def compute():
-        from . import scaling as sc
+        from hca import causal as sc
 
         s = ctx.settings
         v2 = ctx.v2_raw()
@@ -1402,8 +1360,8 @@ def _fig14(ctx: Context, rows: pd.DataFrame) -> dict:
 # =========================================================================== group: completion
 def _completion(ctx: Context) -> Any:
     def compute():
-        from . import base_models as bm
-        from . import completion as cp
+        from hca import attribution as bm
+        from hca import completion as cp
 
         v2 = ctx.v2_raw()
         v2 = v2.join(bm.identify(v2))
@@ -1417,7 +1375,7 @@ def _completion(ctx: Context) -> Any:
 
 @claim("completion", "F15a-local")
 def _fig15a(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import completion as cp
+    from hca import completion as cp
 
     res = _completion(ctx)
     s = cp.compare_approaches(res.select("15a"), by=("variant",))
@@ -1433,7 +1391,7 @@ def _fig15a(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("completion", "F15b-local")
 def _fig15b(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import completion as cp
+    from hca import completion as cp
 
     res = _completion(ctx)
     s = cp.compare_approaches(res.select("15b", "SMC"), by=("n_observed", "p"))
@@ -1449,7 +1407,7 @@ def _fig15b(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("completion", "F16-no-worse", "F16-mostly-better")
 def _fig16(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import completion as cp
+    from hca import completion as cp
 
     res = _completion(ctx)
     s = cp.compare_approaches(res.select("16", "SMC"), by=("observed_cols",))
@@ -1472,12 +1430,12 @@ def _fig16(ctx: Context, rows: pd.DataFrame) -> dict:
 # =========================================================================== group: v1
 def _v1_main(ctx: Context) -> dict:
     def compute():
-        from . import interpret as it
-        from . import replication as rep
-        from .estimator import HCA
+        from hca import interpret as it
+        from hca.estimator.model import HCA
+        from hca.paper import replication as rep
 
         v1 = ctx.v1()
-        X5, dom5 = rep.domain_data(v1, rep.PAPER_V1_SINV, B1)
+        X5, dom5 = rep.domain_data(v1, pc.PAPER_V1_SINV, B1)
         # = rep.fit_v1(random_state=seed), on the context's frame
         fit = _quiet(HCA(n_components=3, random_state=ctx.settings.seed).fit, X5, dom5)
         adj = fit.adjust()
@@ -1488,7 +1446,7 @@ def _v1_main(ctx: Context) -> dict:
 
 def _v1_seeds(ctx: Context):
     def compute():
-        from . import stability as stab
+        from hca import stability as stab
 
         m = _v1_main(ctx)
         return stab.seed_stability(m["X5"], m["dom5"], seeds=ctx.settings.v1_seeds)
@@ -1500,15 +1458,15 @@ _V1_PATTERN = tuple(V1_ROLES.values())
 
 @claim("v1", "H.4-sinv-v1")
 def _sinv_v1(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import replication as rep
-    from . import subspace as ss
+    from hca import subspace as ss
+    from hca.paper import replication as rep
 
     def compute():
         s = ctx.settings
-        return v2_pca_invariant_set(ctx.v1(), rep.PAPER_V1_DOMAINS, B1, n_splits=s.v1_n_splits,
+        return v2_pca_invariant_set(ctx.v1(), PAPER_V1_DOMAINS, B1, n_splits=s.v1_n_splits,
                                     random_state=s.seed, n_boot=s.v1_n_boot)
     res = ctx.memo("v1_pca", compute)
-    doms = list(rep.PAPER_V1_DOMAINS)
+    doms = list(PAPER_V1_DOMAINS)
     s_inv = [d for d in doms if d in res["s_inv"]]
     pair = ss.invariant_set(res["dist"], ss.pair_thresholds(res["nulls"]))
     D = res["dist"]
@@ -1537,7 +1495,7 @@ def _v1_mic(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("v1", "H.4-order")
 def _v1_order(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .stability import matches_alignment
+    from hca.stability import matches_alignment
 
     al, seeds = _v1_main(ctx)["al"].benchmarks, _v1_seeds(ctx)
     ok = matches_alignment(al, _V1_PATTERN)
@@ -1562,7 +1520,7 @@ def _fig25(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("v1", "H.4-llama3-z23")
 def _z23(ctx: Context, rows: pd.DataFrame) -> dict:
-    from .stability import matches_alignment
+    from hca.stability import matches_alignment
 
     m = _v1_main(ctx)
     tab = role_edge(m["adj"].models, m["adj"].benchmarks, V1_ROLES["z2"], V1_ROLES["z3"])
@@ -1595,8 +1553,8 @@ def _z23(ctx: Context, rows: pd.DataFrame) -> dict:
 # =========================================================================== group: mmlu
 def _mmlu(ctx: Context) -> dict:
     def compute():
-        from . import mmlu
-        from .replication import PAPER_V1_DOMAINS
+        from hca.paper import mmlu
+        from hca.paper.constants import PAPER_V1_DOMAINS
 
         frame = ctx.mmlu()
         counts = mmlu.domain_counts(frame, PAPER_V1_DOMAINS, n_benchmarks=3)
@@ -1609,10 +1567,10 @@ def _mmlu_subjects(ctx: Context, key: str, subjects: Sequence[str], domains: Seq
                    min_size: int, sweep: bool) -> dict:
     """The analyse()/fit_on() steps of the MMLU chapter for one subject set."""
     def compute():
-        from . import mmlu
-        from . import stability as stab
-        from .estimator import HCA, mic_by_subset
-        from .replication import domain_data
+        from hca import stability as stab
+        from hca.estimator.model import HCA, mic_by_subset
+        from hca.paper import mmlu
+        from hca.paper.replication import domain_data
 
         base = _mmlu(ctx)
         frame, avail, s = base["frame"], base["available"], ctx.settings
@@ -1636,8 +1594,8 @@ def _mmlu_subjects(ctx: Context, key: str, subjects: Sequence[str], domains: Seq
 
 @claim("mmlu", "F27-one-factor")
 def _fig27(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import subspace as ss
-    from .data import MMLU_SUBJECTS
+    from hca import subspace as ss
+    from hca.data.registry import MMLU_SUBJECTS
 
     frame = _mmlu(ctx)["frame"]
     cols = [f"mmlu_{s}" for s in MMLU_SUBJECTS]
@@ -1673,15 +1631,15 @@ def _z1_outcome(res: dict, subject: str, labeler: Callable[[str], str]) -> Outco
 
 @claim("mmlu", "H.5-math-mic", "H.5-math-minimal", "H.5-math-z1")
 def _math(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import mmlu
+    from hca.paper import mmlu
 
-    res = _mmlu_subjects(ctx, "math", mmlu.MATH_SUBJECTS, mmlu.PAPER_MATH_DOMAINS, 3, True)
+    res = _mmlu_subjects(ctx, "math", pc.MATH_SUBJECTS, pc.PAPER_MATH_DOMAINS, 3, True)
     out = {"H.5-math-mic": _mic_rows(rows, "H.5-math-mic", res, "Mistral-7B, Llama-2-7B, "
                                                                   "Llama-2-70B")}
-    rank, total, mic = _subset_rank(res["table"], mmlu.PAPER_MATH_DOMAINS, sizes=[3])
+    rank, total, mic = _subset_rank(res["table"], pc.PAPER_MATH_DOMAINS, sizes=[3])
     best = res["table"][res["table"]["size"] == 3].sort_values("mic").iloc[0]
     per = best_subset_per_seed(res["sweeps"], size=3)
-    share = (per["subset"].map(frozenset) == frozenset(mmlu.PAPER_MATH_DOMAINS)).mean()
+    share = (per["subset"].map(frozenset) == frozenset(pc.PAPER_MATH_DOMAINS)).mean()
     ours = (f"rank {rank} of {total} three-domain subsets (MIC {mic:.3f}); smallest "
             f"{{{', '.join(best['subset'])}}} {best['mic']:.3f}; paper's subset smallest in "
             f"{share:.0%} of {len(per)} seeds")
@@ -1694,15 +1652,15 @@ def _math(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("mmlu", "H.5-phys-mic", "H.5-phys-minimal", "H.5-phys-z1")
 def _phys(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import mmlu
+    from hca.paper import mmlu
 
-    res = _mmlu_subjects(ctx, "phys", mmlu.PHYSICS_SUBJECTS, mmlu.PAPER_PHYSICS_DOMAINS, 4,
+    res = _mmlu_subjects(ctx, "phys", pc.PHYSICS_SUBJECTS, pc.PAPER_PHYSICS_DOMAINS, 4,
                          True)
     out = {"H.5-phys-mic": _mic_rows(rows, "H.5-phys-mic", res, "Mistral-7B, Mixtral-8x7B, "
                                                                   "Llama-2-13B, Llama-2-70B")}
-    rank, total, mic = _subset_rank(res["table"], mmlu.PAPER_PHYSICS_DOMAINS)
+    rank, total, mic = _subset_rank(res["table"], pc.PAPER_PHYSICS_DOMAINS)
     per = best_subset_per_seed(res["sweeps"])
-    share = (per["subset"].map(frozenset) == frozenset(mmlu.PAPER_PHYSICS_DOMAINS)).mean()
+    share = (per["subset"].map(frozenset) == frozenset(pc.PAPER_PHYSICS_DOMAINS)).mean()
     ours = (f"rank {rank} of {total} subsets of size ≥ 4 (MIC {mic:.3f}); smallest in "
             f"{share:.0%} of {len(per)} seeds")
     out["H.5-phys-minimal"] = Outcome(ours, _grade(rank == 1, rank == 2),
@@ -1714,9 +1672,9 @@ def _phys(ctx: Context, rows: pd.DataFrame) -> dict:
 
 @claim("mmlu", "H.5-cross-order")
 def _cross(ctx: Context, rows: pd.DataFrame) -> dict:
-    from . import mmlu
+    from hca.paper import mmlu
 
-    res = _mmlu_subjects(ctx, "cross", mmlu.CROSS_SUBJECTS, mmlu.PAPER_PHYSICS_DOMAINS, 3,
+    res = _mmlu_subjects(ctx, "cross", pc.CROSS_SUBJECTS, pc.PAPER_PHYSICS_DOMAINS, 3,
                          False)
     paper = tuple(rows.loc["H.5-cross-order", "value"].split(">"))
     order = tuple(res["align"]["benchmark"])
@@ -1951,7 +1909,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 try:
-    from .cli import register_command
+    from hca.cli import register_command
 except ImportError:  # pragma: no cover - the CLI module is always present in the package
     pass
 else:

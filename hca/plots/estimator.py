@@ -1,26 +1,4 @@
-"""Plot helpers for HCA results (the figures of Section 4 and Appendix H).
-
-Every helper takes ``ax=None`` (a new figure is created when it is None) and returns the
-matplotlib ``Axes`` it drew on. Benchmark columns are shown with their display names
-(:data:`hca.data.BENCHMARK_LABELS`; unknown names are shown as given), latent factors as
-``z1..zd`` and sources as ``ε1..εd``.
-
-* :func:`plot_matrix` -- an annotated heatmap with a symmetric colour scale (the building
-  block of the others).
-* :func:`plot_unmixing` / :func:`plot_mixing` -- the CRL unmixing matrix ``H`` (factors x
-  benchmarks, Figure 3a) and the mixing matrix ``G`` (benchmarks x factors, Figure 17).
-* :func:`plot_scm_weights` -- one domain's SCM as a matrix (Figure 17, second column):
-  ``kind="total"`` shows ``B^{-1}`` (how each source moves each factor, as in the authors'
-  figures), ``kind="structural"`` the edge weights ``A`` with the source scales on the
-  diagonal.
-* :func:`plot_causal_graph` -- one domain's causal graph drawn with matplotlib only
-  (Figure 4): nodes ``z1..zd`` left to right in causal order, every edge ``z_j -> z_i``
-  labelled with its weight, and each source ``ε_i`` with its scale.
-* :func:`plot_mic_by_subset` -- the MIC of every domain subset as sorted bars (Figure 18).
-* :func:`plot_reconstruction_error` -- low-rank approximation error per benchmark
-  (Figure 19).
-* :func:`plot_distribution` -- a histogram of refits with labelled reference lines (for the
-  stability analyses).
+"""Figures of HCA fits: matrices, causal graphs, MIC by subset (Figures 3-4, 17-21).
 """
 
 from __future__ import annotations
@@ -28,16 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyArrowPatch, Patch
 
-from .data import BENCHMARK_LABELS
+from hca.plots.axes import as_plot_matrix, benchmark_label, check_labels, get_axes
 
 __all__ = [
-    "benchmark_label",
     "plot_matrix",
     "plot_unmixing",
     "plot_mixing",
@@ -48,38 +24,10 @@ __all__ = [
     "plot_distribution",
 ]
 
-_POS = "#2166ac"  # positive weights
-_NEG = "#b2182b"  # negative weights
-_NODE = "#f7f7f7"
 
-
-def benchmark_label(name: str) -> str:
-    """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``)."""
-    return BENCHMARK_LABELS.get(str(name), str(name))
-
-
-def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize)
-    return ax
-
-
-def _as_2d(M: Any, what: str) -> np.ndarray:
-    arr = np.asarray(M, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D matrix, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} contains NaN or infinite values")
-    return arr
-
-
-def _check_labels(labels: Sequence[str] | None, n: int, what: str) -> list[str] | None:
-    if labels is None:
-        return None
-    labels = [str(x) for x in labels]
-    if len(labels) != n:
-        raise ValueError(f"{what} has {len(labels)} labels for {n} entries")
-    return labels
+POS_COLOR = "#2166ac"  # positive weights
+NEG_COLOR = "#b2182b"  # negative weights
+NODE_COLOR = "#f7f7f7"
 
 
 def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
@@ -109,10 +57,10 @@ def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
     -------
     Axes
     """
-    arr = _as_2d(M, "M")
-    rows = _check_labels(row_labels, arr.shape[0], "row_labels")
-    cols = _check_labels(col_labels, arr.shape[1], "col_labels")
-    ax = _axes(ax, (1.0 + 0.9 * arr.shape[1], 0.8 + 0.5 * arr.shape[0]))
+    arr = as_plot_matrix(M, "M")
+    rows = check_labels(row_labels, arr.shape[0], "row_labels")
+    cols = check_labels(col_labels, arr.shape[1], "col_labels")
+    ax = get_axes(ax, (1.0 + 0.9 * arr.shape[1], 0.8 + 0.5 * arr.shape[0]))
     limit = float(vmax) if vmax is not None else float(np.max(np.abs(arr))) or 1.0
     shown = np.ma.masked_where(arr == 0, arr) if mask_zero else arr
     im = ax.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto")
@@ -144,7 +92,7 @@ def plot_unmixing(H: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
                   factor_names: Sequence[str] | None = None, title: str | None = None,
                   **kwargs: Any) -> Axes:
     """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns."""
-    arr = _as_2d(H, "H")
+    arr = as_plot_matrix(H, "H")
     return plot_matrix(arr, _factor_labels(arr.shape[0], factor_names),
                        [benchmark_label(b) for b in benchmarks], ax, title=title, **kwargs)
 
@@ -153,7 +101,7 @@ def plot_mixing(G: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
                 factor_names: Sequence[str] | None = None, title: str | None = None,
                 **kwargs: Any) -> Axes:
     """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns."""
-    arr = _as_2d(G, "G")
+    arr = as_plot_matrix(G, "G")
     return plot_matrix(arr, [benchmark_label(b) for b in benchmarks],
                        _factor_labels(arr.shape[1], factor_names), ax, title=title, **kwargs)
 
@@ -163,7 +111,7 @@ def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None
     if all(hasattr(scm, a) for a in ("A", "omega_sqrt", "B")):
         return (np.asarray(scm.B, float), np.asarray(scm.A, float),
                 np.asarray(scm.omega_sqrt, float), str(getattr(scm, "domain", "")) or None)
-    B = _as_2d(scm, "B")
+    B = as_plot_matrix(scm, "B")
     if B.shape[0] != B.shape[1] or np.any(np.triu(B, 1) != 0) or np.any(np.diag(B) <= 0):
         raise ValueError("B must be square, lower-triangular with a positive diagonal")
     omega = 1.0 / np.diag(B)
@@ -249,8 +197,8 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
     _, A, omega, name = _scm_parts(scm)
     d = len(A)
     names = _factor_labels(d, factor_names)
-    extra = _check_labels(node_labels, d, "node_labels")
-    ax = _axes(ax, (1.6 + 1.6 * d, 3.2))
+    extra = check_labels(node_labels, d, "node_labels")
+    ax = get_axes(ax, (1.6 + 1.6 * d, 3.2))
     xs = np.arange(d, dtype=float) * 2.0
     pos = [np.array([x, 0.0]) for x in xs]
     radius = 0.42
@@ -260,7 +208,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
             w = float(A[i, j])
             rad = 0.0 if i - j == 1 else -0.25 - 0.05 * (i - j)
             weak = abs(w) < min_abs
-            color = "#999999" if weak else (_POS if w >= 0 else _NEG)
+            color = "#999999" if weak else (POS_COLOR if w >= 0 else NEG_COLOR)
             q0, q1, qrad = _trimmed_arc(pos[j], pos[i], rad, radius + 0.03)
             arrow = FancyArrowPatch(
                 q0, q1, connectionstyle=f"arc3,rad={qrad}", arrowstyle="-|>",
@@ -273,7 +221,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
                     zorder=3)
     for i, p in enumerate(pos):
-        ax.add_patch(Circle(p, radius, fc=_NODE, ec="black", lw=1.2, zorder=2))
+        ax.add_patch(Circle(p, radius, fc=NODE_COLOR, ec="black", lw=1.2, zorder=2))
         ax.text(p[0], p[1], names[i], ha="center", va="center", fontsize=11,
                 fontweight="bold", zorder=4)
         if extra is not None:
@@ -328,7 +276,7 @@ def plot_mic_by_subset(table: pd.DataFrame, ax: Axes | None = None, *,
     data = table.sort_values("mic") if sort else table
     short = dict(short_names or {})
     labels = [", ".join(short.get(x, str(x)) for x in s) for s in data["subset"]]
-    ax = _axes(ax, (7.5, 0.8 + 0.32 * len(data)))
+    ax = get_axes(ax, (7.5, 0.8 + 0.32 * len(data)))
     y = np.arange(len(data))[::-1]
     colors = ["#dd8452" if mark is not None and mark in s else "#4c72b0" for s in data["subset"]]
     bars = ax.barh(y, data["mic"], color=colors)
@@ -366,7 +314,7 @@ def plot_reconstruction_error(table: pd.DataFrame, ax: Axes | None = None, *,
     """
     if column not in table.columns:
         raise ValueError(f"table lacks column {column!r}; it has {list(table.columns)}")
-    ax = _axes(ax, (5.5, 3.0))
+    ax = get_axes(ax, (5.5, 3.0))
     labels = [benchmark_label(b) for b in table.index]
     ax.bar(labels, table[column], color="#4c72b0")
     for k, v in enumerate(table[column]):
@@ -389,7 +337,7 @@ def plot_distribution(values: Any, ax: Axes | None = None, *, bins: Any = 30,
     arr = arr[np.isfinite(arr)]
     if arr.size == 0:
         raise ValueError("values has no finite entry")
-    ax = _axes(ax, (5.0, 3.0))
+    ax = get_axes(ax, (5.0, 3.0))
     ax.hist(arr, bins=bins, color=color, alpha=0.85)
     styles = ["--", ":", "-.", "-"]
     for k, (label, value) in enumerate((reference or {}).items()):

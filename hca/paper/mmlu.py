@@ -2,8 +2,8 @@
 
 The MMLU-by-task leaderboard lists 57 subject accuracies per model but only names and
 parameter counts. :func:`mmlu_frame` joins v1's architecture and date by model id
-(:func:`hca.base_models.join_v1_metadata`) and attributes every row to a base model
-(:func:`hca.domains.attach_domains`), so that the same domains as in Appendix H.4 exist.
+(:func:`hca.attribution.join_v1_metadata`) and attributes every row to a base model
+(:func:`hca.attribution.attach_domains`), so that the same domains as in Appendix H.4 exist.
 
 Readouts of an HCA fit on as many subjects as components
 ----------------------------------------------------------
@@ -30,42 +30,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import BENCHMARK_LABELS, MMLU_SUBJECTS
+from hca.data.registry import BENCHMARK_LABELS, MMLU_SUBJECTS
 
 __all__ = [
-    "MATH_SUBJECTS",
-    "PHYSICS_SUBJECTS",
-    "CROSS_SUBJECTS",
-    "PAPER_MATH_DOMAINS",
-    "PAPER_PHYSICS_DOMAINS",
     "subject_columns",
     "subject_label",
     "mmlu_frame",
     "domain_counts",
     "cluster_order",
-    "plot_clustered_correlation",
     "factor_alignment",
     "recovered_order",
     "subset_mic",
     "seed_fits",
     "order_counts",
 ]
-
-#: The three mathematics subjects of Figure 28 (column names).
-MATH_SUBJECTS: tuple[str, ...] = (
-    "mmlu_college_mathematics", "mmlu_elementary_mathematics", "mmlu_high_school_mathematics")
-#: The three physics subjects of Figure 29.
-PHYSICS_SUBJECTS: tuple[str, ...] = (
-    "mmlu_conceptual_physics", "mmlu_high_school_physics", "mmlu_college_physics")
-#: The cross-subject set of Figure 30. The paper writes "MMLU_college_electrical_engineering";
-#: MMLU has only ``electrical_engineering`` (there is no college/high-school split).
-CROSS_SUBJECTS: tuple[str, ...] = (
-    "mmlu_college_mathematics", "mmlu_college_physics", "mmlu_electrical_engineering")
-#: Base models the paper uses for the mathematics subjects (Appendix H.5).
-PAPER_MATH_DOMAINS: tuple[str, ...] = ("Mistral-7B", "Llama-2-7B", "Llama-2-70B")
-#: Base models the paper uses for the physics subjects ("Mistral-8x7B" is Mixtral-8x7B).
-PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
-    "Mistral-7B", "Mixtral-8x7B", "Llama-2-13B", "Llama-2-70B")
 
 
 def subject_columns(subjects: Sequence[str]) -> list[str]:
@@ -97,9 +75,9 @@ def subject_label(column: str) -> str:
 
 @lru_cache(maxsize=1)
 def _frame_cached() -> pd.DataFrame:
-    from .base_models import join_v1_metadata
-    from .data import load_leaderboard_v1, load_mmlu_by_task
-    from .domains import attach_domains
+    from hca.attribution.domains import attach_domains
+    from hca.attribution.identify import join_v1_metadata
+    from hca.data.loaders import load_leaderboard_v1, load_mmlu_by_task
 
     return attach_domains(join_v1_metadata(load_mmlu_by_task(), load_leaderboard_v1()))
 
@@ -111,7 +89,7 @@ def mmlu_frame() -> pd.DataFrame:
     -------
     DataFrame
         :func:`hca.data.load_mmlu_by_task` plus ``architecture`` and ``date`` from v1
-        (matched by model id) and the columns of :func:`hca.domains.attach_domains`
+        (matched by model id) and the columns of :func:`hca.attribution.attach_domains`
         (``base_model``, ``layer``, ``evidence``, ...).
     """
     return _frame_cached().copy()
@@ -171,49 +149,6 @@ def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
     condensed = squareform(dist, checks=False)
     link = optimal_leaf_ordering(linkage(condensed, method=method), condensed)
     return [corr.index[i] for i in leaves_list(link)]
-
-
-def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Any = None,
-                               vmin: float | None = None, annotate: bool = False,
-                               labels: dict | None = None) -> Any:
-    """Heat map of a correlation matrix with rows and columns in clustering order.
-
-    Parameters
-    ----------
-    corr : DataFrame
-        Correlation matrix.
-    order : sequence, optional
-        Label order; default :func:`cluster_order`.
-    ax : matplotlib Axes, optional
-    vmin : float, optional
-        Lower end of the colour scale (default: the smallest correlation).
-    annotate : bool, default=False
-        Write the values in the cells (for small matrices).
-    labels : dict, optional
-        Display names; default :func:`subject_label`.
-
-    Returns
-    -------
-    matplotlib Axes
-    """
-    import matplotlib.pyplot as plt
-
-    order = cluster_order(corr) if order is None else list(order)
-    mat = corr.loc[order, order]
-    if ax is None:
-        _, ax = plt.subplots()
-    lo = float(np.nanmin(mat.to_numpy())) if vmin is None else vmin
-    im = ax.imshow(mat.to_numpy(), cmap="viridis", vmin=lo, vmax=1.0)
-    names = [(labels or {}).get(c, subject_label(c)) for c in order]
-    ax.set_xticks(range(len(order)), names, rotation=90)
-    ax.set_yticks(range(len(order)), names)
-    if annotate:
-        for i in range(len(order)):
-            for j in range(len(order)):
-                ax.text(j, i, f"{mat.iat[i, j]:.2f}", ha="center", va="center",
-                        color="white" if mat.iat[i, j] < (lo + 1) / 2 else "black")
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Pearson correlation")
-    return ax
 
 
 def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
@@ -318,8 +253,8 @@ def seed_fits(X: pd.DataFrame, domains: Any, seeds: Sequence[int] = range(20),
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from .estimator import HCA
-    from .stability import fit_record
+    from hca.estimator.model import HCA
+    from hca.stability import fit_record
 
     if not isinstance(X, pd.DataFrame):
         raise TypeError("X must be a DataFrame whose columns name the benchmarks")

@@ -25,7 +25,7 @@ under one perturbation at a time and returns a tidy table, one row per perturbat
   the paper's pairwise precedences (general before IFEval, ...) holds among the refits, and
   :func:`plot_robustness` / :func:`plot_s_inv_membership` draw the page's figure.
 * :func:`authors_domains_setting` replaces this book's domains by the authors' looser rule
-  (:func:`hca.replication.v2_frame_authors`), the lever the recovery chapter identifies.
+  (:func:`hca.attribution.v2_frame_authors`), the lever the recovery chapter identifies.
 
 Conventions
 -----------
@@ -45,7 +45,7 @@ Conventions
 * ``*_raw`` score columns are compared and displayed under the name of the normalized score.
 * Every random step takes ``random_state`` (``numpy.random.default_rng``).
 * Like :mod:`hca.stability`, this module uses the estimator's input validation
-  (``_validate_data``) and OLS adjustment (``_ols_adjustment``) directly, so that a fit from
+  (``validate_hca_data``) and OLS adjustment (``ols_adjustment``) directly, so that a fit from
   Picard's matrices is aligned exactly as :meth:`hca.estimator.HCA.adjust` aligns a FastICA fit.
 """
 
@@ -54,41 +54,33 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
 from sklearn.exceptions import ConvergenceWarning
 
-from . import subspace as ss
-from .base_models import PAPER_V2_BASES
-from .data import BENCHMARK_LABELS, V2_BENCHMARKS
-from .stability import _bootstrap_index, _bootstrap_inputs
-from .estimator import (
-    DomainICA,
-    HCASearchResult,
-    _ols_adjustment,
-    _validate_data,
-    domain_ica,
-    hca_search,
-    ica_negentropy,
+from hca import subspace as ss
+from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.estimator.ica import check_ica, domain_unmixings
+from hca.estimator.results import ols_adjustment
+from hca.estimator.search import HCASearchResult, hca_search
+from hca.paper.constants import (
+    AUTHORS_CANDIDATE_LABELS,
+    CANDIDATES,
+    PAPER_ROLES,
+    PAPER_V2_FOUR,
 )
-from .replication import PAPER_V2_FOUR, PAPER_V2_SINV
+from hca.stability import bootstrap_index, bootstrap_inputs
+from hca.validation import validate_hca_data
 
 __all__ = [
-    "ICA_METHODS",
-    "PAPER_ROLES",
-    "CANDIDATES",
     "Setting",
     "RobustFit",
     "SInvResult",
     "RobustnessTable",
-    "picard_ica",
-    "domain_unmixings",
     "fit_hca",
     "bootstrap_fits",
     "invariant_set_rule",
@@ -102,32 +94,17 @@ __all__ = [
     "components_setting",
     "without_merged_setting",
     "authors_domains_setting",
-    "AUTHORS_CANDIDATE_LABELS",
     "paper_settings",
     "run_setting",
     "bootstrap_row",
     "seed_row",
     "run_perturbations",
     "precedence",
-    "plot_robustness",
-    "plot_s_inv_membership",
 ]
 
-#: ICA algorithms: scikit-learn's FastICA, Picard-O (orthogonal) and Picard.
-ICA_METHODS: tuple[str, ...] = ("fastica", "picard-o", "picard")
-#: The eight base models of Section 1.1, candidates of the S_inv rule (paper's M_1..M_8).
-CANDIDATES: tuple[str, ...] = PAPER_V2_BASES
+
 #: Benchmarks that play the same role in an order (the paper's general factor).
 ROLE_GROUPS: tuple[frozenset, ...] = (frozenset({"bbh", "mmlu_pro"}),)
-#: The paper's order (Section 4): allowed benchmarks for z1, z2, z3.
-PAPER_ROLES: tuple[frozenset, ...] = (
-    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
-#: The authors' base-model labels (:func:`hca.replication.authors_base_model`) of the eight
-#: candidates -> this book's names.
-AUTHORS_CANDIDATE_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
-    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "mistral-7b": "Mistral-7B",
-    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 _MAX_EXHAUSTIVE = 10_000
 _RAW = "_raw"
 
@@ -184,115 +161,6 @@ def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) ->
             return False
         firsts.append(hit)
     return all(a < b for a, b in zip(firsts, firsts[1:]))
-
-
-# =========================================================================== ICA
-def _check_ica(ica: str) -> str:
-    if ica not in ICA_METHODS:
-        raise ValueError(f"unknown ica {ica!r}; expected one of {ICA_METHODS}")
-    return ica
-
-
-def _picard_module():
-    try:
-        import picard
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("picard_ica needs the python-picard package "
-                          "(pip install python-picard)") from err
-    return picard
-
-
-def _one_picard(Xk: np.ndarray, label: Hashable, d: int, ortho: bool, extended: bool,
-                random_state: Any, max_iter: int, tol: float) -> DomainICA:
-    """Picard on one domain; unit-variance sources; record convergence."""
-    picard = _picard_module()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        K, W, _, mean, n_iter = picard.picard(
-            Xk.T, n_components=d, ortho=ortho, extended=extended, random_state=random_state,
-            max_iter=max_iter, tol=tol, return_X_mean=True, return_n_iter=True)
-    converged = True
-    for w in caught:
-        if "did not converge" in str(w.message):
-            converged = False
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    unmixing = W @ K
-    sources = (Xk - mean) @ unmixing.T
-    sd = sources.std(axis=0)
-    if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
-        raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
-    unmixing = unmixing / sd[:, None]
-    return DomainICA(
-        domain=label, unmixing=np.asarray(unmixing, dtype=float),
-        mean=np.asarray(mean, dtype=float), converged=converged, n_iter=int(n_iter),
-        n_samples=int(Xk.shape[0]),
-        objective=float(np.sum(ica_negentropy(sources / sd))))
-
-
-def picard_ica(
-    X: Any,
-    domains: Any,
-    n_components: int = 3,
-    *,
-    ortho: bool = True,
-    extended: bool = True,
-    random_state: Any = 0,
-    max_iter: int = 1000,
-    tol: float = 1e-7,
-) -> dict[Hashable, DomainICA]:
-    """Per-domain ICA with Picard (Ablin, Cardoso & Gramfort, 2018) instead of FastICA.
-
-    Same output as :func:`hca.estimator.domain_ica`: ``unmixing`` maps ``x - mean`` to
-    ``n_components`` sources with unit variance (ddof=0) in the domain.
-
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_models, n_benchmarks)
-    domains : array-like of shape (n_models,)
-    n_components : int, default=3
-    ortho : bool, default=True
-        ``True``: Picard-O (white sources, FastICA's constraint); ``False``: Picard.
-    extended : bool, default=True
-        Extended density model, which separates sub- as well as super-Gaussian sources
-        (Picard's own default is ``True`` only with ``ortho=True``; without it, Picard cannot
-        separate sub-Gaussian sources such as uniform ones).
-    random_state : int or None, default=0
-        Seed of Picard's random initial rotation.
-    max_iter, tol
-        Passed to ``picard.picard``.
-
-    Returns
-    -------
-    dict
-        Domain label (sorted) -> :class:`~hca.estimator.DomainICA` (``objective`` is the
-        negentropy of the sources, ``converged`` Picard's flag).
-
-    Warns
-    -----
-    ConvergenceWarning
-        Naming every domain where Picard did not converge.
-    """
-    values, _, _, labels, order, d = _validate_data(X, domains, n_components)
-    out = {}
-    for label in order:
-        fit = _one_picard(values[labels == label], label, d, bool(ortho), bool(extended),
-                          random_state, max_iter, tol)
-        if not fit.converged:
-            warnings.warn(f"Picard did not converge for domain {label!r} "
-                          f"({fit.n_samples} models, max_iter={max_iter})",
-                          ConvergenceWarning, stacklevel=2)
-        out[label] = fit
-    return out
-
-
-def domain_unmixings(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica",
-                     random_state: Any = 0) -> dict[Hashable, DomainICA]:
-    """Per-domain ICA with the chosen algorithm (:data:`ICA_METHODS`)."""
-    if _check_ica(ica) == "fastica":
-        return domain_ica(X, domains, n_components, random_state=random_state)
-    return picard_ica(X, domains, n_components, ortho=(ica == "picard-o"),
-                      random_state=random_state)
 
 
 # =========================================================================== one fit
@@ -357,14 +225,14 @@ def fit_hca(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica"
     residual : {"domain", "shared"}
         Passed to :func:`hca.estimator.hca_search`.
     """
-    values, names, _, labels, order, d = _validate_data(X, domains, n_components)
+    values, names, _, labels, order, d = validate_hca_data(X, domains, n_components)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         icas = domain_unmixings(values, labels, d, ica=ica, random_state=random_state)
     search = search or _search_kind(d, len(order))
     res = hca_search({lab: icas[lab].unmixing for lab in order}, search=search,
                      residual=residual)
-    _, _, chosen, _ = _ols_adjustment(values @ res.unmixing.T, values, names)
+    _, _, chosen, _ = ols_adjustment(values @ res.unmixing.T, values, names)
     return RobustFit(
         mic=float(res.mic), alphas=dict(zip(order, res.alphas.tolist())),
         alignment=tuple(names[c] for c in chosen), certified=bool(res.certified),
@@ -381,11 +249,11 @@ def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_st
         ``replicate``, ``mic``, ``alignment`` (tuple), ``order``, ``converged``,
         ``certified``.
     """
-    frame, labels = _bootstrap_inputs(X, domains, n_boot)
+    frame, labels = bootstrap_inputs(X, domains, n_boot)
     rng = np.random.default_rng(random_state)
     rows = []
     for b in range(n_boot):
-        idx = _bootstrap_index(labels, rng)
+        idx = bootstrap_index(labels, rng)
         fit = fit_hca(frame.iloc[idx].reset_index(drop=True), labels[idx], **fit_params)
         rows.append({"replicate": b, "mic": fit.mic, "alignment": fit.alignment,
                      "order": fit.order, "converged": fit.converged,
@@ -493,7 +361,7 @@ class Setting:
     subspace: bool = True
 
     def __post_init__(self) -> None:
-        _check_ica(self.ica)
+        check_ica(self.ica)
         _check_frame(self.frame, ["base_model", *self.benchmarks])
 
 
@@ -525,7 +393,7 @@ def raw_scores_setting(frame: pd.DataFrame,
 def ica_setting(frame: pd.DataFrame, ica: str,
                 benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
     """Another ICA algorithm (``"picard-o"`` or ``"picard"``); S_inv is unaffected."""
-    name = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}[_check_ica(ica)]
+    name = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}[check_ica(ica)]
     return Setting(name, "ICA", frame, tuple(benchmarks), ica=ica, subspace=False)
 
 
@@ -550,7 +418,7 @@ def authors_domains_setting(authors_frame: pd.DataFrame,
     """Domains by the authors' looser base-model rule instead of this book's attribution.
 
     ``authors_frame`` has an ``authors_label`` column (e.g.
-    :func:`hca.replication.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
+    :func:`hca.attribution.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
     eight candidates (:data:`AUTHORS_CANDIDATE_LABELS`).
     """
     _check_frame(authors_frame, ["authors_label"])
@@ -800,7 +668,7 @@ class RobustnessTable:
         return "\n".join(lines)
 
 
-def _true(value: Any) -> bool:
+def truthy(value: Any) -> bool:
     """True only for a non-missing true value (NA and None count as False)."""
     return value is not None and not pd.isna(value) and bool(value)
 
@@ -937,76 +805,3 @@ def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPE
                              "replicates": len(group), "defined": len(pairs), "agree": agree,
                              "share": agree / len(pairs) if pairs else float("nan")})
     return pd.DataFrame(rows)
-
-
-# =========================================================================== plots
-def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
-                    show_replicates: bool = True) -> Axes:
-    """MIC of every perturbation with its interval, coloured by the recovered order.
-
-    One row per perturbation (top: default). The dot is the point MIC (the median for the
-    resampling rows), the bar the bootstrap interval; grey ticks are the replicates. The
-    colour says which order the fit recovered (legend); a star marks the paper's order, an
-    open marker an order different from the default's.
-    """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.45 * len(result.table) + 1.5))
-    t = result.table
-    orders = list(dict.fromkeys(t["order"]))
-    colours = plt.get_cmap("tab10")
-    y = np.arange(len(t))[::-1]
-    for yi, (name, r) in zip(y, t.iterrows()):
-        if show_replicates:
-            mics = result.replicates.loc[result.replicates["perturbation"] == name, "mic"]
-            ax.plot(mics, np.full(len(mics), yi), "|", color="0.6", markersize=7, zorder=1)
-        c = colours(orders.index(r["order"]) % 10)
-        ax.plot([r["mic_lo"], r["mic_hi"]], [yi, yi], "-", color=c, linewidth=2.5, zorder=2)
-        same = _true(r["default_order"])
-        marker = "*" if _true(r["paper_order"]) else "o"
-        ax.plot(r["mic"], yi, marker, markersize=9 if marker == "o" else 13, zorder=3,
-                markerfacecolor=c if same else "white", markeredgecolor=c, markeredgewidth=2)
-    ax.set_yticks(y, list(t.index))
-    ax.set_xlabel("MIC of HCA on the four domains")
-    ax.set_xlim(left=0)
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours(i % 10), label=o)
-               for i, o in enumerate(orders)]
-    ax.legend(handles=handles, title="recovered order (z1 > z2 > ...)", fontsize="small",
-              title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12),
-              ncol=2, frameon=False)
-    ax.grid(axis="x", alpha=0.3)
-    return ax
-
-
-def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = CANDIDATES,
-                          ax: Axes | None = None, *,
-                          paper: Sequence[str] = PAPER_V2_SINV,
-                          short: Mapping[str, str] | None = None) -> Axes:
-    """Which candidates are in S_inv under each perturbation (filled: member).
-
-    Rows whose S_inv was not recomputed (the ICA perturbations) are drawn hatched; the
-    paper's S_inv is outlined on top.
-    """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(0.6 * len(candidates) + 2, 0.45 * len(result.table) + 1.5))
-    t = result.table
-    short = dict(short or {})
-    y = np.arange(len(t))[::-1]
-    for yi, (_, r) in zip(y, t.iterrows()):
-        for j, cand in enumerate(candidates):
-            member = cand in r["s_inv"]
-            ax.add_patch(plt.Rectangle(
-                (j - 0.4, yi - 0.35), 0.8, 0.7,
-                facecolor=("#4C72B0" if r["s_inv_recomputed"] else "#A9BCD9") if member
-                else "white", edgecolor="0.5", hatch=None if r["s_inv_recomputed"] else "//"))
-    for j, cand in enumerate(candidates):
-        if cand in paper:
-            ax.add_patch(plt.Rectangle((j - 0.48, y.min() - 0.45), 0.96,
-                                       y.max() - y.min() + 0.9, fill=False,
-                                       edgecolor="#DD8452", linewidth=2))
-    ax.set_xlim(-0.6, len(candidates) - 0.4)
-    ax.set_ylim(y.min() - 0.6, y.max() + 0.6)
-    ax.set_xticks(range(len(candidates)), [short.get(c, c) for c in candidates],
-                  rotation=40, ha="right")
-    ax.set_yticks(y, list(t.index))
-    ax.set_title("S_inv (filled: member; orange: the paper's)", fontsize="medium")
-    return ax

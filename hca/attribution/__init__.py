@@ -1,0 +1,78 @@
+"""Attributing leaderboard models to base models (the paper's domains) and pretraining compute.
+"""
+
+from __future__ import annotations
+
+from hca.attribution.authors import (  # noqa: F401
+    authors_base_model,
+    v2_frame_authors,
+)
+from hca.attribution.catalogue import (  # noqa: F401
+    BASE_MODELS,
+    LAYERS,
+    BaseModel,
+)
+from hca.attribution.compute import (  # noqa: F401
+    add_compute,
+    log_compute,
+    pretraining_compute,
+    pretraining_flops,
+    pretraining_tokens,
+)
+from hca.attribution.domains import (  # noqa: F401
+    REGIMES,
+    AgreementCheck,
+    RegimeCuts,
+    attach_domains,
+    attribution_sample,
+    authors_agreement,
+    coarse_family,
+    hub_holdout_agreement,
+    layer_shares,
+    load_v1_domains,
+    load_v2_domains,
+    nd_regimes,
+    stack_groups,
+    top_within,
+    unattributed_reasons,
+)
+from hca.attribution.identify import (  # noqa: F401
+    Attribution,
+    domain_sizes,
+    identify,
+    identify_name,
+    join_v1_metadata,
+)
+
+__all__ = [
+    "BaseModel",
+    "BASE_MODELS",
+    "LAYERS",
+    "Attribution",
+    "identify",
+    "identify_name",
+    "domain_sizes",
+    "join_v1_metadata",
+    "pretraining_tokens",
+    "pretraining_compute",
+    "add_compute",
+    "pretraining_flops",
+    "log_compute",
+    "REGIMES",
+    "attach_domains",
+    "load_v2_domains",
+    "load_v1_domains",
+    "layer_shares",
+    "attribution_sample",
+    "unattributed_reasons",
+    "RegimeCuts",
+    "nd_regimes",
+    "top_within",
+    "stack_groups",
+    "AgreementCheck",
+    "hub_holdout_agreement",
+    "coarse_family",
+    "authors_agreement",
+    "authors_base_model",
+    "v2_frame_authors",
+]

@@ -1,0 +1,74 @@
+"""Sigmoid scaling laws and average treatment effects of fine-tuning (Appendices D, F).
+"""
+
+from __future__ import annotations
+
+from hca.causal.ate import (  # noqa: F401
+    ATEResult,
+    ate_aipw,
+    ate_backdoor,
+    ate_by_outcome,
+    ate_ipw,
+    ate_ipw_strata,
+    common_strata,
+    propensity_scores,
+)
+from hca.causal.frames import (  # noqa: F401
+    PRETRAINED_TYPES,
+    authors_scaling_frame,
+    base_lineage,
+    family_size_means,
+    fine_tuning_treatment,
+    scaling_frame,
+)
+from hca.causal.overlap import (  # noqa: F401
+    OverlapDiagnostics,
+    ipw_balance,
+    overlap_diagnostics,
+    stratum_effects,
+)
+from hca.causal.panels import (  # noqa: F401
+    ATEPanel,
+    SigmoidPanel,
+    ate_panel,
+    fit_sigmoid_panel,
+)
+from hca.causal.sigmoid import (  # noqa: F401
+    PARAM_NAMES,
+    SigmoidBootstrap,
+    SigmoidFit,
+    bootstrap_sigmoid,
+    fit_sigmoid_law,
+    sigmoid_law,
+)
+
+__all__ = [
+    "PARAM_NAMES",
+    "sigmoid_law",
+    "SigmoidFit",
+    "fit_sigmoid_law",
+    "SigmoidBootstrap",
+    "bootstrap_sigmoid",
+    "ATEResult",
+    "ate_backdoor",
+    "ate_ipw",
+    "ate_aipw",
+    "propensity_scores",
+    "ate_by_outcome",
+    "common_strata",
+    "ate_ipw_strata",
+    "OverlapDiagnostics",
+    "overlap_diagnostics",
+    "stratum_effects",
+    "ipw_balance",
+    "PRETRAINED_TYPES",
+    "fine_tuning_treatment",
+    "base_lineage",
+    "scaling_frame",
+    "authors_scaling_frame",
+    "family_size_means",
+    "SigmoidPanel",
+    "fit_sigmoid_panel",
+    "ATEPanel",
+    "ate_panel",
+]

@@ -1,0 +1,519 @@
+"""The sigmoid scaling law with a fine-tuning shift (Appendix D, F.1) and its bootstrap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+from scipy.special import expit
+
+from hca.causal.bootstrap import percentile_ci, run_bootstrap
+from hca.validation import (
+    check_ci,
+    check_cluster_groups,
+    check_same_length,
+    check_treatment,
+    check_vector,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    pass
+
+__all__ = [
+    "PARAM_NAMES",
+    "sigmoid_law",
+    "SigmoidFit",
+    "fit_sigmoid_law",
+    "SigmoidBootstrap",
+    "bootstrap_sigmoid",
+]
+
+
+#: Names of the sigmoid-law parameters, in the order used by ``cov`` and bootstrap samples.
+PARAM_NAMES: tuple[str, ...] = ("L", "k", "log_c0", "tau", "b")
+MIN_POINTS_SIGMOID = 6
+
+
+# ----------------------------------------------------------------------------- sigmoid law
+def sigmoid_law(log_c, t, L: float, k: float, log_c0: float, tau: float, b: float) -> np.ndarray:
+    """Evaluate ``L / (1 + exp(-k (log_c - log_c0))) + tau * t + b``.
+
+    ``log_c`` is the natural log of the pretraining compute in FLOPs and ``t`` is 0/1
+    (broadcast against ``log_c``).
+    """
+    log_c = np.asarray(log_c, dtype=float)
+    t = np.asarray(t, dtype=float)
+    return L * expit(k * (log_c - log_c0)) + tau * t + b
+
+
+@dataclass(frozen=True)
+class SigmoidFit:
+    """Result of :func:`fit_sigmoid_law`.
+
+    Attributes
+    ----------
+    L, k, log_c0, tau, b : float
+        Fitted parameters; ``log_c0`` is the natural log of the midpoint compute in FLOPs.
+    se : dict
+        Asymptotic standard errors ``sqrt(diag(s^2 (J'J)^-1))`` from the Jacobian at the
+        optimum, ``s^2 = RSS / (n - p)``. NaN for a fixed parameter.
+    cov : numpy.ndarray
+        5 x 5 covariance matrix in the order of :data:`PARAM_NAMES` (NaN row/column for a
+        fixed ``tau``).
+    r2 : float
+        Coefficient of determination ``1 - RSS / TSS``.
+    n, n_treated : int
+        Number of points and of points with ``T = 1``.
+    resid_std : float
+        Residual standard deviation ``sqrt(RSS / (n - p))``.
+    converged : bool
+        The optimiser reported success and the covariance matrix is finite.
+    tau_fixed : bool
+        True when all ``T`` are equal: ``tau`` is not identifiable and is fixed at 0.
+    at_bound : tuple of str
+        Parameters that ended on (within 1e-6 relative of) a bound; their standard errors
+        are not reliable.
+    notes : str
+        Human-readable notes (fixed ``tau``, parameters at bounds, optimiser message).
+    """
+
+    L: float
+    k: float
+    log_c0: float
+    tau: float
+    b: float
+    se: Mapping[str, float]
+    cov: np.ndarray = field(repr=False, compare=False)
+    r2: float
+    n: int
+    n_treated: int
+    resid_std: float
+    converged: bool
+    tau_fixed: bool
+    at_bound: tuple[str, ...] = ()
+    notes: str = ""
+
+    @property
+    def params(self) -> dict[str, float]:
+        """Fitted parameters as a dict in the order of :data:`PARAM_NAMES`."""
+        return {name: float(getattr(self, name)) for name in PARAM_NAMES}
+
+    @property
+    def c0(self) -> float:
+        """Midpoint compute ``C0 = exp(log_c0)`` in FLOPs."""
+        return float(np.exp(self.log_c0))
+
+    def predict(self, log_c, t) -> np.ndarray:
+        """Predicted score at natural-log compute ``log_c`` and treatment ``t`` (0/1)."""
+        return sigmoid_law(log_c, t, **self.params)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Parameter table with columns ``estimate`` and ``se`` (index = parameter)."""
+        return pd.DataFrame(
+            {"estimate": [self.params[p] for p in PARAM_NAMES], "se": [self.se[p] for p in PARAM_NAMES]},
+            index=pd.Index(PARAM_NAMES, name="param"),
+        )
+
+    def summary(self) -> str:
+        """Multi-line text summary."""
+        lines = [
+            "Sigmoid scaling law  Y = L / (1 + exp(-k (ln C - ln C0))) + tau T + b   (C in FLOPs)",
+            f"n = {self.n} (T=1: {self.n_treated}, T=0: {self.n - self.n_treated}), "
+            f"R^2 = {self.r2:.4f}, residual sd = {self.resid_std:.4g}, converged = {self.converged}",
+        ]
+        for p in PARAM_NAMES:
+            est, se = self.params[p], self.se[p]
+            se_txt = "fixed" if (p == "tau" and self.tau_fixed) else f"{se:.4g}"
+            lines.append(f"  {p:>7s} = {est: .5g}  (se {se_txt})")
+        lines.append(f"  C0 = {self.c0:.4g} FLOPs")
+        if self.notes:
+            lines.append(f"Notes: {self.notes}")
+        return "\n".join(lines)
+
+
+def _check_sigmoid_inputs(log_c, t, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = check_vector(log_c, "log_c")
+    yy = check_vector(y, "y")
+    tt = check_treatment(t, "t")
+    n = check_same_length(log_c=x, t=tt, y=yy)
+    if n < MIN_POINTS_SIGMOID:
+        raise ValueError(
+            f"fit_sigmoid_law needs at least {MIN_POINTS_SIGMOID} points for 5 parameters, found {n}"
+        )
+    if np.ptp(x) <= 1e-12 * max(1.0, np.abs(x).max()):
+        raise ValueError(f"log_c is constant ({x[0]:.6g}); the scaling law is not identifiable")
+    if np.ptp(yy) == 0:
+        raise ValueError(f"y is constant ({yy[0]:.6g}); nothing to fit (R^2 undefined)")
+    if np.abs(x).max() > 1e3:
+        raise ValueError(
+            f"log_c has values up to {np.abs(x).max():.3g}: pass the natural log of the compute "
+            "(e.g. log_compute(...)), not the compute itself"
+        )
+    return x, tt, yy
+
+
+def _grid_starts(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool) -> list[tuple[float, np.ndarray]]:
+    """Starting values on a fixed grid over ``(k_u, u0)``.
+
+    For fixed ``(k_u, u0)`` the model is linear in ``(L, tau, b)`` (variable projection), so
+    these are solved by (batched, slightly ridged) least squares. Returns ``(rss, params)``
+    sorted by ``rss``.
+    """
+    span, v_range = float(np.ptp(u)), float(np.ptp(v))
+    kk, uu = np.meshgrid(np.geomspace(0.25, 20.0, 12),
+                         np.linspace(u.min() - 0.5 * span, u.max() + 0.5 * span, 15), indexing="ij")
+    kk, uu = kk.ravel(), uu.ravel()
+    S = expit(kk[:, None] * (u[None, :] - uu[:, None]))  # (G, n)
+    tf = t.astype(float)
+    cols = [S, np.broadcast_to(tf, S.shape), np.ones_like(S)] if use_tau else [S, np.ones_like(S)]
+    D = np.stack(cols, axis=2)  # (G, n, q)
+    gram = np.einsum("gnq,gnr->gqr", D, D)
+    gram += 1e-10 * np.trace(gram, axis1=1, axis2=2)[:, None, None] * np.eye(D.shape[2])
+    coef = np.linalg.solve(gram, np.einsum("gnq,n->gq", D, v)[..., None])[..., 0]
+    rss = np.sum((v[None, :] - np.einsum("gnq,gq->gn", D, coef)) ** 2, axis=1)
+    if not use_tau:
+        coef = np.column_stack([coef[:, 0], np.zeros(len(coef)), coef[:, 1]])
+    out = []
+    for g in np.argsort(rss, kind="stable"):
+        L0, tau0, b0 = coef[g]
+        if L0 <= 0:  # decreasing fit is outside the model (L > 0): start from a flat one
+            L0, tau0, b0 = 0.1 * max(v_range, 1e-6), 0.0, float(v.mean() - 0.05 * v_range)
+        out.append((float(rss[g]), np.array([L0, kk[g], uu[g], tau0, b0])))
+    return out
+
+
+def _scaled_bounds(u: np.ndarray, v: np.ndarray, use_tau: bool):
+    """Bounds of the free scaled parameters and their positions in ``PARAM_NAMES``."""
+    span = float(np.ptp(u))
+    v_range = float(np.ptp(v))
+    lo = np.array([1e-8, 1e-3, u.min() - 2.0 * span, -np.inf, -np.inf])
+    hi = np.array([10.0 * v_range, 50.0, u.max() + 2.0 * span, np.inf, np.inf])
+    idx = [0, 1, 2, 3, 4] if use_tau else [0, 1, 2, 4]
+    return lo[idx], hi[idx], idx
+
+
+def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool):
+    """Residual and analytic Jacobian functions of the free scaled parameters."""
+
+    def resid(p):
+        full = _expand(p, use_tau)
+        return sigmoid_law(u, t, *full) - v
+
+    def jac(p):
+        L, k_u, u0, _tau, _b = _expand(p, use_tau)
+        s = expit(k_u * (u - u0))
+        ds = s * (1.0 - s)
+        cols = [s, L * ds * (u - u0), -L * ds * k_u]
+        if use_tau:
+            cols.append(t.astype(float))
+        cols.append(np.ones_like(u))
+        return np.column_stack(cols)
+
+    return resid, jac
+
+
+def warm_refit(x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, float],
+                use_tau: bool, tol: float = 1e-6) -> np.ndarray:
+    """One bounded local refit started at ``start`` (original units).
+
+    The cheap refit of a bootstrap replicate: the same scaling, bounds and residuals as
+    :func:`fit_sigmoid_law` but a single optimisation from the full-data estimate and no grid.
+    Returns ``[L, k, log_c0, tau, b, R^2]`` in original units; raises ValueError when the
+    resample is degenerate (constant ``x`` or ``y``).
+    """
+    xm, xs = float(x.mean()), float(x.std())
+    ym, ys = float(y.mean()), float(y.std())
+    if xs <= 0 or ys <= 0:
+        raise ValueError("constant log_c or y in the resample")
+    u, v = (x - xm) / xs, (y - ym) / ys
+    lo, hi, idx = _scaled_bounds(u, v, use_tau)
+    p0 = np.array([start["L"] / ys, start["k"] * xs, (start["log_c0"] - xm) / xs,
+                   start["tau"] / ys, (start["b"] - ym) / ys])[idx]
+    eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
+    eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
+    resid, jac = _scaled_residuals(u, t, v, use_tau)
+    res = least_squares(resid, np.clip(p0, eps_lo, eps_hi), jac=jac, bounds=(lo, hi),
+                        method="trf", x_scale="jac", max_nfev=500, ftol=tol, xtol=tol, gtol=tol)
+    p = _expand(res.x, use_tau)
+    r2 = 1.0 - float(np.sum(res.fun**2)) / float(np.sum(v**2))
+    return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
+
+
+def _fit_scaled(
+    u: np.ndarray,
+    t: np.ndarray,
+    v: np.ndarray,
+    use_tau: bool,
+    n_starts: int,
+    extra_start: np.ndarray | None,
+):
+    """Fit on standardised log-compute ``u`` and standardised score ``v``.
+
+    Scaled parameters: ``(L, k_u, u0, tau, b)``; returns the least-squares result.
+    """
+    lo, hi, idx = _scaled_bounds(u, v, use_tau)
+
+    # Grid over the nonlinear parameters, linear ones by least squares; keep the best few.
+    starts = [p for _, p in _grid_starts(u, t, v, use_tau)[: max(1, n_starts)]]
+    if extra_start is not None:
+        starts.insert(0, np.asarray(extra_start, dtype=float))
+
+    resid, jac = _scaled_residuals(u, t, v, use_tau)
+    best = None
+    for start in starts:
+        eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))  # -inf stays
+        eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
+        p0 = np.clip(np.where(np.isfinite(start[idx]), start[idx], 0.0), eps_lo, eps_hi)
+        res = least_squares(resid, p0, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac",
+                            max_nfev=2000, ftol=1e-12, xtol=1e-12, gtol=1e-12)
+        if best is None or res.cost < best.cost - 1e-12 * (1 + best.cost):
+            best = res
+    return best, lo, hi, idx
+
+
+def _expand(p: np.ndarray, use_tau: bool) -> np.ndarray:
+    if use_tau:
+        return np.asarray(p, dtype=float)
+    return np.array([p[0], p[1], p[2], 0.0, p[3]], dtype=float)
+
+
+def _original_covariance(res, idx: list[int], scale: np.ndarray, dof: int) -> np.ndarray:
+    """``s^2 (J'J)^-1`` in scaled units mapped to original units (``D cov D``), 5 x 5.
+
+    Rows/columns of fixed parameters (``tau`` when not identifiable) are NaN, and so is the
+    whole matrix when ``J'J`` is singular.
+    """
+    s2_v = float(np.sum(res.fun**2)) / dof  # residual variance in standardised-y units
+    cov = np.full((5, 5), np.nan)
+    try:
+        jtj_inv = np.linalg.inv(res.jac.T @ res.jac)
+    except np.linalg.LinAlgError:
+        return cov
+    if np.all(np.isfinite(jtj_inv)):
+        d = scale[idx]  # the scaled -> original map is affine with diagonal D
+        cov[np.ix_(idx, idx)] = s2_v * jtj_inv * np.outer(d, d)
+    return cov
+
+
+def _params_at_bound(p: np.ndarray, lo: np.ndarray, hi: np.ndarray, idx: list[int],
+                     tol: float = 1e-6) -> tuple[str, ...]:
+    """Names of the free parameters within ``tol`` (relative) of a finite bound."""
+    return tuple(
+        PARAM_NAMES[j]
+        for j, val, l_, h_ in zip(idx, p, lo, hi)
+        if (np.isfinite(l_) and val - l_ <= tol * (1 + abs(l_)))
+        or (np.isfinite(h_) and h_ - val <= tol * (1 + abs(h_)))
+    )
+
+
+def fit_sigmoid_law(
+    log_c,
+    t,
+    y,
+    *,
+    n_starts: int = 5,
+    start: Mapping[str, float] | None = None,
+) -> SigmoidFit:
+    """Fit ``Y ~ L / (1 + exp(-k (log C - log C0))) + tau T + b`` by nonlinear least squares.
+
+    Parameters
+    ----------
+    log_c : array-like
+        Natural log of the pretraining compute ``C`` in FLOPs (``C = 6 N D``, see
+        :func:`log_compute`).
+    t : array-like
+        Treatment, 1 = fine-tuned / instruct, 0 = pretrained (bool or 0/1).
+    y : array-like
+        Scores (any scale, e.g. the leaderboard's normalized 0-100 scores).
+    n_starts : int, default 5
+        Number of starting values refined by the optimiser. Starting values come from a fixed
+        12 x 15 grid over ``(k, log_c0)`` on which ``(L, tau, b)`` are solved by linear least
+        squares; the ``n_starts`` best grid points are refined with
+        :func:`scipy.optimize.least_squares` (``trf``, analytic Jacobian) and the lowest cost
+        is kept. Deterministic.
+    start : mapping, optional
+        An extra starting value (keys :data:`PARAM_NAMES`, original units), tried first.
+
+    Returns
+    -------
+    SigmoidFit
+
+    Raises
+    ------
+    ValueError
+        Fewer than 6 points, NaN/inf values, non-binary ``t``, mismatched lengths, constant
+        ``log_c`` or ``y``, or ``log_c`` that looks like raw FLOPs rather than its log.
+
+    Notes
+    -----
+    Fitting is done on standardised ``u = (log_c - mean) / sd`` and ``v = (y - mean) / sd``
+    with bounds (in original units) ``0 < L <= 10 (max y - min y)``,
+    ``1e-3 <= k sd(log_c) <= 50`` and ``log_c0`` within two ranges of ``log_c`` either side of
+    the data; ``tau`` and ``b`` are free. Estimates and the covariance are mapped back to the
+    original units. A parameter that ends on a bound is listed in ``at_bound`` (typical when
+    the data do not show both plateaus: ``L`` and ``b`` then trade off). When all ``t`` are
+    equal, ``tau`` is not identifiable and is fixed at 0 (``tau_fixed=True``).
+    """
+    x, tt, yy = _check_sigmoid_inputs(log_c, t, y)
+    if n_starts < 1:
+        raise ValueError(f"n_starts must be >= 1, found {n_starts}")
+    n = len(x)
+    use_tau = 0 < tt.sum() < n
+    xm, xs = float(x.mean()), float(x.std())
+    ym, ys = float(yy.mean()), float(yy.std())
+    u, v = (x - xm) / xs, (yy - ym) / ys
+
+    extra = None
+    if start is not None:
+        missing = set(PARAM_NAMES) - set(start)
+        if missing:
+            raise ValueError(f"start is missing parameter(s) {sorted(missing)}")
+        extra = np.array([start["L"] / ys, start["k"] * xs, (start["log_c0"] - xm) / xs,
+                          start["tau"] / ys, (start["b"] - ym) / ys])
+
+    res, lo, hi, idx = _fit_scaled(u, tt, v, use_tau, n_starts, extra)
+    p_scaled = _expand(res.x, use_tau)
+    # back to original units: L, tau scale with ys; b = ys*b_v + ym; k = k_u/xs; x0 = xm + xs*u0
+    params = np.array([ys * p_scaled[0], p_scaled[1] / xs, xm + xs * p_scaled[2],
+                       ys * p_scaled[3], ys * p_scaled[4] + ym])
+    dof = n - len(idx)
+    cov = _original_covariance(res, idx, np.array([ys, 1.0 / xs, xs, ys, ys]), dof)
+    diag = np.diag(cov)
+    se = {name: float(np.sqrt(diag[i])) if np.isfinite(diag[i]) and diag[i] >= 0 else float("nan")
+          for i, name in enumerate(PARAM_NAMES)}
+    rss = float(np.sum(res.fun**2)) * ys**2
+    at_bound = _params_at_bound(res.x, lo, hi, idx)
+    tss = float(np.sum((yy - ym) ** 2))
+    converged = bool(res.success and res.status > 0 and np.all(np.isfinite(cov[np.ix_(idx, idx)])))
+    notes = []
+    if not use_tau:
+        notes.append(f"all T = {int(tt[0])}: tau is not identifiable and was fixed at 0")
+    if at_bound:
+        notes.append(f"parameter(s) {', '.join(at_bound)} at a bound; their SEs are unreliable")
+    if not converged:
+        singular = res.success and not np.all(np.isfinite(cov[np.ix_(idx, idx)]))
+        notes.append("J'J is singular: the parameters are not identifiable from these data "
+                     "(e.g. no increasing trend)" if singular else f"optimiser: {res.message}")
+    return SigmoidFit(
+        L=float(params[0]), k=float(params[1]), log_c0=float(params[2]),
+        tau=float(params[3]), b=float(params[4]), se=se, cov=cov,
+        r2=1.0 - rss / tss, n=n, n_treated=int(tt.sum()), resid_std=float(np.sqrt(rss / dof)),
+        converged=converged, tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes),
+    )
+
+
+# ----------------------------------------------------------------------------- sigmoid bootstrap
+@dataclass(frozen=True)
+class SigmoidBootstrap:
+    """Result of :func:`bootstrap_sigmoid`.
+
+    Attributes
+    ----------
+    fit : SigmoidFit
+        Fit on the full data.
+    samples : numpy.ndarray
+        ``(n_ok, 5)`` bootstrap estimates in the order of :data:`PARAM_NAMES`.
+    ci_low, ci_high : dict
+        Percentile interval bounds per parameter.
+    ci : float
+        Nominal coverage.
+    n_boot, n_failed : int
+        Requested replicates and replicates dropped (resample not fittable).
+    """
+
+    fit: SigmoidFit
+    samples: np.ndarray = field(repr=False, compare=False)
+    ci_low: Mapping[str, float]
+    ci_high: Mapping[str, float]
+    ci: float
+    n_boot: int
+    n_failed: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """Table with columns ``estimate, se, ci_low, ci_high, boot_se`` per parameter."""
+        df = self.fit.to_frame()
+        df["ci_low"] = [self.ci_low[p] for p in PARAM_NAMES]
+        df["ci_high"] = [self.ci_high[p] for p in PARAM_NAMES]
+        df["boot_se"] = self.samples.std(axis=0, ddof=1) if len(self.samples) > 1 else np.nan
+        return df
+
+    def summary(self) -> str:
+        """Multi-line text summary."""
+        lines = [
+            f"Sigmoid scaling law, percentile bootstrap ({self.n_boot - self.n_failed} of "
+            f"{self.n_boot} replicates, {100 * self.ci:g}% intervals)",
+            f"n = {self.fit.n}, R^2 = {self.fit.r2:.4f}",
+        ]
+        for p in PARAM_NAMES:
+            if p == "tau" and self.fit.tau_fixed:
+                lines.append(f"  {p:>7s} = 0 (fixed: all T equal)")
+                continue
+            lines.append(
+                f"  {p:>7s} = {self.fit.params[p]: .5g}  [{self.ci_low[p]:.5g}, {self.ci_high[p]:.5g}]"
+            )
+        return "\n".join(lines)
+
+
+def bootstrap_sigmoid(
+    log_c,
+    t,
+    y,
+    *,
+    n_boot: int = 200,
+    ci: float = 0.95,
+    random_state=None,
+    n_starts: int = 2,
+    groups=None,
+) -> SigmoidBootstrap:
+    """Percentile bootstrap intervals for the sigmoid-law parameters.
+
+    Models (rows) are resampled with replacement within each arm (``T = 0`` and ``T = 1``
+    keep their sizes), or, when ``groups`` is given (e.g. the base model), whole groups are
+    resampled. Each replicate is refitted with :func:`fit_sigmoid_law` starting from the
+    full-data estimate plus ``n_starts`` grid starts.
+
+    Parameters
+    ----------
+    log_c, t, y : array-like
+        As in :func:`fit_sigmoid_law`.
+    n_boot : int, default 200
+        Number of bootstrap replicates (>= 1).
+    ci : float, default 0.95
+        Nominal coverage of the percentile intervals.
+    random_state : int, numpy Generator or None
+        Seed for :func:`numpy.random.default_rng`.
+    n_starts : int, default 2
+        Grid starts per replicate (in addition to the full-data estimate).
+    groups : array-like, optional
+        Cluster labels for a cluster bootstrap.
+
+    Returns
+    -------
+    SigmoidBootstrap
+    """
+    check_ci(ci)
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, found {n_boot}")
+    x, tt, yy = _check_sigmoid_inputs(log_c, t, y)
+    g = check_cluster_groups(groups, len(x))
+    fit = fit_sigmoid_law(x, tt, yy, n_starts=n_starts)
+    start = fit.params
+
+    def stat(idx: np.ndarray) -> np.ndarray:
+        if not fit.tau_fixed and len(np.unique(tt[idx])) < 2:
+            raise ValueError("resample has a single arm")
+        f = fit_sigmoid_law(x[idx], tt[idx], yy[idx], n_starts=n_starts, start=start)
+        return np.array([f.params[p] for p in PARAM_NAMES])
+
+    samples, failed = run_bootstrap(stat, tt, n_boot, random_state, g, "the sigmoid law")
+    low, high = percentile_ci(samples, ci)
+    return SigmoidBootstrap(
+        fit=fit, samples=samples,
+        ci_low={p: float(low[i]) for i, p in enumerate(PARAM_NAMES)},
+        ci_high={p: float(high[i]) for i, p in enumerate(PARAM_NAMES)},
+        ci=ci, n_boot=n_boot, n_failed=failed,
+    )

@@ -1,0 +1,52 @@
+"""Matrix completion (soft-impute, structured completion, column means) and Appendix G's experiment.
+"""
+
+from __future__ import annotations
+
+from hca.completion.estimators import (  # noqa: F401
+    ColumnMeans,
+    SoftImpute,
+    StructuredCompletion,
+    default_shrinkage_grid,
+)
+from hca.completion.experiment import (  # noqa: F401
+    AUTHORS_SOFT_IMPUTE,
+    AppendixGDesign,
+    AppendixGResults,
+    compare_approaches,
+    completion_sweep,
+    domain_matrix,
+    global_vs_local,
+    paired_rmse,
+    random_mask_diagnostics,
+    rmse_by_row_observed,
+    run_appendix_g,
+)
+from hca.completion.masks import (  # noqa: F401
+    mask_block,
+    mask_random,
+    observed_column_sets,
+    rmse_on_mask,
+)
+
+__all__ = [
+    "SoftImpute",
+    "StructuredCompletion",
+    "default_shrinkage_grid",
+    "ColumnMeans",
+    "mask_random",
+    "mask_block",
+    "rmse_on_mask",
+    "observed_column_sets",
+    "global_vs_local",
+    "domain_matrix",
+    "completion_sweep",
+    "paired_rmse",
+    "compare_approaches",
+    "AUTHORS_SOFT_IMPUTE",
+    "AppendixGDesign",
+    "AppendixGResults",
+    "run_appendix_g",
+    "rmse_by_row_observed",
+    "random_mask_diagnostics",
+]

@@ -1,0 +1,870 @@
+"""The global-vs-local completion experiment of Appendix G (Figures 15-16).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from hca.completion.estimators import (
+    METHODS,
+    PATTERNS,
+    ColumnMeans,
+    SoftImpute,
+    StructuredCompletion,
+    eig_desc,
+    lambda_max,
+    single_thread_blas,
+    smc_rule,
+    soft_impute_batch,
+    standardise,
+    svt_weights,
+)
+from hca.completion.masks import mask_block, mask_random, observed_column_sets
+from hca.validation import MAX_SHOW, check_matrix_with_missing, labels_of, show_items
+
+__all__ = [
+    "global_vs_local",
+    "domain_matrix",
+    "completion_sweep",
+    "paired_rmse",
+    "compare_approaches",
+    "AUTHORS_SOFT_IMPUTE",
+    "AppendixGDesign",
+    "AppendixGResults",
+    "run_appendix_g",
+    "rmse_by_row_observed",
+    "random_mask_diagnostics",
+]
+
+
+# --------------------------------------------------------------------------- experiment
+_SCOPES = ("domain", "all")
+_CHUNK_ENTRIES = 3_000_000  # entries per soft-impute batch (memory bound)
+
+
+def _rows_index(local_rows: Any, n: int) -> np.ndarray:
+    """Positions of the domain rows from a boolean mask or integer positions."""
+    lr = np.asarray(local_rows)
+    if lr.dtype == bool:
+        if lr.shape != (n,):
+            raise ValueError(f"boolean local_rows must have length {n}; got shape {lr.shape}")
+        idx = np.flatnonzero(lr)
+    else:
+        idx = np.unique(lr.astype(int))
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"local_rows must be positions in 0..{n - 1}")
+    if idx.size < 2 or idx.size >= n:
+        raise ValueError(f"local_rows must select at least 2 and fewer than all {n} rows; "
+                         f"got {idx.size}")
+    return idx
+
+
+def _cols_index(observed_cols: Any, columns: list) -> np.ndarray:
+    """Positions of ``observed_cols`` given as labels (DataFrame) or positions."""
+    out = []
+    for c in observed_cols:
+        if c in columns:
+            out.append(columns.index(c))
+        elif isinstance(c, (int, np.integer)) and 0 <= int(c) < len(columns):
+            out.append(int(c))
+        else:
+            raise ValueError(f"observed column {c!r} is not a column of X_global "
+                             f"({columns})")
+    return np.array(out, dtype=int)
+
+
+class _Design:
+    """One approach of the experiment: rows that carry masks, fixed complete rows, and
+    the positions (within the masked rows) of the domain rows that are scored."""
+
+    def __init__(self, X_rows: np.ndarray, masks: np.ndarray, X_fixed: np.ndarray | None,
+                 scored: np.ndarray, label: str) -> None:
+        self.X_rows, self.masks, self.X_fixed = X_rows, masks, X_fixed
+        self.scored, self.label = scored, label
+
+    def matrix(self, r: int) -> np.ndarray:
+        """The masked matrix of repetition ``r`` (masked rows first, then fixed rows)."""
+        Xm = self.X_rows.copy()
+        Xm[self.masks[r]] = np.nan
+        return Xm if self.X_fixed is None else np.vstack([Xm, self.X_fixed])
+
+    def rmse(self, pred: np.ndarray, r: np.ndarray | slice) -> np.ndarray:
+        """RMSE on the scored masked entries; ``pred`` is (R, n_scored, d) for reps ``r``."""
+        m = self.masks[r][:, self.scored]
+        err = np.where(m, pred - self.X_rows[self.scored][None], 0.0)
+        return np.sqrt((err ** 2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
+
+
+def _soft_impute_runs(design: _Design, est: SoftImpute) -> tuple[np.ndarray, float,
+                                                                  np.ndarray]:
+    """RMSE of soft-impute on every repetition (batched; fixed rows via their Gram)."""
+    R, n, d = design.masks.shape
+    empty = design.masks.all(axis=1)
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        raise ValueError(f"repetition {r}: column {j} is entirely masked in the "
+                         f"{design.label} matrix, which soft-impute cannot fill "
+                         "(use a smaller p)")
+    shrink = est.shrinkage
+    if shrink is None:  # the validation rule on the first draw, then held fixed
+        shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
+    max_rank = None if est.max_rank is None else int(est.max_rank)
+    rmse, rank = np.empty(R), np.empty(R, dtype=int)
+    chunk = max(1, min(250, _CHUNK_ENTRIES // (n * d)))
+    for start in range(0, R, chunk):
+        sl = slice(start, min(start + chunk, R))
+        observed = ~design.masks[sl]
+        Xc, G, mean, sd = standardise(design.X_rows, observed, design.X_fixed,
+                                       est.center, est.scale)
+        lam = shrink * lambda_max(Xc, G)
+        Z, _, _, conv = soft_impute_batch(Xc, observed, G, lam, np.zeros_like(Xc),
+                                           max_rank, int(est.max_iter), float(est.tol))
+        if not conv.all():
+            warnings.warn(f"soft-impute did not converge in {est.max_iter} iterations in "
+                          f"{int((~conv).sum())} repetitions", ConvergenceWarning,
+                          stacklevel=4)
+        pred = Z[:, design.scored] * sd[:, None, :] + mean[:, None, :]
+        rmse[sl] = design.rmse(pred, sl)
+        M = np.where(observed, Xc, Z)
+        _, shrunk = svt_weights(G + np.swapaxes(M, 1, 2) @ M, lam, max_rank)
+        rank[sl] = (shrunk > 0).sum(axis=1)
+    return rmse, float(shrink), rank
+
+
+def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, np.ndarray]:
+    """RMSE of SMC on every repetition (fast path).
+
+    The same estimator as :class:`StructuredCompletion`, with the singular vectors taken
+    from Gram matrices so that the fixed complete rows enter through precomputed sums.
+    """
+    est._check_params()
+    X_rows, d = design.X_rows, design.X_rows.shape[1]
+    X_out = design.X_fixed if design.X_fixed is not None else X_rows[:0]
+    n_out = X_out.shape[0]
+    out_mean = X_out.mean(axis=0) if n_out else np.zeros(d)
+    C_out = (X_out - out_mean).T @ (X_out - out_mean)
+    n_rows = n_out + X_rows.shape[0]
+    rank = None if est.rank is None else int(est.rank)
+    scored = np.zeros(X_rows.shape[0], dtype=bool)
+    scored[design.scored] = True
+    R = design.masks.shape[0]
+    rmse, ranks = np.empty(R), np.empty(R, dtype=int)
+    for r in range(R):
+        miss = design.masks[r]
+        inc = miss.any(axis=1)
+        c2 = miss.any(axis=0)
+        C1, C2 = np.flatnonzero(~c2), np.flatnonzero(c2)
+        top = X_rows[~inc]
+        m1 = n_out + top.shape[0]
+        if m1 == 0 or C1.size == 0:
+            raise ValueError(f"repetition {r}: the {design.label} matrix has no fully "
+                             f"observed {'row' if m1 == 0 else 'column'}; structured "
+                             "completion needs both (use a smaller p)")
+        mu = (n_out * out_mean + top.sum(axis=0)) / m1 if est.center else np.zeros(d)
+        shift = out_mean - mu
+        Gt = C_out + n_out * np.outer(shift, shift) + (top - mu).T @ (top - mu)
+        if est.scale:
+            sd = np.sqrt(np.diag(Gt) / m1)
+            sd[~(sd > 1e-12 * np.maximum(np.abs(mu), 1.0))] = 1.0
+        else:
+            sd = np.ones(d)
+        Gt = Gt / np.outer(sd, sd)
+        A21 = (X_rows[inc][:, C1] - mu[C1]) / sd[C1]
+        _, V1 = eig_desc(Gt[np.ix_(C1, C1)] + A21.T @ A21)
+        perm = np.concatenate([C1, C2])
+        e2, V2 = eig_desc(Gt[np.ix_(perm, perm)])
+        B1 = (np.sqrt(e2)[:, None] * V2.T)[: min(m1, d)]
+        A22, ranks[r], _ = smc_rule(V1, B1, A21, m1, rank, float(est.threshold_constant),
+                                     est.thresholding, n_rows, d)
+        pred = A22 * sd[C2] + mu[C2]
+        keep = scored[inc]
+        m = miss[inc][keep][:, C2]
+        err = (pred[keep] - X_rows[inc][keep][:, C2])[m]
+        rmse[r] = np.sqrt(np.mean(err ** 2))
+    return rmse, ranks
+
+
+def _estimator_runs(design: _Design, est: Any) -> tuple[np.ndarray, np.ndarray]:
+    """RMSE of any ``fit_transform`` estimator on every repetition (one fit per draw)."""
+    R = design.masks.shape[0]
+    rmse, rank = np.empty(R), np.full(R, -1)
+    for r in range(R):
+        model = clone(est)
+        filled = np.asarray(model.fit_transform(design.matrix(r)), dtype=float)
+        rmse[r] = design.rmse(filled[design.scored][None], slice(r, r + 1))[0]
+        rank[r] = getattr(model, "rank_", -1)
+    return rmse, rank
+
+
+def _resolve_method(method: Any, pattern: str, params: dict) -> tuple[str, Any]:
+    if isinstance(method, str):
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS} or an estimator with "
+                             f"fit_transform; got {method!r}")
+        name = method
+        if name == "auto":
+            name = "soft_impute" if pattern == "random" else "structured"
+        est = (SoftImpute(**params) if name == "soft_impute"
+               else StructuredCompletion(**params))
+        return name, est
+    if not hasattr(method, "fit_transform"):
+        raise TypeError(f"method must be a name or an estimator with fit_transform; "
+                        f"got {type(method).__name__}")
+    if params:
+        method = clone(method).set_params(**params)
+    return type(method).__name__, method
+
+
+def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
+    """RMSE, rank and shrinkage of one approach over every repetition."""
+    shrink = float("nan")
+    if isinstance(est, SoftImpute):
+        rmse, shrink, rank = _soft_impute_runs(design, est)
+    elif isinstance(est, StructuredCompletion):
+        rmse, rank = _smc_runs(design, est)
+    elif isinstance(est, ColumnMeans):
+        rmse, rank = _column_means_runs(design)
+    else:
+        rmse, rank = _estimator_runs(design, est)
+    return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink})
+
+
+def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: float = 0.8,
+                    n_reps: int = 1000, method: Any = "auto", random_state: Any = 0,
+                    observed_cols: Sequence[Any] | None = None,
+                    method_params: dict | None = None, mask_scope: str = "domain",
+                    same_rows: bool = True) -> pd.DataFrame:
+    """Compare global and local completion of one domain (Appendix G, Figures 15-16).
+
+    In every repetition entries are removed (``pattern``); the domain rows are then
+    completed once from the whole matrix ("global") and once from the domain rows alone
+    ("local"), and the RMSE on the removed entries of the domain rows is recorded.
+
+    Parameters
+    ----------
+    X_global : array-like or DataFrame of shape (n_rows, n_cols)
+        The fully observed matrix (the ground truth), e.g. the six leaderboard scores.
+    local_rows : array-like of bool (length n_rows) or of int
+        The rows of the domain.
+    pattern : {"random", "block"}
+        :func:`mask_random` (each entry removed with probability ``p``) or
+        :func:`mask_block` (``observed_cols`` kept; in the other columns a fraction ``p``
+        of the rows removed).
+    p : float
+        Missing probability (random) or fraction of rows removed per column (block).
+    n_reps : int
+        Number of repetitions (independent masks).
+    method : {"auto", "soft_impute", "structured"} or estimator
+        ``"auto"``: soft-impute for the random pattern, SMC for the block pattern (as in
+        the paper). An estimator with ``fit_transform`` is cloned and fitted per draw.
+    random_state : int, numpy.random.Generator or None
+        Seeds the masks (and the held-out draw of the shrinkage rule).
+    observed_cols : sequence of labels or positions, optional
+        Fully observed columns of the block pattern (required for ``pattern="block"``).
+    method_params : dict, optional
+        Parameters of :class:`SoftImpute` / :class:`StructuredCompletion` (or set on the
+        estimator). With ``shrinkage`` given, no validation is run.
+    mask_scope : {"domain", "all"}
+        ``"domain"`` (default): entries are removed from the domain rows only, and the
+        rest of the matrix is fully observed. ``"all"``: every row of the matrix is
+        masked by the same scheme (as in the authors' notebook); the score still uses the
+        domain rows only. ``"all"`` makes the global soft-impute about ``n_rows /
+        n_domain`` times slower.
+    same_rows : bool
+        Block pattern only: one set of rows for all other columns (a single block; default)
+        or an independent set per column (see :func:`mask_block`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per repetition and approach: ``rep``, ``approach`` (``"global"`` or
+        ``"local"``), ``rmse``, ``n_missing`` (removed entries of the domain),
+        ``rank`` (rank of the fit; -1 if unknown), ``shrinkage`` (relative lambda used by
+        soft-impute; NaN otherwise), ``pattern``, ``p``, ``method``, ``observed_cols``
+        (comma-separated labels; "" for random), ``mask_scope``.
+
+    Notes
+    -----
+    Soft-impute's relative shrinkage is chosen per approach by the validation rule of
+    :class:`SoftImpute` on the draw of repetition 0 and then held fixed; all repetitions
+    are fitted together (batched soft-impute; fully observed rows enter only through their
+    Gram matrix). SMC uses the same estimator as :class:`StructuredCompletion` with its
+    singular vectors computed from Gram matrices (identical up to rounding). Rows whose
+    every entry is removed receive the column means, without a warning.
+    """
+    if pattern not in PATTERNS:
+        raise ValueError(f"pattern must be one of {PATTERNS}; got {pattern!r}")
+    if mask_scope not in _SCOPES:
+        raise ValueError(f"mask_scope must be one of {_SCOPES}; got {mask_scope!r}")
+    X = check_matrix_with_missing(X_global, "X_global")
+    rows, cols = labels_of(X_global)
+    if np.isnan(X).any():
+        bad = np.flatnonzero(np.isnan(X).any(axis=1))
+        raise ValueError(f"X_global must be fully observed (it is the ground truth); "
+                         f"rows with NaN: {show_items(rows, bad)}")
+    if int(n_reps) < 1:
+        raise ValueError(f"n_reps must be >= 1; got {n_reps!r}")
+    n, d = X.shape
+    dom = _rows_index(local_rows, n)
+    n_masked = n if mask_scope == "all" else dom.size
+    rng = np.random.default_rng(random_state)
+    if pattern == "block":
+        if observed_cols is None:
+            raise ValueError("pattern='block' needs observed_cols")
+        obs_idx = _cols_index(observed_cols, cols)
+        masks = np.stack([mask_block(n_masked, d, obs_idx, p, rng, same_rows)
+                          for _ in range(n_reps)])
+        obs_label = ",".join(str(cols[j]) for j in obs_idx)
+    else:
+        masks = np.stack([mask_random((n_masked, d), p, rng) for _ in range(n_reps)])
+        obs_label = ""
+    dom_masks = masks[:, dom] if mask_scope == "all" else masks
+    n_missing = dom_masks.sum(axis=(1, 2))
+    if (n_missing == 0).any():
+        raise ValueError(f"p={p} removes no entry of the {dom.size} domain rows in some "
+                         "repetition; increase p")
+    params = dict(method_params or {})
+    name, est = _resolve_method(method, pattern, params)
+    if isinstance(est, SoftImpute) and "random_state" not in params:
+        seed = random_state if not isinstance(random_state, np.random.Generator) else 0
+        est = est.set_params(random_state=seed)
+    local = _Design(X[dom], dom_masks, None, np.arange(dom.size), "local")
+    if mask_scope == "all":
+        glob = _Design(X, masks, None, dom, "global")
+    else:
+        glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size),
+                       "global")
+    with single_thread_blas():
+        frames = [_approach_frame(design, est) for design in (glob, local)]
+    out = pd.concat(frames, ignore_index=True)
+    out.insert(0, "rep", np.tile(np.arange(n_reps), 2))
+    out.insert(1, "approach", np.repeat(["global", "local"], n_reps))
+    out["n_missing"] = np.tile(n_missing, 2)
+    out["pattern"] = pattern
+    out["p"] = float(p)
+    out["method"] = name
+    out["observed_cols"] = obs_label
+    out["mask_scope"] = mask_scope
+    return out[["rep", "approach", "rmse", "n_missing", "rank", "shrinkage", "pattern", "p",
+                "method", "observed_cols", "mask_scope"]]
+
+
+def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
+    """RMSE of :class:`ColumnMeans` on every repetition (vectorised, in chunks)."""
+    R, n, d = design.masks.shape
+    fixed_sum = design.X_fixed.sum(axis=0) if design.X_fixed is not None else np.zeros(d)
+    n_fixed = 0 if design.X_fixed is None else design.X_fixed.shape[0]
+    rmse = np.empty(R)
+    chunk = max(1, _CHUNK_ENTRIES // (n * d))
+    for start in range(0, R, chunk):
+        sl = slice(start, min(start + chunk, R))
+        observed = ~design.masks[sl]
+        count = observed.sum(axis=1) + n_fixed
+        if (count == 0).any():
+            r, j = np.argwhere(count == 0)[0]
+            raise ValueError(f"repetition {start + r}: column {j} is entirely masked in the "
+                             f"{design.label} matrix (use a smaller p)")
+        total = np.einsum("rnd,nd->rd", observed.astype(float), design.X_rows) + fixed_sum
+        mean = total / count
+        pred = np.broadcast_to(mean[:, None, :], (mean.shape[0], design.scored.size, d))
+        rmse[sl] = design.rmse(pred, sl)
+    return rmse, np.zeros(R, dtype=int)
+
+
+# --------------------------------------------------------------------------- domain matrix
+def domain_matrix(df: pd.DataFrame, domain: str, columns: Sequence[str],
+                  by: str = "base_model") -> tuple[pd.DataFrame, np.ndarray]:
+    """The score matrix of a leaderboard and the rows of one domain.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A leaderboard with the score ``columns`` and the domain label ``by`` (e.g. the
+        v2 leaderboard joined with :func:`hca.attribution.identify`).
+    domain : str
+        The domain, e.g. ``"Qwen2.5-14B"``.
+    columns : sequence of str
+        Score columns, e.g. :data:`hca.data.V2_BENCHMARKS`.
+    by : str
+        Column holding the domain labels (NA: unattributed).
+
+    Returns
+    -------
+    X : DataFrame
+        ``df[columns]`` as floats with a fresh 0..n-1 index.
+    local : ndarray of bool
+        ``True`` for the rows of ``domain``.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"domain_matrix expects a DataFrame, got {type(df).__name__}")
+    missing_cols = [c for c in [*columns, by] if c not in df.columns]
+    if missing_cols:
+        raise ValueError(f"domain_matrix: columns {missing_cols} are missing; found "
+                         f"{list(df.columns)[:12]}")
+    X = df[list(columns)].astype(float).reset_index(drop=True)
+    bad = np.flatnonzero(X.isna().any(axis=1).to_numpy())
+    if bad.size:
+        raise ValueError(f"domain_matrix: {bad.size} rows have missing scores (positions "
+                         f"{bad[:MAX_SHOW].tolist()}); the ground truth must be complete")
+    labels = df[by].astype("string")
+    local = labels.eq(domain).fillna(False).to_numpy(dtype=bool)
+    if not local.any():
+        top = labels.value_counts().head(5).index.tolist()
+        raise ValueError(f"domain {domain!r} has no rows in column {by!r}; largest "
+                         f"domains: {top}")
+    return X, local
+
+
+# --------------------------------------------------------------------------- sweeps
+def _seeds(random_state: Any, k: int) -> list[int]:
+    """``k`` integer seeds derived from ``random_state`` (int, None or Generator)."""
+    if isinstance(random_state, np.random.Generator):
+        return [int(s) for s in random_state.integers(0, 2 ** 32, size=k)]
+    return [int(s) for s in np.random.SeedSequence(random_state).generate_state(k)]
+
+
+def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
+                     observed_sets: Sequence[Sequence[Any]] | None = None,
+                     pattern: str = "block", n_reps: int = 100, random_state: Any = 0,
+                     **kwargs: Any) -> pd.DataFrame:
+    """Run :func:`global_vs_local` for every ``p`` in ``ps`` and every observed set.
+
+    Parameters
+    ----------
+    X_global, local_rows
+        As in :func:`global_vs_local`.
+    ps : sequence of float
+        Missing probabilities (random) or fractions of rows removed (block).
+    observed_sets : sequence of sequences, optional
+        Fully observed columns (block pattern; e.g. :func:`observed_column_sets`). Every
+        ``p`` is run with every set. ``None`` for the random pattern.
+    pattern : {"random", "block"}
+    n_reps : int
+        Repetitions per ``(p, set)`` setting.
+    random_state : int, Generator or None
+        Seeds one independent stream per setting (``numpy.random.SeedSequence``): two
+        sweeps with the same ``random_state``, ``ps`` and ``observed_sets`` draw the same
+        masks, so methods run on them are paired.
+    **kwargs
+        Passed to :func:`global_vs_local` (``method``, ``method_params``, ``mask_scope``,
+        ``same_rows``).
+
+    Returns
+    -------
+    DataFrame
+        The frames of :func:`global_vs_local` stacked, with a leading ``setting`` column
+        (0, 1, ... in the order ``p`` outer, set inner) and ``n_observed`` (the number of
+        fully observed columns; 0 for the random pattern).
+    """
+    if pattern == "block" and not observed_sets:
+        raise ValueError("pattern='block' needs observed_sets (e.g. observed_column_sets(6, 3))")
+    if pattern == "random" and observed_sets:
+        raise ValueError("observed_sets applies to pattern='block' only")
+    ps = [float(p) for p in ps]
+    if not ps:
+        raise ValueError("ps is empty")
+    sets = [list(s) for s in observed_sets] if observed_sets else [None]
+    settings = [(p, s) for p in ps for s in sets]
+    frames = []
+    for i, ((p, cols), seed) in enumerate(zip(settings, _seeds(random_state,
+                                                               len(settings)))):
+        df = global_vs_local(X_global, local_rows, pattern=pattern, p=p, n_reps=n_reps,
+                             random_state=seed, observed_cols=cols, **kwargs)
+        df.insert(0, "setting", i)
+        df.insert(1, "n_observed", 0 if cols is None else len(cols))
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- summaries
+_RESULT_COLUMNS = ("approach", "rmse", "rank", "shrinkage")
+
+
+def paired_rmse(df: pd.DataFrame) -> pd.DataFrame:
+    """Global and local RMSE side by side, one row per repetition.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Output of :func:`global_vs_local`, :func:`completion_sweep` or
+        :func:`run_appendix_g` (any extra columns that identify a repetition are kept).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``global`` and ``local``, indexed by every column of ``df`` other than
+        ``approach``, ``rmse``, ``rank`` and ``shrinkage``.
+    """
+    need = [c for c in ("approach", "rmse", "rep") if c not in df.columns]
+    if need:
+        raise ValueError(f"paired_rmse: columns {need} are missing; found {list(df.columns)}")
+    found = set(df["approach"].unique())
+    if found != {"global", "local"}:
+        raise ValueError(f"paired_rmse: approach must take the values 'global' and "
+                         f"'local'; found {sorted(found)}")
+    keys = [c for c in df.columns if c not in _RESULT_COLUMNS]
+    if df.duplicated(subset=[*keys, "approach"]).any():
+        raise ValueError("paired_rmse: several rows share one repetition and approach; "
+                         "the frame mixes runs that no column tells apart")
+    wide = df.set_index([*keys, "approach"])["rmse"].unstack("approach")
+    if wide.isna().any().any():
+        raise ValueError("paired_rmse: some repetitions have only one approach")
+    wide.columns.name = None
+    return wide[["global", "local"]]
+
+
+def compare_approaches(df: pd.DataFrame, by: Sequence[str] = ("p",),
+                       level: float = 0.95) -> pd.DataFrame:
+    """Summarise global versus local RMSE per group of repetitions.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`run_appendix_g`.
+    by : sequence of str
+        Columns to group by (empty: one group).
+    level : float
+        Level of the normal-approximation intervals for the means and for the mean paired
+        difference (repetitions treated as independent draws).
+
+    Returns
+    -------
+    DataFrame
+        One row per group: ``n`` (repetitions), ``global_mean``, ``global_lo``,
+        ``global_hi``, ``local_mean``, ``local_lo``, ``local_hi``, ``global_median``,
+        ``local_median``, ``ratio_median`` (median over repetitions of local / global),
+        ``share_local_better`` (share of repetitions with local < global),
+        ``diff_mean`` (mean of local - global), ``diff_lo``, ``diff_hi`` and ``verdict``:
+        "local better" if the interval of the difference lies below 0, "global better" if
+        above, "no clear difference" otherwise ("too few repetitions" if n < 2).
+    """
+    from statistics import NormalDist
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1); got {level!r}")
+    by = list(by)
+    missing = [c for c in by if c not in df.columns]
+    if missing:
+        raise ValueError(f"compare_approaches: grouping columns {missing} are missing")
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    wide = paired_rmse(df).reset_index()
+    g, loc = wide["global"], wide["local"]
+    wide = wide.assign(_diff=loc - g, _ratio=loc / g, _better=(loc < g).astype(float))
+    groups = wide.groupby(by, sort=True, observed=True) if by else [((), wide)]
+    rows, index = [], []
+    for key, sub in groups:
+        n = len(sub)
+        row = {"n": n}
+        for name, col in (("global", sub["global"]), ("local", sub["local"]),
+                          ("diff", sub["_diff"])):
+            m = col.mean()
+            half = z * col.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+            row[f"{name}_mean"], row[f"{name}_lo"], row[f"{name}_hi"] = m, m - half, m + half
+        row["global_median"] = sub["global"].median()
+        row["local_median"] = sub["local"].median()
+        row["ratio_median"] = sub["_ratio"].median()
+        row["share_local_better"] = sub["_better"].mean()
+        if n < 2:
+            row["verdict"] = "too few repetitions"
+        elif row["diff_hi"] < 0:
+            row["verdict"] = "local better"
+        elif row["diff_lo"] > 0:
+            row["verdict"] = "global better"
+        else:
+            row["verdict"] = "no clear difference"
+        rows.append(row)
+        index.append(key)
+    cols = ["n", "global_mean", "global_lo", "global_hi", "local_mean", "local_lo",
+            "local_hi", "global_median", "local_median", "ratio_median",
+            "share_local_better", "diff_mean", "diff_lo", "diff_hi", "verdict"]
+    out = pd.DataFrame(rows, columns=cols)
+    if by:
+        out.index = (pd.MultiIndex.from_tuples(index, names=by) if len(by) > 1
+                     else pd.Index([k[0] if isinstance(k, tuple) else k for k in index],
+                                   name=by[0]))
+    return out
+
+
+# --------------------------------------------------------------------------- Appendix G
+#: The authors' soft-impute (``fancyimpute.SoftImpute(max_rank=3)``: lambda = lambda_max / 50
+#: on the uncentred, zero-filled matrix), as :class:`SoftImpute` parameters.
+AUTHORS_SOFT_IMPUTE: dict[str, Any] = {"shrinkage": 0.02, "max_rank": 3, "center": False}
+
+
+@dataclass(frozen=True)
+class AppendixGDesign:
+    """The repetitions of the Appendix G experiments (Figures 15a, 15b and 16).
+
+    Methods (fixed in advance): the library defaults (soft-impute with the validation
+    rule and centring for the random pattern; SMC with the row-thresholding rank rule for
+    the block pattern), the column-means baseline on the same masks, and the authors'
+    setup (:data:`AUTHORS_SOFT_IMPUTE`, every row masked, per-column rows in the block
+    pattern) as a robustness check. Figure 16 adds SMC on the authors' masks.
+
+    Attributes
+    ----------
+    p_random : float
+        Missing probability of Figure 15a (the paper: 0.8).
+    n_reps_random : int
+        Repetitions of Figure 15a (the paper: 1,000).
+    ps_block : tuple of float
+        Fractions of rows removed in Figure 15b (the paper: 0.1, ..., 0.9).
+    observed_sizes : tuple of int
+        Numbers of fully observed columns in Figure 15b; every set of that size is run
+        and the results are pooled (the paper's text says 2 in one place and "all 20
+        sets of size 3" in another).
+    n_reps_block : int
+        Repetitions per ``p`` and per set in Figure 15b.
+    p_sets : float
+        Fraction of rows removed in Figure 16 (the paper: 0.5).
+    n_reps_sets : int
+        Repetitions per set of 3 observed columns in Figure 16.
+    n_reps_authors_random, ps_authors_block, n_reps_authors_block, n_reps_authors_sets
+        The same for the authors' setup (fewer: masking every row is slower).
+    n_reps_rank_check : int
+        Repetitions per set of the SMC rank check of Figure 16 (experiment "16-rank":
+        the column-thresholding rule and fixed ranks 1, 2, 3 on the first masks of
+        Figure 16, so that they pair with its first ``n_reps_rank_check`` repetitions).
+    random_state : int
+        Seeds every mask (one stream per experiment and setting).
+    """
+
+    p_random: float = 0.8
+    n_reps_random: int = 1000
+    ps_block: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    observed_sizes: tuple[int, ...] = (3, 2)
+    n_reps_block: int = 5
+    p_sets: float = 0.5
+    n_reps_sets: int = 100
+    n_reps_authors_random: int = 30
+    ps_authors_block: tuple[float, ...] = (0.1, 0.5, 0.9)
+    n_reps_authors_block: int = 2
+    n_reps_authors_sets: int = 5
+    n_reps_rank_check: int = 10
+    random_state: int = 0
+
+    def summary(self) -> str:
+        """The design in a few lines."""
+        ps = ", ".join(f"{p:g}" for p in self.ps_block)
+        pa = ", ".join(f"{p:g}" for p in self.ps_authors_block)
+        return "\n".join([
+            f"15a: random, p = {self.p_random:g}, {self.n_reps_random} repetitions "
+            f"(authors' setup: {self.n_reps_authors_random})",
+            f"15b: block, every set of {' and of '.join(map(str, self.observed_sizes))} "
+            f"observed columns, p = {ps}; {self.n_reps_block} repetitions per set and p "
+            f"(authors' setup: sets of {self.observed_sizes[0]}, p = {pa}, "
+            f"{self.n_reps_authors_block} per set and p)",
+            f"16: block, each of the sets of 3 observed columns, p = {self.p_sets:g}, "
+            f"{self.n_reps_sets} repetitions per set (authors' setup: "
+            f"{self.n_reps_authors_sets}; SMC rank check: {self.n_reps_rank_check})",
+            f"random_state = {self.random_state}",
+        ])
+
+
+@dataclass(frozen=True, eq=False)
+class AppendixGResults:
+    """Output of :func:`run_appendix_g`.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        Every repetition of every experiment: ``experiment`` ("15a", "15b", "16",
+        "16-rank"),
+        ``variant`` (method), then the columns of :func:`completion_sweep`.
+    timings : DataFrame
+        ``experiment``, ``variant``, ``repetitions`` and wall-clock ``seconds`` per run.
+    warnings : tuple of str
+        Warnings raised by the runs (e.g. soft-impute not converging), with their run.
+    design : AppendixGDesign
+    """
+
+    frame: pd.DataFrame
+    timings: pd.DataFrame
+    warnings: tuple[str, ...]
+    design: AppendixGDesign
+
+    def select(self, experiment: str, variant: str | None = None) -> pd.DataFrame:
+        """The repetitions of one experiment (and variant)."""
+        out = self.frame[self.frame["experiment"] == experiment]
+        if variant is not None:
+            out = out[out["variant"] == variant]
+        if out.empty:
+            raise ValueError(f"no runs for experiment {experiment!r}, variant {variant!r}; "
+                             f"have {sorted(set(zip(self.frame.experiment, self.frame.variant)))}")
+        return out
+
+    def summary(self) -> str:
+        """Mean RMSE per experiment and variant, and the time taken."""
+        s = compare_approaches(self.frame, by=("experiment", "variant"))
+        lines = [f"{e:>7s} {v:<22s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
+                 f"local {r.local_mean:7.3f}  ({r.verdict})" for (e, v), r in s.iterrows()]
+        lines.append(f"total {self.timings['seconds'].sum():.1f} s")
+        return "\n".join(lines)
+
+
+def run_appendix_g(X_global: Any, local_rows: Any,
+                   design: AppendixGDesign | None = None) -> AppendixGResults:
+    """Run the Appendix G experiments (Figures 15a, 15b, 16) as set out in ``design``.
+
+    Parameters
+    ----------
+    X_global : array-like or DataFrame (n_rows, n_cols)
+        The fully observed leaderboard scores.
+    local_rows : array-like of bool or int
+        The rows of the domain (the paper: the Qwen2.5-14B fine-tunes).
+    design : AppendixGDesign, optional
+        Default: ``AppendixGDesign()``.
+
+    Returns
+    -------
+    AppendixGResults
+    """
+    design = design or AppendixGDesign()
+    d = check_matrix_with_missing(X_global, "X_global").shape[1]
+    seed_a, seed_b, seed_c = _seeds(design.random_state, 3)
+    authors_block = {"method": "soft_impute", "method_params": AUTHORS_SOFT_IMPUTE,
+                     "mask_scope": "all", "same_rows": False}
+    triples = observed_column_sets(d, 3)
+    runs: list[tuple[str, str, dict]] = [
+        ("15a", "soft-impute", {"ps": [design.p_random], "pattern": "random",
+                                "n_reps": design.n_reps_random, "random_state": seed_a}),
+        ("15a", "column means", {"ps": [design.p_random], "pattern": "random",
+                                 "n_reps": design.n_reps_random, "random_state": seed_a,
+                                 "method": ColumnMeans()}),
+        ("15a", "authors' setup", {"ps": [design.p_random], "pattern": "random",
+                                   "n_reps": design.n_reps_authors_random,
+                                   "random_state": seed_a, "method": "soft_impute",
+                                   "method_params": AUTHORS_SOFT_IMPUTE, "mask_scope": "all"}),
+    ]
+    for k, size in enumerate(design.observed_sizes):
+        common = {"ps": design.ps_block, "observed_sets": observed_column_sets(d, size),
+                  "n_reps": design.n_reps_block, "random_state": seed_b + k}
+        runs += [("15b", "SMC", common),
+                 ("15b", "column means", {**common, "method": ColumnMeans()})]
+    runs.append(("15b", "authors' setup", {
+        "ps": design.ps_authors_block, "observed_sets": observed_column_sets(
+            d, design.observed_sizes[0]), "n_reps": design.n_reps_authors_block,
+        "random_state": seed_b, **authors_block}))
+    sets = {"ps": [design.p_sets], "observed_sets": triples, "random_state": seed_c}
+    runs += [
+        ("16", "SMC", {**sets, "n_reps": design.n_reps_sets}),
+        ("16", "column means", {**sets, "n_reps": design.n_reps_sets, "method": ColumnMeans()}),
+        ("16", "authors' setup", {**sets, "n_reps": design.n_reps_authors_sets,
+                                  **authors_block}),
+        ("16", "SMC, authors' masks", {**sets, "n_reps": design.n_reps_authors_sets,
+                                       "mask_scope": "all", "same_rows": False}),
+    ]
+    check = {**sets, "n_reps": design.n_reps_rank_check}
+    runs.append(("16-rank", "SMC, column rule",
+                 {**check, "method_params": {"thresholding": "column"}}))
+    runs += [("16-rank", f"SMC, rank {r}", {**check, "method_params": {"rank": r}})
+             for r in (1, 2, 3)]
+    frames, timing, caught = [], [], []
+    for experiment, variant, kwargs in runs:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            t0 = time.perf_counter()
+            df = completion_sweep(X_global, local_rows, **kwargs)
+            seconds = time.perf_counter() - t0
+        caught += [f"{experiment} / {variant}: {w.message}" for w in record]
+        df.insert(0, "experiment", experiment)
+        df.insert(1, "variant", variant)
+        frames.append(df)
+        timing.append({"experiment": experiment, "variant": variant,
+                       "repetitions": int(df["rep"].size // 2), "seconds": seconds})
+    frame = pd.concat(frames, ignore_index=True)
+    timings = pd.DataFrame(timing).groupby(["experiment", "variant"], sort=False,
+                                           as_index=False).sum()
+    return AppendixGResults(frame=frame, timings=timings, warnings=tuple(caught),
+                            design=design)
+
+
+def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
+    """Error on the removed entries, split by how many entries of their row are observed.
+
+    Parameters
+    ----------
+    X_true, X_hat : array-like of the same shape
+    mask : array-like of bool, same shape
+        The removed entries (``True``).
+
+    Returns
+    -------
+    DataFrame
+        One row per number of observed entries in the row (0 .. n_cols - 1) that occurs
+        among rows with a removed entry: ``row_observed``, ``n_entries`` (removed entries),
+        ``sse`` (sum of squared errors) and ``rmse``.
+    """
+    a, b = np.asarray(X_true, dtype=float), np.asarray(X_hat, dtype=float)
+    m = np.asarray(mask, dtype=bool)
+    if not (a.shape == b.shape == m.shape) or a.ndim != 2:
+        raise ValueError(f"shapes differ or are not 2-D: X_true {a.shape}, X_hat {b.shape}, "
+                         f"mask {m.shape}")
+    if not m.any():
+        raise ValueError("mask selects no entry")
+    err = np.where(m, a - b, 0.0)
+    if not np.isfinite(err).all():
+        raise ValueError("masked entries of X_true or X_hat are not finite")
+    observed = (~m).sum(axis=1)
+    rows = m.any(axis=1)
+    frame = pd.DataFrame({"row_observed": observed[rows], "n_entries": m[rows].sum(axis=1),
+                          "sse": (err[rows] ** 2).sum(axis=1)})
+    out = frame.groupby("row_observed", as_index=False).sum()
+    out["rmse"] = np.sqrt(out["sse"] / out["n_entries"])
+    return out
+
+
+def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
+                            n_draws: int = 20, random_state: Any = 0) -> pd.DataFrame:
+    """Local completion of a domain under random masks, error split by row coverage.
+
+    For each of ``n_draws`` random masks of the domain rows (probability ``p``), the
+    domain is completed from its own rows by soft-impute with the validation rule (the
+    library default), by the authors' soft-impute (:data:`AUTHORS_SOFT_IMPUTE`) and by
+    :class:`ColumnMeans`; the squared errors are split with :func:`rmse_by_row_observed`.
+
+    Parameters
+    ----------
+    X_global : array-like or DataFrame (n_rows, n_cols)
+    local_rows : array-like of bool or int
+    p : float
+    n_draws : int
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DataFrame
+        ``draw``, ``method``, ``shrinkage`` (relative lambda used; NaN for column means),
+        ``row_observed``, ``n_entries``, ``sse``, ``rmse``.
+    """
+    X = check_matrix_with_missing(X_global, "X_global")
+    dom = _rows_index(local_rows, X.shape[0])
+    Xd = X[dom]
+    methods = {"soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),
+               "authors' setup": lambda seed: SoftImpute(empty_row="ignore",
+                                                         **AUTHORS_SOFT_IMPUTE),
+               "column means": lambda seed: ColumnMeans()}
+    parts = []
+    for draw, seed in enumerate(_seeds(random_state, int(n_draws))):
+        mask = mask_random(Xd.shape, p, seed)
+        Xm = np.where(mask, np.nan, Xd)
+        for name, make in methods.items():
+            est = make(seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                filled = est.fit_transform(Xm)
+            part = rmse_by_row_observed(Xd, filled, mask)
+            part.insert(0, "draw", draw)
+            part.insert(1, "method", name)
+            part.insert(2, "shrinkage", getattr(est, "shrinkage_", float("nan")))
+            parts.append(part)
+    return pd.concat(parts, ignore_index=True)

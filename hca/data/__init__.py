@@ -1,0 +1,64 @@
+"""Data: the pinned public files (registry, verified fetch) and tidy loaders.
+"""
+
+from __future__ import annotations
+
+from hca.data.loaders import (  # noqa: F401
+    load_leaderboard_v1,
+    load_leaderboard_v2,
+    load_leaderboard_v2_final_html,
+    load_lifearchitect,
+    load_mmlu_by_task,
+    load_obsscaling_base_models,
+    load_sloth_base_models,
+)
+from hca.data.registry import (  # noqa: F401
+    BENCHMARK_LABELS,
+    MMLU_SUBJECTS,
+    REGISTRY,
+    V1_BENCHMARKS,
+    V2_BENCHMARKS,
+    DataDownloadError,
+    DataFile,
+    DataIntegrityError,
+    fetch,
+    fetch_file,
+    provenance_table,
+    sha256sum,
+)
+from hca.data.tables import (  # noqa: F401
+    TABLES,
+    load_paper_values,
+    paper_figure8_sft,
+    parse_tolerance,
+    pretraining_tokens,
+    table_path,
+)
+
+__all__ = [
+    "TABLES",
+    "load_paper_values",
+    "paper_figure8_sft",
+    "parse_tolerance",
+    "pretraining_tokens",
+    "table_path",
+    "DataFile",
+    "DataIntegrityError",
+    "DataDownloadError",
+    "REGISTRY",
+    "V2_BENCHMARKS",
+    "V1_BENCHMARKS",
+    "MMLU_SUBJECTS",
+    "BENCHMARK_LABELS",
+    "fetch",
+    "fetch_file",
+    "sha256sum",
+    "provenance_table",
+    "load_leaderboard_v2",
+    "load_leaderboard_v2_final_html",
+    "load_leaderboard_v1",
+    "load_mmlu_by_task",
+    "load_lifearchitect",
+    "load_sloth_base_models",
+    "load_obsscaling_base_models",
+]

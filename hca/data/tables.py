@@ -1,0 +1,153 @@
+"""The small cited tables shipped inside the package (read with :mod:`importlib.resources`).
+
+They are package data (``hca/data/tables/*.csv``), so an installed ``hca`` finds them from any
+folder. Each loader checks its table's columns and keys and raises naming the file and what is
+wrong; ``path=`` reads another copy of the same table (tests use it for malformed files).
+
+* :func:`pretraining_tokens` -- pretraining tokens of every base model (cited per row).
+* :func:`load_paper_values` -- the paper's side of every scorecard claim (its values, criteria).
+* :func:`paper_figure8_sft` -- the IFEval-SFT rows of the paper's Figure 8, as reported by the
+  paper (the authors' own fine-tuning; not recomputable from the leaderboard).
+
+``tables/README.md`` documents every column.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hca.paper.constants import FIGURE8_COLUMNS
+
+__all__ = [
+    "TABLES",
+    "table_path",
+    "pretraining_tokens",
+    "load_paper_values",
+    "parse_tolerance",
+    "paper_figure8_sft",
+]
+
+#: The cited tables shipped with the package.
+TABLES: tuple[str, ...] = ("pretraining_tokens", "paper_values", "paper_figure8_sft")
+
+_TOKENS_COLUMNS = ("base_model", "family", "params_b", "active_params_b", "tokens_t",
+                   "tokens_kind", "source", "note")
+_PAPER_COLUMNS = ("id", "section", "claim", "paper", "value", "tolerance", "criterion",
+                  "citation")
+_SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
+
+
+def table_path(name: str) -> Any:
+    """Location of the packaged table ``name`` (a :class:`importlib.resources` traversable)."""
+    if name not in TABLES:
+        raise ValueError(f"unknown table {name!r}; the package ships {TABLES}")
+    return resources.files("hca.data").joinpath("tables", f"{name}.csv")
+
+
+def _read(name: str, path: str | Path | None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
+    """Read the packaged table ``name`` (or ``path``); return the frame and a display name."""
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"{name}: table not found at {p}")
+        return pd.read_csv(p, **kwargs), p.name
+    src = table_path(name)
+    if not src.is_file():
+        raise FileNotFoundError(f"{name}: the packaged table {name}.csv is missing from "
+                                "hca/data/tables; reinstall hca")
+    with src.open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh, **kwargs), f"{name}.csv"
+
+
+@lru_cache(maxsize=1)
+def _tokens_table() -> pd.DataFrame:
+    t, shown = _read("pretraining_tokens", None,
+                     dtype={"base_model": str, "family": str, "source": str, "note": str,
+                            "tokens_kind": str})
+    missing = [c for c in _TOKENS_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(f"{shown}: missing columns {missing}")
+    if t["base_model"].duplicated().any():
+        dup = t.loc[t["base_model"].duplicated(), "base_model"].tolist()
+        raise ValueError(f"{shown}: duplicated base_model rows {dup}")
+    return t
+
+
+def pretraining_tokens() -> pd.DataFrame:
+    """The cited table of pretraining token counts (``tables/pretraining_tokens.csv``).
+
+    Columns: ``base_model`` (canonical), ``family``, ``params_b`` (total parameters, B),
+    ``active_params_b`` (active parameters per token for mixtures of experts, else NA),
+    ``tokens_t`` (pretraining tokens, trillions; NA if unknown), ``tokens_kind``
+    (``reported`` by the developer, or ``estimate`` from a third party), ``source`` and
+    ``note``.  Every base :func:`hca.attribution.identify` can return has a row.
+    """
+    return _tokens_table().copy()
+
+
+def load_paper_values(path: str | Path | None = None) -> pd.DataFrame:
+    """The paper's values, one row per claim (``tables/paper_values.csv``), indexed by ``id``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is missing.
+    ValueError
+        If a column is missing, an id is duplicated or empty, or a tolerance is malformed.
+    """
+    t, shown = _read("paper_values", path, dtype=str, keep_default_na=False)
+    missing = [c for c in _PAPER_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(f"{shown}: missing column(s) {missing}; has {list(t.columns)}")
+    if (t["id"].str.strip() == "").any():
+        raise ValueError(f"{shown}: a row has an empty id")
+    dup = t["id"][t["id"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"{shown}: duplicated id(s) {dup}")
+    for i, tol in zip(t["id"], t["tolerance"]):
+        if tol:
+            parse_tolerance(tol, i)
+    return t.set_index("id", drop=False)
+
+
+def parse_tolerance(tol: str, cid: str = "") -> tuple[float, float]:
+    """``"<reproduced>/<partly>"`` as two floats ``0 <= a <= b``; raise naming the claim."""
+    try:
+        a, b = (float(x) for x in tol.split("/"))
+    except ValueError:
+        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} is not "
+                         "'<reproduced>/<partly>'") from None
+    if not 0 <= a <= b:
+        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} must satisfy "
+                         "0 <= reproduced <= partly")
+    return a, b
+
+
+def paper_figure8_sft(path: str | Path | None = None) -> pd.DataFrame:
+    """The IFEval-SFT rows of Figure 8, as **reported by the paper** (``tables/paper_figure8_sft.csv``).
+
+    These are the authors' own fine-tuning results (raw accuracies, 0-1); they cannot be
+    recomputed from the leaderboard.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``(model, config)``; the six benchmark columns, ``scale``, ``reported_by``
+        and ``source``.
+    """
+    t, shown = _read("paper_figure8_sft", path)
+    missing = [c for c in _SFT_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(f"{shown}: missing column(s) {missing}")
+    if not (t["reported_by"] == "paper").all():
+        raise ValueError(f"{shown}: every row must be labelled reported_by = 'paper'")
+    values = t[list(FIGURE8_COLUMNS)].to_numpy(dtype=float)
+    if not np.all((values >= 0) & (values <= 1)):
+        raise ValueError(f"{shown}: scores must be raw accuracies in [0, 1]")
+    return t.set_index(["model", "config"])

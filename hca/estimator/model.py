@@ -1,0 +1,377 @@
+"""The HCA estimator (scikit-learn style) and the MIC-by-subset sweep (Figure 18).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from hca.estimator.ica import fit_icas
+from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
+from hca.estimator.search import TINY, check_search_options, hca_search
+from hca.validation import (
+    as_numeric_frame,
+    check_finite,
+    check_n_restarts,
+    validate_hca_data,
+)
+
+__all__ = [
+    "HCA",
+    "mic_by_subset",
+]
+
+
+# =========================================================================== estimator
+class HCA(BaseEstimator):
+    """Hierarchical Component Analysis (Appendix C of Jin et al., 2025).
+
+    Parameters
+    ----------
+    n_components : int, default=3
+        Number of latent factors ``d0``.
+    search : {"exhaustive", "sequential"}, default="exhaustive"
+        Search over row orders (see the module docstring).
+    residual : {"domain", "shared"}, default="domain"
+        Row-residual definition: the domain's own earlier rows (Algorithm 1) or the
+        recovered rows of ``H_hat`` (authors' code).
+    beam_width : int, default=32
+        Initial beam width of ``search="sequential"`` (doubled until certified).
+    max_nodes : int, default=1_000_000
+        Budget of evaluated prefixes for ``search="sequential"``.
+    random_state : int, RandomState or None, default=0
+        Passed to every ``FastICA``.
+    max_iter : int, default=1000
+        FastICA iterations.
+    tol : float, default=1e-4
+        FastICA tolerance.
+    n_restarts : int, default=1
+        FastICA runs per domain; the converged run with the largest negentropy is kept
+        (see :func:`domain_ica`). The default, one run seeded with ``random_state``, is the
+        authors' setting; FastICA can stop in different local optima for different seeds.
+
+    Attributes
+    ----------
+    domains_ : list
+        Sorted domain labels.
+    n_features_in_ : int
+        Number of benchmarks.
+    feature_names_in_ : ndarray of str
+        Benchmark names (only when ``X`` was a DataFrame).
+    ica_ : dict
+        Domain -> :class:`DomainICA`.
+    ica_converged_ : dict
+        Domain -> whether FastICA converged.
+    unmixing_ : ndarray of shape (n_components, n_benchmarks)
+        ``H_hat`` (orthonormal rows), ``z = H_hat x``.
+    mixing_ : ndarray of shape (n_benchmarks, n_components)
+        ``G_hat = pinv(H_hat) = H_hat^T``.
+    weights_ : dict
+        Domain -> ``B_hat_k`` of the recovered SCM: the least-squares lower-triangular
+        fit with each row rescaled so that the sources ``B_hat_k H_hat (x - mean_k)``
+        have unit variance (ddof=0) in the domain; positive diagonal. (For an exact SCM
+        the rescaling is 1; the unscaled fit is ``search_result_.weights``.)
+    models_ : dict
+        Domain -> :class:`DomainSCM` built from ``weights_``.
+    mic_ : float
+        Maximum inexactness coefficient.
+    inexactness_ : dict
+        Domain -> ``alpha_k``.
+    permutations_ : dict
+        Domain -> tuple, the ICA source placed at every causal position.
+    rank1_error_ : ndarray of shape (n_components,)
+        Table 3a.
+    unmixing_error_ : dict
+        Domain -> Table 3b error.
+    search_result_ : HCASearchResult
+        Full output of the search.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 3,
+        *,
+        search: str = "exhaustive",
+        residual: str = "domain",
+        beam_width: int = 32,
+        max_nodes: int = 1_000_000,
+        random_state: Any = 0,
+        max_iter: int = 1000,
+        tol: float = 1e-4,
+        n_restarts: int = 1,
+    ):
+        self.n_components = n_components
+        self.search = search
+        self.residual = residual
+        self.beam_width = beam_width
+        self.max_nodes = max_nodes
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_restarts = n_restarts
+
+    # ----------------------------------------------------------------- fitting
+    def fit(self, X: Any, domains: Any) -> HCA:
+        """Fit HCA.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_models, n_benchmarks)
+            Benchmark scores (DataFrame column names are kept).
+        domains : array-like of shape (n_models,)
+            Domain (e.g. base model) of every row; at least two domains, each with at
+            least ``n_benchmarks`` models.
+
+        Returns
+        -------
+        self
+        """
+        check_search_options(self.search, self.residual, self.beam_width, self.max_nodes)
+        n_restarts = check_n_restarts(self.n_restarts)
+        values, names, has_names, labels, order, d = validate_hca_data(X, domains, self.n_components)
+        if len(order) < d:
+            warnings.warn(
+                f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
+                "domains as components for identifiability",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.n_features_in_ = values.shape[1]
+        if has_names:
+            self.feature_names_in_ = np.array(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):  # refit on an array
+            del self.feature_names_in_
+        self._benchmarks = names
+        self.domains_ = order
+        self.ica_ = fit_icas(values, labels, order, d, self.random_state, self.max_iter,
+                              self.tol, n_restarts)
+        self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
+        self._X_train = np.array(values, dtype=float, copy=True)
+        self._labels_train = labels
+        return self._fit_search()
+
+    def _fit_search(self) -> HCA:
+        """Run the search on the fitted ICA matrices and build the per-domain models."""
+        order = self.domains_
+        res = hca_search(
+            {label: self.ica_[label].unmixing for label in order},
+            search=self.search, residual=self.residual, beam_width=self.beam_width,
+            max_nodes=self.max_nodes,
+        )
+        self.search_result_ = res
+        self.unmixing_ = res.unmixing
+        self.mixing_ = np.linalg.pinv(res.unmixing)
+        self.mic_ = res.mic
+        self.inexactness_ = dict(zip(order, res.alphas.tolist()))
+        self.permutations_ = {
+            label: tuple(int(r) for r in perm) for label, perm in zip(order, res.permutations)
+        }
+        self.rank1_error_ = res.rank1_error
+        self.unmixing_error_ = dict(zip(order, res.unmixing_error.tolist()))
+        self.weights_ = {}
+        self.models_ = {}
+        for k, label in enumerate(order):
+            B = self._unit_variance(res.weights[k], label)
+            self.weights_[label] = B
+            self.models_[label] = DomainSCM.from_B(label, B, res.alphas[k])
+        return self
+
+    def _unit_variance(self, B: np.ndarray, label: Hashable) -> np.ndarray:
+        """Rescale the rows of ``B`` so that ``B H_hat (x - mean)`` has unit variance."""
+        Xk = self._X_train[self._labels_train == label] - self.ica_[label].mean
+        std = np.std(Xk @ (B @ self.unmixing_).T, axis=0)
+        return B / np.maximum(std, TINY)[:, None]
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "unmixing_"):
+            raise ValueError("this HCA instance is not fitted yet; call fit(X, domains) first")
+
+    # ----------------------------------------------------------------- transform
+    def _as_input(self, X: Any) -> np.ndarray:
+        """Validate new data against the fitted benchmarks."""
+        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            missing = [c for c in self.feature_names_in_ if c not in X.columns]
+            if missing:
+                raise ValueError(f"X is missing the fitted benchmark column(s) {missing}")
+            X = X[list(self.feature_names_in_)]
+        values, names, _, index = as_numeric_frame(X)
+        if values.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {values.shape[1]} columns but HCA was fitted on "
+                f"{self.n_features_in_} benchmarks"
+            )
+        check_finite(values, names, index)
+        return values
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Latent factors ``Z = X H_hat^T`` (``z = H_hat x`` as in the paper; *not* centred).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_models, n_benchmarks)
+
+        Returns
+        -------
+        ndarray of shape (n_models, n_components)
+        """
+        self._check_fitted()
+        return self._as_input(X) @ self.unmixing_.T
+
+    def fit_transform(self, X: Any, domains: Any) -> np.ndarray:
+        """Fit, then return the latent factors of ``X``."""
+        return self.fit(X, domains).transform(X)
+
+    # ----------------------------------------------------------------- adjustment
+    def adjust(self, X: Any = None) -> OLSAdjustment:
+        """OLS ambiguity adjustment of Section 4.
+
+        For ``i = 1..d0`` and every benchmark ``B`` the OLS
+        ``z_i ~ z_1..z_{i-1} + x_B + const`` is fitted on the pooled data; the benchmark
+        with the largest R^2 is chosen and ``z_i`` is replaced by
+        ``z_i - sum_{j<i} a_ij z_j``. The composed map is a unit lower-triangular ``L``:
+        the adjusted unmixing matrix is ``L H_hat`` and ``B_k`` becomes ``B_k L^{-1}``
+        (still lower-triangular, same ``Omega_k``, same sources).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Scores to fit the OLS on; default the pooled training data.
+
+        Returns
+        -------
+        OLSAdjustment
+        """
+        self._check_fitted()
+        values = self._X_train if X is None else self._as_input(X)
+        L, coefs, chosen, r2 = ols_adjustment(values @ self.unmixing_.T, values, self._benchmarks)
+        L_inv = np.linalg.inv(L)
+        weights = {label: np.tril(B @ L_inv) for label, B in self.weights_.items()}
+        models = {
+            label: DomainSCM.from_B(label, B, self.inexactness_[label])
+            for label, B in weights.items()
+        }
+        return OLSAdjustment(
+            L=L,
+            coefficients=coefs,
+            unmixing=L @ self.unmixing_,
+            mixing=self.mixing_ @ L_inv,
+            benchmarks=tuple(self._benchmarks[b] for b in chosen),
+            r2=r2,
+            weights=weights,
+            models=models,
+        )
+
+    def reconstruction_error(self, X: Any = None, *, centre: bool = False) -> pd.DataFrame:
+        """Low-rank approximation error per benchmark (Figure 19 of Appendix H.2).
+
+        The scores are projected on the ``n_components``-dimensional row space of
+        ``H_hat``: ``x_hat = H_hat^T H_hat x`` (``z = H_hat x`` as in the paper, not centred).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Scores; default the pooled training data.
+        centre : bool, default=False
+            Subtract each training domain's mean first (only with ``X=None``), which
+            measures the error of the within-domain variation alone.
+
+        Returns
+        -------
+        DataFrame
+            One row per benchmark: ``relative_error`` (``sum (x - x_hat)^2 / sum x^2``),
+            ``mse`` and ``rmse`` (score units).
+        """
+        self._check_fitted()
+        if centre and X is not None:
+            raise ValueError("centre=True uses the training domains' means; pass X=None")
+        values = self._X_train.copy() if X is None else self._as_input(X)
+        if centre:
+            for label, ica in self.ica_.items():
+                values[self._labels_train == label] -= ica.mean
+        residual = values - values @ self.unmixing_.T @ self.unmixing_
+        sq = np.sum(residual**2, axis=0)
+        return pd.DataFrame(
+            {"relative_error": sq / np.maximum(np.sum(values**2, axis=0), TINY),
+             "mse": sq / len(values), "rmse": np.sqrt(sq / len(values))},
+            index=pd.Index(self._benchmarks, name="benchmark"),
+        )
+
+    # ----------------------------------------------------------------- reporting
+    def summary(self) -> str:
+        """MIC, Table 3 diagnostics and the per-domain structural equations."""
+        self._check_fitted()
+        lines = [self.search_result_.summary()]
+        lines += [m.summary() for m in self.models_.values()]
+        return "\n".join(lines)
+
+
+# =========================================================================== subsets
+def mic_by_subset(
+    X: Any,
+    domains: Any,
+    candidates: Sequence[Hashable] | None = None,
+    min_size: int = 3,
+    *,
+    n_components: int = 3,
+    search: str = "exhaustive",
+    residual: str = "domain",
+    beam_width: int = 32,
+    max_nodes: int = 1_000_000,
+    random_state: Any = 0,
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+    n_restarts: int = 1,
+) -> pd.DataFrame:
+    """MIC of HCA on every subset of the candidate domains (Figure 18).
+
+    ICA is fitted once per candidate domain and reused by every subset.
+
+    Parameters
+    ----------
+    X, domains
+        As in :meth:`HCA.fit`.
+    candidates : sequence, optional
+        Domains to combine (default: all, sorted).
+    min_size : int, default=3
+        Smallest subset size (at least 2).
+    n_components, search, residual, beam_width, max_nodes, random_state, max_iter, tol, n_restarts
+        As in :class:`HCA`.
+
+    Returns
+    -------
+    DataFrame
+        One row per subset (by size, then in the order of ``candidates``), with columns
+        ``subset`` (tuple of labels), ``size``, ``mic``, ``certified`` and one column
+        ``alpha_<label>`` per candidate (NaN when the domain is not in the subset).
+    """
+    check_search_options(search, residual, beam_width, max_nodes)
+    n_restarts = check_n_restarts(n_restarts)
+    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
+    cands = list(order) if candidates is None else list(candidates)
+    missing = [c for c in cands if c not in order]
+    if missing:
+        raise ValueError(f"candidate domain(s) {missing} not found in domains; available: {order}")
+    if len(set(cands)) != len(cands):
+        raise ValueError(f"candidates contains duplicates: {cands}")
+    if not 2 <= min_size <= len(cands):
+        raise ValueError(
+            f"min_size must be between 2 and the number of candidates ({len(cands)}), "
+            f"got {min_size}"
+        )
+    icas = fit_icas(values, labels, cands, d, random_state, max_iter, tol, n_restarts)
+    records = []
+    for size in range(min_size, len(cands) + 1):
+        for subset in itertools.combinations(cands, size):
+            res = hca_search({c: icas[c].unmixing for c in subset}, search=search,
+                             residual=residual, beam_width=beam_width, max_nodes=max_nodes)
+            row = {"subset": subset, "size": size, "mic": res.mic, "certified": res.certified}
+            alphas = dict(zip(subset, res.alphas))
+            row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in cands})
+            records.append(row)
+    return pd.DataFrame.from_records(records)

@@ -1,0 +1,121 @@
+"""Every constant of the paper in one place: its domain sets, its roles of the factors, its
+subjects and checkpoints (Jin, Syrgkanis, Kakade & Zhang, 2025). Values are the paper's,
+cited by section; nothing here is computed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PAPER_V2_BASES",
+    "PAPER_V1_BASES",
+    "AUTHORS_LABELS",
+    "PAPER_V2_SINV",
+    "PAPER_V2_FOUR",
+    "PAPER_V2_PRETRAINED",
+    "PAPER_V1_DOMAINS",
+    "PAPER_V1_SINV",
+    "AUTHORS_V2_LABELS",
+    "PAPER_OOS_DOMAINS",
+    "FIGURE8_CHECKPOINTS",
+    "FIGURE8_COLUMNS",
+    "MATH_SUBJECTS",
+    "PHYSICS_SUBJECTS",
+    "CROSS_SUBJECTS",
+    "PAPER_MATH_DOMAINS",
+    "PAPER_PHYSICS_DOMAINS",
+    "PAPER_ROLES",
+    "CANDIDATES",
+    "AUTHORS_CANDIDATE_LABELS",
+    "PAPER_ALIGNMENT",
+]
+
+
+#: The eight base models of the paper's Section 1.1 (M_1..M_8 in the paper's order).
+PAPER_V2_BASES: tuple[str, ...] = (
+    "Llama-3-8B",
+    "Qwen2.5-14B",
+    "Qwen2.5-0.5B",
+    "Llama-3.1-8B",
+    "Qwen2-7B",
+    "Mistral-7B",
+    "Qwen2.5-7B",
+    "Gemma-2-9B",
+)
+#: The six v1 base models of Appendix H.4 (M_1..M_6 in the paper's order).
+PAPER_V1_BASES: tuple[str, ...] = (
+    "Mistral-7B",
+    "Llama-2-13B",
+    "Llama-3-8B",
+    "Llama-2-7B",
+    "Llama-2-70B",
+    "Mixtral-8x7B",
+)
+#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
+AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
+#: The paper's invariant set on v2 (Section 2) and the four domains it fits (Section 4).
+PAPER_V2_SINV: tuple[str, ...] = (
+    "Llama-3-8B", "Llama-3.1-8B", "Qwen2-7B", "Qwen2.5-7B", "Qwen2.5-14B")
+PAPER_V2_FOUR: tuple[str, ...] = ("Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B")
+#: The official pretrained checkpoint of every v2 domain of S_inv (its leaderboard row is the
+#: reference of Appendix H.3's filter; the same five ids as the authors' notebook).
+PAPER_V2_PRETRAINED: dict[str, str] = {
+    "Llama-3-8B": "meta-llama/Meta-Llama-3-8B",
+    "Llama-3.1-8B": "meta-llama/Llama-3.1-8B",
+    "Qwen2-7B": "Qwen/Qwen2-7B",
+    "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
+    "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
+}
+#: Labels of :func:`authors_base_model` for the five S_inv domains -> this book's names.
+AUTHORS_V2_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B",
+    "llama-3.1-8b": "Llama-3.1-8B",
+    "qwen2-7b": "Qwen2-7B",
+    "qwen2.5-7b": "Qwen2.5-7B",
+    "qwen2.5-14b": "Qwen2.5-14B",
+}
+#: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
+PAPER_V1_DOMAINS: tuple[str, ...] = (
+    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
+PAPER_V1_SINV: tuple[str, ...] = (
+    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-70B", "Mixtral-8x7B")
+#: The base models of Table 2b's out-of-sample columns, in the paper's order.
+PAPER_OOS_DOMAINS: tuple[str, ...] = (
+    "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
+    "Llama-3.2-1B")
+#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
+FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
+    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
+    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
+    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
+}
+#: Figure 8's column order.
+FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
+#: The three mathematics subjects of Figure 28 (column names).
+MATH_SUBJECTS: tuple[str, ...] = (
+    "mmlu_college_mathematics", "mmlu_elementary_mathematics", "mmlu_high_school_mathematics")
+#: The three physics subjects of Figure 29.
+PHYSICS_SUBJECTS: tuple[str, ...] = (
+    "mmlu_conceptual_physics", "mmlu_high_school_physics", "mmlu_college_physics")
+#: The cross-subject set of Figure 30. The paper writes "MMLU_college_electrical_engineering";
+#: MMLU has only ``electrical_engineering`` (there is no college/high-school split).
+CROSS_SUBJECTS: tuple[str, ...] = (
+    "mmlu_college_mathematics", "mmlu_college_physics", "mmlu_electrical_engineering")
+#: Base models the paper uses for the mathematics subjects (Appendix H.5).
+PAPER_MATH_DOMAINS: tuple[str, ...] = ("Mistral-7B", "Llama-2-7B", "Llama-2-70B")
+#: Base models the paper uses for the physics subjects ("Mistral-8x7B" is Mixtral-8x7B).
+PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
+    "Mistral-7B", "Mixtral-8x7B", "Llama-2-13B", "Llama-2-70B")
+#: The eight base models of Section 1.1, candidates of the S_inv rule (paper's M_1..M_8).
+CANDIDATES: tuple[str, ...] = PAPER_V2_BASES
+#: The paper's order (Section 4): allowed benchmarks for z1, z2, z3.
+PAPER_ROLES: tuple[frozenset, ...] = (
+    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
+#: candidates -> this book's names.
+AUTHORS_CANDIDATE_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "mistral-7b": "Mistral-7B",
+    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
+#: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
+PAPER_ALIGNMENT: tuple[frozenset, ...] = (
+    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))

@@ -1,0 +1,71 @@
+"""Shared helpers of every figure function: axes, labels, input checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hca.data.registry import BENCHMARK_LABELS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "benchmark_label",
+    "get_axes",
+    "get_axes_grid",
+]
+
+
+def benchmark_label(name: str) -> str:
+    """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``)."""
+    return BENCHMARK_LABELS.get(str(name), str(name))
+
+
+def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:
+    """``ax``, or the axes of a new figure of size ``figsize`` (matplotlib's default if None).
+
+    Every figure function of :mod:`hca.plots` takes ``ax=None`` and goes through this helper;
+    pyplot is imported only when a figure is made.
+    """
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def get_axes_grid(axes: Any, nrows: int, ncols: int, figsize: tuple[float, float] | None = None,
+                  **subplots_kw: Any) -> np.ndarray:
+    """``axes`` as a 2-D array, or the axes of a new ``nrows x ncols`` figure.
+
+    ``subplots_kw`` (``sharex``, ``sharey``, ...) go to :func:`matplotlib.pyplot.subplots`.
+    """
+    if axes is not None:
+        return np.asarray(axes)
+    import matplotlib.pyplot as plt
+
+    _, grid = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, **subplots_kw)
+    return grid
+
+
+def as_plot_matrix(M: Any, what: str) -> np.ndarray:
+    arr = np.asarray(M, dtype=float)
+    if arr.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D matrix, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} contains NaN or infinite values")
+    return arr
+
+
+def check_labels(labels: Sequence[str] | None, n: int, what: str) -> list[str] | None:
+    if labels is None:
+        return None
+    labels = [str(x) for x in labels]
+    if len(labels) != n:
+        raise ValueError(f"{what} has {len(labels)} labels for {n} entries")
+    return labels

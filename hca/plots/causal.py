@@ -1,0 +1,345 @@
+"""Figures of the scaling-law and ATE analyses (Figures 7, 12-14).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+import pandas as pd
+
+from hca.causal.ate import propensity_scores
+from hca.causal.overlap import overlap_diagnostics
+from hca.causal.panels import ATEPanel, SigmoidPanel
+from hca.causal.sigmoid import SigmoidFit
+from hca.plots.axes import get_axes, get_axes_grid
+from hca.validation import check_same_length, check_treatment, check_vector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "plot_sigmoid_fit",
+    "plot_ate",
+    "plot_overlap",
+    "plot_family_sizes",
+    "plot_sigmoid_panel",
+    "plot_ate_panel",
+    "plot_propensity_strata",
+]
+
+
+# ----------------------------------------------------------------------------- plots
+
+def plot_sigmoid_fit(
+    fit: SigmoidFit,
+    log_c,
+    t,
+    y,
+    *,
+    ax: "Axes | None" = None,
+    labels: tuple[str, str] = ("pretrained (T=0)", "fine-tuned (T=1)"),
+    flops_axis: bool = False,
+) -> "Axes":
+    """Scatter of the data coloured by ``T`` with the fitted curves for ``T = 0`` and ``T = 1``.
+
+    Parameters
+    ----------
+    fit : SigmoidFit
+        Result of :func:`fit_sigmoid_law`.
+    log_c, t, y : array-like
+        Data (natural log compute in FLOPs, treatment, score).
+    ax : matplotlib Axes, optional
+        Axes to draw on; a new figure is created when None.
+    labels : tuple of str
+        Legend labels for ``T = 0`` and ``T = 1``.
+    flops_axis : bool, default False
+        Plot against ``C`` (FLOPs, log-scaled axis) instead of ``ln C``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    x = check_vector(log_c, "log_c")
+    yy = check_vector(y, "y")
+    tt = check_treatment(t, "t")
+    check_same_length(log_c=x, t=tt, y=yy)
+    ax = get_axes(ax, (6, 4))
+    grid = np.linspace(x.min(), x.max(), 200)
+    xp = (lambda v: np.exp(v)) if flops_axis else (lambda v: v)
+    colors = ("tab:blue", "tab:orange")
+    for arm in (0, 1):
+        mask = tt == arm
+        if mask.any():
+            ax.scatter(xp(x[mask]), yy[mask], s=14, alpha=0.6, color=colors[arm], label=labels[arm])
+        if mask.any() or not fit.tau_fixed:
+            ax.plot(xp(grid), fit.predict(grid, arm), color=colors[arm], lw=2)
+    if flops_axis:
+        ax.set_xscale("log")
+        ax.set_xlabel("pretraining compute C (FLOPs)")
+    else:
+        ax.set_xlabel("ln C (C = pretraining FLOPs)")
+    ax.set_ylabel("score")
+    ax.set_title(f"sigmoid law: R$^2$ = {fit.r2:.2f}, $\\tau$ = {fit.tau:.2g}")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_ate(df: pd.DataFrame, *, ax: "Axes | None" = None) -> "Axes":
+    """Forest plot of ATEs with their intervals, one row per outcome, offset by estimator.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Output of :func:`ate_by_outcome` (columns ``outcome, estimator, ate, ci_low, ci_high``).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    needed = ["outcome", "estimator", "ate", "ci_low", "ci_high"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise ValueError(f"df is missing column(s) {missing}")
+    ax = get_axes(ax, (6, 4))
+    outcomes = list(dict.fromkeys(df["outcome"]))
+    estimators = list(dict.fromkeys(df["estimator"]))
+    height = 0.8 / max(1, len(estimators))
+    for j, est in enumerate(estimators):
+        sub = df[df["estimator"] == est].set_index("outcome").reindex(outcomes)
+        pos = np.arange(len(outcomes)) - 0.4 + height * (j + 0.5)
+        err = np.vstack([sub["ate"] - sub["ci_low"], sub["ci_high"] - sub["ate"]])
+        ax.errorbar(sub["ate"], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
+                    capsize=3, label=est)
+    ax.axvline(0.0, color="grey", lw=1, ls="--")
+    ax.set_yticks(np.arange(len(outcomes)))
+    ax.set_yticklabels(outcomes)
+    ax.invert_yaxis()
+    ax.set_xlabel("ATE of fine-tuning (score points)")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_overlap(
+    x,
+    t,
+    *,
+    degree: int = 1,
+    penalty: float = 1e-3,
+    trim: float = 0.01,
+    bins: int = 20,
+    ax: "Axes | None" = None,
+) -> "Axes":
+    """Histograms of the estimated propensity ``P(T=1 | x)`` by arm.
+
+    Each arm's histogram is normalised to sum to 1 (arms can differ a lot in size). The
+    common support (min-max rule) is shaded and the trimming thresholds, when inside the
+    plotted range, are dashed.
+
+    Parameters
+    ----------
+    x, t : array-like
+        Adjustment covariate (``log C``) and binary treatment.
+    degree, penalty, trim
+        As in :func:`overlap_diagnostics`.
+    bins : int, default 20
+        Histogram bins over the range of the estimated propensities.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    diag = overlap_diagnostics(x, t, degree=degree, penalty=penalty, trim=trim)
+    ax = get_axes(ax, (6, 4))
+    e = diag.propensity
+    pad = 0.05 * max(float(np.ptp(e)), 0.02)
+    lo_edge, hi_edge = max(0.0, float(e.min()) - pad), min(1.0, float(e.max()) + pad)
+    edges = np.linspace(lo_edge, hi_edge, bins + 1)
+    for arm, label, color in ((0, "pretrained (T=0)", "tab:blue"), (1, "fine-tuned (T=1)", "tab:orange")):
+        e_arm = e[diag.t == arm]
+        ax.hist(e_arm, bins=edges, weights=np.full(len(e_arm), 1.0 / len(e_arm)), alpha=0.5,
+                color=color, label=f"{label}, n = {len(e_arm)}")
+    lo, hi = diag.common_support
+    if lo <= hi:
+        ax.axvspan(lo, hi, color="green", alpha=0.08, label="common support")
+    for thr in (trim, 1 - trim):
+        if lo_edge <= thr <= hi_edge:
+            ax.axvline(thr, color="grey", ls="--", lw=1)
+    ax.set_xlabel("propensity P(T=1 | log C)")
+    ax.set_ylabel("share of models in the arm")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_family_sizes(
+    table: pd.DataFrame,
+    family: str,
+    *,
+    ax: "Axes | None" = None,
+    labels: Mapping[str, str] | None = None,
+) -> "Axes":
+    """Grouped bars of one family's mean scores by base size (paper Figure 12).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`family_size_means`.
+    family : str
+        The family to draw.
+    ax : matplotlib Axes, optional
+    labels : mapping, optional
+        Display names of the outcomes (e.g. ``hca.data.BENCHMARK_LABELS``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    part = table[table["family"] == family]
+    if part.empty:
+        raise ValueError(f"family {family!r} not in table; found {sorted(table['family'].unique())}")
+    ax = get_axes(ax, (6, 4))
+    outcomes = list(dict.fromkeys(part["outcome"]))
+    sizes = list(dict.fromkeys(part.sort_values("size")["size"]))
+    width = 0.8 / len(sizes)
+    cmap = __import__("matplotlib").colormaps["viridis"]
+    for j, sz in enumerate(sizes):
+        rows = part[part["size"] == sz].set_index("outcome").reindex(outcomes)
+        pos = np.arange(len(outcomes)) - 0.4 + width * (j + 0.5)
+        err = np.vstack([rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]])
+        ax.bar(pos, rows["mean"], width, yerr=np.where(np.isfinite(err), err, 0.0), capsize=2,
+               color=cmap(j / max(1, len(sizes) - 1)),
+               label=f"{rows['size_label'].iloc[0]} (n = {int(rows['n'].iloc[0])})")
+    ax.set_xticks(np.arange(len(outcomes)))
+    ax.set_xticklabels([(labels or {}).get(o, o) for o in outcomes], rotation=30, ha="right")
+    ax.set_ylabel("mean normalized score")
+    ax.set_title(family)
+    ax.legend(loc="upper right", fontsize="x-small", title="base size", title_fontsize="x-small")
+    return ax
+
+
+def plot_sigmoid_panel(
+    panel: SigmoidPanel,
+    *,
+    axes=None,
+    labels: Mapping[str, str] | None = None,
+    flops_axis: bool = True,
+):
+    """Grid of :func:`plot_sigmoid_fit`: one row per subset, one column per outcome.
+
+    Parameters
+    ----------
+    panel : SigmoidPanel
+    axes : 2-D array of Axes, optional
+        Shape ``(len(subsets), len(outcomes))``; a new figure is created when None.
+    labels : mapping, optional
+        Display names of the outcomes.
+    flops_axis : bool, default True
+        Compute in FLOPs on a log axis (else ``ln C``).
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+    """
+    shape = (len(panel.subsets), len(panel.outcomes))
+    axes = get_axes_grid(axes, *shape, (2.6 * shape[1], 2.4 * shape[0]), sharex=True)
+    axes = np.asarray(axes).reshape(shape)
+    for i, s in enumerate(panel.subsets):
+        d = panel.data[s]
+        for j, o in enumerate(panel.outcomes):
+            ax = axes[i, j]
+            fit = panel.fits[(s, o)]
+            plot_sigmoid_fit(fit, d[panel.x], d[panel.t], d[o], ax=ax, flops_axis=flops_axis)
+            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR$^2$ = {fit.r2:.2f}, "
+                         f"$\\tau$ = {fit.tau:+.1f}", fontsize="small")
+            ax.tick_params(labelsize="x-small")
+            ax.set_xlabel("C (FLOPs)" if flops_axis else "ln C", fontsize="small")
+            ax.set_ylabel("score" if j == 0 else "", fontsize="small")
+            if (i, j) != (0, 0) and ax.get_legend() is not None:
+                ax.get_legend().remove()
+    return axes
+
+
+def plot_ate_panel(
+    panel: ATEPanel,
+    *,
+    axes=None,
+    labels: Mapping[str, str] | None = None,
+):
+    """One :func:`plot_ate` forest plot per subset, with a shared x axis.
+
+    Parameters
+    ----------
+    panel : ATEPanel
+    axes : sequence of Axes, optional
+        One per subset; a new figure is created when None.
+    labels : mapping, optional
+        Display names of the outcomes.
+
+    Returns
+    -------
+    numpy.ndarray of Axes
+    """
+    subsets = list(dict.fromkeys(panel.table["subset"]))
+    axes = get_axes_grid(axes, 1, len(subsets), (4.2 * len(subsets), 3.8), sharex=True,
+                         sharey=True)
+    axes = np.asarray(axes).ravel()
+    if len(axes) != len(subsets):
+        raise ValueError(f"need {len(subsets)} axes, found {len(axes)}")
+    for ax, s in zip(axes, subsets):
+        part = panel.table[panel.table["subset"] == s].copy()
+        part["outcome"] = part["outcome"].map(lambda o: (labels or {}).get(o, o))
+        plot_ate(part, ax=ax)
+        ax.set_title(s)
+        if ax is not axes[0] and ax.get_legend() is not None:
+            ax.get_legend().remove()
+    return axes
+
+
+def plot_propensity_strata(
+    x,
+    t,
+    *,
+    degree: int = 1,
+    penalty: float = 1e-3,
+    ax: "Axes | None" = None,
+) -> "Axes":
+    """Share of fine-tuned models per ``x`` stratum against the fitted logistic propensity.
+
+    Each distinct ``x`` (one base model's compute) is a point at its share of ``T = 1``,
+    with area proportional to its number of models; strata with a single arm are hollow.
+    The line is the logistic propensity of :func:`propensity_scores` (what IPW uses).
+
+    Parameters
+    ----------
+    x, t : array-like
+        Adjustment covariate and treatment.
+    degree, penalty
+        Propensity model, as in :func:`propensity_scores`.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    xx = check_vector(x, "x")
+    tt = check_treatment(t, "t")
+    check_same_length(x=xx, t=tt)
+    e = propensity_scores(xx, tt, degree=degree, penalty=penalty)
+    ax = get_axes(ax, (6, 4))
+    values, inverse, counts = np.unique(xx, return_inverse=True, return_counts=True)
+    share = np.bincount(inverse, weights=tt, minlength=len(values)) / counts
+    both = (share > 0) & (share < 1)
+    size = 8 + 120 * counts / counts.max()
+    ax.scatter(values[both], share[both], s=size[both], color="tab:green", alpha=0.6,
+               label=f"stratum with both arms ({int(both.sum())})")
+    ax.scatter(values[~both], share[~both], s=size[~both], facecolors="none",
+               edgecolors="grey", label=f"single-arm stratum ({int((~both).sum())})")
+    order = np.argsort(xx)
+    ax.plot(xx[order], e[order], color="black", lw=1.5, label=f"logistic e(x), degree {degree}")
+    ax.set_xlabel("ln C (C = pretraining FLOPs)")
+    ax.set_ylabel("share fine-tuned, P(T=1 | x)")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(loc="lower left", fontsize="x-small")
+    return ax

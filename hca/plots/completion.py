@@ -1,0 +1,135 @@
+"""Figures of the matrix-completion experiments (Figures 15-16).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hca.completion.experiment import compare_approaches, paired_rmse
+from hca.plots.axes import get_axes, get_axes_grid
+
+__all__ = [
+    "plot_rmse_distributions",
+    "plot_rmse_vs_p",
+    "plot_rmse_by_column_set",
+]
+
+
+# --------------------------------------------------------------------------- plots
+_APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
+
+
+def plot_rmse_distributions(df: pd.DataFrame, ax: Any = None, bins: int = 40,
+                            label: str = "") -> Any:
+    """Histograms of the global and local RMSE over repetitions (Figure 15a).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One experiment (e.g. one ``variant``) of :func:`global_vs_local` output.
+    ax : matplotlib Axes, optional
+    bins : int
+        Number of common bins.
+    label : str
+        Appended to the legend entries (e.g. the method).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    wide = paired_rmse(df)
+    ax = get_axes(ax, (7, 3.8))
+    edges = np.histogram_bin_edges(wide.to_numpy().ravel(), bins=bins)
+    for approach in ("global", "local"):
+        vals = wide[approach].to_numpy()
+        color = _APPROACH_COLORS[approach]
+        ax.hist(vals, bins=edges, color=color, alpha=0.6, edgecolor="black", linewidth=0.5,
+                label=f"{approach}{label} (mean {vals.mean():.2f})")
+        ax.axvline(vals.mean(), color=color, linestyle="--", linewidth=2)
+    ax.set_xlabel("RMSE on the removed entries (score points)")
+    ax.set_ylabel("repetitions")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_rmse_vs_p(df: pd.DataFrame, ax: Any = None, level: float = 0.95,
+                   label: str = "", linestyle: str = "-", shift: float = 0.008) -> Any:
+    """Mean RMSE with intervals against ``p``, global and local (Figure 15b).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One method's runs of :func:`completion_sweep` (column ``p``).
+    ax : matplotlib Axes, optional
+    level : float
+        Level of the interval of each mean (see :func:`compare_approaches`).
+    label : str
+        Appended to the legend entries.
+    linestyle : str
+    shift : float
+        Horizontal offset between the global and local markers.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    s = compare_approaches(df, by=("p",), level=level)
+    ax = get_axes(ax, (7, 4))
+    x = s.index.to_numpy(dtype=float)
+    for k, approach in enumerate(("global", "local")):
+        m = s[f"{approach}_mean"].to_numpy()
+        err = np.vstack([m - s[f"{approach}_lo"].to_numpy(), s[f"{approach}_hi"].to_numpy() - m])
+        ax.errorbar(x + (k - 0.5) * shift, m, yerr=err, marker="o", markersize=4, capsize=3,
+                    color=_APPROACH_COLORS[approach], linestyle=linestyle,
+                    label=f"{approach}{label}")
+    ax.set_xlabel("fraction p of rows removed in the other columns")
+    ax.set_ylabel("mean RMSE (score points)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_rmse_by_column_set(df: pd.DataFrame, axes: Any = None,
+                            names: dict[str, str] | None = None, ncols: int = 5) -> Any:
+    """Global versus local RMSE for every set of fully observed columns (Figure 16).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One method's runs with an ``observed_cols`` column (comma-separated labels).
+    axes : array of matplotlib Axes, optional
+        At least as many as there are column sets; created (``ncols`` per row) if omitted.
+    names : dict, optional
+        Short names of the columns for the panel titles (e.g. ``{"ifeval": "1", ...}``).
+    ncols : int
+        Panels per row when ``axes`` is created.
+
+    Returns
+    -------
+    numpy.ndarray of matplotlib Axes
+    """
+    if "observed_cols" not in df.columns:
+        raise ValueError("plot_rmse_by_column_set: column 'observed_cols' is missing")
+    sets = list(dict.fromkeys(df["observed_cols"]))
+    nrows = int(np.ceil(len(sets) / ncols))
+    axes = get_axes_grid(axes, nrows, ncols, (2.5 * ncols, 2.3 * nrows))
+    flat = np.asarray(axes).ravel()
+    if flat.size < len(sets):
+        raise ValueError(f"need {len(sets)} axes, got {flat.size}")
+    names = names or {}
+    for ax, s in zip(flat, sets):
+        wide = paired_rmse(df[df["observed_cols"] == s])
+        bp = ax.boxplot([wide["global"], wide["local"]], tick_labels=["global", "local"],
+                        whis=(5, 95), showfliers=False, patch_artist=True, widths=0.6)
+        for box, approach in zip(bp["boxes"], ("global", "local")):
+            box.set_facecolor(_APPROACH_COLORS[approach])
+            box.set_alpha(0.7)
+        ax.plot([1, 2], [wide["global"].mean(), wide["local"].mean()], "kD", markersize=3)
+        ax.set_title("observed: " + ",".join(names.get(c, c) for c in s.split(",")),
+                     fontsize="small")
+        ax.tick_params(labelsize="small")
+    for ax in flat[len(sets):]:
+        ax.set_visible(False)
+    return np.asarray(axes)

@@ -1,0 +1,257 @@
+"""Figures of per-domain PCA and subspace distances (Figures 2, 9-11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hca.plots.axes import get_axes
+from hca.subspace.distances import BootstrapDistances, check_distance_matrix
+from hca.subspace.pca import ExplainedVariance, explained_variance
+
+__all__ = [
+    "plot_explained_variance",
+    "plot_distance_matrix",
+    "plot_null_vs_observed",
+    "plot_pair_intervals",
+]
+
+
+# --------------------------------------------------------------------------- plots
+
+def plot_explained_variance(
+    ev_or_dict: Any,
+    ax: Any = None,
+    kind: str = "ratio",
+    threshold: float | None = None,
+) -> Any:
+    """Scree plot for one domain or several (Figure 9).
+
+    Parameters
+    ----------
+    ev_or_dict : ExplainedVariance, mapping ``{label: ExplainedVariance}``, or an array
+        An array is passed to :func:`explained_variance`.
+    ax : matplotlib Axes, optional
+    kind : {"ratio", "cumulative", "eigenvalue"}
+        What to plot against the component index.
+    threshold : float, optional
+        Horizontal reference line (e.g. 0.9 with ``kind="cumulative"``).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    fields = {"ratio": "ratios", "cumulative": "cumulative", "eigenvalue": "eigenvalues"}
+    if kind not in fields:
+        raise ValueError(f"kind must be one of {tuple(fields)}, got {kind!r}")
+    if isinstance(ev_or_dict, Mapping):
+        items = list(ev_or_dict.items())
+    elif isinstance(ev_or_dict, ExplainedVariance):
+        items = [(ev_or_dict.label, ev_or_dict)]
+    else:
+        items = [(None, explained_variance(ev_or_dict))]
+    ax = get_axes(ax)
+    for label, ev in items:
+        if not isinstance(ev, ExplainedVariance):
+            ev = explained_variance(ev)
+        y = getattr(ev, fields[kind])
+        name = None if label is None else str(label)
+        ax.plot(np.arange(1, len(y) + 1), y, marker="o", label=name)
+    if threshold is not None:
+        ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("principal component")
+    ax.set_ylabel({"ratio": "explained variance ratio", "cumulative": "cumulative ratio",
+                   "eigenvalue": "eigenvalue (variance)"}[kind])
+    if any(label is not None for label, _ in items):
+        ax.legend(fontsize="small")
+    return ax
+
+
+def plot_distance_matrix(
+    dist_df: pd.DataFrame,
+    ax: Any = None,
+    annotate: bool = True,
+    lower: pd.DataFrame | None = None,
+    upper: pd.DataFrame | None = None,
+    cmap: str = "Blues",
+    vmin: float = 0.0,
+    vmax: float | None = None,
+    fmt: str = ".2f",
+    highlight: Sequence | None = None,
+    colorbar: bool = True,
+) -> Any:
+    """Heatmap of a subspace distance matrix (Figures 2b, 10, 11, 23b).
+
+    Parameters
+    ----------
+    dist_df : DataFrame
+        Square distance matrix.
+    ax : matplotlib Axes, optional
+    annotate : bool
+        Write each value in its cell; with ``lower`` and ``upper`` the interval is
+        written below it (off-diagonal cells).
+    lower, upper : DataFrame, optional
+        Interval bounds with the labels of ``dist_df`` (e.g. from
+        :func:`bootstrap_distance_matrix`).
+    cmap, vmin, vmax, fmt
+        Colour map, colour limits (``vmax`` default: the largest distance) and number format.
+    highlight : sequence of labels, optional
+        Tick labels drawn in bold (e.g. the invariant set).
+    colorbar : bool
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    dist_df = check_distance_matrix(dist_df)
+    if (lower is None) != (upper is None):
+        raise ValueError("give both lower and upper, or neither")
+    for name, frame in (("lower", lower), ("upper", upper)):
+        if frame is not None and (
+            list(frame.index) != list(dist_df.index) or list(frame.columns) != list(dist_df.columns)
+        ):
+            raise ValueError(f"{name} must have the same labels as dist_df")
+    D = dist_df.to_numpy(dtype=float)
+    vmax = float(D.max()) if vmax is None else vmax
+    if vmax <= vmin:
+        vmax = vmin + 1.0
+    ax = get_axes(ax)
+    im = ax.imshow(D, cmap=cmap, vmin=vmin, vmax=vmax)
+    k = D.shape[0]
+    labels = [str(lab) for lab in dist_df.index]
+    ax.set_xticks(np.arange(k), labels, rotation=45, ha="right")
+    ax.set_yticks(np.arange(k), labels)
+    if highlight is not None:
+        marked = {str(h) for h in highlight}
+        for tick in list(ax.get_xticklabels()) + list(ax.get_yticklabels()):
+            if tick.get_text() in marked:
+                tick.set_fontweight("bold")
+    if annotate:
+        mid = vmin + 0.5 * (vmax - vmin)
+        size = "small" if lower is None else "x-small"
+        for i in range(k):
+            for j in range(k):
+                text = format(D[i, j], fmt)
+                if lower is not None and i != j:
+                    text += f"\n[{format(lower.iat[i, j], fmt)}, {format(upper.iat[i, j], fmt)}]"
+                ax.text(j, i, text, ha="center", va="center", fontsize=size,
+                        color="white" if D[i, j] > mid else "black")
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, label="subspace distance")
+    return ax
+
+
+def plot_null_vs_observed(
+    null: Any,
+    observed: Any,
+    ax: Any = None,
+    threshold: float | None = None,
+    bins: int = 30,
+    label_observed: bool = True,
+) -> Any:
+    """Histogram of null distances with observed distances marked.
+
+    Parameters
+    ----------
+    null : array-like or mapping ``{label: array}``
+        Split-half null distances; several domains are pooled with equal weight.
+    observed : DataFrame, Series, mapping or array-like
+        Observed distances; a square DataFrame contributes its upper-triangle pairs,
+        labelled ``"A - B"``.
+    ax : matplotlib Axes, optional
+    threshold : float, optional
+        Drawn as a dashed line (e.g. :func:`null_threshold`).
+    bins : int
+    label_observed : bool
+        Write the pair labels next to the observed lines.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    arrays = list(null.values()) if isinstance(null, Mapping) else [null]
+    arrays = [np.asarray(a, dtype=float).ravel() for a in arrays]
+    if any(a.size == 0 for a in arrays):
+        raise ValueError("null distances are empty")
+    values = np.concatenate(arrays)
+    weights = np.concatenate([np.full(a.size, 1.0 / (a.size * len(arrays))) for a in arrays])
+    if isinstance(observed, pd.DataFrame):
+        obs = check_distance_matrix(observed)
+        labs = list(obs.index)
+        iu = np.triu_indices(len(labs), 1)
+        obs_vals = obs.to_numpy(dtype=float)[iu]
+        obs_labels = [f"{labs[i]} - {labs[j]}" for i, j in zip(*iu)]
+    elif isinstance(observed, (pd.Series, Mapping)):
+        series = pd.Series(observed, dtype=float)
+        obs_vals, obs_labels = series.to_numpy(), [str(i) for i in series.index]
+    else:
+        obs_vals = np.atleast_1d(np.asarray(observed, dtype=float))
+        obs_labels = [None] * obs_vals.size
+    ax = get_axes(ax)
+    ax.hist(values, bins=bins, weights=weights, color="lightgrey", edgecolor="grey",
+            label="split-half null")
+    top = ax.get_ylim()[1]
+    for v, lab in zip(obs_vals, obs_labels):
+        ax.axvline(v, color="tab:blue", linewidth=1, alpha=0.8)
+        if label_observed and lab is not None:
+            ax.text(v, top, lab, rotation=90, va="top", ha="right", fontsize="x-small")
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold:.3f}")
+    ax.set_xlabel("subspace distance")
+    ax.set_ylabel("fraction of null splits")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_pair_intervals(
+    boot: BootstrapDistances,
+    threshold: float | None = None,
+    ax: Any = None,
+    highlight: Sequence | None = None,
+) -> Any:
+    """Forest plot: every pair's distance with its bootstrap interval, sorted by distance.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float, optional
+        Drawn as a dashed vertical line (e.g. the split-half null threshold).
+    ax : matplotlib Axes, optional
+    highlight : sequence of labels, optional
+        Pairs with both groups in ``highlight`` are drawn in a second colour (e.g. the
+        paper's invariant set).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    tidy = boot.to_frame().sort_values("point", kind="stable").reset_index(drop=True)
+    marked = set(highlight) if highlight is not None else set()
+    inside = [(a in marked and b in marked) for a, b in zip(tidy.group_a, tidy.group_b)]
+    ax = get_axes(ax)
+    y = np.arange(len(tidy))
+    for flag, colour, name in ((False, "tab:blue", "other pairs"),
+                               (True, "tab:orange", "pairs within highlighted set")):
+        sel = np.array(inside) == flag
+        if not sel.any():
+            continue
+        t = tidy[sel]
+        ax.errorbar(t["point"], y[sel],
+                    xerr=[t["point"] - t["lower"], t["upper"] - t["point"]],
+                    fmt="o", color=colour, ecolor=colour, capsize=2, markersize=4,
+                    label=name if marked else None)
+    ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(tidy.group_a, tidy.group_b)],
+                  fontsize="x-small")
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--",
+                   label=f"threshold {threshold:.3f}")
+    ax.set_xlabel(f"subspace distance ({boot.level:.0%} bootstrap interval)")
+    if marked or threshold is not None:
+        ax.legend(fontsize="small", loc="lower right")
+    return ax

@@ -1,0 +1,658 @@
+"""Distances between domains' principal subspaces, split-half nulls and the invariant set S_inv.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hca.subspace.pca import (
+    MAX_REDRAWS,
+    check_method,
+    check_rows,
+    subspace_basis,
+    subspace_distance,
+)
+from hca.validation import check_matrix, check_n_features_components, split_by_domain
+
+__all__ = [
+    "BootstrapDistances",
+    "group_subspaces",
+    "subspace_distance_matrix",
+    "distance_matrix",
+    "bootstrap_distance_matrix",
+    "split_half_null",
+    "split_half_nulls",
+    "null_threshold",
+    "pair_thresholds",
+    "invariant_set",
+    "candidate_sets",
+    "invariant_set_stability",
+    "GroupComparison",
+    "compare_groups",
+]
+
+
+def group_subspaces(
+    X: Any,
+    groups: Any,
+    n_components: int = 3,
+    order: Sequence | None = None,
+    method: str = "pca",
+    random_state: int | None = 0,
+) -> dict:
+    """Principal (or ICA) subspace basis of each group, ``{label: ndarray}``.
+
+    See :func:`distance_matrix` for the parameters.
+    """
+    check_method(method)
+    labels, parts = split_by_domain(X, groups, order)
+    k = check_n_features_components(n_components, next(iter(parts.values())).shape[1])
+    out = {}
+    for lab in labels:
+        check_rows(parts[lab].shape[0], k, f"group {lab!r}")
+        try:
+            out[lab] = subspace_basis(parts[lab], k, method, random_state)
+        except ValueError as exc:
+            raise ValueError(f"group {lab!r}: {exc}") from exc
+    return out
+
+
+def subspace_distance_matrix(bases: Mapping) -> pd.DataFrame:
+    """Pairwise :func:`subspace_distance` of ``{label: basis}``; diagonal exactly 0."""
+    labels = list(bases)
+    k = len(labels)
+    D = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            D[i, j] = D[j, i] = subspace_distance(bases[labels[i]], bases[labels[j]])
+    idx = pd.Index(labels, name="group")
+    return pd.DataFrame(D, index=idx, columns=idx.copy())
+
+
+def distance_matrix(
+    X: Any,
+    groups: Any,
+    n_components: int = 3,
+    order: Sequence | None = None,
+    method: str = "pca",
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """Pairwise cosine distances between the per-group principal subspaces (Figure 2b).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_models, n_benchmarks)
+        Scores, used as they are (centred by PCA, not scaled).
+    groups : array-like of length n_models
+        One domain label per row (positional, not aligned on an index).
+    n_components : int
+        Rank ``r`` of each principal subspace (3 in the paper).
+    order : sequence of labels, optional
+        Groups to compare, in this order; rows of other groups (or with missing labels)
+        are ignored. Default: all groups, most frequent first.
+    method : {"pca", "ica"}
+        ``"ica"`` uses :func:`ica_subspace` (same spans, up to rounding).
+    random_state : int or None
+        FastICA seed (``method="ica"`` only).
+
+    Returns
+    -------
+    DataFrame
+        Square, indexed and labelled by group, symmetric, zero diagonal.
+    """
+    bases = group_subspaces(X, groups, n_components, order, method, random_state)
+    return subspace_distance_matrix(bases)
+
+
+# --------------------------------------------------------------------------- uncertainty
+@dataclass(frozen=True, eq=False)
+class BootstrapDistances:
+    """Bootstrap of the subspace distance matrix (models resampled within each domain).
+
+    Attributes
+    ----------
+    point : DataFrame
+        Distances on the full data (:func:`distance_matrix`).
+    lower, upper : DataFrame
+        Percentile interval of the bootstrap distances at ``level``.
+    samples : ndarray of shape (n_boot, k, k)
+        Bootstrap distance matrices.
+    self_samples : ndarray of shape (n_boot, k)
+        Distance between each domain's full-data subspace and its bootstrap subspace:
+        a per-domain scale of sampling noise.
+    level : float
+    n_boot : int
+    """
+
+    point: pd.DataFrame
+    lower: pd.DataFrame
+    upper: pd.DataFrame
+    samples: np.ndarray
+    self_samples: np.ndarray
+    level: float
+    n_boot: int
+
+    @property
+    def bias(self) -> pd.DataFrame:
+        """Mean bootstrap distance minus the point estimate (typically > 0)."""
+        return pd.DataFrame(
+            self.samples.mean(axis=0), index=self.point.index, columns=self.point.columns
+        ) - self.point
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table, one row per unordered pair: point, lower, upper, boot_mean."""
+        labels = list(self.point.index)
+        rows = []
+        mean = self.samples.mean(axis=0)
+        for i in range(len(labels)):
+            for j in range(i + 1, len(labels)):
+                rows.append(
+                    {
+                        "group_a": labels[i],
+                        "group_b": labels[j],
+                        "point": self.point.iat[i, j],
+                        "lower": self.lower.iat[i, j],
+                        "upper": self.upper.iat[i, j],
+                        "boot_mean": mean[i, j],
+                    }
+                )
+        columns = ["group_a", "group_b", "point", "lower", "upper", "boot_mean"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def summary(self) -> str:
+        """Short text report."""
+        tidy = self.to_frame()
+        noise = np.median(self.self_samples, axis=0)
+        lines = [
+            f"BootstrapDistances: {len(self.point)} groups, {self.n_boot} resamples, "
+            f"{self.level:.0%} percentile intervals",
+        ]
+        for _, r in tidy.iterrows():
+            lines.append(
+                f"  {r.group_a} - {r.group_b}: {r.point:.3f} [{r.lower:.3f}, {r.upper:.3f}]"
+            )
+        lines.append(
+            "  median distance full vs resampled subspace: "
+            + ", ".join(f"{lab}: {v:.3f}" for lab, v in zip(self.point.index, noise))
+        )
+        return "\n".join(lines)
+
+
+def _resample_basis(
+    arr: np.ndarray, k: int, rng: np.random.Generator, method: str, what: str
+) -> np.ndarray:
+    n = arr.shape[0]
+    for _ in range(MAX_REDRAWS):
+        idx = rng.integers(0, n, size=n)
+        try:
+            return subspace_basis(arr[idx], k, method, rng.integers(2**31 - 1))
+        except ValueError:
+            continue
+    raise ValueError(
+        f"{what}: {MAX_REDRAWS} bootstrap resamples in a row had rank below {k}; "
+        f"the group is too small or degenerate for a rank-{k} subspace"
+    )
+
+
+def bootstrap_distance_matrix(
+    X: Any,
+    groups: Any,
+    n_components: int = 3,
+    n_boot: int = 200,
+    order: Sequence | None = None,
+    level: float = 0.95,
+    method: str = "pca",
+    random_state: int | np.random.Generator | None = 0,
+) -> BootstrapDistances:
+    """Bootstrap percentile intervals for the subspace distance matrix.
+
+    In each of ``n_boot`` replicates the models (rows) of every domain are resampled
+    with replacement, independently per domain and at the domain's size, the principal
+    subspaces are recomputed and all pairwise distances are taken. A resample whose
+    centred data have rank below ``n_components`` (possible for tiny domains) is redrawn.
+
+    Notes
+    -----
+    The distance is bounded below by 0 and resampling noise tilts subspaces in random
+    directions, so bootstrap distances are biased upwards (see ``bias``). For two domains
+    with nearly the same subspace the percentile interval can therefore lie entirely
+    above the point estimate; it describes variability, and whether a distance is larger
+    than noise is judged against :func:`split_half_null`.
+
+    Parameters
+    ----------
+    X, groups, n_components, order, method
+        As in :func:`distance_matrix`.
+    n_boot : int
+        Number of bootstrap replicates.
+    level : float
+        Coverage of the percentile interval, in (0, 1).
+    random_state : int, Generator or None
+        Seed for ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    BootstrapDistances
+    """
+    check_method(method)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    bases = group_subspaces(X, groups, n_components, order, method, 0)
+    point = subspace_distance_matrix(bases)
+    labels, parts = split_by_domain(X, groups, order)
+    k = len(labels)
+    r = next(iter(bases.values())).shape[1]
+    rng = np.random.default_rng(random_state)
+    samples = np.zeros((n_boot, k, k))
+    self_samples = np.zeros((n_boot, k))
+    for b in range(n_boot):
+        boot = {
+            lab: _resample_basis(parts[lab], r, rng, method, f"group {lab!r}") for lab in labels
+        }
+        samples[b] = subspace_distance_matrix(boot).to_numpy()
+        self_samples[b] = [subspace_distance(bases[lab], boot[lab]) for lab in labels]
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(samples, [alpha, 1 - alpha], axis=0)
+    return BootstrapDistances(
+        point=point,
+        lower=pd.DataFrame(lo, index=point.index, columns=point.columns),
+        upper=pd.DataFrame(hi, index=point.index, columns=point.columns),
+        samples=samples,
+        self_samples=self_samples,
+        level=float(level),
+        n_boot=int(n_boot),
+    )
+
+
+def split_half_null(
+    X_group: Any,
+    n_components: int = 3,
+    n_splits: int = 200,
+    random_state: int | np.random.Generator | None = 0,
+    half_size: int | None = None,
+    method: str = "pca",
+) -> np.ndarray:
+    """Null distribution: distance between the subspaces of two random halves of a domain.
+
+    Each split permutes the rows and takes two disjoint halves of ``half_size`` rows
+    (default ``n // 2``; with odd ``n`` one row is left out). Both halves come from the
+    same domain, so their distance is pure sampling noise.
+
+    Notes
+    -----
+    Each half has about ``n/2`` rows, fewer than the full domain. To first order the
+    squared principal angles between two independent estimates scale like
+    ``1/n_1 + 1/n_2``, so two halves (``4/n``) are noisier than two full domains of
+    size ``n`` (``2/n``). A threshold taken from this null is therefore *conservative
+    for declaring two domains different* (it errs towards calling them the same, i.e.
+    towards a larger invariant set). To compare at matched sample sizes, pass a smaller
+    ``half_size`` to the larger domain or subsample the data.
+
+    Parameters
+    ----------
+    X_group : array-like of shape (n_models, n_benchmarks)
+        Scores of one domain.
+    n_components : int
+    n_splits : int
+    random_state : int, Generator or None
+    half_size : int, optional
+        Rows per half; at least ``n_components + 1`` and at most ``n // 2``.
+    method : {"pca", "ica"}
+
+    Returns
+    -------
+    ndarray of shape (n_splits,)
+    """
+    check_method(method)
+    arr = check_matrix(X_group, "X_group")
+    n = arr.shape[0]
+    k = check_n_features_components(n_components, arr.shape[1])
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+        raise ValueError(f"n_splits must be a positive int, got {n_splits!r}")
+    h = n // 2 if half_size is None else int(half_size)
+    if h > n // 2:
+        raise ValueError(f"half_size={h} exceeds half of the {n} rows of X_group")
+    check_rows(h, k, f"each half of X_group ({n} rows)")
+    rng = np.random.default_rng(random_state)
+    out = np.empty(n_splits)
+    for s in range(n_splits):
+        for _ in range(MAX_REDRAWS):
+            perm = rng.permutation(n)
+            try:
+                seed = rng.integers(2**31 - 1)
+                A = subspace_basis(arr[perm[:h]], k, method, seed)
+                B = subspace_basis(arr[perm[h : 2 * h]], k, method, seed)
+                break
+            except ValueError:
+                continue
+        else:
+            raise ValueError(
+                f"X_group: {MAX_REDRAWS} random halves in a row had rank below {k}"
+            )
+        out[s] = subspace_distance(A, B)
+    return out
+
+
+def split_half_nulls(
+    X: Any,
+    groups: Any,
+    n_components: int = 3,
+    n_splits: int = 200,
+    order: Sequence | None = None,
+    random_state: int | np.random.Generator | None = 0,
+    method: str = "pca",
+) -> dict:
+    """:func:`split_half_null` for every group, ``{label: ndarray}``.
+
+    Each group gets an independent stream spawned from ``random_state``.
+    """
+    labels, parts = split_by_domain(X, groups, order)
+    streams = np.random.default_rng(random_state).spawn(len(labels))
+    out = {}
+    for lab, stream in zip(labels, streams):
+        try:
+            out[lab] = split_half_null(parts[lab], n_components, n_splits, stream, method=method)
+        except ValueError as exc:
+            raise ValueError(f"group {lab!r}: {exc}") from exc
+    return out
+
+
+def null_threshold(null: Any, quantile: float = 0.95) -> float:
+    """Threshold ``tau`` from null distances: an upper quantile, domains weighted equally.
+
+    Parameters
+    ----------
+    null : array-like, or mapping / sequence of array-likes
+        Split-half null distances of one domain, or of several (e.g. the output of
+        :func:`split_half_nulls`). Several domains are pooled as an equal-weight mixture,
+        so a domain with more splits does not count more.
+    quantile : float
+        In (0, 1); 0.95 is the rule used for the invariant set.
+
+    Returns
+    -------
+    float
+        The smallest null value ``t`` with mixture CDF ``F(t) >= quantile``.
+    """
+    if not 0 < quantile < 1:
+        raise ValueError(f"quantile must be in (0, 1), got {quantile}")
+    if isinstance(null, Mapping):
+        arrays = list(null.values())
+    elif isinstance(null, np.ndarray) and null.ndim == 1:
+        arrays = [null]
+    elif isinstance(null, Sequence) and len(null) and np.ndim(null[0]) == 1:
+        arrays = list(null)
+    else:
+        arrays = [null]
+    arrays = [np.asarray(a, dtype=float).ravel() for a in arrays]
+    if not arrays or any(a.size == 0 for a in arrays):
+        raise ValueError("null distances are empty")
+    if any(not np.all(np.isfinite(a)) for a in arrays):
+        raise ValueError("null distances contain NaN/inf")
+    values = np.unique(np.concatenate(arrays))
+    cdfs = [np.searchsorted(np.sort(a), values, side="right") / a.size for a in arrays]
+    cdf = np.mean(cdfs, axis=0)
+    return float(values[np.nonzero(cdf >= quantile - 1e-12)[0][0]])
+
+
+def pair_thresholds(nulls: Mapping, quantile: float = 0.95) -> pd.DataFrame:
+    """Pair-specific thresholds: ``tau_ij`` from the null distances of domains i and j only.
+
+    ``tau_ij = null_threshold({i: nulls[i], j: nulls[j]}, quantile)``; the diagonal is
+    the single-domain quantile. An alternative to one pooled threshold when the domains
+    differ much in size or noise; :func:`invariant_set` accepts the result as
+    ``threshold``.
+    """
+    labels = list(nulls)
+    k = len(labels)
+    T = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            sub = {labels[i]: nulls[labels[i]], labels[j]: nulls[labels[j]]}
+            T[i, j] = T[j, i] = null_threshold(sub, quantile)
+    idx = pd.Index(labels, name="group")
+    return pd.DataFrame(T, index=idx, columns=idx.copy())
+
+
+# --------------------------------------------------------------------------- invariant set
+def check_distance_matrix(dist: Any) -> pd.DataFrame:
+    if not isinstance(dist, pd.DataFrame):
+        dist = pd.DataFrame(np.asarray(dist, dtype=float))
+    D = check_matrix(dist, "dist")
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"dist must be square, got shape {D.shape}")
+    if list(dist.index) != list(dist.columns):
+        raise ValueError("dist must have the same labels, in the same order, on index and columns")
+    if not np.allclose(D, D.T, atol=1e-8):
+        raise ValueError("dist is not symmetric")
+    return dist
+
+
+def _maximal_cliques(adj: np.ndarray) -> list[tuple[int, ...]]:
+    """All maximal cliques (Bron-Kerbosch with pivoting)."""
+    nbrs = [set(np.nonzero(row)[0]) - {i} for i, row in enumerate(adj)]
+    out: list[tuple[int, ...]] = []
+
+    def expand(R: set, P: set, Xs: set) -> None:
+        if not P and not Xs:
+            out.append(tuple(sorted(R)))
+            return
+        pivot = max(P | Xs, key=lambda u: len(nbrs[u] & P))
+        for v in sorted(P - nbrs[pivot]):
+            expand(R | {v}, P & nbrs[v], Xs & nbrs[v])
+            P = P - {v}
+            Xs = Xs | {v}
+
+    expand(set(), set(range(len(adj))), set())
+    return out
+
+
+def _threshold_matrix(dist: pd.DataFrame, threshold: Any) -> np.ndarray:
+    if isinstance(threshold, pd.DataFrame):
+        missing = [
+            lab for lab in dist.index if lab not in threshold.index or lab not in threshold.columns
+        ]
+        if missing:
+            raise ValueError(f"threshold has no entries for groups {missing}")
+        T = threshold.loc[list(dist.index), list(dist.columns)].to_numpy(dtype=float)
+    else:
+        T = np.full(dist.shape, float(threshold))
+    if not np.all(np.isfinite(T)):
+        raise ValueError("threshold must be finite")
+    return T
+
+
+def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
+    """All maximal sets of groups whose pairwise distances are all ``<= threshold``.
+
+    ``threshold`` is a number or a DataFrame of pair thresholds (:func:`pair_thresholds`).
+    Returns a DataFrame with columns ``groups`` (list of labels in ``dist`` order),
+    ``size`` and ``mean_distance`` (mean pairwise distance; 0 for a single group),
+    sorted by size (descending), then mean distance, then position in ``dist``.
+    The first row is :func:`invariant_set`.
+    """
+    dist = check_distance_matrix(dist)
+    D = dist.to_numpy(dtype=float)
+    cliques = _maximal_cliques(D <= _threshold_matrix(dist, threshold))
+    labels = list(dist.index)
+    rows = []
+    for c in cliques:
+        sub = D[np.ix_(c, c)]
+        mean = float(sub[np.triu_indices(len(c), 1)].mean()) if len(c) > 1 else 0.0
+        members = [labels[i] for i in c]
+        rows.append({"groups": members, "size": len(c), "mean_distance": mean, "_key": c})
+    rows.sort(key=lambda r: (-r["size"], r["mean_distance"], r["_key"]))
+    frame = pd.DataFrame(rows, columns=["groups", "size", "mean_distance", "_key"])
+    return frame.drop(columns="_key").reset_index(drop=True)
+
+
+def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
+    """The invariant set ``S_inv`` of domains with (statistically) the same subspace.
+
+    Rule: the largest set of groups whose pairwise distances are all ``<= threshold``
+    (a maximum clique of the graph joining two groups when their distance is at most
+    ``threshold``). If several sets have that size, the one with the smallest mean
+    pairwise distance is chosen; remaining ties go to the set that comes first in the
+    order of ``dist``. ``threshold`` should be fixed before looking at ``dist``, e.g.
+    ``null_threshold(split_half_nulls(...), 0.95)``, the 0.95 quantile of the split-half
+    null distances pooled over the candidate domains. Use :func:`candidate_sets` to see
+    the runners-up.
+
+    Parameters
+    ----------
+    dist : DataFrame
+        Square symmetric distance matrix (e.g. :func:`distance_matrix`).
+    threshold : float or DataFrame
+        One threshold for all pairs, or pair thresholds (:func:`pair_thresholds`).
+
+    Returns
+    -------
+    list
+        Labels of the chosen groups, in the order of ``dist``.
+    """
+    return list(candidate_sets(dist, threshold).loc[0, "groups"])
+
+
+def invariant_set_stability(
+    boot: BootstrapDistances, threshold: float | pd.DataFrame
+) -> pd.DataFrame:
+    """How often each group is in the invariant set across bootstrap distance matrices.
+
+    :func:`invariant_set` is applied with the same (fixed) ``threshold`` to every bootstrap
+    matrix in ``boot.samples``. Bootstrap distances are biased upwards (see
+    :func:`bootstrap_distance_matrix`), so these frequencies lean towards *exclusion*:
+    a group in the set in most replicates is a robust member; one near 50 % is borderline.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float or DataFrame
+        As in :func:`invariant_set`.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by group: ``in_point_set`` (bool, membership on the full data) and
+        ``frequency`` (share of replicates whose invariant set contains the group).
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    labels = list(boot.point.index)
+    point = set(invariant_set(boot.point, threshold))
+    counts = Counter()
+    for sample in boot.samples:
+        D = pd.DataFrame(sample, index=boot.point.index, columns=boot.point.columns)
+        counts.update(invariant_set(D, threshold))
+    idx = pd.Index(labels, name="group")
+    return pd.DataFrame(
+        {
+            "in_point_set": [lab in point for lab in labels],
+            "frequency": [counts[lab] / boot.n_boot for lab in labels],
+        },
+        index=idx,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class GroupComparison:
+    """Subspace distances between groups with split-half null thresholds.
+
+    Attributes
+    ----------
+    dist : DataFrame
+        :func:`distance_matrix`.
+    nulls : dict
+        :func:`split_half_nulls`, ``{label: ndarray}``.
+    threshold : float
+        Pooled threshold (:func:`null_threshold` at ``quantile``).
+    pair_threshold : DataFrame
+        Pair thresholds (:func:`pair_thresholds` at ``quantile``).
+    sizes : Series
+        Rows per group.
+    quantile : float
+    """
+
+    dist: pd.DataFrame
+    nulls: dict
+    threshold: float
+    pair_threshold: pd.DataFrame
+    sizes: pd.Series
+    quantile: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per unordered pair: ``distance``, ``pair_threshold``, ``beyond_noise``
+        (distance above the pair threshold)."""
+        labels = list(self.dist.index)
+        rows = []
+        for i in range(len(labels)):
+            for j in range(i + 1, len(labels)):
+                d = float(self.dist.iat[i, j])
+                t = float(self.pair_threshold.iat[i, j])
+                rows.append({"group_a": labels[i], "group_b": labels[j], "distance": d,
+                             "pair_threshold": t, "beyond_noise": d > t})
+        return pd.DataFrame(rows, columns=["group_a", "group_b", "distance", "pair_threshold",
+                                           "beyond_noise"])
+
+    def summary(self) -> str:
+        """Short text report."""
+        lines = [f"GroupComparison: {len(self.dist)} groups; pooled threshold "
+                 f"{self.threshold:.3f} ({self.quantile:.0%} split-half null)"]
+        for _, r in self.to_frame().iterrows():
+            flag = "beyond noise" if r.beyond_noise else "within noise"
+            lines.append(f"  {r.group_a} - {r.group_b}: {r.distance:.3f} "
+                         f"(pair threshold {r.pair_threshold:.3f}, {flag})")
+        return "\n".join(lines)
+
+
+def compare_groups(
+    X: Any,
+    groups: Any,
+    order: Sequence | None = None,
+    n_components: int = 3,
+    n_splits: int = 200,
+    quantile: float = 0.95,
+    random_state: int | np.random.Generator | None = 0,
+) -> GroupComparison:
+    """Distance matrix of the groups' principal subspaces with its split-half null.
+
+    Combines :func:`distance_matrix`, :func:`split_half_nulls`, :func:`null_threshold`
+    and :func:`pair_thresholds` with the same groups and order. Useful when groups differ
+    much in size (Figure 11): a pair's distance is then judged against its own pair
+    threshold rather than a pooled one dominated by the smallest group.
+
+    Parameters
+    ----------
+    X, groups, order, n_components
+        As in :func:`distance_matrix`.
+    n_splits : int
+        Splits per group for the null.
+    quantile : float
+        Quantile of the null used for the thresholds.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    GroupComparison
+    """
+    labels, parts = split_by_domain(X, groups, order)
+    dist = distance_matrix(X, groups, n_components=n_components, order=labels)
+    nulls = split_half_nulls(X, groups, n_components=n_components, n_splits=n_splits,
+                             order=labels, random_state=random_state)
+    sizes = pd.Series({lab: parts[lab].shape[0] for lab in labels}, name="rows")
+    sizes.index.name = "group"
+    return GroupComparison(
+        dist=dist,
+        nulls=nulls,
+        threshold=null_threshold(nulls, quantile),
+        pair_threshold=pair_thresholds(nulls, quantile),
+        sizes=sizes,
+        quantile=float(quantile),
+    )
