@@ -11,8 +11,14 @@ NOTEBOOKS := $(wildcard notebooks/*.md)
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
+# Reproducible numbers across x86-64 machines: FastICA's fixed-point iterations can end in a
+# different local optimum when BLAS rounds differently, and OpenBLAS picks its kernels by CPU
+# (AVX-512 "SkylakeX" kernels on some machines, AVX2 "Haswell" kernels on others). Pin the
+# AVX2 kernels and numpy's AVX2 code paths so every machine computes the same numbers.
+export OPENBLAS_CORETYPE ?= Haswell
+export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 
-.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean
+.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean print-env
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,3 +73,8 @@ bench: data
 
 clean:
 	rm -rf _build build
+
+## print-env: the numerical environment above as shell exports (scripts/check_notebook.sh uses it)
+print-env:
+	@for v in OPENBLAS_NUM_THREADS OMP_NUM_THREADS MKL_NUM_THREADS OPENBLAS_CORETYPE NPY_DISABLE_CPU_FEATURES; do \
+	  printf 'export %s="%s"\n' "$$v" "$$(printenv $$v)"; done
