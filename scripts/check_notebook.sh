@@ -13,8 +13,8 @@ eval "$(make -s -C "$repo" print-env)"  # the Makefile's numerical environment (
 "$bin/jupytext" --quiet --to ipynb --output "$work/$name.ipynb" "$repo/$nb"
 (cd "$work" && "$bin/python" -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q "$name.ipynb")
 mkdir -p "$work/book/notebooks" "$work/book/book"
-cp "$repo/_config.yml" "$work/book/"
-cp "$repo"/book/* "$work/book/book/"
+cp "$repo/_config.yml" "$repo/CITATION.cff" "$work/book/"
+cp -r "$repo"/book/* "$work/book/book/"   # pages, static files and the book's Sphinx extension
 for stub in 00_data 01_latent_pca 02_hca_recovery 03_interpretation 04_scaling_ate \
             05_matrix_completion 06_leaderboard_v1 07_mmlu_subtasks 08_your_data; do
   printf '# %s\n' "$stub" > "$work/book/notebooks/$stub.md"
@@ -26,6 +26,7 @@ cp "$repo/$nb" "$work/book/notebooks/"
 {
   echo "format: jb-book"; echo "root: book/intro"; echo "chapters:"
   for f in "$work"/book/notebooks/*.md; do echo "  - file: notebooks/$(basename "$f" .md)"; done
+  echo "  - file: book/cite"
   echo "  - file: book/references"
 } > "$work/book/_toc.yml"
 t0=$(date +%s)

@@ -4,8 +4,8 @@ The built HTML (``$HCA_BOOK_HTML``, default ``_build/html``) is served by a
 background ``http.server`` thread on 127.0.0.1 only, and driven with Debian's
 headless Chromium (``$HCA_CHROMIUM``, default ``/usr/bin/chromium``) through
 Playwright's Python package. Playwright's own browser download is never used.
-Every request to another host (CDN fonts, MathJax, ...) is aborted, so pages
-load fast and the test never touches the network.
+Every request to another host is aborted (and reported by the console check), so
+the test never touches the network and sees what a reader without network sees.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCREENSHOTS = REPO / "screenshots"
+SCREENSHOTS = REPO / "_build" / "screenshots"
+# The reader's window: figure text and column widths are checked at this width.
+VIEWPORT = {"width": 1400, "height": 900}
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -105,7 +107,7 @@ def browser():
 @pytest.fixture(scope="session")
 def browser_context(browser, base_url: str):
     """One context for all pages; every request off the local server is aborted."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=VIEWPORT)
     context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
     context.set_default_timeout(30_000)
     try:
@@ -116,5 +118,5 @@ def browser_context(browser, base_url: str):
 
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path:
-    SCREENSHOTS.mkdir(exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

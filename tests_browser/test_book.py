@@ -63,96 +63,17 @@ PAGES = _collect_pages()
 
 
 # ---------------------------------------------------------------------------
-# What the browser reads off a page, once per page.
+# What the browser reads off a page, once per page (tests_browser/read_page.js).
 
-_READ_PAGE_JS = """
-async (articleSelector) => {
-  const art = document.querySelector(articleSelector);
-  const context = (el) => {
-    const cell = el.closest('.cell');
-    const src = cell && cell.querySelector('.cell_input');
-    if (src) return 'cell: ' + src.textContent.trim().split('\\n')[0].slice(0, 80);
-    const sec = el.closest('section');
-    const h = sec && sec.querySelector('h1, h2, h3, h4');
-    return h ? 'section: ' + h.textContent.replace('#', '').trim().slice(0, 80) : '';
-  };
-  // Visible text without the copy buttons sphinx-copybutton adds.
-  const textOf = (el) => {
-    const copy = el.cloneNode(true);
-    copy.querySelectorAll('button, .copybtn').forEach((e) => e.remove());
-    return copy.textContent.replace(/\\s+/g, ' ').trim();
-  };
-  const captionText = (fig) => {
-    const cap = fig.querySelector('figcaption');
-    if (!cap) return null;
-    const copy = cap.cloneNode(true);
-    copy.querySelectorAll('.caption-number, .headerlink').forEach((e) => e.remove());
-    return copy.textContent.replace(/\\s+/g, ' ').trim();
-  };
+def _read_page_js() -> str:
+    """read_page.js without its leading ``//`` comment lines (Playwright wants a function)."""
+    lines = Path(__file__).with_name("read_page.js").read_text(encoding="utf-8").splitlines()
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("//")):
+        lines.pop(0)
+    return "\n".join(lines)
 
-  // Images: wait until each has loaded or failed (lazy ones are made eager).
-  const imgs = art ? [...art.querySelectorAll('img')] : [];
-  imgs.forEach((i) => { if (i.loading === 'lazy') i.loading = 'eager'; });
-  await Promise.all(imgs.map((i) => i.complete ? null : new Promise((resolve) => {
-    i.addEventListener('load', resolve);
-    i.addEventListener('error', resolve);
-    setTimeout(resolve, 10000);
-  })));
-  const images = imgs.map((i) => ({
-    src: i.getAttribute('src'), complete: i.complete, naturalWidth: i.naturalWidth,
-    where: context(i),
-  }));
 
-  const figures = art ? [...art.querySelectorAll('figure')].map((f) => {
-    const img = f.querySelector('img');
-    return {id: f.id, img: img && img.getAttribute('src'), caption: captionText(f),
-            where: context(f)};
-  }) : [];
-
-  const cellImages = art ? [...art.querySelectorAll('.cell_output img')].map((i) => {
-    const fig = i.closest('figure');
-    return {src: i.getAttribute('src'), inFigure: !!fig,
-            caption: fig ? captionText(fig) : null, where: context(i)};
-  }) : [];
-
-  // Error outputs: myst-nb renders exceptions as `.output.traceback`, stderr as
-  // `.output.stderr`; other renderers use `.output.error` / `.output_error`.
-  const errors = [];
-  const seen = new Set();
-  const flag = (el, why) => {
-    if (seen.has(el)) return;
-    seen.add(el);
-    errors.push({why, where: context(el),
-                 text: textOf(el).slice(0, 300)});
-  };
-  if (art) {
-    art.querySelectorAll('.output.traceback, .output.error, .output_error, .cell_output .traceback')
-      .forEach((e) => flag(e, 'error output'));
-    art.querySelectorAll('.output.stderr, .output_stderr').forEach((e) => {
-      if (/Error/.test(e.textContent)) flag(e, 'stderr output containing "Error"');
-    });
-    // Innermost output areas first, then whole cell outputs not flagged yet.
-    const tracebackText = (e) => e.textContent.includes('Traceback (most recent call last)');
-    art.querySelectorAll('.cell_output .output').forEach((e) => {
-      if (tracebackText(e) && ![...seen].some((s) => s.contains(e) || e.contains(s))) {
-        flag(e, 'output containing "Traceback (most recent call last)"');
-      }
-    });
-    art.querySelectorAll('.cell_output').forEach((e) => {
-      if (tracebackText(e) && ![...seen].some((s) => s.contains(e) || e.contains(s))) {
-        flag(e, 'output containing "Traceback (most recent call last)"');
-      }
-    });
-  }
-
-  const links = [...document.querySelectorAll('a[href]')].map((a) => ({
-    href: a.href, raw: a.getAttribute('href'),
-    text: a.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60),
-  }));
-
-  return {hasArticle: !!art, images, figures, cellImages, errors, links};
-}
-"""
+_READ_PAGE_JS = _read_page_js()
 
 
 def _screenshot_name(page: str) -> str:
@@ -169,6 +90,8 @@ def visit(browser_context, base_url: str, screenshot_dir: Path):
             return cache[page]
         tab = browser_context.new_page()
         failed: list[str] = []
+        external: list[str] = []
+        console: list[str] = []
 
         def on_response(resp):
             if resp.url.startswith(base_url) and resp.status >= 400:
@@ -177,9 +100,18 @@ def visit(browser_context, base_url: str, screenshot_dir: Path):
         def on_request_failed(req):
             if req.url.startswith(base_url):
                 failed.append(f"{req.failure} {req.url}")
+            else:
+                external.append(req.url)
+
+        def on_console(msg):
+            if msg.type == "error":
+                url = (msg.location or {}).get("url", "")
+                console.append(f"console.error: {msg.text}" + (f" [{url}]" if url else ""))
 
         tab.on("response", on_response)
         tab.on("requestfailed", on_request_failed)
+        tab.on("console", on_console)
+        tab.on("pageerror", lambda exc: console.append(f"uncaught exception: {exc}"))
         try:
             response = tab.goto(urljoin(base_url, page), wait_until="load")
             result = tab.evaluate(_READ_PAGE_JS, ARTICLE)
@@ -187,6 +119,8 @@ def visit(browser_context, base_url: str, screenshot_dir: Path):
             result["title"] = tab.title().strip()
             tab.screenshot(path=str(screenshot_dir / _screenshot_name(page)), full_page=True)
             result["failedRequests"] = failed
+            result["externalRequests"] = external
+            result["consoleErrors"] = console
         finally:
             tab.close()
         cache[page] = result
@@ -342,3 +276,163 @@ def test_internal_links_resolve(page: str, visit, fetch, base_url: str):
     assert not problems, f"{page}: broken internal links:\n" + "\n".join(
         f"- {p}" for p in problems
     )
+
+
+# ---------------------------------------------------------------------------
+# What a reader without network sees (issue 19). The checks below that chapters still
+# break are gated per page by tests_browser/pending.py (strict xfail).
+
+MIN_TEXT_PX = 9.0  # as hca.plots.style.MIN_TEXT_PX, at the 1400 px viewport of conftest.py
+
+# A figure or table number that is not the book's own: the book numbers per chapter
+# ("Figure 3.2"), so an undotted number ("Figure 18", "Fig. 4", "Table 2a") is the paper's.
+_NUMBERED = re.compile(
+    r"(?P<before>\S*\s*)\b(?P<kind>Fig(?:ure)?s?\.?|Tables?)\s*(?P<num>\d+[a-z]?)(?![\w]|\.\d)")
+_PAPER_FIRST = re.compile(r"^Paper (?:Figures?|Tables?) \d+[a-z]?(?![\w]|\.\d)")
+
+
+def _gate(request, check: str, page: str) -> None:
+    from pending import is_pending
+
+    if is_pending(check, page):
+        request.applymarker(pytest.mark.xfail(
+            strict=True, reason=f"{page} not converted yet for {check} (tests_browser/pending.py)"))
+
+
+def paper_reference_problems(caption: str) -> list[str]:
+    """Why a caption that mentions a paper figure/table does not name it "Paper Figure N" first.
+
+    The book's own numbers are dotted ("Figure 3.2") and references to them ({numref}) are
+    removed from the caption text before this check; any other "Figure N", "Fig. N" or
+    "Table N" is the paper's (see test_paper_reference_rule).
+    """
+    problems: list[str] = []
+    mentions = list(_NUMBERED.finditer(caption))
+    if not mentions:
+        return problems
+    first = f"{mentions[0]['kind']} {mentions[0]['num']}"
+    if not _PAPER_FIRST.match(caption):
+        problems.append(f"mentions {first!r} but does not start with \"Paper Figure N\" "
+                        "(or \"Paper Table N\")")
+    for m in mentions:
+        if not re.search(r"\bpaper\s*$", m["before"], re.I):
+            problems.append(f"{m['kind']} {m['num']!s} is not written \"Paper {m['kind']} "
+                            f"{m['num']}\"")
+    return problems
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_console_errors(page: str, visit):
+    """No JavaScript error, no console.error, no request that needs the network."""
+    info = visit(page)
+    problems = list(info["consoleErrors"])
+    problems += [f"request to another host (needs the network): {u}"
+                 for u in info["externalRequests"]]
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_math_typeset(page: str, visit):
+    """Offline, every formula is typeset (MathJax from the book itself) and no raw TeX shows."""
+    math = visit(page)["math"]
+    problems = [f"formula not typeset ({m['where']}): {m['tex']}" for m in math["untypeset"]]
+    problems += [f"raw TeX in the text ({r['where']}): ...{r['text']}..." for r in math["rawTex"]]
+    if math["elements"] and not math["typeset"]:
+        problems.append(f"{math['elements']} math elements and no MathJax output at all")
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems[:30])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figures_are_svg(page: str, visit, request):
+    """Every figure image is a vector SVG (zoomable, text searchable), not a PNG."""
+    _gate(request, "test_figures_are_svg", page)
+    info = visit(page)
+    raster = [f"{i['src']} ({i['where']})" for i in info["figureImages"] if not i["svg"]]
+    assert not raster, f"{page}: {len(raster)} figure images are not SVG:\n" + "\n".join(
+        f"- {r}" for r in raster)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figure_text_is_legible(page: str, visit, request):
+    """Every text element of every SVG figure is at least 9 CSS px high at a 1400 px window."""
+    _gate(request, "test_figure_text_is_legible", page)
+    info = visit(page)
+    problems = []
+    for i in info["figureImages"]:
+        if not i["svg"] or i["hidden"]:
+            continue
+        if i.get("error"):
+            problems.append(f"{i['src']} ({i['where']}): could not measure: {i['error']}")
+        elif i.get("smallest") and i["smallest"]["px"] < MIN_TEXT_PX - 0.01:
+            s = i["smallest"]
+            problems.append(
+                f"{i['src']} ({i['where']}): smallest text {s['px']:.1f} px ({s['text']!r}); "
+                f"shown {i['renderedWidth']:.0f} px wide of {i.get('naturalWidth') or '?'} px")
+    assert not problems, f"{page}: figure text under {MIN_TEXT_PX:g} px:\n" + "\n".join(
+        f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figures_have_downloads(page: str, visit, request):
+    """Every figure has a name (permalink) and SVG and PDF downloads under its caption."""
+    _gate(request, "test_figures_have_downloads", page)
+    info = visit(page)
+    problems = []
+    for f in info["figures"]:
+        labels = {d["text"].split()[0] for d in f["downloads"]}
+        permalink = any(d["href"] == f"#{f['id']}" for d in f["downloads"]) if f["id"] else False
+        missing = [x for x in ("SVG", "PDF") if x not in labels]
+        if missing or not permalink:
+            what = ", ".join([f"no {m} download" for m in missing]
+                             + ([] if permalink else ["no permalink (give the figure a name:)"]))
+            problems.append(f"<figure id={f['id']!r}> ({f['where']}): {what}")
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_blocks_fit_the_column(page: str, visit, request):
+    """No table, code or output block is wider than the text column (no sideways scrolling)."""
+    _gate(request, "test_blocks_fit_the_column", page)
+    info = visit(page)
+    col = info["column"]
+    problems = [f"{w['kind']} {w['width']} px wide ({w['where']}): {w['text']}"
+                for w in info["wide"]]
+    assert not problems, (
+        f"{page}: {len(problems)} blocks wider than the {col['width']:.0f} px text column:\n"
+        + "\n".join(f"- {p}" for p in problems))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_setup_and_assert_cells_collapsed(page: str, visit, request):
+    """Code cells with imports or asserts show their source only on demand (hide-input)."""
+    _gate(request, "test_setup_and_assert_cells_collapsed", page)
+    info = visit(page)
+    problems = [f"{c['what']} shown ({c['where']}): tag the cell `hide-input`"
+                for c in info["visibleSetup"]]
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_captions_name_paper_figures(page: str, visit, request):
+    """A caption that mentions a paper figure starts with "Paper Figure N" ("Paper Table N")."""
+    _gate(request, "test_captions_name_paper_figures", page)
+    info = visit(page)
+    problems = []
+    for f in info["figures"] + info["tableCaptions"]:
+        for why in paper_reference_problems(f["caption"] or ""):
+            problems.append(f"{f.get('id') or f['where']}: {why}: {(f['caption'] or '')[:90]!r}")
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+def test_paper_reference_rule():
+    """The caption rule itself (no browser needed)."""
+    ok = ["Paper Figure 18: MIC of every subset.", "Paper Table 2a, Paper Figure 4 beside it.",
+          "Paper Figures 4 and 25: the causal graphs.", "Distances between domains (Figure 3.2).",
+          "No figure mentioned at all."]
+    for caption in ok:
+        assert paper_reference_problems(caption) == [], caption
+    bad = {"Figure 18 with this book's domains.": 2, "Paper Figure 4 as in the paper's Fig. 13.": 1,
+           "Like Paper Figure 4.": 1, "Table 2 of the paper": 2, "Fig. 13 redrawn": 2}
+    for caption, n in bad.items():
+        assert len(paper_reference_problems(caption)) == n, (caption,
+                                                              paper_reference_problems(caption))

@@ -43,6 +43,7 @@ from hca.plots.robustness import (  # noqa: F401
     plot_robustness,
     plot_s_inv_membership,
 )
+from hca.plots.style import use_book_style  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401
     plot_distance_matrix,
     plot_explained_variance,
@@ -81,4 +82,5 @@ __all__ = [
     "plot_robustness",
     "plot_s_inv_membership",
     "plot_clustered_correlation",
+    "use_book_style",
 ]

@@ -1,0 +1,24 @@
+"""Sphinx extension of the hca book (loaded through ``_config.yml``'s ``local_extensions``).
+
+- :mod:`.figures`: every figure gets "Download: SVG · PDF · Link to this figure" under its
+  caption; the SVG is converted to PDF at build time (cairosvg).
+- :mod:`.cite`: the ``{hca-citation}`` directive of the "How to cite" page (version and git
+  commit computed at build time) and the completed ``CITATION.cff`` served with the book.
+- :mod:`.assets`: fixes duplicated inline ``<script>`` tags (``const THEBE_JS_URL`` declared
+  twice made every page log a SyntaxError).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from . import assets, cite, figures
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    assets.setup(app)
+    cite.setup(app)
+    figures.setup(app)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}

@@ -1,0 +1,131 @@
+"""Download links and a permalink under every figure caption.
+
+For every figure of a page (``{figure}`` directives, notebook cells with ``mystnb: figure``
+metadata, ``{glue:figure}``) whose image is a local file, the image is copied to
+``_figures/<page>/<figure name>.<ext>`` in the built book and, for an SVG, converted to PDF
+with cairosvg. The figure then gets, inside its ``<figcaption>``, a line
+
+    Download: SVG · PDF · Link to this figure
+
+(class ``figure-downloads``) linking those files and the figure's own anchor (its ``name:``,
+e.g. ``#fig-hca-theorem1``). A figure without a name gets no permalink; the browser test asks
+every figure to have one through its caption check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.osutil import relative_uri
+
+logger = logging.getLogger(__name__)
+
+FIGURE_DIR = "_figures"
+LINK_CLASS = "figure-downloads"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "figure"
+
+
+def _image_source(app: Sphinx, image: nodes.image) -> Path | None:
+    """Absolute path of a local image (after Sphinx's image collector ran), else None."""
+    uri = image.get("candidates", {}).get("*") or image.get("uri", "")
+    if not uri or "://" in uri or uri.startswith("data:"):
+        return None
+    path = Path(uri)
+    if not path.is_absolute():
+        path = Path(app.srcdir) / uri
+    return path if path.is_file() else None
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    if not b.is_file():
+        return False
+    return hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+
+
+def _export(app: Sphinx, source: Path, target_stem: Path) -> list[tuple[str, Path]]:
+    """Copy ``source`` next to ``target_stem`` (and convert an SVG to PDF); return the files."""
+    target_stem.parent.mkdir(parents=True, exist_ok=True)
+    ext = source.suffix.lower()
+    copy = target_stem.with_suffix(ext)
+    files = [(ext.lstrip(".").upper(), copy)]
+    fresh = _same_bytes(source, copy)
+    if not fresh:
+        shutil.copyfile(source, copy)
+    if ext == ".svg":
+        pdf = target_stem.with_suffix(".pdf")
+        if not (fresh and pdf.is_file()):
+            import cairosvg
+
+            cairosvg.svg2pdf(url=str(source), write_to=str(pdf))
+        files.append(("PDF", pdf))
+    return files
+
+
+def _links_paragraph(page_uri: str, outdir: Path, files: list[tuple[str, Path]],
+                     anchor: str | None) -> nodes.paragraph:
+    para = nodes.paragraph(classes=[LINK_CLASS])
+    para += nodes.Text("Download: ")
+    items: list[nodes.Node] = []
+    for label, path in files:
+        rel = path.relative_to(outdir).as_posix()
+        ref = nodes.reference("", label, refuri=relative_uri(page_uri, rel), internal=False,
+                              classes=["figure-download"])
+        items.append(ref)
+    if anchor:
+        items.append(nodes.reference("", "Link to this figure", refuri=f"#{anchor}",
+                                     internal=True, classes=["figure-permalink"]))
+    for i, item in enumerate(items):
+        if i:
+            para += nodes.Text(" · ")
+        para += item
+    return para
+
+
+def add_figure_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if getattr(app.builder, "format", "") != "html":
+        return
+    outdir = Path(app.outdir)
+    page_uri = app.builder.get_target_uri(docname)
+    page_dir = outdir / FIGURE_DIR / _safe(docname)
+    for number, figure in enumerate(doctree.findall(nodes.figure), start=1):
+        images = [img for img in figure.findall(nodes.image)]
+        anchor = figure["ids"][0] if figure["ids"] else None
+        stem = _safe(anchor) if anchor else f"figure-{number}"
+        files: list[tuple[str, Path]] = []
+        for k, image in enumerate(images, start=1):
+            source = _image_source(app, image)
+            if source is None:
+                continue
+            suffix = "" if len(images) == 1 else f"-{k}"
+            try:
+                exported = _export(app, source, page_dir / f"{stem}{suffix}")
+            except Exception as exc:  # noqa: BLE001 - report which figure failed, then go on
+                hint = (" (cairosvg needs the system library libcairo2: apt-get install "
+                        "libcairo2)" if "cairo" in str(exc).lower() else "")
+                logger.warning(f"hca_book: could not export figure {stem} of {docname} "
+                               f"({source.name}): {exc}{hint}", location=figure)
+                continue
+            if suffix:
+                exported = [(f"{label} {k}", path) for label, path in exported]
+            files.extend(exported)
+        if not files and not anchor:
+            continue
+        para = _links_paragraph(page_uri, outdir, files, anchor)
+        legends = [child for child in figure.children if isinstance(child, nodes.legend)]
+        if legends:
+            legends[-1] += para
+        else:
+            figure += nodes.legend("", para)
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("doctree-resolved", add_figure_links)

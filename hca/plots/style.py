@@ -1,0 +1,150 @@
+"""The book's figure style: SVG figures whose text stays legible at the page's width.
+
+Every notebook calls :func:`use_book_style` once in its setup cell. It makes inline figures
+SVG (text kept as ``<text>``, so it can be searched, measured and copied) and sets matplotlib's
+defaults so that every text element is at least :data:`MIN_TEXT_PX` CSS pixels high when the
+figure is shown in the book's text column.
+
+The arithmetic. At a 1400 px wide browser window the book's text column shows a figure at most
+:data:`COLUMN_PX` = 768 CSS px wide (measured in Chromium with the book's theme). A matplotlib
+SVG of width ``w`` inches is ``72 w`` pt wide, i.e. ``96 w`` CSS px; the browser shows it at
+``min(96 w, COLUMN_PX)`` px, so one point of text becomes
+
+    px per pt = min(96 w, COLUMN_PX) / (72 w)
+
+CSS pixels: 4/3 while ``w <= COLUMN_PX / 96 = 8`` in, less for wider figures. The defaults below
+(figure width 8 in, smallest font 9 pt) give 12 px text; a wider figure needs larger fonts,
+``min_font_pt(w)`` says how large (``w`` is the width of the saved figure, after
+``bbox_inches="tight"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BOOK_RC",
+    "COLUMN_PX",
+    "MIN_TEXT_PX",
+    "min_font_pt",
+    "px_per_pt",
+    "smallest_text_px",
+    "use_book_style",
+]
+
+#: Widest a figure is shown in the text column at a 1400 px viewport (CSS px).
+COLUMN_PX: float = 768.0
+#: Smallest legible text at that width (CSS px), checked by the browser tests.
+MIN_TEXT_PX: float = 9.0
+#: CSS px per inch and points per inch.
+_PX_PER_IN = 96.0
+_PT_PER_IN = 72.0
+
+#: matplotlib settings of the book (applied by :func:`use_book_style`).
+BOOK_RC: dict[str, Any] = {
+    # one column wide: shown at 1:1, 4/3 px per pt
+    "figure.figsize": (COLUMN_PX / _PX_PER_IN, 0.6 * COLUMN_PX / _PX_PER_IN),
+    "savefig.dpi": 200,  # resolution of raster parts (imshow) embedded in an SVG
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "figure.titlesize": 12,
+    # text stays text in the SVG; ids are deterministic so rebuilt figures are byte-identical
+    "svg.fonttype": "none",
+    "svg.hashsalt": "hca-book",
+}
+
+
+def px_per_pt(fig_width_in: float, column_px: float = COLUMN_PX) -> float:
+    """CSS px per typographic point for a figure ``fig_width_in`` inches wide in the column.
+
+    Parameters
+    ----------
+    fig_width_in : float
+        Width of the saved figure in inches (after ``bbox_inches="tight"``).
+    column_px : float, default COLUMN_PX
+        Widest the page shows a figure, in CSS px.
+
+    Returns
+    -------
+    float
+        ``min(96 w, column_px) / (72 w)``.
+    """
+    if not fig_width_in > 0:
+        raise ValueError(f"fig_width_in must be positive, got {fig_width_in!r}")
+    shown_px = min(_PX_PER_IN * fig_width_in, column_px)
+    return shown_px / (_PT_PER_IN * fig_width_in)
+
+
+def min_font_pt(fig_width_in: float, min_px: float = MIN_TEXT_PX,
+                column_px: float = COLUMN_PX) -> float:
+    """Smallest font size (pt) that is still ``min_px`` CSS px high in the column.
+
+    Parameters
+    ----------
+    fig_width_in : float
+        Width of the saved figure in inches.
+    min_px : float, default MIN_TEXT_PX
+        Smallest legible text height in CSS px.
+    column_px : float, default COLUMN_PX
+        Widest the page shows a figure, in CSS px.
+
+    Returns
+    -------
+    float
+        ``min_px / px_per_pt(fig_width_in)``; e.g. 6.75 pt up to 8 in, 9 pt at 10.7 in.
+    """
+    return min_px / px_per_pt(fig_width_in, column_px)
+
+
+def smallest_text_px(fig: Any, column_px: float = COLUMN_PX) -> float:
+    """Height in CSS px of the smallest visible text of ``fig`` when shown in the column.
+
+    Uses the figure's tight bounding box (as the inline backend saves it); ``inf`` when the
+    figure has no text. The browser tests measure the built page; this is the quick check to
+    run while drawing a figure.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    column_px : float, default COLUMN_PX
+
+    Returns
+    -------
+    float
+    """
+    from matplotlib.text import Text
+
+    renderer = fig.canvas.get_renderer()
+    width_in = fig.get_tightbbox(renderer).width
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    if not sizes:
+        return float("inf")
+    return min(sizes) * px_per_pt(width_in, column_px)
+
+
+def use_book_style() -> None:
+    """Apply the book's figure style; call once in a notebook's setup cell.
+
+    Sets :data:`BOOK_RC` in ``matplotlib.rcParams`` and, inside IPython/Jupyter, makes the
+    inline backend emit SVG only (no PNG) without a creation date, so rebuilt figures are
+    byte-identical. Outside IPython only the rcParams change. Returns None, so that it can
+    end a setup cell without printing anything.
+    """
+    import matplotlib
+
+    matplotlib.rcParams.update(BOOK_RC)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is only needed inside notebooks
+        return
+    if get_ipython() is not None:
+        import matplotlib.pyplot  # noqa: F401 - activates the inline backend before configuring it
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("svg", metadata={"Date": None}, dpi=BOOK_RC["savefig.dpi"])
