@@ -16,27 +16,47 @@ from __future__ import annotations
 
 import os
 
-CHAPTERS = [
-    "notebooks/00_data.html",
-    "notebooks/01_latent_pca.html",
-    "notebooks/02_hca_recovery.html",
-    "notebooks/03_interpretation.html",
-    "notebooks/04_scaling_ate.html",
-    "notebooks/05_matrix_completion.html",
-    "notebooks/06_leaderboard_v1.html",
-    "notebooks/07_mmlu_subtasks.html",
-    "notebooks/08_your_data.html",
-    "notebooks/09_scorecard.html",
-    "notebooks/10_robustness.html",
-]
-
+# Measured on the build of the branch that added these checks (make book; make browser-test).
 PENDING: dict[str, set[str]] = {
     "test_figures_are_svg": set(),
-    "test_figure_text_is_legible": set(),
+    "test_figure_text_is_legible": {
+        "book/intro.html",
+        "notebooks/00_data.html",
+        "notebooks/01_latent_pca.html",
+        "notebooks/02_hca_recovery.html",
+        "notebooks/03_interpretation.html",
+        "notebooks/04_scaling_ate.html",
+        "notebooks/05_matrix_completion.html",
+        "notebooks/06_leaderboard_v1.html",
+        "notebooks/07_mmlu_subtasks.html",
+        "notebooks/09_scorecard.html",
+        "notebooks/10_robustness.html",
+    },
     "test_figures_have_downloads": set(),
-    "test_blocks_fit_the_column": set(),
+    "test_blocks_fit_the_column": {
+        "book/intro.html",
+        "notebooks/00_data.html",
+        "notebooks/01_latent_pca.html",
+        "notebooks/02_hca_recovery.html",
+        "notebooks/03_interpretation.html",
+        "notebooks/04_scaling_ate.html",
+        "notebooks/05_matrix_completion.html",
+        "notebooks/06_leaderboard_v1.html",
+        "notebooks/07_mmlu_subtasks.html",
+        "notebooks/08_your_data.html",
+        "notebooks/10_robustness.html",
+    },
     "test_setup_and_assert_cells_collapsed": set(),
-    "test_captions_name_paper_figures": set(),
+    "test_captions_name_paper_figures": {
+        "notebooks/01_latent_pca.html",
+        "notebooks/02_hca_recovery.html",
+        "notebooks/03_interpretation.html",
+        "notebooks/04_scaling_ate.html",
+        "notebooks/05_matrix_completion.html",
+        "notebooks/06_leaderboard_v1.html",
+        "notebooks/07_mmlu_subtasks.html",
+        "notebooks/09_scorecard.html",
+    },
 }
 
 

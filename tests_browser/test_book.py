@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import pytest
+from pending import is_pending  # tests_browser/pending.py
 
 # Generated pages that are not chapters of the book.
 SKIP_PAGES = {"search.html", "genindex.html", "py-modindex.html"}
@@ -292,8 +293,6 @@ _PAPER_FIRST = re.compile(r"^Paper (?:Figures?|Tables?) \d+[a-z]?(?![\w]|\.\d)")
 
 
 def _gate(request, check: str, page: str) -> None:
-    from pending import is_pending
-
     if is_pending(check, page):
         request.applymarker(pytest.mark.xfail(
             strict=True, reason=f"{page} not converted yet for {check} (tests_browser/pending.py)"))
