@@ -361,7 +361,7 @@ def test_ols_adjustment_known_answer():
 def test_mic_by_subset(exact_sim):
     keep = np.isin(exact_sim.domains, ["D1", "D2", "D3", "D4"])
     X, dom = exact_sim.X[keep][::2], exact_sim.domains[keep][::2]
-    table = mic_by_subset(X, dom, min_size=2)
+    table = mic_by_subset(HCA(), X, dom, min_size=2)
     assert len(table) == 6 + 4 + 1
     assert table["size"].tolist() == [2] * 6 + [3] * 4 + [4]
     alphas = table[[f"alpha_D{i}" for i in range(1, 5)]]
@@ -370,7 +370,7 @@ def test_mic_by_subset(exact_sim):
     full = HCA().fit(X, dom)
     assert table["mic"].iloc[-1] == pytest.approx(full.mic_, abs=1e-10)
     with pytest.raises(ValueError, match=r"candidate domain\(s\) \['D9'\] not found"):
-        mic_by_subset(X, dom, candidates=["D1", "D2", "D9"])
+        mic_by_subset(HCA(), X, dom, candidates=["D1", "D2", "D9"])
 
 
 # --------------------------------------------------------------------------- warnings and errors
@@ -572,7 +572,7 @@ def test_restarts_skip_unconverged_runs(monkeypatch):
 def test_restarts_in_hca_and_subsets():
     sim = simulate_scm(n_domains=4, n_per_domain=300, alpha=0.05, random_state=8)
     model = HCA(n_restarts=3).fit(sim.X, sim.domains)
-    table = mic_by_subset(sim.X, sim.domains, n_restarts=3)
+    table = mic_by_subset(HCA(n_restarts=3), sim.X, sim.domains)
     assert table["mic"].iloc[-1] == pytest.approx(model.mic_, abs=1e-12)
     keep = np.isin(sim.domains, ["D1", "D2", "D3"])
     sub = HCA(n_restarts=3).fit(sim.X[keep], sim.domains[keep])

@@ -58,22 +58,22 @@ def _model_id_from_html(cell: pd.Series, fallback: pd.Series) -> pd.Series:
 _PRECISION_RANK = {"bfloat16": 0, "float16": 1, "float32": 2}
 
 
-def _dedupe(df: pd.DataFrame, date_col: str) -> pd.DataFrame:
-    key = df["model_id"].str.lower()
-    rank = df["precision"].map(_PRECISION_RANK).fillna(9)
-    date = df[date_col]
-    order = pd.DataFrame({"key": key, "rank": rank, "date": date, "pos": np.arange(len(df))})
+def _dedupe(frame: pd.DataFrame, date_col: str) -> pd.DataFrame:
+    key = frame["model_id"].str.lower()
+    rank = frame["precision"].map(_PRECISION_RANK).fillna(9)
+    date = frame[date_col]
+    order = pd.DataFrame({"key": key, "rank": rank, "date": date, "pos": np.arange(len(frame))})
     order = order.sort_values(["key", "rank", "date", "pos"],
                               ascending=[True, True, False, True], na_position="last")
     keep = order.drop_duplicates("key", keep="first")["pos"].to_numpy()
-    return df.iloc[np.sort(keep)].reset_index(drop=True)
+    return frame.iloc[np.sort(keep)].reset_index(drop=True)
 
 
-def _require_columns(df: pd.DataFrame, needed: list[str], name: str) -> None:
-    missing = [c for c in needed if c not in df.columns]
+def _require_columns(frame: pd.DataFrame, needed: list[str], name: str) -> None:
+    missing = [c for c in needed if c not in frame.columns]
     if missing:
         raise ValueError(
-            f"{name} lacks expected column(s) {missing}; found {list(df.columns)[:12]}..."
+            f"{name} lacks expected column(s) {missing}; found {list(frame.columns)[:12]}..."
         )
 
 
