@@ -605,3 +605,26 @@ def test_reconstruction_error():
     np.testing.assert_allclose(centred["mse"], np.mean((Xc - Xc @ H.T @ H) ** 2, axis=0))
     with pytest.raises(ValueError, match="centre=True uses the training domains"):
         model.reconstruction_error(X, centre=True)
+
+
+# --------------------------------------------------------------------------- R^2
+def test_r_squared_contract():
+    from hca.estimator import r_squared
+
+    y = np.array([1.0, 2.0, 4.0, 5.0])
+    assert r_squared(y, np.zeros(4)) == 1.0
+    assert r_squared(y, y - y.mean()) == pytest.approx(0.0)
+    assert r_squared(y, 2 * (y - y.mean())) == pytest.approx(-3.0)  # worse than the mean
+    assert np.isnan(r_squared(np.ones(4), np.zeros(4)))  # constant y: undefined, NaN
+
+
+def test_hca_ica_option_and_default_tolerance():
+    sim = simulate_scm(n_domains=3, n_per_domain=400, alpha=0.0, random_state=6)
+    fast = HCA().fit(sim.X, sim.domains)
+    assert fast.get_params()["ica"] == "fastica" and fast.get_params()["tol"] is None
+    for ica in ("picard-o", "picard"):
+        model = HCA(ica=ica).fit(sim.X, sim.domains)
+        assert model.mic_ < 0.05 and all(model.ica_converged_.values())
+        direct = domain_ica(sim.X, sim.domains, 3, ica=ica)
+        for label in model.domains_:
+            np.testing.assert_array_equal(model.ica_[label].unmixing, direct[label].unmixing)

@@ -321,6 +321,27 @@ def test_ate_no_overlap_and_bad_options():
 
 
 # ----------------------------------------------------------------------------- propensity / overlap
+def test_propensity_minimises_the_stated_ridge_objective():
+    # sum of log-losses + penalty/2 * ||slope||^2, intercept unpenalised (C = 1/penalty)
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(3.0, 2.0, 300)
+    t = (rng.random(300) < expit(1.5 * (x - 3.0))).astype(int)
+    penalty = 0.5
+    z = (x - x.mean()) / x.std()
+
+    def objective(beta):
+        eta = beta[0] + beta[1] * z
+        return np.sum(np.logaddexp(0.0, eta) - t * eta) + penalty / 2 * beta[1] ** 2
+
+    beta = minimize(objective, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
+    np.testing.assert_allclose(propensity_scores(x, t, penalty=penalty),
+                               expit(beta[0] + beta[1] * z), atol=1e-6)
+    with pytest.raises(ValueError, match="single arm"):
+        propensity_scores(x, np.ones(300))
+
+
 def test_propensity_matches_unpenalised_logistic():
     x, t, _ = confounded_continuous(500, seed=8)
     e = propensity_scores(x, t, penalty=1e-8)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from hca import attribution as bm
 from hca.paper.constants import AUTHORS_LABELS
+from hca.validation import check_frame, check_positive_int
 
 __all__ = [
     "REGIMES",
@@ -43,15 +44,6 @@ _DATE_COLUMNS = ("upload_date", "date")
 
 
 # --------------------------------------------------------------------------- frames
-def _check_frame(frame: Any, needed: Sequence[str], what: str) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} expects a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what}: required columns {missing} are missing; found "
-                         f"{list(frame.columns)[:12]}")
-
-
 def _base_sizes() -> pd.DataFrame:
     """``N`` (billions; active for MoE) and ``D`` (trillions) per base model."""
     t = bm.pretraining_tokens().set_index("base_model")
@@ -81,7 +73,7 @@ def attach_domains(frame: pd.DataFrame, date_col: str | None = None) -> pd.DataF
         ``tokens_kind`` (``reported``/``estimate``) and ``year`` (nullable Int64).
         Unattributed rows have NA in the base columns.
     """
-    _check_frame(frame, ["model_id"], "attach_domains")
+    check_frame(frame, ["model_id"], context="attach_domains")
     if date_col is not None and date_col not in frame.columns:
         raise ValueError(f"attach_domains: date_col {date_col!r} is not a column of frame")
     out = frame.join(bm.identify(frame))
@@ -118,7 +110,7 @@ def layer_shares(frame: pd.DataFrame) -> pd.DataFrame:
     Returns a DataFrame indexed by layer plus ``"unattributed"``, with ``models`` and
     ``share`` (of all rows).
     """
-    _check_frame(frame, ["layer"], "layer_shares")
+    check_frame(frame, ["layer"], context="layer_shares")
     layer = frame["layer"].astype("string").fillna("unattributed")
     counts = layer.value_counts().reindex(list(bm.LAYERS) + ["unattributed"], fill_value=0)
     counts.index.name = "layer"
@@ -133,9 +125,8 @@ def attribution_sample(frame: pd.DataFrame, n: int = 3, random_state: int = 0,
     Layers with fewer than ``n`` models contribute all of them. Rows are ordered by layer
     (:data:`hca.attribution.LAYERS` order), then by model id.
     """
-    _check_frame(frame, ["layer", *columns], "attribution_sample")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    check_frame(frame, ["layer", *columns], context="attribution_sample")
+    check_positive_int(n, "n")
     parts = []
     for layer in bm.LAYERS:
         rows = frame[frame["layer"] == layer]
@@ -166,7 +157,7 @@ def unattributed_reasons(frame: pd.DataFrame) -> pd.Series:
     ``base_model``; reasons not in the list (conflicting name/hub/parameter evidence)
     are counted as ``"conflicting evidence"``.
     """
-    _check_frame(frame, ["base_model", "evidence"], "unattributed_reasons")
+    check_frame(frame, ["base_model", "evidence"], context="unattributed_reasons")
     ev = frame.loc[frame["base_model"].isna(), "evidence"].astype("string").fillna("")
     reason = pd.Series("conflicting evidence", index=ev.index, dtype=object)
     done = pd.Series(False, index=ev.index)
@@ -229,7 +220,7 @@ def nd_regimes(frame: pd.DataFrame, n_cut: float | None = None,
     -------
     RegimeCuts
     """
-    _check_frame(frame, ["base_model", "base_n_b", "tokens_t"], "nd_regimes")
+    check_frame(frame, ["base_model", "base_n_b", "tokens_t"], context="nd_regimes")
     known = frame[frame["base_model"].notna() & frame["base_n_b"].notna() & frame["tokens_t"].notna()]
     if known.empty:
         raise ValueError("nd_regimes: no row has a base model with known N and D")
@@ -272,7 +263,7 @@ def top_within(frame: pd.DataFrame, by: str | pd.Series, n: int = 2,
     dict
         ``{value: [base, ...]}``, most frequent first (ties: alphabetical).
     """
-    _check_frame(frame, [base_col], "top_within")
+    check_frame(frame, [base_col], context="top_within")
     key = frame[by] if isinstance(by, str) else by
     if len(key) != len(frame) or not key.index.equals(frame.index):
         raise ValueError("top_within: `by` must be a column of frame or a Series on frame's index")
@@ -309,7 +300,7 @@ def stack_groups(frame: pd.DataFrame, masks: Mapping[str, Any],
     (DataFrame, ndarray)
         The stacked scores and one label per stacked row (object dtype), in ``masks`` order.
     """
-    _check_frame(frame, list(columns), "stack_groups")
+    check_frame(frame, list(columns), context="stack_groups")
     if not masks:
         raise ValueError("stack_groups: masks is empty")
     parts, labels = [], []
@@ -404,8 +395,8 @@ def hub_holdout_agreement(frame: pd.DataFrame) -> AgreementCheck:
     AgreementCheck
         ``layer`` is the layer that attributed the model without the hub column.
     """
-    _check_frame(frame, ["model_id", "base_model_hub", "base_model", "layer"],
-                 "hub_holdout_agreement")
+    check_frame(frame, ["model_id", "base_model_hub", "base_model", "layer"],
+                context="hub_holdout_agreement")
     checked = frame[frame["layer"] == "hub"]
     held = checked.copy()
     hub = held["base_model_hub"].astype("string")
@@ -454,8 +445,8 @@ def authors_agreement(frame: pd.DataFrame) -> AgreementCheck:
     with :func:`coarse_family`. The authors' labels are families, not base models, so
     agreement here cannot confirm a size or version (e.g. Llama-3-8B vs Llama-3.1-8B).
     """
-    _check_frame(frame, ["model_id", "authors_base_model", "base_model", "layer"],
-                 "authors_agreement")
+    check_frame(frame, ["model_id", "authors_base_model", "base_model", "layer"],
+                context="authors_agreement")
     checked = frame[frame["authors_base_model"].notna()]
     unknown = sorted(set(checked["authors_base_model"].astype(str)) - set(AUTHORS_LABELS))
     if unknown:

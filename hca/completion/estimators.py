@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.validation import check_matrix, labels_of, show_labels
+from hca.validation import check_fraction, check_matrix, labels_of, show_labels
 
 __all__ = [
     "SoftImpute",
@@ -346,9 +346,7 @@ class SoftImpute(TransformerMixin, BaseEstimator):
             raise ValueError(f"max_iter must be >= 1; got {self.max_iter!r}")
         if not self.tol > 0:
             raise ValueError(f"tol must be > 0; got {self.tol!r}")
-        if not 0 < self.validation_fraction < 1:
-            raise ValueError(f"validation_fraction must be in (0, 1); "
-                             f"got {self.validation_fraction!r}")
+        check_fraction(self.validation_fraction, "validation_fraction")
         if not (np.isfinite(self.selection_tolerance) and self.selection_tolerance >= 0):
             raise ValueError(f"selection_tolerance must be a finite value >= 0; "
                              f"got {self.selection_tolerance!r}")

@@ -29,7 +29,7 @@ from hca.completion.estimators import (
     svt_weights,
 )
 from hca.completion.masks import mask_block, mask_random, observed_column_sets
-from hca.validation import MAX_SHOW, check_matrix, labels_of, show_labels
+from hca.validation import MAX_SHOW, check_fraction, check_matrix, labels_of, show_labels
 
 __all__ = [
     "global_vs_local",
@@ -549,8 +549,7 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
     """
     from statistics import NormalDist
 
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level!r}")
+    check_fraction(level, "level")
     by = list(by)
     missing = [c for c in by if c not in frame.columns]
     if missing:

@@ -18,6 +18,7 @@ from hca.paper.constants import (
     PAPER_V2_PRETRAINED,
     PAPER_V2_SINV,
 )
+from hca.validation import check_frame
 
 __all__ = [
     "v2_frame",
@@ -63,9 +64,7 @@ def domain_data(frame: pd.DataFrame, domains: Sequence[str],
     ValueError
         If a requested domain has no model, or a benchmark column is missing.
     """
-    missing_cols = [b for b in benchmarks if b not in frame.columns]
-    if missing_cols:
-        raise ValueError(f"benchmark column(s) {missing_cols} not in the frame")
+    check_frame(frame, ["base_model", *benchmarks], context="domain_data")
     present = set(frame["base_model"].dropna())
     absent = [d for d in domains if d not in present]
     if absent:
@@ -148,9 +147,7 @@ def filter_below_base(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SIN
     ValueError
         If ``frame`` lacks a needed column, or a domain's checkpoint has no row.
     """
-    needed = [c for c in ("model_id", "base_model", "average") if c not in frame.columns]
-    if needed:
-        raise ValueError(f"filter_below_base: frame lacks column(s) {needed}")
+    check_frame(frame, ["model_id", "base_model", "average"], context="filter_below_base")
     checkpoints = dict(PAPER_V2_PRETRAINED if checkpoints is None else checkpoints)
     ids = frame["model_id"].astype(str).str.lower()
     drop = pd.Series(False, index=frame.index)
