@@ -52,7 +52,6 @@ from joblib import Parallel, delayed
 
 from hca.estimator.ica import fit_icas
 from hca.estimator.model import HCA, clone_hca, mic_by_subset
-from hca.estimator.results import ols_adjustment
 from hca.estimator.search import all_orders, evaluate_order
 from hca.paper.constants import PAPER_ALIGNMENT
 from hca.validation import (
@@ -413,12 +412,10 @@ def ranked_orders(model: HCA, n: int = 5) -> pd.DataFrame:
     check_positive_int(n, "n")
     U = {label: model.ica_[label].unmixing for label in model.domains_}
     rows, mics = all_orders(U, model.residual)
-    X = model._X_train
     out = []
     for rank, i in enumerate(np.argsort(mics, kind="stable")[:n], start=1):
         res = evaluate_order(U, [rows[i][k] for k in range(len(U))], residual=model.residual)
-        _, _, chosen, _ = ols_adjustment(X @ res.unmixing.T, X, model._benchmarks)
-        alignment = tuple(model._benchmarks[c] for c in chosen)
+        alignment = model.alignment(res.unmixing)
         out.append({"rank": rank, "mic": float(res.mic), "order": " > ".join(alignment),
                     "paper_order": len(alignment) == 3
                     and matches_alignment(alignment, PAPER_ALIGNMENT),

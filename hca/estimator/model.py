@@ -276,6 +276,19 @@ class HCA(BaseEstimator):
             models=models,
         )
 
+    def alignment(self, unmixing: Any = None) -> tuple[str, ...]:
+        """The benchmark the OLS adjustment (:meth:`adjust`) picks for every factor.
+
+        Computed on the training data. ``unmixing`` (shape ``(n_components, n_benchmarks)``)
+        replaces the fitted ``H_hat``, e.g. by the unmixing matrix of another row order of the
+        search, so that alternatives are read exactly as the fit is.
+        """
+        self._check_fitted()
+        H = self.unmixing_ if unmixing is None else np.asarray(unmixing, dtype=float)
+        values = self._X_train
+        _, _, chosen, _ = ols_adjustment(values @ H.T, values, self._benchmarks)
+        return tuple(self._benchmarks[c] for c in chosen)
+
     def reconstruction_error(self, X: Any = None, *, centre: bool = False) -> pd.DataFrame:
         """Low-rank approximation error per benchmark (Figure 19 of Appendix H.2).
 
