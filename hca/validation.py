@@ -119,11 +119,7 @@ def check_matrix(
                         f"got {type(X).__name__}")
     if isinstance(X, pd.DataFrame):
         X = _checked_frame(X, name, columns)
-    try:
-        arr = check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
-                          allow_nd=True, ensure_min_samples=0, ensure_min_features=0)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be a numeric array or DataFrame ({err})") from None
+    arr = _as_float_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (models x benchmarks), got {arr.ndim} "
                          f"dimension(s), shape {arr.shape}")
@@ -134,6 +130,25 @@ def check_matrix(
                          f"columns are expected ({list(columns)})")
     _check_finite(arr, X, name, allow_nan)
     return arr
+
+
+def _as_float_array(X: Any, name: str) -> np.ndarray:
+    """``check_array``'s conversion to float64 (any dimension; the checks come after).
+
+    Float ndarrays and DataFrames of plain numpy dtypes take a direct path (the library's
+    inner loops call this thousands of times); everything else (lists, object or nullable
+    pandas dtypes, sparse matrices) goes through :func:`sklearn.utils.validation.check_array`.
+    """
+    if isinstance(X, np.ndarray) and X.dtype == np.float64:
+        return X
+    if isinstance(X, pd.DataFrame) and all(isinstance(t, np.dtype) and t.kind in "fiub"
+                                           for t in X.dtypes):
+        return X.to_numpy(dtype=np.float64)
+    try:
+        return check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
+                           allow_nd=True, ensure_min_samples=0, ensure_min_features=0)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric array or DataFrame ({err})") from None
 
 
 def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) -> pd.DataFrame:
@@ -149,7 +164,7 @@ def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) ->
             raise ValueError(f"{name} is missing the fitted benchmark column(s) {missing} "
                              f"(expected {list(columns)})")
         X = X[list(columns)]
-    bad = [str(c) for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    bad = [str(c) for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
     if bad:
         raise TypeError(f"{name} has non-numeric column(s) {bad}; benchmark scores must be "
                         "numbers")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
@@ -177,10 +178,20 @@ def propensity_scores(x, t, *, degree: int = 1, penalty: float = 1e-3) -> np.nda
 
 
 def _propensity(x: np.ndarray, t: np.ndarray, degree: int, penalty: float) -> np.ndarray:
+    """Fitted propensities; memoised on the data, because the ATE panels refit the same
+    bootstrap resample of ``(x, t)`` for every outcome (the propensity ignores ``y``)."""
+    x = np.ascontiguousarray(x, dtype=float)
+    t = np.ascontiguousarray(t, dtype=float)
+    return _propensity_cached(x.tobytes(), t.tobytes(), int(degree), float(penalty)).copy()
+
+
+@lru_cache(maxsize=512)
+def _propensity_cached(x_bytes: bytes, t_bytes: bytes, degree: int, penalty: float) -> np.ndarray:
+    x, t = np.frombuffer(x_bytes), np.frombuffer(t_bytes)
     z = (x - x.mean()) / max(x.std(), 1e-12)
     feats = np.column_stack([z**p for p in range(1, degree + 1)])
     feats = (feats - feats.mean(axis=0)) / np.where(feats.std(axis=0) > 0, feats.std(axis=0), 1.0)
-    return _logistic_fit(feats, t.astype(float), max(penalty, 1e-10))
+    return _logistic_fit(feats, t, max(penalty, 1e-10))
 
 
 # ----------------------------------------------------------------------------- ATE: results

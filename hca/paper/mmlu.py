@@ -146,9 +146,7 @@ def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
 
     if not isinstance(corr, pd.DataFrame) or list(corr.index) != list(corr.columns):
         raise ValueError("corr must be a square DataFrame with identical index and columns")
-    values = corr.to_numpy(dtype=float)
-    if not np.isfinite(values).all():
-        raise ValueError("corr contains NaN or infinite values (a constant column?)")
+    values = check_matrix(corr, name="corr")  # NaN: a constant column
     dist = np.clip(1.0 - (values + values.T) / 2.0, 0.0, None)
     np.fill_diagonal(dist, 0.0)
     condensed = squareform(dist, checks=False)
