@@ -288,8 +288,8 @@ class Domains:
 
 def _check_index(domains: pd.Series, X: pd.DataFrame, name: str) -> None:
     """A Series of labels must carry X's index (it is used by position otherwise)."""
-    if domains.index.equals(X.index):
-        return
+    if len(domains) != len(X) or domains.index.equals(X.index):
+        return  # a length mismatch is reported by check_domains
     only_x = X.index.difference(domains.index)
     only_d = domains.index.difference(X.index)
     if len(only_x) or len(only_d):
@@ -306,8 +306,9 @@ def _check_index(domains: pd.Series, X: pd.DataFrame, name: str) -> None:
 
 def _resolve_order(labels: np.ndarray, order: Sequence | None, by: str, what: str | None,
                    name: str) -> list:
+    is_missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
     if order is None:
-        missing = int(sum(_is_missing(g) for g in labels))
+        missing = int(is_missing.sum())
         if missing:
             hint = f" or pass {what}=[...] to choose the domains" if what else ""
             raise ValueError(f"{name} contains {missing} missing labels (None/NaN); drop those "
@@ -321,7 +322,7 @@ def _resolve_order(labels: np.ndarray, order: Sequence | None, by: str, what: st
     dup = [g for g in pd.unique(pd.Series(order, dtype=object)) if order.count(g) > 1]
     if dup:
         raise ValueError(f"{what} domain(s) {dup} listed more than once")
-    present = {g for g in labels if not _is_missing(g)}
+    present = set(labels[~is_missing])
     absent = [g for g in order if g not in present]
     if absent:
         raise ValueError(f"{what} domain(s) {absent} not found in {name} (no rows); available: "

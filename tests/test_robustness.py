@@ -97,7 +97,7 @@ def test_picard_and_fastica_agree_on_exact_scm(exact):
         assert _max_abs_cosines(pic[label].unmixing, fast[label].unmixing).min() > 0.98
 
 
-def test_picard_ica_validates_input(exact):
+def test_domain_ica_picard_validates_input(exact):
     with pytest.raises(ValueError, match="labels"):
         domain_ica(exact.X, exact.domains[:-1], ica="picard-o")
     with pytest.raises(ValueError, match="unknown ica"):
@@ -107,7 +107,7 @@ def test_picard_ica_validates_input(exact):
 
 
 # ----------------------------------------------------------------------------- fits
-def test_fit_hca_fastica_is_the_estimator(frame):
+def test_robust_fit_fastica_is_the_estimator(frame):
     rows = frame[frame["base_model"].isin(FOUR)]
     X, dom = rows[list(BENCH)].reset_index(drop=True), rows["base_model"].to_numpy(dtype=object)
     fit = rb.robust_fit(HCA(3, ica="fastica", random_state=0), X, dom)
@@ -119,14 +119,14 @@ def test_fit_hca_fastica_is_the_estimator(frame):
 
 
 @pytest.mark.parametrize("ica", ["picard-o", "picard"])
-def test_fit_hca_picard_finds_exact_scm(exact, ica):
+def test_robust_fit_picard_finds_exact_scm(exact, ica):
     X = pd.DataFrame(exact.X, columns=list(exact.feature_names))
     fit = rb.robust_fit(HCA(3, ica=ica, random_state=0), X, exact.domains)
     assert fit.mic < 0.02
     assert len(fit.alignment) == 3 and set(fit.alignment) <= set(exact.feature_names)
 
 
-def test_fit_hca_four_components_uses_certified_sequential_search(exact):
+def test_robust_fit_four_components_uses_certified_sequential_search(exact):
     sim = simulate_scm(n_domains=4, n_per_domain=1500, n_components=4, alpha=0.0,
                        random_state=2)
     X = pd.DataFrame(sim.X, columns=list(sim.feature_names))
