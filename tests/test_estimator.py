@@ -362,6 +362,7 @@ def test_mic_by_subset(exact_sim):
     keep = np.isin(exact_sim.domains, ["D1", "D2", "D3", "D4"])
     X, dom = exact_sim.X[keep][::2], exact_sim.domains[keep][::2]
     table = mic_by_subset(HCA(), X, dom, min_size=2)
+    pd.testing.assert_frame_equal(table, mic_by_subset(HCA(), X, dom, min_size=2, n_jobs=2))
     assert len(table) == 6 + 4 + 1
     assert table["size"].tolist() == [2] * 6 + [3] * 4 + [4]
     alphas = table[[f"alpha_D{i}" for i in range(1, 5)]]

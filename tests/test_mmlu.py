@@ -171,6 +171,8 @@ def exact_scm():
 def test_seed_fits_recovers_the_order_among_benchmarks(exact_scm):
     X, labels, causal = exact_scm
     fits = mmlu.seed_fits(HCA(), X, labels, seeds=[0, 1, 2])
+    pd.testing.assert_frame_equal(fits, mmlu.seed_fits(HCA(), X, labels, seeds=[0, 1, 2],
+                                                       n_jobs=2))
     assert list(fits["seed"]) == [0, 1, 2]
     assert (fits["mic"] < 0.02).all()
     assert all(order == tuple(causal) for order in fits["order"])
