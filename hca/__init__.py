@@ -3,21 +3,61 @@
 A small library for the methods of Jin, Syrgkanis, Kakade & Zhang (2025), "Discovering
 Hierarchical Latent Capabilities of Language Models via Causal Representation Learning".
 
-Modules
--------
-data          pinned, verified public data files and tidy loaders
-base_models   base-model identification (the paper's domains) and pretraining compute
-domains       leaderboards with domains attached; audit helpers
-subspace      per-domain PCA, principal-subspace distances, the invariant set S_inv
-estimator     the HCA estimator (ICA per domain, row alignment, MIC, OLS adjustment)
-synthetic     simulated exact and inexact linear SCMs
-stability     seed and bootstrap stability of HCA results
-plots         plot helpers for HCA results
-interpret     alignment of latent factors with benchmarks (Table 2)
-scaling       sigmoid scaling laws and average treatment effects of fine-tuning
-completion    soft-impute and structured matrix completion (global vs local)
-mmlu          the MMLU-by-task analyses
-replication   the paper's settings and shared fits used by every chapter
+Layout (the data flow of the book: load -> attribute base models -> domain matrices ->
+estimator -> results -> figure)
+----------------------------------------------------------------------------------------------
+data/             the data: pinned public files and their tidy loaders
+  registry          the pinned files: registry, verified fetch, cache
+  loaders           tidy leaderboard and base-model frames (one row per model)
+  tables            the small cited tables shipped inside the package (importlib.resources)
+attribution/      leaderboard models -> base models (the paper's domains), pretraining compute
+  catalogue         canonical base models: names, sizes, architectures, release dates
+  identify          layered identification of every model's base model (Appendix B)
+  authors           the authors' own domain rule, re-implemented as a labelled variant
+  compute           pretraining tokens and compute C = 6 N D
+  domains           leaderboards with domains attached; N/D regimes; audits
+validation        shared input checks on sklearn.utils.validation (one error style)
+subspace/         per-domain PCA and principal subspaces (Section 2)
+  pca               spectra, effective ranks, principal subspaces and angles
+  distances         subspace distances, split-half nulls, the invariant set S_inv
+estimator/        the HCA estimator (Section 3, Appendix C)
+  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts)
+  search            steps 2-3: row residuals and the search over row orders (MIC)
+  results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
+  model             the HCA class, clone_hca, mic_by_subset (Figure 18)
+synthetic         simulated exact and inexact linear SCMs
+stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it)
+interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
+causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
+  sigmoid           the sigmoid scaling law and its bootstrap
+  ate               ATE estimators: backdoor, IPW, AIPW (propensity by LogisticRegression)
+  overlap           overlap diagnostics, per-stratum effects, IPW balance
+  frames            analysis frames: treatment, lineage, compute
+  panels            sigmoid and ATE fits over outcomes and subsets (joblib)
+  bootstrap         resampling (optionally by domain) and percentile intervals
+completion/       matrix completion, global vs local (Remark 1, Appendix G)
+  estimators        SoftImpute, StructuredCompletion, ColumnMeans
+  experiment        the experiment design of Appendix G
+  masks             missing-entry masks and the error on hidden entries
+  kernels           numerical kernels of the estimators
+plots/            every figure function (ax=None, returns the axes; pyplot imported lazily)
+  axes              get_axes / get_axes_grid (the one "use ax or make a figure" helper)
+  estimator         HCA fits: matrices, causal graphs, MIC by subset
+  subspace          spectra and subspace distances
+  interpret         the factors' alignment, compute and instruct shifts
+  causal            scaling laws, ATEs and overlap
+  completion        matrix-completion errors
+  mmlu              clustered subject correlations
+  robustness        the robustness overview
+paper/            the paper's own settings and analyses
+  constants         every constant of the paper (domain sets, roles, checkpoints)
+  replication       the paper's frames and the shared fits of every chapter
+  mmlu              MMLU by subject (Appendix H.5)
+  robustness        the headline results under perturbations
+  scorecard         every quantitative claim of the paper, ours next to it
+cli/              python -m hca: data, fit (and scorecard)
+  fit               python -m hca fit on a user's CSV
+__main__          entry point of python -m hca
 """
 
 from hca.estimator.model import HCA, mic_by_subset

@@ -39,7 +39,8 @@ import pandas as pd
 
 from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
 from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
-from hca.validation import check_columns
+from hca.estimator.results import r_squared
+from hca.validation import check_frame, check_is_fitted, check_matrix
 
 __all__ = [
     "Alignment",
@@ -64,11 +65,6 @@ _TOL = 1e-6
 # =========================================================================== helpers
 def _label(name: str) -> str:
     return BENCHMARK_LABELS.get(name, name)
-
-
-def _r2(y: np.ndarray, resid: np.ndarray) -> float:
-    sst = float(np.sum((y - y.mean()) ** 2))
-    return 1.0 - float(resid @ resid) / sst if sst > 0 else float("nan")
 
 
 # =========================================================================== alignment
@@ -130,13 +126,16 @@ class Alignment:
         return pd.DataFrame(U, index=list(self.factor_names),
                             columns=[_label(b) for b in self.feature_names])
 
+    def _scores(self, X: Any, method: str) -> np.ndarray:
+        return check_matrix(X, name=f"Alignment.{method}: X", columns=self.feature_names)
+
     def raw_factors(self, X: Any) -> np.ndarray:
         """Unadjusted factors ``z = H x`` of the rows of ``X`` (not centred)."""
-        return check_columns(X, self.feature_names, "Alignment.raw_factors") @ self.H.T
+        return self._scores(X, "raw_factors") @ self.H.T
 
     def factors(self, X: Any) -> np.ndarray:
         """Adjusted factors ``L H x`` of the rows of ``X`` (not centred)."""
-        return check_columns(X, self.feature_names, "Alignment.factors") @ self.unmixing.T
+        return self._scores(X, "factors") @ self.unmixing.T
 
     def line(self, i: int, x: Any) -> np.ndarray:
         """The fitted line ``c_i + gamma_i x`` of factor ``i`` (0-based) at benchmark scores ``x``."""
@@ -144,7 +143,7 @@ class Alignment:
 
     def residuals(self, X: Any) -> np.ndarray:
         """Residuals ``z_adj_i - c_i - gamma_i x_B`` of the fitted OLS, shape (n, d)."""
-        values = check_columns(X, self.feature_names, "Alignment.residuals")
+        values = self._scores(X, "residuals")
         Zadj = values @ self.unmixing.T
         return Zadj - self.intercepts - self.slopes * values[:, self.benchmark_index]
 
@@ -166,7 +165,8 @@ class Alignment:
         """
         resid = self.residuals(X)
         target = self.raw_factors(X) if controls else self.factors(X)
-        return pd.Series([_r2(target[:, i], resid[:, i]) for i in range(len(self.factor_names))],
+        return pd.Series([r_squared(target[:, i], resid[:, i])
+                          for i in range(len(self.factor_names))],
                          index=list(self.factor_names), name="R2")
 
     def summary(self) -> str:
@@ -201,13 +201,12 @@ def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
         If ``model`` is not fitted, or if the OLS on ``X`` does not reproduce the
         adjustment's coefficients (``X`` is not the data the adjustment was fitted on).
     """
-    if not hasattr(model, "unmixing_"):
-        raise ValueError("align: the HCA model is not fitted")
+    check_is_fitted(model, "unmixing_", msg="align: the %(name)s model is not fitted")
     names = (tuple(model.feature_names_in_) if hasattr(model, "feature_names_in_")
              else tuple(f"x{j}" for j in range(model.n_features_in_)))
     if adjustment is None:
         adjustment = model.adjust(X)
-    values = check_columns(X, names, "align")
+    values = check_matrix(X, name="align: X", columns=names)
     H = np.asarray(model.unmixing_, dtype=float)
     L = np.asarray(adjustment.L, dtype=float)
     Z = values @ H.T
@@ -293,8 +292,7 @@ def out_of_sample_r2(alignment: Alignment, frame: pd.DataFrame, domains: Sequenc
     -------
     TransferR2
     """
-    if "base_model" not in frame.columns:
-        raise ValueError("out_of_sample_r2: frame has no 'base_model' column")
+    check_frame(frame, ["base_model"], context="out_of_sample_r2")
     groups = {"In sample": list(in_sample), **{d: [d] for d in domains}}
     r2, sizes = {}, {}
     for name, members in groups.items():
@@ -315,9 +313,8 @@ def base_checkpoint_mask(frame: pd.DataFrame) -> pd.Series:
     """Official base checkpoints: ``type == "pretrained"``, ``official_providers`` true, and
     no ``instruct``/``chat``/``-it`` in the name (the leaderboard types a few chat models,
     e.g. ``meta-llama/Llama-2-7b-chat-hf``, as pretrained)."""
-    for col in ("model_id", "type", "official_providers"):
-        if col not in frame.columns:
-            raise ValueError(f"base_checkpoint_mask: frame lacks column {col!r}")
+    check_frame(frame, ["model_id", "type", "official_providers"],
+                context="base_checkpoint_mask")
     official = frame["official_providers"].fillna(False).astype(bool)
     named = frame["model_id"].astype(str).str.contains(_INSTRUCT_NAME)
     return (frame["type"] == "pretrained") & official & ~named
@@ -351,10 +348,8 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
     """
     from hca.attribution.compute import add_compute
 
-    needed = ["model_id", "base_model", "type", "official_providers"]
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"compute_correlations: frame lacks column(s) {missing}")
+    check_frame(frame, ["model_id", "base_model", "type", "official_providers"],
+                context="compute_correlations")
     df = frame if "log10_compute" in frame.columns else add_compute(frame)
     df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
     if df.empty:
@@ -411,10 +406,7 @@ def official_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         Columns ``base_id, instruct_id, base_model, params_b`` (sorted by ``base_id``).
     """
-    needed = ["model_id", "type", "official_providers"]
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"official_pairs: frame lacks column(s) {missing}")
+    check_frame(frame, ["model_id", "type", "official_providers"], context="official_pairs")
     official = frame[frame["official_providers"].fillna(False).astype(bool)]
     ids = set(official["model_id"])
     records = []
@@ -462,8 +454,8 @@ def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFram
         (the factor with the largest absolute change).
     """
     cols = list(alignment.feature_names)
-    xb = check_columns(before, cols, "factor_change (before)")
-    xa = check_columns(after, cols, "factor_change (after)")
+    xb = check_matrix(before, name="factor_change: before", columns=cols)
+    xa = check_matrix(after, name="factor_change: after", columns=cols)
     if xb.shape != xa.shape:
         raise ValueError(f"factor_change: before has {len(xb)} rows, after {len(xa)}")
     dx = xa - xb
@@ -499,9 +491,7 @@ def instruct_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFram
     DataFrame
         ``base_id, instruct_id`` and the columns of :func:`factor_change`, one row per pair.
     """
-    for col in ("base_id", "instruct_id"):
-        if col not in pairs.columns:
-            raise ValueError(f"instruct_shift: pairs lacks column {col!r}")
+    check_frame(pairs, ["base_id", "instruct_id"], name="pairs", context="instruct_shift")
     cols = list(alignment.feature_names)
     base = _rows_by_id(frame, pairs["base_id"], "instruct_shift")[cols].reset_index(drop=True)
     inst = _rows_by_id(frame, pairs["instruct_id"], "instruct_shift")[cols].reset_index(drop=True)
@@ -533,9 +523,7 @@ def figure8_table(frame: pd.DataFrame,
     """
     suffix = "_raw" if raw else ""
     cols = [c + suffix for c in columns]
-    missing = [c for c in cols + ["model_id"] if c not in frame.columns]
-    if missing:
-        raise ValueError(f"figure8_table: frame lacks column(s) {missing}")
+    check_frame(frame, cols + ["model_id"], context="figure8_table")
     records = []
     for model, (base_id, inst_id) in checkpoints.items():
         rows = _rows_by_id(frame, [base_id, inst_id], "figure8_table")
@@ -561,13 +549,11 @@ def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
     (DataFrame, Series)
         The normalized scores (columns ``columns``) and the RMSE of each line (points).
     """
+    check_frame(raw, list(columns), name="raw", context="raw_to_normalized")
+    check_frame(reference, [x for c in columns for x in (c, c + "_raw")], name="reference",
+                context="raw_to_normalized")
     out, rmse = {}, {}
     for c in columns:
-        if c not in raw.columns:
-            raise ValueError(f"raw_to_normalized: raw lacks column {c!r}")
-        for col in (c, c + "_raw"):
-            if col not in reference.columns:
-                raise ValueError(f"raw_to_normalized: reference lacks column {col!r}")
         x = reference[c + "_raw"].to_numpy(dtype=float)
         y = reference[c].to_numpy(dtype=float)
         ok = np.isfinite(x) & np.isfinite(y) & (y > 0)

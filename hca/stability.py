@@ -5,15 +5,21 @@ for every refit, what the paper reads off a fit: the MIC, the inexactness of eve
 the causal order (which benchmark each factor aligns with after the OLS adjustment of
 Section 4) and the adjusted structural equations (edge weights and source scales).
 
+Every sweep takes an :class:`~hca.estimator.HCA` instance for the settings of its refits and
+clones it (:func:`hca.estimator.clone_hca`), as scikit-learn's model-selection tools do, and
+runs its refits through :class:`joblib.Parallel` (``n_jobs``; inside
+``joblib.parallel_backend`` on a Dask or Ray cluster). Seeds and resamples are fixed before
+the refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
+
 * :func:`fit_record` turns one fitted :class:`~hca.estimator.HCA` into such a record.
-* :func:`seed_stability` refits with different FastICA seeds (same data).
+* :func:`seed_stability` refits with different ICA seeds (same data).
 * :func:`bootstrap_stability` resamples the models *within* every domain with replacement
   (each domain keeps its size) and refits with a fixed seed.
 * :func:`subset_stability` repeats the MIC-by-subset sweep of Figure 18 over seeds (or
   bootstrap resamples) and says how often each subset comes out best.
 * :func:`ranked_orders` lists the runner-up row orders of one fit: how far the chosen
   causal order is ahead of the next ones.
-* :func:`ica_solutions` groups the FastICA solutions of every domain over many seeds into
+* :func:`ica_solutions` groups the ICA solutions of every domain over many seeds into
   distinct local optima, with their share of seeds and their negentropy.
 
 Conventions
@@ -42,18 +48,26 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
+from joblib import Parallel, delayed
+
 from hca.estimator.ica import fit_icas
-from hca.estimator.model import HCA
-from hca.estimator.results import ols_adjustment
-from hca.estimator.search import all_orders, evaluate_order, hca_search
+from hca.estimator.model import HCA, clone_hca, mic_by_subset
+from hca.estimator.search import all_orders, evaluate_order
 from hca.paper.constants import PAPER_ALIGNMENT
-from hca.validation import validate_hca_data
+from hca.validation import (
+    check_domains,
+    check_fit_data,
+    check_is_fitted,
+    check_positive_int,
+)
 
 __all__ = [
     "fit_record",
     "matches_alignment",
     "StabilityResult",
     "seed_stability",
+    "bootstrap_index",
+    "bootstrap_samples",
     "bootstrap_stability",
     "subset_stability",
     "ica_solutions",
@@ -173,28 +187,44 @@ class StabilityResult:
         ])
 
 
-def _fit_quiet(X, domains, hca_params) -> HCA:
-    """Fit HCA with ConvergenceWarnings silenced (they are recorded in the model)."""
+def _fit_record(estimator: HCA, X: Any, domains: Any) -> dict:
+    """Fit a clone of ``estimator`` (ConvergenceWarnings silenced: they are recorded in the
+    model) and return its :func:`fit_record`."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return HCA(**hca_params).fit(X, domains)
+        return fit_record(clone_hca(estimator).fit(X, domains))
 
 
-def seed_stability(X: Any, domains: Any, seeds: Iterable[int] = range(20),
-                   **hca_params: Any) -> StabilityResult:
-    """Refit HCA on the same data with every FastICA seed in ``seeds``.
-
-    ``hca_params`` go to :class:`~hca.estimator.HCA` (``random_state`` is set per refit).
-    """
-    if "random_state" in hca_params:
-        raise ValueError("seed_stability sets random_state itself; pass seeds instead")
-    rows = []
-    for seed in seeds:
-        model = _fit_quiet(X, domains, {**hca_params, "random_state": int(seed)})
-        rows.append({"seed": int(seed), **fit_record(model)})
-    if not rows:
+def _seeds(seeds: Iterable[int]) -> list[int]:
+    seeds = [int(s) for s in seeds]
+    if not seeds:
         raise ValueError("seeds is empty")
-    return StabilityResult(pd.DataFrame(rows), "seed")
+    return seeds
+
+
+def seed_stability(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] = range(20),
+                   n_jobs: int | None = None) -> StabilityResult:
+    """Refit HCA on the same data with every ICA seed in ``seeds``.
+
+    Parameters
+    ----------
+    estimator : HCA
+        Settings of the refits; it is cloned and its ``random_state`` set to each seed.
+    X, domains
+        As in :meth:`hca.estimator.HCA.fit`.
+    seeds : iterable of int, default=range(20)
+    n_jobs : int, optional
+        Refits run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
+        backend's default, e.g. a Dask or Ray cluster inside ``joblib.parallel_backend``).
+        The records do not depend on ``n_jobs`` and keep the order of ``seeds``.
+    """
+    seeds = _seeds(seeds)
+    clone_hca(estimator)  # fail early on a wrong estimator
+    records = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains)
+        for seed in seeds)
+    return StabilityResult(pd.DataFrame([{"seed": s, **r} for s, r in zip(seeds, records)]),
+                           "seed")
 
 
 def bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -206,55 +236,69 @@ def bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def bootstrap_inputs(X: Any, domains: Any, n_boot: Any) -> tuple[pd.DataFrame, np.ndarray]:
-    """Validate a bootstrap request; return ``X`` as a DataFrame and the domain labels."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+def bootstrap_samples(X: Any, domains: Any, n_boot: Any,
+                      random_state: Any = 0) -> list[tuple[pd.DataFrame, np.ndarray]]:
+    """``n_boot`` within-domain resamples ``(X_b, domains_b)``, all drawn in advance.
+
+    ``X_b`` is a DataFrame (``X``'s columns, a fresh 0-based index) and ``domains_b`` an object
+    array; the draws come from ``numpy.random.default_rng(random_state)`` in order, so a
+    sweep over the samples gives the same result for any number of parallel jobs.
+    """
+    n_boot = check_positive_int(n_boot, "n_boot")
+    labels = check_domains(domains, X).labels
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
-    labels = np.asarray(domains, dtype=object)
-    if len(labels) != len(frame):
-        raise ValueError(f"X has {len(frame)} rows but domains has {len(labels)} labels")
-    return frame, labels
+    rng = np.random.default_rng(random_state)
+    out = []
+    for _ in range(n_boot):
+        idx = bootstrap_index(labels, rng)
+        out.append((frame.iloc[idx].reset_index(drop=True), labels[idx]))
+    return out
 
 
-def bootstrap_stability(X: Any, domains: Any, n_boot: int = 100, random_state: int = 0,
-                        **hca_params: Any) -> StabilityResult:
+def bootstrap_stability(estimator: HCA, X: Any, domains: Any, *, n_boot: int = 100,
+                        random_state: int = 0, n_jobs: int | None = None) -> StabilityResult:
     """Refit HCA on ``n_boot`` resamples of the models, drawn within every domain.
 
     Parameters
     ----------
+    estimator : HCA
+        Settings of the refits (cloned; its ``random_state``, the ICA seed, is the same for
+        every resample).
     X, domains
         As in :meth:`hca.estimator.HCA.fit`.
     n_boot : int, default=100
         Number of resamples.
     random_state : int, default=0
-        Seed of ``numpy.random.default_rng`` for the resampling.
-    **hca_params
-        Passed to :class:`~hca.estimator.HCA` (its own ``random_state``, the ICA seed,
-        defaults to 0 and is the same for every resample).
+        Seed of ``numpy.random.default_rng`` for the resampling (drawn in advance).
+    n_jobs : int, optional
+        As in :func:`seed_stability`.
     """
-    frame, labels = bootstrap_inputs(X, domains, n_boot)
-    rng = np.random.default_rng(random_state)
-    rows = []
-    for b in range(n_boot):
-        idx = bootstrap_index(labels, rng)
-        Xb = frame.iloc[idx].reset_index(drop=True)
-        model = _fit_quiet(Xb, labels[idx], hca_params)
-        rows.append({"replicate": b, **fit_record(model)})
-    return StabilityResult(pd.DataFrame(rows), "bootstrap")
+    clone_hca(estimator)
+    samples = bootstrap_samples(X, domains, n_boot, random_state)
+    records = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_record)(estimator, Xb, lb) for Xb, lb in samples)
+    return StabilityResult(pd.DataFrame([{"replicate": b, **r} for b, r in enumerate(records)]),
+                           "bootstrap")
 
 
-def subset_stability(X: Any, domains: Any, candidates: Sequence[Hashable] | None = None,
-                     min_size: int = 3, *, seeds: Iterable[int] = range(10),
-                     n_boot: int = 0, random_state: int = 0, n_components: int = 3,
-                     search: str = "exhaustive", residual: str = "domain",
-                     n_restarts: int = 1, max_iter: int = 1000,
-                     tol: float = 1e-4) -> pd.DataFrame:
+def _subset_mics(estimator: HCA, X: Any, domains: Any, candidates: list,
+                 min_size: int) -> list[float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return mic_by_subset(estimator, X, domains, candidates, min_size)["mic"].tolist()
+
+
+def subset_stability(estimator: HCA, X: Any, domains: Any,
+                     candidates: Sequence[Hashable] | None = None, min_size: int = 3, *,
+                     seeds: Iterable[int] = range(10), n_boot: int = 0, random_state: int = 0,
+                     n_jobs: int | None = None) -> pd.DataFrame:
     """The MIC of every subset of ``candidates`` (Figure 18), repeated.
 
-    With ``n_boot == 0`` the sweep is repeated for every FastICA seed in ``seeds`` on the
-    same data; with ``n_boot > 0`` it is repeated on ``n_boot`` within-domain bootstrap
-    resamples (seed ``random_state`` for the resampling, the first of ``seeds`` for ICA).
+    With ``n_boot == 0`` the sweep (:func:`hca.estimator.mic_by_subset`) is repeated for every
+    ICA seed in ``seeds`` on the same data; with ``n_boot > 0`` it is repeated on ``n_boot``
+    within-domain bootstrap resamples (seed ``random_state`` for the resampling, the first of
+    ``seeds`` for ICA). ``estimator`` gives the other settings (cloned); ``n_jobs`` runs the
+    repetitions in parallel (as in :func:`seed_stability`).
 
     Returns
     -------
@@ -262,31 +306,23 @@ def subset_stability(X: Any, domains: Any, candidates: Sequence[Hashable] | None
         One row per (repetition, subset): ``rep``, ``subset`` (tuple), ``size``, ``mic``,
         ``rank`` (1 = smallest MIC in that repetition) and ``best`` (bool).
     """
-    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
-    cands = list(order) if candidates is None else list(candidates)
-    missing = [c for c in cands if c not in order]
-    if missing:
-        raise ValueError(f"candidate domain(s) {missing} not found in domains; available: {order}")
+    seeds = _seeds(seeds)
+    est = clone_hca(estimator)
+    data = check_fit_data(X, domains, est.n_components)
+    cands = check_domains(data.labels, data.values, order=candidates,
+                          order_name="candidate").order
     if not 2 <= min_size <= len(cands):
         raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds is empty")
     subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
-    rng = np.random.default_rng(random_state)
-    reps = range(n_boot) if n_boot > 0 else range(len(seeds))
+    if n_boot > 0:
+        jobs = [(clone_hca(est, random_state=seeds[0]), Xb, lb)
+                for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)]
+    else:
+        jobs = [(clone_hca(est, random_state=seed), X, domains) for seed in seeds]
+    sweeps = Parallel(n_jobs=n_jobs)(
+        delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs)
     rows = []
-    for rep in reps:
-        if n_boot > 0:
-            idx = bootstrap_index(labels, rng)
-            vals, labs, seed = values[idx], labels[idx], seeds[0]
-        else:
-            vals, labs, seed = values, labels, seeds[rep]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            icas = fit_icas(vals, labs, cands, d, seed, max_iter, tol, n_restarts)
-        mics = [hca_search({c: icas[c].unmixing for c in sub}, search=search,
-                           residual=residual).mic for sub in subsets]
+    for rep, mics in enumerate(sweeps):
         ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
         for sub, mic, rank in zip(subsets, mics, ranks):
             rows.append({"rep": rep, "subset": sub, "size": len(sub), "mic": float(mic),
@@ -306,13 +342,22 @@ def _same_solution(A: np.ndarray, B: np.ndarray, threshold: float) -> bool:
     return bool(np.all(C.max(axis=1) >= threshold) and len(set(C.argmax(axis=1))) == len(A))
 
 
-def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_components: int = 3,
-                  threshold: float = 0.99, max_iter: int = 1000,
-                  tol: float = 1e-4) -> pd.DataFrame:
-    """Distinct FastICA local optima of every domain over many seeds (ICASSO-style).
+def _seed_icas(estimator: HCA, data, seed: int) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return fit_icas(data.values, data.labels, data.order, data.n_components,
+                        ica=estimator.ica, random_state=seed, max_iter=estimator.max_iter,
+                        tol=estimator.tol, n_restarts=estimator.n_restarts)
+
+
+def ica_solutions(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] = range(30),
+                  threshold: float = 0.99, n_jobs: int | None = None) -> pd.DataFrame:
+    """Distinct ICA local optima of every domain over many seeds (ICASSO-style).
 
     Two solutions are the same when every unit-norm row of one has absolute cosine at
-    least ``threshold`` with a distinct row of the other (rows up to order and sign).
+    least ``threshold`` with a distinct row of the other (rows up to order and sign). The
+    ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``) are the
+    estimator's; ``n_jobs`` runs the seeds in parallel (as in :func:`seed_stability`).
 
     Returns
     -------
@@ -322,19 +367,15 @@ def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_comp
         first seed that found it), ``best_negentropy`` (True for the solution with the
         largest negentropy in its domain), ``first_seed``.
     """
-    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds is empty")
+    est = clone_hca(estimator)
+    data = check_fit_data(X, domains, est.n_components)
+    seeds = _seeds(seeds)
+    by_seed = Parallel(n_jobs=n_jobs)(delayed(_seed_icas)(est, data, seed) for seed in seeds)
     rows = []
-    for label in order:
-        fits = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            for seed in seeds:
-                fits.append(fit_icas(values, labels, [label], d, seed, max_iter, tol)[label])
+    for label in data.order:
         clusters: list[dict] = []
-        for seed, fit in zip(seeds, fits):
+        for seed, icas in zip(seeds, by_seed):
+            fit = icas[label]
             W = _canonical_rows(fit.unmixing)
             for c in clusters:
                 if _same_solution(W, c["W"], threshold):
@@ -345,7 +386,7 @@ def ica_solutions(X: Any, domains: Any, seeds: Iterable[int] = range(30), n_comp
         clusters.sort(key=lambda c: (-len(c["seeds"]), c["seeds"][0]))
         top = max(c["negentropy"] for c in clusters)
         for k, c in enumerate(clusters):
-            rows.append({"domain": label, "models": int(np.sum(labels == label)),
+            rows.append({"domain": label, "models": int(np.sum(data.labels == label)),
                          "solution": k + 1, "n_seeds": len(c["seeds"]),
                          "share": len(c["seeds"]) / len(seeds),
                          "negentropy": float(c["negentropy"]),
@@ -367,18 +408,14 @@ def ranked_orders(model: HCA, n: int = 5) -> pd.DataFrame:
         ``rank``, ``mic``, ``order`` (alignment joined by ``" > "``), ``paper_order``,
         ``rank1_error`` and ``unmixing_error`` (tuples, Table 3).
     """
-    if not hasattr(model, "unmixing_"):
-        raise ValueError("ranked_orders needs a fitted HCA model")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    check_is_fitted(model, "unmixing_", msg="ranked_orders needs a fitted HCA model")
+    check_positive_int(n, "n")
     U = {label: model.ica_[label].unmixing for label in model.domains_}
     rows, mics = all_orders(U, model.residual)
-    X = model._X_train
     out = []
     for rank, i in enumerate(np.argsort(mics, kind="stable")[:n], start=1):
         res = evaluate_order(U, [rows[i][k] for k in range(len(U))], residual=model.residual)
-        _, _, chosen, _ = ols_adjustment(X @ res.unmixing.T, X, model._benchmarks)
-        alignment = tuple(model._benchmarks[c] for c in chosen)
+        alignment = model.alignment(res.unmixing)
         out.append({"rank": rank, "mic": float(res.mic), "order": " > ".join(alignment),
                     "paper_order": len(alignment) == 3
                     and matches_alignment(alignment, PAPER_ALIGNMENT),

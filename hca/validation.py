@@ -1,249 +1,207 @@
-"""Input validation shared by the whole library: clear errors naming the column, domain or row.
+"""Input checks shared by the whole library, built on :mod:`sklearn.utils.validation`.
+
+Every public function of :mod:`hca` checks its inputs with these helpers, so that bad input
+raises the same one-line error everywhere, naming the column, domain or row at fault:
+
+* :func:`check_matrix` -- a 2-D numeric matrix (array or DataFrame) of scores, converted by
+  :func:`sklearn.utils.validation.check_array`; options for missing entries (``allow_nan``),
+  named columns (``require_names``) and the fitted benchmark columns (``columns``).
+* :func:`check_vector` -- a 1-D numeric vector, optionally binary (a treatment);
+  :func:`check_same_length` for several vectors that describe the same units.
+* :func:`check_domains` -- one domain label (base model) per row of ``X``: length, missing
+  labels, a pandas index that matches ``X``'s, the domains to use (``order``) and, for ICA,
+  enough models per domain and no benchmark constant within a domain (``full_rank``).
+* :func:`check_fit_data` -- the three checks HCA and its ICA step make, as one call.
+* :func:`check_n_components`, :func:`check_positive_int`, :func:`check_fraction` -- scalars.
+* :func:`check_frame` -- a DataFrame with the columns a function needs.
+* :func:`check_labels` -- display labels, one per row or column of a matrix.
+* :func:`check_is_fitted` and :class:`NotFittedError` are scikit-learn's.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = [
+    "MAX_SHOW",
+    "NotFittedError",
+    "check_is_fitted",
+    "labels_of",
+    "show_labels",
+    "check_matrix",
+    "check_vector",
+    "check_same_length",
+    "Domains",
+    "check_domains",
     "top_groups",
+    "FitData",
+    "check_fit_data",
+    "check_n_components",
+    "check_positive_int",
+    "check_fraction",
+    "check_frame",
+    "check_labels",
 ]
 
-
-# =========================================================================== input checks
-def label_order(labels: np.ndarray) -> list:
-    """Sorted unique labels (by ``str`` when the labels are not mutually comparable)."""
-    unique = list(pd.unique(pd.Series(labels, dtype=object)))
-    try:
-        return sorted(unique)
-    except TypeError:
-        return sorted(unique, key=str)
+#: Offending rows, columns or labels listed in an error message.
+MAX_SHOW = 10
 
 
-def as_numeric_frame(X: Any) -> tuple[np.ndarray, list[str], bool, pd.Index | None]:
-    """Return ``(values, column names, has_names, row index)`` for an array or DataFrame."""
+# =========================================================================== labels in messages
+def labels_of(X: Any) -> tuple[list, list]:
+    """Row and column labels used in messages: a DataFrame's index and columns, otherwise
+    row positions and the names ``x0, x1, ...`` (scikit-learn's default feature names)."""
     if isinstance(X, pd.DataFrame):
-        bad = [str(c) for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if bad:
-            raise TypeError(f"X has non-numeric column(s) {bad}; benchmark scores must be numbers")
-        names = [str(c) for c in X.columns]
-        return X.to_numpy(dtype=float), names, True, X.index
-    try:
-        values = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"X must be a numeric array or DataFrame ({err})") from None
-    if values.ndim != 2:
-        raise ValueError(f"X must be 2-D (models x benchmarks), got {values.ndim} dimension(s)")
-    return values, [f"x{j}" for j in range(values.shape[1])], False, None
+        return list(X.index), [str(c) for c in X.columns]
+    shape = np.shape(X)
+    n_rows = shape[0] if len(shape) else 0
+    n_cols = shape[1] if len(shape) > 1 else 0
+    return list(range(n_rows)), [f"x{j}" for j in range(n_cols)]
 
 
-def check_finite(values: np.ndarray, names: list[str], index: pd.Index | None) -> None:
-    """Raise naming the columns and rows with NaN or infinite values."""
-    bad = ~np.isfinite(values)
-    if not bad.any():
-        return
-    cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
-    rows = np.flatnonzero(bad.any(axis=1))
-    shown = index[rows[:5]].tolist() if index is not None else rows[:5].tolist()
-    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-    raise ValueError(
-        f"X contains NaN or infinite values in column(s) {cols}, rows {shown}{more}; "
-        "impute or drop them first"
-    )
+def show_labels(labels: Sequence, idx: Any, limit: int = MAX_SHOW) -> str:
+    """The labels at positions ``idx``, at most ``limit`` of them (``"[...] and 3 more"``)."""
+    idx = np.asarray(idx, dtype=int).ravel()
+    shown = [labels[i] for i in idx[:limit]]
+    more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
+    return f"{shown}{more}"
 
 
-def check_constant(values: np.ndarray, names: list[str]) -> None:
-    """Raise naming the constant columns."""
-    constant = [names[j] for j in range(values.shape[1]) if np.ptp(values[:, j]) == 0]
-    if constant:
-        raise ValueError(f"X has constant column(s) {constant}; drop them before fitting")
+# =========================================================================== matrices
+def check_matrix(
+    X: Any,
+    *,
+    name: str = "X",
+    columns: Sequence[str] | None = None,
+    allow_nan: bool = False,
+    require_names: bool = False,
+) -> np.ndarray:
+    """``X`` as a 2-D float array (models x benchmarks), or a one-line error naming the fault.
 
+    The conversion is :func:`sklearn.utils.validation.check_array`; the checks before and
+    after it name the column and rows at fault.
 
-def check_domains(domains: Any, n_rows: int) -> np.ndarray:
-    """Domain labels as an object array of length ``n_rows``."""
-    labels = np.asarray(domains, dtype=object)
-    if labels.ndim != 1:
-        raise ValueError(f"domains must be 1-D (one label per model), got shape {labels.shape}")
-    if len(labels) != n_rows:
-        raise ValueError(
-            f"X has {n_rows} rows but domains has {len(labels)} labels; one label per row is needed"
-        )
-    if pd.isna(pd.Series(labels)).any():
-        raise ValueError("domains contains missing labels (None/NaN)")
-    return labels
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_rows, n_columns)
+    name : str, default="X"
+        How the messages call ``X``.
+    columns : sequence of str, optional
+        The benchmark columns a fitted object expects: a DataFrame must have them (they are
+        selected, in this order); an array must have that many columns.
+    allow_nan : bool, default=False
+        Let NaN mark missing entries (matrix completion); infinite values still raise.
+    require_names : bool, default=False
+        ``X`` must be a DataFrame (its column names name the benchmarks).
 
-
-def check_domain_sizes(labels: np.ndarray, order: list, n_benchmarks: int) -> None:
-    """Need at least two domains, each with at least ``n_benchmarks`` models."""
-    if len(order) < 2:
-        raise ValueError(
-            f"HCA needs at least 2 domains, found {len(order)} ({order!r}); "
-            "a single domain does not identify the causal order"
-        )
-    for label in order:
-        count = int(np.sum(labels == label))
-        if count < n_benchmarks:
-            raise ValueError(
-                f"domain {label!r} has {count} models but at least {n_benchmarks} "
-                f"(the number of benchmarks) are needed"
-            )
-
-
-def check_n_components(n_components: Any, n_benchmarks: int) -> int:
-    """``1 <= n_components <= n_benchmarks``."""
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
-        raise TypeError(f"n_components must be an int, got {type(n_components).__name__}")
-    if not 1 <= n_components <= n_benchmarks:
-        raise ValueError(
-            f"n_components ({n_components}) must be between 1 and the number of "
-            f"benchmarks ({n_benchmarks})"
-        )
-    return int(n_components)
-
-
-def validate_hca_data(X: Any, domains: Any, n_components: Any):
-    """Validate ``X``/``domains``; return ``(values, names, has_names, labels, order, d)``."""
-    values, names, has_names, index = as_numeric_frame(X)
-    if values.size == 0:
-        raise ValueError(f"X is empty (shape {values.shape})")
-    labels = check_domains(domains, values.shape[0])
-    d = check_n_components(n_components, values.shape[1])
-    check_finite(values, names, index)
-    check_constant(values, names)
-    order = label_order(labels)
-    check_domain_sizes(labels, order, values.shape[1])
-    return values, names, has_names, labels, order, d
-
-
-def check_n_restarts(n_restarts: Any) -> int:
-    if isinstance(n_restarts, bool) or not isinstance(n_restarts, (int, np.integer)) \
-            or n_restarts < 1:
-        raise ValueError(f"n_restarts must be a positive int, got {n_restarts!r}")
-    return int(n_restarts)
-
-
-# --------------------------------------------------------------------------- input checks
-def check_matrix(X: Any, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a finite 2-D float array; raise naming what is wrong."""
-    if isinstance(X, pd.DataFrame):
-        non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if non_numeric:
-            raise TypeError(f"{name} has non-numeric columns {non_numeric}")
-        bad = X.isna().sum()
-        bad = bad[bad > 0]
-        if len(bad):
-            detail = ", ".join(f"{c!r}: {n}" for c, n in bad.items())
-            raise ValueError(
-                f"{name} contains missing values (NaN) in columns {{{detail}}}; "
-                "drop or impute them first"
-            )
-        arr = X.to_numpy(dtype=float)
-    else:
-        try:
-            arr = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric, got {type(X).__name__}") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (rows x benchmarks), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        rows, cols = np.nonzero(~np.isfinite(arr))
-        raise ValueError(
-            f"{name} contains {rows.size} NaN/inf entries (first at row {rows[0]}, "
-            f"column {cols[0]}); drop or impute them first"
-        )
-    return arr
-
-
-def check_n_features_components(n_components: Any, n_features: int) -> int:
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
-        raise TypeError(f"n_components must be an int, got {n_components!r}")
-    if not 1 <= n_components <= n_features:
-        raise ValueError(
-            f"n_components must be between 1 and the number of benchmarks "
-            f"({n_features}), got {n_components}"
-        )
-    return int(n_components)
-
-
-def is_missing_label(label: Any) -> bool:
-    try:
-        return bool(pd.isna(label))
-    except (TypeError, ValueError):
-        return False
-
-
-def check_groups(groups: Any, n_rows: int) -> np.ndarray:
-    arr = np.asarray(groups, dtype=object)
-    if arr.ndim != 1:
-        raise ValueError(f"groups must be 1-D (one label per row), got shape {arr.shape}")
-    if arr.shape[0] != n_rows:
-        raise ValueError(
-            f"groups has {arr.shape[0]} labels but X has {n_rows} rows; "
-            "pass one label per row"
-        )
-    return arr
-
-
-def resolve_order(groups: np.ndarray, order: Sequence | None) -> list:
-    if order is None:
-        missing = int(sum(is_missing_label(g) for g in groups))
-        if missing:
-            raise ValueError(
-                f"groups contains {missing} missing labels; pass order=[...] to choose "
-                "the groups to compare"
-            )
-        return top_groups(groups, len(pd.unique(groups)))
-    order = list(order)
-    if len(order) == 0:
-        raise ValueError("order is empty; give at least one group label")
-    dup = [g for g in pd.unique(np.asarray(order, dtype=object)) if order.count(g) > 1]
-    if dup:
-        raise ValueError(f"order lists these groups more than once: {dup}")
-    present = set(g for g in groups if not is_missing_label(g))
-    absent = [g for g in order if g not in present]
-    if absent:
-        raise ValueError(f"order names groups with no rows in groups: {absent}")
-    return order
-
-
-def split_by_domain(X: Any, groups: Any, order: Sequence | None) -> tuple[list, dict]:
-    arr = check_matrix(X)
-    g = check_groups(groups, arr.shape[0])
-    labels = resolve_order(g, order)
-    return labels, {lab: arr[g == lab] for lab in labels}
-
-
-# --------------------------------------------------------------------------- groups
-def top_groups(groups: Any, n: int) -> list:
-    """The ``n`` most frequent labels, most frequent first (ties: first appearance).
-
-    Missing labels (None/NaN) are not counted.
+    Returns
+    -------
+    ndarray of shape (n_rows, n_columns), dtype float64
 
     Raises
     ------
+    TypeError
+        Not numeric, or not a DataFrame when ``require_names``.
     ValueError
-        If there are fewer than ``n`` distinct labels.
+        Duplicated or missing column names, not 2-D, empty, NaN (unless ``allow_nan``) or
+        infinite entries.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
-    arr = np.asarray(groups, dtype=object).ravel()
-    labels = [g for g in arr if not is_missing_label(g)]
-    counts = Counter(labels)  # insertion order = first appearance
-    ranked = sorted(counts, key=lambda lab: -counts[lab])  # stable sort keeps ties in order
-    if len(ranked) < n:
-        raise ValueError(f"asked for the top {n} groups but there are only {len(ranked)}")
-    return list(ranked[:n])
+    if require_names and not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{name} must be a DataFrame whose columns name the benchmarks, "
+                        f"got {type(X).__name__}")
+    if isinstance(X, pd.DataFrame):
+        X = _checked_frame(X, name, columns)
+    arr = _as_float_array(X, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (models x benchmarks), got {arr.ndim} "
+                         f"dimension(s), shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    if columns is not None and arr.shape[1] != len(columns):
+        raise ValueError(f"{name} has {arr.shape[1]} columns but {len(columns)} benchmark "
+                         f"columns are expected ({list(columns)})")
+    _check_finite(arr, X, name, allow_nan)
+    return arr
 
 
-# ----------------------------------------------------------------------------- input checks
-def check_vector(a, name: str) -> np.ndarray:
+def _as_float_array(X: Any, name: str) -> np.ndarray:
+    """``check_array``'s conversion to float64 (any dimension; the checks come after).
+
+    Float ndarrays and DataFrames of plain numpy dtypes take a direct path (the library's
+    inner loops call this thousands of times); everything else (lists, object or nullable
+    pandas dtypes, sparse matrices) goes through :func:`sklearn.utils.validation.check_array`.
+    """
+    if isinstance(X, np.ndarray) and X.dtype == np.float64:
+        return X
+    if isinstance(X, pd.DataFrame) and all(isinstance(t, np.dtype) and t.kind in "fiub"
+                                           for t in X.dtypes):
+        return X.to_numpy(dtype=np.float64)
     try:
-        arr = np.asarray(a, dtype=float)
+        return check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
+                           allow_nd=True, ensure_min_samples=0, ensure_min_features=0)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric array or DataFrame ({err})") from None
+
+
+def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) -> pd.DataFrame:
+    """Duplicated, missing and non-numeric columns of a DataFrame."""
+    names = pd.Index(X.columns)
+    if names.has_duplicates:
+        dup = [str(c) for c in names[names.duplicated()].unique()]
+        raise ValueError(f"{name} has duplicated column name(s) {dup}; every benchmark needs "
+                         "its own column")
+    if columns is not None:
+        missing = [c for c in columns if c not in X.columns]
+        if missing:
+            raise ValueError(f"{name} is missing the fitted benchmark column(s) {missing} "
+                             f"(expected {list(columns)})")
+        X = X[list(columns)]
+    bad = [str(c) for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
+    if bad:
+        raise TypeError(f"{name} has non-numeric column(s) {bad}; benchmark scores must be "
+                        "numbers")
+    return X
+
+
+def _check_finite(arr: np.ndarray, X: Any, name: str, allow_nan: bool) -> None:
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if not bad.any():
+        return
+    rows, cols = labels_of(X)
+    bad_cols = [cols[j] for j in np.flatnonzero(bad.any(axis=0))]
+    where = f"column(s) {bad_cols}, rows {show_labels(rows, np.flatnonzero(bad.any(axis=1)), 5)}"
+    if allow_nan:
+        raise ValueError(f"{name} contains infinite values in {where}; only NaN marks a "
+                         "missing entry")
+    raise ValueError(f"{name} contains NaN or infinite values in {where}; impute or drop "
+                     "them first")
+
+
+# =========================================================================== vectors
+def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
+    """``a`` as a finite 1-D float array; with ``binary=True`` a 0/1 int array (a treatment).
+
+    Raises
+    ------
+    TypeError
+        Not numeric.
+    ValueError
+        Not 1-D, NaN or infinite values, or (``binary``) values other than 0 and 1.
+    """
+    arr = np.asarray(a)
+    if binary and arr.dtype == bool:
+        arr = arr.astype(float)
+    try:
+        arr = check_array(arr, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
+                          allow_nd=True, ensure_min_samples=0)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric, could not convert: {exc}") from exc
     if arr.ndim != 1:
@@ -254,111 +212,291 @@ def check_vector(a, name: str) -> np.ndarray:
             f"{name} contains {int(bad.sum())} NaN/inf value(s) (first at position "
             f"{int(np.flatnonzero(bad)[0])}); drop or impute them first"
         )
-    return arr
-
-
-def check_treatment(t, name: str = "t") -> np.ndarray:
-    arr = np.asarray(t)
-    if arr.dtype == bool:
-        arr = arr.astype(float)
-    arr = check_vector(arr, name)
+    if not binary:
+        return arr
     values = np.unique(arr)
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError(
-            f"{name} must be binary (0 = pretrained, 1 = fine-tuned); found values "
-            f"{values[~np.isin(values, (0.0, 1.0))][:5].tolist()}"
-        )
+    other = values[~np.isin(values, (0.0, 1.0))]
+    if other.size:
+        raise ValueError(f"{name} must be binary (0 = pretrained, 1 = fine-tuned); found values "
+                         f"{other[:5].tolist()}")
     return arr.astype(int)
 
 
-def check_same_length(**arrays: np.ndarray) -> int:
+def check_same_length(**arrays: Any) -> int:
+    """The common length of the named arrays (``x=..., t=..., y=...``), or an error listing all."""
     lengths = {k: len(v) for k, v in arrays.items()}
     if len(set(lengths.values())) != 1:
         raise ValueError(f"inputs must have the same length, found {lengths}")
     return next(iter(lengths.values()))
 
 
-def check_ci(ci: float) -> None:
-    if not 0.0 < ci < 1.0:
-        raise ValueError(f"ci must be in (0, 1), found {ci}")
+# =========================================================================== domains
+def _is_missing(label: Any) -> bool:
+    try:
+        return bool(pd.isna(label))
+    except (TypeError, ValueError):
+        return False
 
 
-def check_cluster_groups(groups, n: int) -> np.ndarray | None:
-    if groups is None:
-        return None
-    g = np.asarray(groups)
-    if g.ndim != 1 or len(g) != n:
-        raise ValueError(f"groups must be one-dimensional of length {n}, found shape {g.shape}")
-    if pd.isna(g).any():
-        raise ValueError("groups contains missing values")
-    return g
+def _sorted_labels(labels: Sequence) -> list:
+    """Sorted unique labels (by ``str`` when the labels are not mutually comparable)."""
+    unique = list(pd.unique(pd.Series(list(labels), dtype=object)))
+    try:
+        return sorted(unique)
+    except TypeError:
+        return sorted(unique, key=str)
 
 
-def check_panel_columns(df: pd.DataFrame, cols: list[str]) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
+def top_groups(domains: Any, n: int) -> list:
+    """The ``n`` most frequent labels, most frequent first (ties: first appearance).
+
+    Missing labels (None/NaN) are not counted.
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than ``n`` distinct labels.
+    """
+    n = check_positive_int(n, "n")
+    arr = np.asarray(domains, dtype=object).ravel()
+    counts = Counter(g for g in arr if not _is_missing(g))  # insertion order = first appearance
+    ranked = sorted(counts, key=lambda lab: -counts[lab])  # stable sort keeps ties in order
+    if len(ranked) < n:
+        raise ValueError(f"asked for the top {n} groups but there are only {len(ranked)}")
+    return list(ranked[:n])
 
 
-MAX_SHOW = 10  # offending rows/columns listed in an error message
+@dataclass(frozen=True, eq=False)
+class Domains:
+    """Validated domain labels.
+
+    Attributes
+    ----------
+    labels : ndarray of object, shape (n_rows,)
+        The domain of every row (NaN/None only for rows outside ``order``).
+    order : list
+        The domains to use, in order.
+    """
+
+    labels: np.ndarray
+    order: list
+
+    def sizes(self) -> dict:
+        """Rows per domain of ``order``."""
+        return {label: int(np.sum(self.labels == label)) for label in self.order}
 
 
-# --------------------------------------------------------------------------- input checks
-def labels_of(X: Any) -> tuple[list, list]:
-    """Row and column labels used in messages (DataFrame labels or integer positions)."""
-    if isinstance(X, pd.DataFrame):
-        return list(X.index), list(X.columns)
-    arr = np.asarray(X)
-    return list(range(arr.shape[0])), list(range(arr.shape[1]))
+def _check_index(domains: pd.Series, X: pd.DataFrame, name: str) -> None:
+    """A Series of labels must carry X's index (it is used by position otherwise)."""
+    if len(domains) != len(X) or domains.index.equals(X.index):
+        return  # a length mismatch is reported by check_domains
+    only_x = X.index.difference(domains.index)
+    only_d = domains.index.difference(X.index)
+    if len(only_x) or len(only_d):
+        raise ValueError(
+            f"{name} is a Series whose index does not match X's index: X's row label(s) "
+            f"{list(only_x[:5])} are not in {name}.index and {name}.index label(s) "
+            f"{list(only_d[:5])} are not in X; align them (or pass {name}.to_numpy() to match "
+            "rows by position)")
+    pos = int(np.flatnonzero(domains.index.to_numpy() != X.index.to_numpy())[0])
+    raise ValueError(
+        f"{name} is a Series whose index has X's row labels in another order (position {pos}: "
+        f"X has {X.index[pos]!r}, {name} has {domains.index[pos]!r}); reindex it like X")
 
 
-def show_items(labels: Sequence, idx: np.ndarray) -> str:
-    """Format the labels at positions ``idx``, at most ``MAX_SHOW`` of them."""
-    idx = np.asarray(idx)
-    shown = [labels[i] for i in idx[:MAX_SHOW]]
-    more = f" and {len(idx) - MAX_SHOW} more" if len(idx) > MAX_SHOW else ""
-    return f"{shown}{more}"
-
-
-def check_matrix_with_missing(X: Any, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a 2-D float array (NaN allowed, +-inf not)."""
-    if isinstance(X, pd.DataFrame):
-        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if bad:
-            raise TypeError(f"{name} has non-numeric columns {bad}")
-        arr = X.to_numpy(dtype=float, na_value=np.nan)
-    else:
-        try:
-            arr = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"{name} must be a numeric 2-D array or DataFrame: {err}") from err
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D; got {arr.ndim} dimension(s), shape {arr.shape}")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if np.isinf(arr).any():
-        r, c = np.argwhere(np.isinf(arr))[0]
-        rows, cols = labels_of(X)
-        raise ValueError(f"{name} has infinite entries (first at row {rows[r]!r}, "
-                         f"column {cols[c]!r}); only NaN marks a missing entry")
-    return arr
-
-
-def check_columns(X: Any, names: Sequence[str], what: str) -> np.ndarray:
-    """``X`` as a float array with the columns ``names`` (DataFrame) or as given (array)."""
-    if isinstance(X, pd.DataFrame):
-        missing = [c for c in names if c not in X.columns]
+def _resolve_order(labels: np.ndarray, order: Sequence | None, by: str, what: str | None,
+                   name: str) -> list:
+    is_missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    if order is None:
+        missing = int(is_missing.sum())
         if missing:
-            raise ValueError(f"{what}: column(s) {missing} missing; expected {list(names)}")
-        values = X[list(names)].to_numpy(dtype=float)
-    else:
-        values = np.asarray(X, dtype=float)
-        if values.ndim != 2 or values.shape[1] != len(names):
-            raise ValueError(f"{what}: expected an array with {len(names)} columns, got shape "
-                             f"{values.shape}")
-    if not np.all(np.isfinite(values)):
-        bad = np.where(~np.isfinite(values).all(axis=1))[0][:5].tolist()
-        raise ValueError(f"{what}: NaN or infinite scores in row(s) {bad}")
-    return values
+            hint = f" or pass {what}=[...] to choose the domains" if what else ""
+            raise ValueError(f"{name} contains {missing} missing labels (None/NaN); drop those "
+                             f"rows{hint}")
+        present = [g for g in labels]
+        return (_sorted_labels(present) if by == "sorted"
+                else top_groups(present, len(pd.unique(pd.Series(present, dtype=object)))))
+    order = list(order)
+    if not order:
+        raise ValueError(f"no {what} domain given; give at least one domain label")
+    dup = [g for g in pd.unique(pd.Series(order, dtype=object)) if order.count(g) > 1]
+    if dup:
+        raise ValueError(f"{what} domain(s) {dup} listed more than once")
+    present = set(labels[~is_missing])
+    absent = [g for g in order if g not in present]
+    if absent:
+        raise ValueError(f"{what} domain(s) {absent} not found in {name} (no rows); available: "
+                         f"{_sorted_labels(present)}")
+    return order
+
+
+def _check_full_rank(X: Any, labels: np.ndarray, order: list) -> None:
+    """More models than benchmarks in every domain, no benchmark constant in one."""
+    values = check_matrix(X)
+    names = labels_of(X)[1]
+    p = values.shape[1]
+    constant = [names[j] for j in range(p) if np.ptp(values[:, j]) == 0]
+    if constant:
+        raise ValueError(f"X has constant column(s) {constant}; drop them before fitting")
+    for label in order:
+        rows = values[labels == label]
+        if len(rows) <= p:
+            raise ValueError(
+                f"domain {label!r} has {len(rows)} models but at least {p} (the number of "
+                f"benchmarks) plus one are needed, so that its centred scores can have full rank")
+        flat = [names[j] for j in range(p) if np.ptp(rows[:, j]) == 0]
+        if flat:
+            raise ValueError(
+                f"benchmark {flat[0]!r} is constant within domain {label!r} "
+                f"({rows[0, names.index(flat[0])]:g} for all {len(rows)} models); ICA cannot "
+                "use that domain: drop the benchmark or the domain")
+
+
+def check_domains(
+    domains: Any,
+    X: Any,
+    *,
+    order: Sequence | None = None,
+    by: str = "sorted",
+    min_domains: int = 1,
+    full_rank: bool = False,
+    name: str = "domains",
+    order_name: str | None = "order",
+    X_name: str = "X",
+) -> Domains:
+    """One domain label (base model) per row of ``X``, and the domains to use.
+
+    Parameters
+    ----------
+    domains : array-like or Series of shape (n_rows,)
+        Labels, matched to the rows of ``X`` by position; a Series must carry ``X``'s index
+        when ``X`` is a DataFrame.
+    X : array-like or DataFrame
+        The data the labels describe (only its length and index are used, and its values
+        with ``full_rank``). A 1-D vector describes that many units.
+    order : sequence, optional
+        Domains to use, in this order; rows of other domains (or with missing labels) are
+        left out. Default: every domain (then no label may be missing).
+    by : {"sorted", "size"}
+        Default order: sorted labels, or most frequent first (ties: first appearance).
+    min_domains : int, default=1
+        Fewest domains in ``order``.
+    full_rank : bool, default=False
+        For ICA: every domain of ``order`` needs more models than ``X`` has benchmarks, and no
+        benchmark may be constant in ``X`` or within one domain.
+    name, order_name, X_name : str
+        How the messages call ``domains``, ``order`` (``order_name=None``: the caller has
+        no ``order`` option) and ``X``.
+
+    Returns
+    -------
+    Domains
+    """
+    n_rows = len(X)
+    if isinstance(domains, pd.Series) and isinstance(X, pd.DataFrame):
+        _check_index(domains, X, name)
+    labels = np.asarray(domains, dtype=object)
+    if labels.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per row), got shape {labels.shape}")
+    if len(labels) != n_rows:
+        raise ValueError(f"{X_name} has {n_rows} rows but {name} has {len(labels)} labels; one "
+                         "label per row is needed")
+    resolved = _resolve_order(labels, order, by, order_name, name)
+    if len(resolved) < min_domains:
+        raise ValueError(f"need at least {min_domains} domains, found {len(resolved)} "
+                         f"({resolved!r})")
+    if full_rank:
+        _check_full_rank(X, labels, resolved)
+    return Domains(labels, resolved)
+
+
+# =========================================================================== HCA's inputs
+@dataclass(frozen=True, eq=False)
+class FitData:
+    """Validated input of HCA: scores, benchmark names, domains, number of components.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_models, n_benchmarks)
+    feature_names : list of str
+        DataFrame column names, or ``x0, x1, ...`` for an array.
+    has_names : bool
+        Whether ``X`` was a DataFrame.
+    labels : ndarray of object
+        Domain of every row.
+    order : list
+        Sorted domain labels.
+    n_components : int
+    """
+
+    values: np.ndarray
+    feature_names: list
+    has_names: bool
+    labels: np.ndarray
+    order: list
+    n_components: int
+
+
+def check_fit_data(X: Any, domains: Any, n_components: Any) -> FitData:
+    """:func:`check_matrix`, :func:`check_domains` (at least two domains, ``full_rank``) and
+    :func:`check_n_components`: the input of HCA and of its per-domain ICA."""
+    values = check_matrix(X)
+    dom = check_domains(domains, X, min_domains=2, full_rank=True, order_name=None)
+    d = check_n_components(n_components, values.shape[1])
+    return FitData(values, labels_of(X)[1], isinstance(X, pd.DataFrame), dom.labels, dom.order, d)
+
+
+# =========================================================================== scalars
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_n_components(n_components: Any, n_features: int, *, minimum: int = 1,
+                       maximum: int | None = None) -> int:
+    """``minimum <= n_components <= maximum`` (default: the number of benchmarks)."""
+    if not _is_int(n_components):
+        raise TypeError(f"n_components must be an int, got {n_components!r}")
+    upper = (f"the number of benchmarks ({n_features})" if maximum is None else str(maximum))
+    top = n_features if maximum is None else maximum
+    if not minimum <= n_components <= top:
+        raise ValueError(f"n_components ({n_components}) must be between {minimum} and {upper}")
+    return int(n_components)
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """``value`` as an int ``>= 1``."""
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """``value`` in the open interval (0, 1) (a coverage, level or quantile)."""
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value}")
+    return float(value)
+
+
+# =========================================================================== frames, labels
+def check_frame(frame: Any, columns: Sequence[str], *, name: str = "frame",
+                context: str | None = None) -> pd.DataFrame:
+    """``frame`` must be a DataFrame with ``columns``; ``context`` prefixes the messages."""
+    prefix = f"{context}: " if context else ""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{prefix}{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    needed = list(dict.fromkeys(columns))
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{prefix}{name} lacks column(s) {missing}: {len(missing)} missing "
+                         f"column(s) of the {len(needed)} needed {needed}")
+    return frame
+
+
+def check_labels(labels: Sequence[Hashable] | None, n: int, name: str) -> list[str] | None:
+    """Display labels as strings, exactly ``n`` of them (``None`` passes through)."""
+    if labels is None:
+        return None
+    labels = [str(x) for x in labels]
+    if len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels for {n} entries")
+    return labels

@@ -361,7 +361,8 @@ def test_ols_adjustment_known_answer():
 def test_mic_by_subset(exact_sim):
     keep = np.isin(exact_sim.domains, ["D1", "D2", "D3", "D4"])
     X, dom = exact_sim.X[keep][::2], exact_sim.domains[keep][::2]
-    table = mic_by_subset(X, dom, min_size=2)
+    table = mic_by_subset(HCA(), X, dom, min_size=2)
+    pd.testing.assert_frame_equal(table, mic_by_subset(HCA(), X, dom, min_size=2, n_jobs=2))
     assert len(table) == 6 + 4 + 1
     assert table["size"].tolist() == [2] * 6 + [3] * 4 + [4]
     alphas = table[[f"alpha_D{i}" for i in range(1, 5)]]
@@ -370,7 +371,7 @@ def test_mic_by_subset(exact_sim):
     full = HCA().fit(X, dom)
     assert table["mic"].iloc[-1] == pytest.approx(full.mic_, abs=1e-10)
     with pytest.raises(ValueError, match=r"candidate domain\(s\) \['D9'\] not found"):
-        mic_by_subset(X, dom, candidates=["D1", "D2", "D9"])
+        mic_by_subset(HCA(), X, dom, candidates=["D1", "D2", "D9"])
 
 
 # --------------------------------------------------------------------------- warnings and errors
@@ -572,7 +573,7 @@ def test_restarts_skip_unconverged_runs(monkeypatch):
 def test_restarts_in_hca_and_subsets():
     sim = simulate_scm(n_domains=4, n_per_domain=300, alpha=0.05, random_state=8)
     model = HCA(n_restarts=3).fit(sim.X, sim.domains)
-    table = mic_by_subset(sim.X, sim.domains, n_restarts=3)
+    table = mic_by_subset(HCA(n_restarts=3), sim.X, sim.domains)
     assert table["mic"].iloc[-1] == pytest.approx(model.mic_, abs=1e-12)
     keep = np.isin(sim.domains, ["D1", "D2", "D3"])
     sub = HCA(n_restarts=3).fit(sim.X[keep], sim.domains[keep])
@@ -605,3 +606,26 @@ def test_reconstruction_error():
     np.testing.assert_allclose(centred["mse"], np.mean((Xc - Xc @ H.T @ H) ** 2, axis=0))
     with pytest.raises(ValueError, match="centre=True uses the training domains"):
         model.reconstruction_error(X, centre=True)
+
+
+# --------------------------------------------------------------------------- R^2
+def test_r_squared_contract():
+    from hca.estimator import r_squared
+
+    y = np.array([1.0, 2.0, 4.0, 5.0])
+    assert r_squared(y, np.zeros(4)) == 1.0
+    assert r_squared(y, y - y.mean()) == pytest.approx(0.0)
+    assert r_squared(y, 2 * (y - y.mean())) == pytest.approx(-3.0)  # worse than the mean
+    assert np.isnan(r_squared(np.ones(4), np.zeros(4)))  # constant y: undefined, NaN
+
+
+def test_hca_ica_option_and_default_tolerance():
+    sim = simulate_scm(n_domains=3, n_per_domain=400, alpha=0.0, random_state=6)
+    fast = HCA().fit(sim.X, sim.domains)
+    assert fast.get_params()["ica"] == "fastica" and fast.get_params()["tol"] is None
+    for ica in ("picard-o", "picard"):
+        model = HCA(ica=ica).fit(sim.X, sim.domains)
+        assert model.mic_ < 0.05 and all(model.ica_converged_.values())
+        direct = domain_ica(sim.X, sim.domains, 3, ica=ica)
+        for label in model.domains_:
+            np.testing.assert_array_equal(model.ica_[label].unmixing, direct[label].unmixing)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hca.estimator import HCA
 from hca.paper import mmlu
 from hca import plots as hp
 from hca.paper import constants as pc
@@ -169,7 +170,9 @@ def exact_scm():
 
 def test_seed_fits_recovers_the_order_among_benchmarks(exact_scm):
     X, labels, causal = exact_scm
-    fits = mmlu.seed_fits(X, labels, seeds=[0, 1, 2])
+    fits = mmlu.seed_fits(HCA(), X, labels, seeds=[0, 1, 2])
+    pd.testing.assert_frame_equal(fits, mmlu.seed_fits(HCA(), X, labels, seeds=[0, 1, 2],
+                                                       n_jobs=2))
     assert list(fits["seed"]) == [0, 1, 2]
     assert (fits["mic"] < 0.02).all()
     assert all(order == tuple(causal) for order in fits["order"])
@@ -183,10 +186,10 @@ def test_seed_fits_recovers_the_order_among_benchmarks(exact_scm):
 def test_seed_fits_rejects_bad_input(exact_scm):
     X, labels, _ = exact_scm
     with pytest.raises(TypeError, match="DataFrame"):
-        mmlu.seed_fits(X.to_numpy(), labels, seeds=[0])
-    with pytest.raises(ValueError, match="random_state"):
-        mmlu.seed_fits(X, labels, seeds=[0], random_state=1)
+        mmlu.seed_fits(HCA(), X.to_numpy(), labels, seeds=[0])
+    with pytest.raises(TypeError, match="HCA instance"):
+        mmlu.seed_fits(X, X, labels, seeds=[0])
     with pytest.raises(ValueError, match="empty"):
-        mmlu.seed_fits(X, labels, seeds=[])
+        mmlu.seed_fits(HCA(), X, labels, seeds=[])
     with pytest.raises(ValueError, match="column"):
         mmlu.order_counts(pd.DataFrame({"x": [1]}))

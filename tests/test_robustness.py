@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from hca.paper import robustness as rb  # noqa: E402
 from hca import plots as hp
 from hca.paper import constants as pc
-from hca.estimator import HCA, domain_ica, picard_ica  # noqa: E402
+from hca.estimator import HCA, domain_ica  # noqa: E402
 from hca.synthetic import simulate_scm  # noqa: E402
 
 BENCH = ("b1", "b2", "b3", "b4", "b5", "b6")
@@ -79,7 +79,8 @@ def _max_abs_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("ortho", [True, False])
 def test_picard_recovers_population_unmixing(exact, ortho):
-    fits = picard_ica(exact.X, exact.domains, 3, ortho=ortho, random_state=0)
+    ica = "picard-o" if ortho else "picard"
+    fits = domain_ica(exact.X, exact.domains, 3, ica=ica, random_state=0)
     assert list(fits) == ["D1", "D2", "D3", "D4"]
     for label, fit in fits.items():
         Xk = exact.X[exact.domains == label]
@@ -91,23 +92,25 @@ def test_picard_recovers_population_unmixing(exact, ortho):
 
 def test_picard_and_fastica_agree_on_exact_scm(exact):
     fast = domain_ica(exact.X, exact.domains, 3, random_state=0)
-    pic = picard_ica(exact.X, exact.domains, 3, ortho=True, random_state=0)
+    pic = domain_ica(exact.X, exact.domains, 3, ica="picard-o", random_state=0)
     for label in fast:
         assert _max_abs_cosines(pic[label].unmixing, fast[label].unmixing).min() > 0.98
 
 
-def test_picard_ica_validates_input(exact):
+def test_domain_ica_picard_validates_input(exact):
     with pytest.raises(ValueError, match="labels"):
-        picard_ica(exact.X, exact.domains[:-1])
+        domain_ica(exact.X, exact.domains[:-1], ica="picard-o")
     with pytest.raises(ValueError, match="unknown ica"):
-        rb.domain_unmixings(exact.X, exact.domains, ica="jade")
+        domain_ica(exact.X, exact.domains, ica="jade")
+    with pytest.raises(ValueError, match="unknown ica"):
+        HCA(ica="jade").fit(exact.X, exact.domains)
 
 
 # ----------------------------------------------------------------------------- fits
-def test_fit_hca_fastica_is_the_estimator(frame):
+def test_robust_fit_fastica_is_the_estimator(frame):
     rows = frame[frame["base_model"].isin(FOUR)]
     X, dom = rows[list(BENCH)].reset_index(drop=True), rows["base_model"].to_numpy(dtype=object)
-    fit = rb.fit_hca(X, dom, 3, ica="fastica", random_state=0)
+    fit = rb.robust_fit(HCA(3, ica="fastica", random_state=0), X, dom)
     model = HCA(random_state=0).fit(X, dom)
     assert fit.mic == pytest.approx(model.mic_, abs=1e-12)
     assert fit.alignment == model.adjust().benchmarks
@@ -116,18 +119,18 @@ def test_fit_hca_fastica_is_the_estimator(frame):
 
 
 @pytest.mark.parametrize("ica", ["picard-o", "picard"])
-def test_fit_hca_picard_finds_exact_scm(exact, ica):
+def test_robust_fit_picard_finds_exact_scm(exact, ica):
     X = pd.DataFrame(exact.X, columns=list(exact.feature_names))
-    fit = rb.fit_hca(X, exact.domains, 3, ica=ica, random_state=0)
+    fit = rb.robust_fit(HCA(3, ica=ica, random_state=0), X, exact.domains)
     assert fit.mic < 0.02
     assert len(fit.alignment) == 3 and set(fit.alignment) <= set(exact.feature_names)
 
 
-def test_fit_hca_four_components_uses_certified_sequential_search(exact):
+def test_robust_fit_four_components_uses_certified_sequential_search(exact):
     sim = simulate_scm(n_domains=4, n_per_domain=1500, n_components=4, alpha=0.0,
                        random_state=2)
     X = pd.DataFrame(sim.X, columns=list(sim.feature_names))
-    fit = rb.fit_hca(X, sim.domains, 4)
+    fit = rb.robust_fit(HCA(4, search=rb.search_for(4, 4)), X, sim.domains)
     assert fit.search_result.search == "sequential" and fit.certified
     assert fit.mic < 0.02 and len(fit.alignment) == 4
 
@@ -135,17 +138,17 @@ def test_fit_hca_four_components_uses_certified_sequential_search(exact):
 def test_bootstrap_fits_deterministic(frame):
     rows = frame[frame["base_model"].isin(FOUR)]
     X, dom = rows[list(BENCH)], rows["base_model"].to_numpy(dtype=object)
-    a = rb.bootstrap_fits(X, dom, 3, random_state=4)
-    b = rb.bootstrap_fits(X, dom, 3, random_state=4)
+    a = rb.bootstrap_fits(HCA(), X, dom, n_boot=3, random_state=4)
+    b = rb.bootstrap_fits(HCA(), X, dom, n_boot=3, random_state=4, n_jobs=2)
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["replicate", "mic", "alignment", "order", "converged",
                                "certified"]
     assert a["certified"].all()
     assert a["replicate"].tolist() == [0, 1, 2]
-    c = rb.bootstrap_fits(X, dom, 3, random_state=5)
+    c = rb.bootstrap_fits(HCA(), X, dom, n_boot=3, random_state=5)
     assert not np.allclose(a["mic"], c["mic"])
     with pytest.raises(ValueError, match="n_boot"):
-        rb.bootstrap_fits(X, dom, 0)
+        rb.bootstrap_fits(HCA(), X, dom, n_boot=0)
 
 
 # ----------------------------------------------------------------------------- S_inv
@@ -192,12 +195,13 @@ def test_setting_with_missing_scores_in_fitted_domains_raises(frame):
 
 
 # ----------------------------------------------------------------------------- table
-def _run(frame, seed=0):
+def _run(frame, seed=0, n_jobs=None):
     settings = [rb.default_setting(frame, BENCH), rb.ica_setting(frame, "picard-o", BENCH),
                 rb.components_setting(frame, 2, BENCH), rb.without_merged_setting(frame, BENCH)]
     return rb.run_perturbations(settings, domains=FOUR, candidates=CANDS, n_boot=3,
                                 n_boot_models=4, seeds=range(2), n_splits=10,
-                                random_state=seed, pattern=rb.role_pattern(("b1", "b2", "b3")))
+                                random_state=seed, pattern=rb.role_pattern(("b1", "b2", "b3")),
+                                n_jobs=n_jobs)
 
 
 @pytest.fixture(scope="module")
@@ -236,6 +240,17 @@ def test_run_perturbations_deterministic(frame, table):
     again = _run(frame)
     pd.testing.assert_frame_equal(table.table, again.table)
     pd.testing.assert_frame_equal(table.replicates, again.replicates)
+    parallel = _run(frame, n_jobs=2)  # the refits in two processes: the same table
+    pd.testing.assert_frame_equal(table.table, parallel.table)
+    pd.testing.assert_frame_equal(table.replicates, parallel.replicates)
+
+
+def test_setting_estimator_is_hca_with_the_settings_search(frame):
+    est = rb.components_setting(frame, 4, BENCH).estimator(4, random_state=3)
+    assert isinstance(est, HCA) and est.n_components == 4 and est.random_state == 3
+    assert est.search == "sequential" == rb.search_for(4, 4)
+    assert rb.ica_setting(frame, "picard", BENCH).estimator(4).ica == "picard"
+    assert rb.search_for(3, 4) == "exhaustive"
 
 
 def test_compact_summary_and_plots(table):

@@ -282,7 +282,7 @@ def test_ate_deterministic_and_cluster_bootstrap():
     d = ate_ipw(x, t, y, n_boot=100, random_state=5)
     np.testing.assert_array_equal(c.boot_samples, d.boot_samples)
     # cluster bootstrap over base models (strata); clusters hold both arms
-    g = ate_backdoor(x, t, y, n_boot=100, random_state=5, groups=x.round(6))
+    g = ate_backdoor(x, t, y, n_boot=100, random_state=5, domains=x.round(6))
     assert g.ate == a.ate and not np.array_equal(g.boot_samples, a.boot_samples)
     assert g.ci_low < true_ate < g.ci_high
 
@@ -321,6 +321,27 @@ def test_ate_no_overlap_and_bad_options():
 
 
 # ----------------------------------------------------------------------------- propensity / overlap
+def test_propensity_minimises_the_stated_ridge_objective():
+    # sum of log-losses + penalty/2 * ||slope||^2, intercept unpenalised (C = 1/penalty)
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(3.0, 2.0, 300)
+    t = (rng.random(300) < expit(1.5 * (x - 3.0))).astype(int)
+    penalty = 0.5
+    z = (x - x.mean()) / x.std()
+
+    def objective(beta):
+        eta = beta[0] + beta[1] * z
+        return np.sum(np.logaddexp(0.0, eta) - t * eta) + penalty / 2 * beta[1] ** 2
+
+    beta = minimize(objective, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
+    np.testing.assert_allclose(propensity_scores(x, t, penalty=penalty),
+                               expit(beta[0] + beta[1] * z), atol=1e-6)
+    with pytest.raises(ValueError, match="single arm"):
+        propensity_scores(x, np.ones(300))
+
+
 def test_propensity_matches_unpenalised_logistic():
     x, t, _ = confounded_continuous(500, seed=8)
     e = propensity_scores(x, t, penalty=1e-8)
@@ -440,7 +461,7 @@ def test_fine_tuning_treatment_rules():
     assert plain["T"].tolist() == [0, 0, 0, 0, 0, 1, 1, 1]
     fixed = fine_tuning_treatment(df, overrides={"meta-llama/Llama-3.1-8B": 0})
     assert fixed["T"].iloc[-1] == 0 and fixed["t_rule"].iloc[-1] == "override"
-    with pytest.raises(ValueError, match="not in df"):
+    with pytest.raises(ValueError, match="not in frame"):
         fine_tuning_treatment(df, overrides={"x/y": 1})
     with pytest.raises(ValueError, match="0 or 1"):
         fine_tuning_treatment(df, overrides={"c/tune": 2})
@@ -526,7 +547,7 @@ def test_common_strata_and_ipw_strata():
     tau_x = 5.0 + 0.5 * (x[mask] - 53.0)
     assert bd.ate == pytest.approx(tau_x.mean(), abs=1.0)
     assert a.ate == pytest.approx(tau_x.mean(), abs=1.5)
-    r = ate_ipw_strata(x, t, y, n_boot=50, random_state=1, groups=x.round(6))
+    r = ate_ipw_strata(x, t, y, n_boot=50, random_state=1, domains=x.round(6))
     assert r.ci_low < r.ate < r.ci_high and r.n_boot_failed < 25
     tab = ate_by_outcome(pd.DataFrame({"x": x, "t": t, "y": y}), ["y"], x="x", t="t",
                          estimators=["ipw_strata"], n_boot=0)
@@ -593,7 +614,7 @@ def _panel_frame(seed: int = 31):
 def test_fit_sigmoid_panel():
     df = _panel_frame()
     subsets = {"all": None, "A": df["lineage"].eq("A").to_numpy()}
-    panel = fit_sigmoid_panel(df, ["y1", "y2"], subsets=subsets, groups="base_model", n_boot=60,
+    panel = fit_sigmoid_panel(df, ["y1", "y2"], subsets=subsets, domains="base_model", n_boot=60,
                               random_state=3)
     assert panel.subsets == ("all", "A") and panel.outcomes == ("y1", "y2")
     full = fit_sigmoid_law(df["log_c"], df["T"], df["y1"])
@@ -611,13 +632,13 @@ def test_fit_sigmoid_panel():
     assert len(long) == 4 * 5 and long["ci_low"].notna().all()
     assert "R^2" in panel.summary()
     # warm-started replicates agree with full multi-start refits; n_jobs does not matter
-    slow = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+    slow = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, domains="base_model",
                              n_boot=10, random_state=3, n_starts=2)
-    fast = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+    fast = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, domains="base_model",
                              n_boot=10, random_state=3)
     np.testing.assert_allclose(fast.boot[("A", "y1")].samples, slow.boot[("A", "y1")].samples,
                                rtol=1e-3, atol=1e-3)
-    par = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, groups="base_model",
+    par = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, domains="base_model",
                             n_boot=10, random_state=3, n_jobs=2)
     np.testing.assert_array_equal(par.boot[("A", "y1")].samples, fast.boot[("A", "y1")].samples)
     no_boot = fit_sigmoid_panel(df, ["y1"])
@@ -644,7 +665,7 @@ def test_ate_panel_and_contrast():
     subsets = {"all": None, "A": df["lineage"].eq("A").to_numpy(),
                "B": df["lineage"].eq("B").to_numpy()}
     panel = ate_panel(df, ["y"], subsets=subsets, estimators=("backdoor", "ipw_strata"),
-                      groups="base_model", n_boot=80, random_state=2)
+                      domains="base_model", n_boot=80, random_state=2)
     tab = panel.table
     assert len(tab) == 6 and set(tab["estimator"]) == {"backdoor", "ipw_strata"}
     a = tab.query("subset == 'A' and estimator == 'backdoor'").iloc[0]
@@ -660,7 +681,7 @@ def test_ate_panel_and_contrast():
     assert not np.array_equal(panel.samples[("A", "y", "backdoor")],
                               panel.samples[("B", "y", "backdoor")])
     again = ate_panel(df, ["y"], subsets=subsets, estimators=("backdoor", "ipw_strata"),
-                      groups="base_model", n_boot=80, random_state=2, n_jobs=2)
+                      domains="base_model", n_boot=80, random_state=2, n_jobs=2)
     pd.testing.assert_frame_equal(again.table, tab)
     wide = panel.wide()
     assert wide.shape == (1, 6)

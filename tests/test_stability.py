@@ -52,7 +52,7 @@ def test_fit_record(sim):
 
 def test_seed_stability_on_exact_scm(sim):
     X, dom = sim
-    res = seed_stability(X, dom, seeds=range(4))
+    res = seed_stability(HCA(), X, dom, seeds=range(4))
     assert isinstance(res, StabilityResult) and res.kind == "seed"
     assert res.records["seed"].tolist() == [0, 1, 2, 3]
     assert res.records["mic"].max() < 0.02  # exact SCM: every seed finds it
@@ -65,8 +65,11 @@ def test_seed_stability_on_exact_scm(sim):
     w = res.weights()
     assert (w["n"] == 4).all() and (w["q05"] <= w["q95"]).all()
     assert "4 seed refits" in res.summary()
-    with pytest.raises(ValueError, match="sets random_state itself"):
-        seed_stability(X, dom, random_state=1)
+    # the estimator carries the settings; its random_state is replaced by every seed
+    res2 = seed_stability(HCA(random_state=99), X, dom, seeds=range(4), n_jobs=2)
+    pd.testing.assert_frame_equal(res.records, res2.records)
+    with pytest.raises(TypeError, match="estimator must be an HCA instance"):
+        seed_stability(X, X, dom, seeds=range(2))
 
 
 def test_bootstrap_index_keeps_domain_sizes():
@@ -78,39 +81,43 @@ def test_bootstrap_index_keeps_domain_sizes():
 
 def test_bootstrap_stability_deterministic(sim):
     X, dom = sim
-    a = bootstrap_stability(X, dom, n_boot=3, random_state=2)
-    b = bootstrap_stability(X, dom, n_boot=3, random_state=2)
+    a = bootstrap_stability(HCA(), X, dom, n_boot=3, random_state=2)
+    b = bootstrap_stability(HCA(), X, dom, n_boot=3, random_state=2, n_jobs=2)
     pd.testing.assert_frame_equal(a.records, b.records)
     assert a.kind == "bootstrap" and a.records["replicate"].tolist() == [0, 1, 2]
     assert a.records["mic"].max() < 0.05
-    c = bootstrap_stability(X, dom, n_boot=3, random_state=3)
+    c = bootstrap_stability(HCA(), X, dom, n_boot=3, random_state=3)
     assert not np.allclose(a.records["mic"], c.records["mic"])
     with pytest.raises(ValueError, match="n_boot must be a positive int"):
-        bootstrap_stability(X, dom, n_boot=0)
+        bootstrap_stability(HCA(), X, dom, n_boot=0)
     with pytest.raises(ValueError, match="X has 2400 rows but domains has 3 labels"):
-        bootstrap_stability(X, dom[:3], n_boot=1)
+        bootstrap_stability(HCA(), X, dom[:3], n_boot=1)
 
 
 def test_subset_stability(sim):
     X, dom = sim
-    table = subset_stability(X, dom, seeds=[0, 1])
+    table = subset_stability(HCA(), X, dom, seeds=[0, 1])
     n_subsets = 4 + 1
     assert len(table) == 2 * n_subsets
     for _, rep in table.groupby("rep"):
         assert rep.loc[rep["mic"].idxmin(), "rank"] == 1
         assert rep["best"].sum() >= 1
     first = table[table["rep"] == 0].reset_index(drop=True)
-    ref = mic_by_subset(X, dom, random_state=0)
+    ref = mic_by_subset(HCA(random_state=0), X, dom)
     np.testing.assert_allclose(first["mic"], ref["mic"], atol=1e-12)
-    boot = subset_stability(X, dom, candidates=["D1", "D2", "D3"], n_boot=2)
+    boot = subset_stability(HCA(), X, dom, candidates=["D1", "D2", "D3"], n_boot=2)
+    pd.testing.assert_frame_equal(
+        boot, subset_stability(HCA(), X, dom, candidates=["D1", "D2", "D3"], n_boot=2,
+                               n_jobs=2))
     assert len(boot) == 2 and set(boot["size"]) == {3}
     with pytest.raises(ValueError, match=r"candidate domain\(s\) \['D9'\] not found"):
-        subset_stability(X, dom, candidates=["D1", "D9"])
+        subset_stability(HCA(), X, dom, candidates=["D1", "D9"])
 
 
 def test_ica_solutions_unique_for_strongly_non_gaussian_sources(sim):
     X, dom = sim
-    table = ica_solutions(X, dom, seeds=range(5))
+    table = ica_solutions(HCA(), X, dom, seeds=range(5))
+    pd.testing.assert_frame_equal(table, ica_solutions(HCA(), X, dom, seeds=range(5), n_jobs=2))
     assert set(table["domain"]) == {"D1", "D2", "D3", "D4"}
     assert (table.groupby("domain")["n_seeds"].sum() == 5).all()
     assert (table.groupby("domain")["best_negentropy"].sum() == 1).all()
@@ -122,7 +129,8 @@ def test_ica_solutions_finds_several_optima_for_gaussian_sources():
     rng = np.random.default_rng(2)
     G = rng.normal(size=(6, 3))
     X = rng.normal(size=(120, 3)) @ G.T
-    table = ica_solutions(X, np.repeat(np.array(["a", "b"], dtype=object), 60), seeds=range(8))
+    table = ica_solutions(HCA(), X, np.repeat(np.array(["a", "b"], dtype=object), 60),
+                          seeds=range(8))
     # Gaussian sources are not identified: the seeds stop in different optima
     for _, t in table.groupby("domain"):
         assert len(t) > 1

@@ -179,15 +179,15 @@ def test_bad_input_raises_value_error_naming_problem(three_domains):
     frame = pd.DataFrame(X_nan, columns=[f"b{i}" for i in range(D_BENCH)])
     with pytest.raises(ValueError, match="'b2'"):
         ss.principal_subspace(frame)
-    with pytest.raises(ValueError, match="groups has 369 labels but X has 370 rows"):
+    with pytest.raises(ValueError, match="X has 370 rows but domains has 369 labels"):
         ss.distance_matrix(X, groups[:-1])
     small = np.array(list(groups[:-3]) + ["tiny"] * 3, dtype=object)
-    msg = "group 'tiny' has 3 rows.*at least n_components \\+ 1 = 4"
+    msg = "domain 'tiny' has 3 rows.*at least n_components \\+ 1 = 4"
     with pytest.raises(ValueError, match=msg):
         ss.distance_matrix(X, small)
     with pytest.raises(ValueError, match="X has 3 rows"):
         ss.principal_subspace(X[:3], 3)
-    with pytest.raises(ValueError, match="n_components must be between 1 and the number"):
+    with pytest.raises(ValueError, match=r"n_components \(7\) must be between 1 and the number"):
         ss.principal_subspace(X, 7)
     with pytest.raises(ValueError, match="no rows"):
         ss.distance_matrix(X, groups, order=["a", "nope"])

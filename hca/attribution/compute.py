@@ -67,11 +67,11 @@ def pretraining_compute(base_model: str, params_b: float | None = None,
     return _compute_row(rows.iloc[0], params_b, include_estimates)
 
 
-def add_compute(df: pd.DataFrame, base_col: str = "base_model",
+def add_compute(frame: pd.DataFrame, base_col: str = "base_model",
                 include_estimates: bool = True) -> pd.DataFrame:
     """Add pretraining tokens and compute of each row's base model.
 
-    If ``df`` has no ``base_col`` column, :func:`identify` is run first (and its columns are
+    If ``frame`` has no ``base_col`` column, :func:`identify` is run first (and its columns are
     added too).  Adds ``tokens_t`` (trillions), ``compute_flops`` (``6 N D`` in FLOPs, with N
     the base model's parameters, active ones for MoE) and ``log10_compute``.  Unattributed
     rows and bases with unknown tokens get NaN.
@@ -79,11 +79,11 @@ def add_compute(df: pd.DataFrame, base_col: str = "base_model",
     Returns
     -------
     pandas.DataFrame
-        A copy of ``df`` with the new columns.
+        A copy of ``frame`` with the new columns.
     """
-    out = df.copy()
+    out = frame.copy()
     if base_col not in out.columns:
-        ident = identify(df)
+        ident = identify(frame)
         out = out.join(ident)
         base_col = "base_model"
     t = pretraining_tokens().set_index("base_model")

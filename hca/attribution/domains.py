@@ -12,6 +12,7 @@ import pandas as pd
 
 from hca import attribution as bm
 from hca.paper.constants import AUTHORS_LABELS
+from hca.validation import check_frame, check_positive_int
 
 __all__ = [
     "REGIMES",
@@ -43,15 +44,6 @@ _DATE_COLUMNS = ("upload_date", "date")
 
 
 # --------------------------------------------------------------------------- frames
-def _check_frame(df: Any, needed: Sequence[str], what: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} expects a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: required columns {missing} are missing; found "
-                         f"{list(df.columns)[:12]}")
-
-
 def _base_sizes() -> pd.DataFrame:
     """``N`` (billions; active for MoE) and ``D`` (trillions) per base model."""
     t = bm.pretraining_tokens().set_index("base_model")
@@ -60,12 +52,12 @@ def _base_sizes() -> pd.DataFrame:
                          "tokens_kind": t["tokens_kind"].astype("string")})
 
 
-def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFrame:
+def attach_domains(frame: pd.DataFrame, date_col: str | None = None) -> pd.DataFrame:
     """A copy of a leaderboard frame with its base-model domain and the domain's N and D.
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         A leaderboard frame with ``model_id`` (v2, v1 or MMLU-by-task, see
         :func:`hca.attribution.identify`).
     date_col : str, optional
@@ -75,16 +67,16 @@ def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFram
     Returns
     -------
     DataFrame
-        ``df`` (same index) plus ``base_model``, ``layer``, ``evidence``
+        ``frame`` (same index) plus ``base_model``, ``layer``, ``evidence``
         (:func:`hca.attribution.identify`), ``base_n_b`` (the base's parameters in
         billions, active ones for MoE), ``tokens_t`` (its pretraining tokens, trillions),
         ``tokens_kind`` (``reported``/``estimate``) and ``year`` (nullable Int64).
         Unattributed rows have NA in the base columns.
     """
-    _check_frame(df, ["model_id"], "attach_domains")
-    if date_col is not None and date_col not in df.columns:
-        raise ValueError(f"attach_domains: date_col {date_col!r} is not a column of df")
-    out = df.join(bm.identify(df))
+    check_frame(frame, ["model_id"], context="attach_domains")
+    if date_col is not None and date_col not in frame.columns:
+        raise ValueError(f"attach_domains: date_col {date_col!r} is not a column of frame")
+    out = frame.join(bm.identify(frame))
     sizes = _base_sizes()
     base = out["base_model"].astype("string")
     for col in sizes.columns:
@@ -92,7 +84,7 @@ def attach_domains(df: pd.DataFrame, date_col: str | None = None) -> pd.DataFram
     out["base_n_b"] = out["base_n_b"].astype(float)
     out["tokens_t"] = out["tokens_t"].astype(float)
     out["tokens_kind"] = out["tokens_kind"].astype("string")
-    col = date_col or next((c for c in _DATE_COLUMNS if c in df.columns), None)
+    col = date_col or next((c for c in _DATE_COLUMNS if c in frame.columns), None)
     if col is not None:
         out["year"] = pd.to_datetime(out[col], errors="coerce").dt.year.astype("Int64")
     return out
@@ -112,20 +104,20 @@ def load_v1_domains() -> pd.DataFrame:
     return attach_domains(load_leaderboard_v1())
 
 
-def layer_shares(df: pd.DataFrame) -> pd.DataFrame:
+def layer_shares(frame: pd.DataFrame) -> pd.DataFrame:
     """Models per identification layer (in :data:`hca.attribution.LAYERS` order).
 
     Returns a DataFrame indexed by layer plus ``"unattributed"``, with ``models`` and
     ``share`` (of all rows).
     """
-    _check_frame(df, ["layer"], "layer_shares")
-    layer = df["layer"].astype("string").fillna("unattributed")
+    check_frame(frame, ["layer"], context="layer_shares")
+    layer = frame["layer"].astype("string").fillna("unattributed")
     counts = layer.value_counts().reindex(list(bm.LAYERS) + ["unattributed"], fill_value=0)
     counts.index.name = "layer"
-    return pd.DataFrame({"models": counts, "share": counts / max(len(df), 1)})
+    return pd.DataFrame({"models": counts, "share": counts / max(len(frame), 1)})
 
 
-def attribution_sample(df: pd.DataFrame, n: int = 3, random_state: int = 0,
+def attribution_sample(frame: pd.DataFrame, n: int = 3, random_state: int = 0,
                        columns: Sequence[str] = ("model_id", "base_model", "evidence"),
                        ) -> pd.DataFrame:
     """A deterministic sample of ``n`` attributed models per identification layer.
@@ -133,16 +125,15 @@ def attribution_sample(df: pd.DataFrame, n: int = 3, random_state: int = 0,
     Layers with fewer than ``n`` models contribute all of them. Rows are ordered by layer
     (:data:`hca.attribution.LAYERS` order), then by model id.
     """
-    _check_frame(df, ["layer", *columns], "attribution_sample")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    check_frame(frame, ["layer", *columns], context="attribution_sample")
+    check_positive_int(n, "n")
     parts = []
     for layer in bm.LAYERS:
-        rows = df[df["layer"] == layer]
+        rows = frame[frame["layer"] == layer]
         if len(rows):
             take = rows.sample(n=min(n, len(rows)), random_state=random_state)
             parts.append(take.sort_values("model_id"))
-    out = pd.concat(parts) if parts else df.iloc[:0]
+    out = pd.concat(parts) if parts else frame.iloc[:0]
     return out[["layer", *columns]].reset_index(drop=True)
 
 
@@ -159,15 +150,15 @@ _REASONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def unattributed_reasons(df: pd.DataFrame) -> pd.Series:
+def unattributed_reasons(frame: pd.DataFrame) -> pd.Series:
     """Why models are unattributed: the evidence strings of :func:`identify` in categories.
 
     Returns a Series of counts per reason (largest first) over the rows with no
     ``base_model``; reasons not in the list (conflicting name/hub/parameter evidence)
     are counted as ``"conflicting evidence"``.
     """
-    _check_frame(df, ["base_model", "evidence"], "unattributed_reasons")
-    ev = df.loc[df["base_model"].isna(), "evidence"].astype("string").fillna("")
+    check_frame(frame, ["base_model", "evidence"], context="unattributed_reasons")
+    ev = frame.loc[frame["base_model"].isna(), "evidence"].astype("string").fillna("")
     reason = pd.Series("conflicting evidence", index=ev.index, dtype=object)
     done = pd.Series(False, index=ev.index)
     for pattern, label in _REASONS:
@@ -213,24 +204,24 @@ class RegimeCuts:
         return "\n".join(lines)
 
 
-def nd_regimes(df: pd.DataFrame, n_cut: float | None = None,
+def nd_regimes(frame: pd.DataFrame, n_cut: float | None = None,
                d_cut: float | None = None) -> RegimeCuts:
     """Assign each attributed model to a regime of its base model's N and D.
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         Output of :func:`attach_domains` (``base_model``, ``base_n_b``, ``tokens_t``).
     n_cut, d_cut : float, optional
         Cut points; default: the median of ``base_n_b`` / ``tokens_t`` over the distinct
-        base models in ``df`` with both values known (each base counted once).
+        base models in ``frame`` with both values known (each base counted once).
 
     Returns
     -------
     RegimeCuts
     """
-    _check_frame(df, ["base_model", "base_n_b", "tokens_t"], "nd_regimes")
-    known = df[df["base_model"].notna() & df["base_n_b"].notna() & df["tokens_t"].notna()]
+    check_frame(frame, ["base_model", "base_n_b", "tokens_t"], context="nd_regimes")
+    known = frame[frame["base_model"].notna() & frame["base_n_b"].notna() & frame["tokens_t"].notna()]
     if known.empty:
         raise ValueError("nd_regimes: no row has a base model with known N and D")
     bases = known.groupby("base_model", observed=True).agg(
@@ -247,21 +238,21 @@ def nd_regimes(df: pd.DataFrame, n_cut: float | None = None,
         return pd.Series([f"{a}, {b}" for a, b in zip(ns, ds)], index=n.index, dtype="string")
 
     bases["regime"] = label(bases["base_n_b"], bases["tokens_t"])
-    labels = pd.Series(pd.NA, index=df.index, dtype="string", name="regime")
+    labels = pd.Series(pd.NA, index=frame.index, dtype="string", name="regime")
     labels.loc[known.index] = label(known["base_n_b"], known["tokens_t"])
     bases = bases.sort_values("n_models", ascending=False, kind="stable")
     return RegimeCuts(n_cut=n_cut, d_cut=d_cut, labels=labels, bases=bases)
 
 
-def top_within(df: pd.DataFrame, by: str | pd.Series, n: int = 2,
+def top_within(frame: pd.DataFrame, by: str | pd.Series, n: int = 2,
                base_col: str = "base_model", order: Sequence | None = None) -> dict:
     """The ``n`` most frequent base models within each value of ``by`` (Figure 11c).
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
     by : str or Series
-        Column name, or a Series aligned with ``df`` (e.g. ``RegimeCuts.labels``).
+        Column name, or a Series aligned with ``frame`` (e.g. ``RegimeCuts.labels``).
     n : int
     base_col : str
     order : sequence, optional
@@ -272,16 +263,16 @@ def top_within(df: pd.DataFrame, by: str | pd.Series, n: int = 2,
     dict
         ``{value: [base, ...]}``, most frequent first (ties: alphabetical).
     """
-    _check_frame(df, [base_col], "top_within")
-    key = df[by] if isinstance(by, str) else by
-    if len(key) != len(df) or not key.index.equals(df.index):
-        raise ValueError("top_within: `by` must be a column of df or a Series on df's index")
-    frame = pd.DataFrame({"key": key.astype(object), "base": df[base_col].astype(object)})
-    frame = frame.dropna()
-    values = sorted(frame["key"].unique()) if order is None else list(order)
+    check_frame(frame, [base_col], context="top_within")
+    key = frame[by] if isinstance(by, str) else by
+    if len(key) != len(frame) or not key.index.equals(frame.index):
+        raise ValueError("top_within: `by` must be a column of frame or a Series on frame's index")
+    pairs = pd.DataFrame({"key": key.astype(object), "base": frame[base_col].astype(object)})
+    pairs = pairs.dropna()
+    values = sorted(pairs["key"].unique()) if order is None else list(order)
     out = {}
     for v in values:
-        counts = frame.loc[frame["key"] == v, "base"].value_counts()
+        counts = pairs.loc[pairs["key"] == v, "base"].value_counts()
         if counts.empty:
             raise ValueError(f"top_within: no attributed rows with {v!r}")
         ranked = sorted(counts.index, key=lambda b: (-counts[b], str(b)))
@@ -289,7 +280,7 @@ def top_within(df: pd.DataFrame, by: str | pd.Series, n: int = 2,
     return out
 
 
-def stack_groups(df: pd.DataFrame, masks: Mapping[str, Any],
+def stack_groups(frame: pd.DataFrame, masks: Mapping[str, Any],
                  columns: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """Stack possibly overlapping groups of rows for the group-wise subspace functions.
 
@@ -299,8 +290,8 @@ def stack_groups(df: pd.DataFrame, masks: Mapping[str, Any],
 
     Parameters
     ----------
-    df : DataFrame
-    masks : mapping ``{label: boolean array-like aligned with df}``
+    frame : DataFrame
+    masks : mapping ``{label: boolean array-like aligned with frame}``
     columns : sequence of str
         Score columns to keep.
 
@@ -309,17 +300,17 @@ def stack_groups(df: pd.DataFrame, masks: Mapping[str, Any],
     (DataFrame, ndarray)
         The stacked scores and one label per stacked row (object dtype), in ``masks`` order.
     """
-    _check_frame(df, list(columns), "stack_groups")
+    check_frame(frame, list(columns), context="stack_groups")
     if not masks:
         raise ValueError("stack_groups: masks is empty")
     parts, labels = [], []
     for label, mask in masks.items():
-        m = pd.Series(mask, index=df.index) if not isinstance(mask, pd.Series) else mask
-        if len(m) != len(df):
+        m = pd.Series(mask, index=frame.index) if not isinstance(mask, pd.Series) else mask
+        if len(m) != len(frame):
             raise ValueError(f"stack_groups: mask {label!r} has {len(m)} entries for "
-                             f"{len(df)} rows")
-        m = m.reindex(df.index).fillna(False).astype(bool)
-        rows = df.loc[m.to_numpy(), list(columns)]
+                             f"{len(frame)} rows")
+        m = m.reindex(frame.index).fillna(False).astype(bool)
+        rows = frame.loc[m.to_numpy(), list(columns)]
         if rows.empty:
             raise ValueError(f"stack_groups: group {label!r} has no rows")
         bad = rows.isna().any(axis=1)
@@ -384,7 +375,7 @@ def _outcomes(reference: pd.Series, ours: pd.Series) -> pd.Series:
     return pd.Series(out, index=reference.index, dtype="string")
 
 
-def hub_holdout_agreement(df: pd.DataFrame) -> AgreementCheck:
+def hub_holdout_agreement(frame: pd.DataFrame) -> AgreementCheck:
     """Held-out check of the non-hub layers against the leaderboard's ``Base Model`` column.
 
     The models attributed by the ``hub`` layer (their ``base_model_hub`` names a known
@@ -395,7 +386,7 @@ def hub_holdout_agreement(df: pd.DataFrame) -> AgreementCheck:
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         v2 frame with ``model_id``, ``base_model_hub`` and ``base_model``/``layer`` (e.g.
         :func:`attach_domains`).
 
@@ -404,9 +395,9 @@ def hub_holdout_agreement(df: pd.DataFrame) -> AgreementCheck:
     AgreementCheck
         ``layer`` is the layer that attributed the model without the hub column.
     """
-    _check_frame(df, ["model_id", "base_model_hub", "base_model", "layer"],
-                 "hub_holdout_agreement")
-    checked = df[df["layer"] == "hub"]
+    check_frame(frame, ["model_id", "base_model_hub", "base_model", "layer"],
+                context="hub_holdout_agreement")
+    checked = frame[frame["layer"] == "hub"]
     held = checked.copy()
     hub = held["base_model_hub"].astype("string")
     is_merge = hub.str.contains(r"\(Merge\)\s*$", case=False, na=False)
@@ -447,16 +438,16 @@ def coarse_family(base_model: Any) -> str | None:
     return {"Gemma-2-9B": "gemma-2-9b", "Mistral-7B": "mistral-7b"}.get(b)
 
 
-def authors_agreement(df: pd.DataFrame) -> AgreementCheck:
+def authors_agreement(frame: pd.DataFrame) -> AgreementCheck:
     """Cross-check with the authors' coarse ``base_model`` label (``authors_base_model``).
 
     Only models the authors labelled are checked; our base model is mapped to their label
     with :func:`coarse_family`. The authors' labels are families, not base models, so
     agreement here cannot confirm a size or version (e.g. Llama-3-8B vs Llama-3.1-8B).
     """
-    _check_frame(df, ["model_id", "authors_base_model", "base_model", "layer"],
-                 "authors_agreement")
-    checked = df[df["authors_base_model"].notna()]
+    check_frame(frame, ["model_id", "authors_base_model", "base_model", "layer"],
+                context="authors_agreement")
+    checked = frame[frame["authors_base_model"].notna()]
     unknown = sorted(set(checked["authors_base_model"].astype(str)) - set(AUTHORS_LABELS))
     if unknown:
         raise ValueError(f"authors_agreement: unexpected authors' labels {unknown}; known: "

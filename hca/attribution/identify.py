@@ -605,42 +605,42 @@ def identify_name(name: str, params_b: float | None = None, architecture: str | 
 _DATE_COLUMNS = ("upload_date", "submission_date", "date")
 
 
-def _pretrained_flags(df: pd.DataFrame) -> np.ndarray:
-    if "type" not in df.columns:
-        return np.zeros(len(df), dtype=bool)
-    t = df["type"].astype("string").str.lower()
+def _pretrained_flags(frame: pd.DataFrame) -> np.ndarray:
+    if "type" not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    t = frame["type"].astype("string").str.lower()
     return (t.str.contains("pretrained", na=False)
             & ~t.str.contains("continuous", na=False)).to_numpy()
 
 
-def _merge_flags(df: pd.DataFrame) -> np.ndarray:
-    flags = np.zeros(len(df), dtype=bool)
-    if "type" in df.columns:
-        flags |= df["type"].astype("string").str.contains("merge", case=False,
+def _merge_flags(frame: pd.DataFrame) -> np.ndarray:
+    flags = np.zeros(len(frame), dtype=bool)
+    if "type" in frame.columns:
+        flags |= frame["type"].astype("string").str.contains("merge", case=False,
                                                          na=False).to_numpy()
-    if "base_model_hub" in df.columns:
-        flags |= df["base_model_hub"].astype("string").str.contains(
+    if "base_model_hub" in frame.columns:
+        flags |= frame["base_model_hub"].astype("string").str.contains(
             r"\(Merge\)\s*$", case=False, na=False).to_numpy()
     return flags
 
 
-def _earliest_date(df: pd.DataFrame) -> pd.Series:
-    cols = [c for c in _DATE_COLUMNS if c in df.columns]
+def _earliest_date(frame: pd.DataFrame) -> pd.Series:
+    cols = [c for c in _DATE_COLUMNS if c in frame.columns]
     if not cols:
-        return pd.Series([None] * len(df), index=df.index, dtype=object)
-    parsed = [pd.to_datetime(df[c], errors="coerce", utc=True) for c in cols]
+        return pd.Series([None] * len(frame), index=frame.index, dtype=object)
+    parsed = [pd.to_datetime(frame[c], errors="coerce", utc=True) for c in cols]
     earliest = pd.concat(parsed, axis=1).min(axis=1)
     txt = earliest.dt.strftime("%Y-%m-%d").tolist()
-    return pd.Series([t if isinstance(t, str) else None for t in txt], index=df.index,
+    return pd.Series([t if isinstance(t, str) else None for t in txt], index=frame.index,
                      dtype=object)
 
 
-def identify(df: pd.DataFrame) -> pd.DataFrame:
+def identify(frame: pd.DataFrame) -> pd.DataFrame:
     """Attribute every row of a leaderboard frame to a base model.
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         Must have ``model_id``.  Uses, when present: ``params_b``, ``architecture``,
         ``base_model_hub`` (v2), ``type`` (merges, flagged by a type containing "merge" or a
         ``base_model_hub`` ending in "(Merge)", and from-scratch pretrained models are never
@@ -651,28 +651,28 @@ def identify(df: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Aligned with ``df.index``; columns ``base_model`` and ``layer`` (string dtype, NA when
+        Aligned with ``frame.index``; columns ``base_model`` and ``layer`` (string dtype, NA when
         unattributed) and ``evidence`` (string).
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"identify expects a pandas DataFrame, got {type(df).__name__}")
-    if "model_id" not in df.columns:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"identify expects a pandas DataFrame, got {type(frame).__name__}")
+    if "model_id" not in frame.columns:
         raise ValueError("identify: required column 'model_id' is missing; found columns "
-                         f"{list(df.columns)[:12]}")
-    names = df["model_id"]
+                         f"{list(frame.columns)[:12]}")
+    names = frame["model_id"]
     if names.isna().any():
-        bad = df.index[names.isna()][:5].tolist()
+        bad = frame.index[names.isna()][:5].tolist()
         raise ValueError(f"identify: column 'model_id' has missing values (rows {bad})")
-    n = len(df)
-    params = (pd.to_numeric(df["params_b"], errors="coerce") if "params_b" in df.columns
-              else pd.Series(np.nan, index=df.index))
-    arch = df["architecture"] if "architecture" in df.columns else pd.Series([None] * n,
-                                                                             index=df.index)
-    hub = df["base_model_hub"] if "base_model_hub" in df.columns else pd.Series([None] * n,
-                                                                               index=df.index)
-    dates = _earliest_date(df)
-    merges = _merge_flags(df)
-    pretrained = _pretrained_flags(df)
+    n = len(frame)
+    params = (pd.to_numeric(frame["params_b"], errors="coerce") if "params_b" in frame.columns
+              else pd.Series(np.nan, index=frame.index))
+    arch = frame["architecture"] if "architecture" in frame.columns else pd.Series([None] * n,
+                                                                             index=frame.index)
+    hub = frame["base_model_hub"] if "base_model_hub" in frame.columns else pd.Series([None] * n,
+                                                                               index=frame.index)
+    dates = _earliest_date(frame)
+    merges = _merge_flags(frame)
+    pretrained = _pretrained_flags(frame)
     keys = zip(
         names.astype(str).str.strip().tolist(),
         params.to_numpy(dtype=float).tolist(),
@@ -690,7 +690,7 @@ def identify(df: pd.DataFrame) -> pd.DataFrame:
         "base_model": pd.array([r.base_model for r in results], dtype="string"),
         "layer": pd.array([r.layer for r in results], dtype="string"),
         "evidence": pd.array([r.evidence for r in results], dtype="string"),
-    }, index=df.index)
+    }, index=frame.index)
     return out
 
 

@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
 from hca.validation import (
-    check_ci,
-    check_cluster_groups,
+    check_domains,
+    check_fraction,
+    check_frame,
     check_same_length,
-    check_treatment,
     check_vector,
 )
 
@@ -38,7 +39,7 @@ __all__ = [
 def _check_ate_inputs(x, t, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     xx = check_vector(x, "x")
     yy = check_vector(y, "y")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt, y=yy)
     n1, n0 = int(tt.sum()), int(len(tt) - tt.sum())
     if n1 < 2 or n0 < 2:
@@ -130,43 +131,23 @@ def _fit_outcome_model(
 
 
 def _logistic_fit(features: np.ndarray, t: np.ndarray, penalty: float) -> np.ndarray:
-    """Ridge-penalised logistic regression by damped Newton; returns fitted P(T=1|x)."""
-    X = np.column_stack([np.ones(len(t)), features])
-    pen = np.full(X.shape[1], penalty)
-    pen[0] = penalty * 1e-6  # near-unpenalised intercept, still strictly convex
+    """Fitted ``P(T=1 | x)`` of a ridge-penalised logistic regression (scikit-learn).
 
-    def objective(beta: np.ndarray) -> float:
-        eta = X @ beta
-        return float(np.sum(np.logaddexp(0.0, eta) - t * eta) + 0.5 * np.sum(pen * beta**2))
-
-    beta = np.zeros(X.shape[1])
-    p_bar = np.clip(t.mean(), 1e-6, 1 - 1e-6)
-    beta[0] = np.log(p_bar / (1 - p_bar))
-    obj = objective(beta)
-    for _ in range(200):
-        p = expit(X @ beta)
-        grad = X.T @ (p - t) + pen * beta
-        hess = (X * (p * (1 - p))[:, None]).T @ X + np.diag(pen)
-        step = np.linalg.solve(hess, grad)
-        lr = 1.0
-        while True:
-            cand = beta - lr * step
-            new_obj = objective(cand)
-            if new_obj <= obj + 1e-12 * (1 + abs(obj)) or lr < 1e-10:
-                break
-            lr *= 0.5
-        beta, converged = cand, abs(obj - new_obj) <= 1e-12 * (1 + abs(obj))
-        obj = new_obj
-        if converged and np.max(np.abs(lr * step)) < 1e-8:
-            break
-    return expit(X @ beta)
+    Minimises ``sum of log-losses + penalty / 2 * ||slopes||^2`` (``C = 1 / penalty``; the
+    intercept is not penalised) by Newton's method to a tight tolerance.
+    """
+    model = LogisticRegression(C=1.0 / penalty, solver="newton-cholesky", tol=1e-10,
+                               max_iter=200)
+    return model.fit(features, t).predict_proba(features)[:, 1]
 
 
 def propensity_scores(x, t, *, degree: int = 1, penalty: float = 1e-3) -> np.ndarray:
     """Logistic propensity ``P(T = 1 | x)`` with a polynomial of ``degree`` in standardised x.
 
-    Fitted by Newton's method with a small ridge penalty (``penalty / 2 * ||beta||^2`` on the
-    slope coefficients), which keeps the estimate finite under (quasi-)separation.
+    Fitted by scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` (Newton's
+    method) with a small ridge penalty (``penalty / 2 * ||beta||^2`` on the slope
+    coefficients, ``C = 1 / penalty``, intercept unpenalised), which keeps the estimate finite
+    under (quasi-)separation.
 
     Parameters
     ----------
@@ -185,20 +166,32 @@ def propensity_scores(x, t, *, degree: int = 1, penalty: float = 1e-3) -> np.nda
         Propensity score per unit.
     """
     xx = check_vector(x, "x")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt)
     if degree < 1:
         raise ValueError(f"degree must be >= 1, found {degree}")
     if penalty < 0:
         raise ValueError(f"penalty must be >= 0, found {penalty}")
+    if tt.min() == tt.max():
+        raise ValueError(f"t has a single arm (all T = {tt[0]}); a propensity needs both")
     return _propensity(xx, tt, degree, penalty)
 
 
 def _propensity(x: np.ndarray, t: np.ndarray, degree: int, penalty: float) -> np.ndarray:
+    """Fitted propensities; memoised on the data, because the ATE panels refit the same
+    bootstrap resample of ``(x, t)`` for every outcome (the propensity ignores ``y``)."""
+    x = np.ascontiguousarray(x, dtype=float)
+    t = np.ascontiguousarray(t, dtype=float)
+    return _propensity_cached(x.tobytes(), t.tobytes(), int(degree), float(penalty)).copy()
+
+
+@lru_cache(maxsize=512)
+def _propensity_cached(x_bytes: bytes, t_bytes: bytes, degree: int, penalty: float) -> np.ndarray:
+    x, t = np.frombuffer(x_bytes), np.frombuffer(t_bytes)
     z = (x - x.mean()) / max(x.std(), 1e-12)
     feats = np.column_stack([z**p for p in range(1, degree + 1)])
     feats = (feats - feats.mean(axis=0)) / np.where(feats.std(axis=0) > 0, feats.std(axis=0), 1.0)
-    return _logistic_fit(feats, t.astype(float), max(penalty, 1e-10))
+    return _logistic_fit(feats, t, max(penalty, 1e-10))
 
 
 # ----------------------------------------------------------------------------- ATE: results
@@ -277,12 +270,12 @@ def _make_result(
     n_boot: int,
     ci: float,
     random_state,
-    groups,
+    domains,
 ) -> ATEResult:
-    check_ci(ci)
+    check_fraction(ci, "ci")
     if n_boot < 0:
         raise ValueError(f"n_boot must be >= 0, found {n_boot}")
-    g = check_cluster_groups(groups, len(x))
+    g = None if domains is None else check_domains(domains, x, X_name="x").labels
     all_idx = np.arange(len(x))
     mu1, mu0, n_used, details = point(all_idx)
 
@@ -322,7 +315,7 @@ def ate_backdoor(
     n_boot: int = 500,
     ci: float = 0.95,
     random_state=None,
-    groups=None,
+    domains=None,
 ) -> ATEResult:
     """ATE of fine-tuning by backdoor adjustment over ``x = log C`` (outcome regression).
 
@@ -354,9 +347,9 @@ def ate_backdoor(
         Nominal coverage of the percentile interval.
     random_state : int, numpy Generator or None
         Seed for the bootstrap.
-    groups : array-like, optional
-        Cluster labels (e.g. base model) for a cluster bootstrap instead of resampling units
-        within arms.
+    domains : array-like, optional
+        Domain (base model) of every unit: the bootstrap then resamples whole domains
+        (a cluster bootstrap) instead of units within arms.
 
     Returns
     -------
@@ -373,7 +366,7 @@ def ate_backdoor(
         om = _fit_outcome_model(xi, ti, yi, meth, n_knots, keep)
         return float(om.m1.mean()), float(om.m0.mean()), int(keep.sum()), om.description
 
-    return _make_result("backdoor", point, xx, tt, yy, n_boot, ci, random_state, groups)
+    return _make_result("backdoor", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
 def ipw_mask(e: np.ndarray, t: np.ndarray, trim: float, common_support: bool) -> np.ndarray:
@@ -414,7 +407,7 @@ def ate_ipw(
     n_boot: int = 500,
     ci: float = 0.95,
     random_state=None,
-    groups=None,
+    domains=None,
 ) -> ATEResult:
     """ATE of fine-tuning by inverse-propensity weighting on ``x = log C``.
 
@@ -441,7 +434,7 @@ def ate_ipw(
         Also drop units outside the min-max propensity common support. Off by default: the
         bounds are set by single extreme units, whose large weights then bias the estimate
         in simulations (fixed ``trim`` thresholds do not).
-    n_boot, ci, random_state, groups
+    n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
 
     Returns
@@ -462,7 +455,7 @@ def ate_ipw(
         w1, w0 = ti / e, (1 - ti) / (1 - e)
         return float(np.sum(w1 * yi) / w1.sum()), float(np.sum(w0 * yi) / w0.sum()), int(keep.sum()), details
 
-    return _make_result("ipw", point, xx, tt, yy, n_boot, ci, random_state, groups)
+    return _make_result("ipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
 def ate_aipw(
@@ -478,7 +471,7 @@ def ate_aipw(
     n_boot: int = 500,
     ci: float = 0.95,
     random_state=None,
-    groups=None,
+    domains=None,
 ) -> ATEResult:
     """Doubly robust (augmented IPW) ATE of fine-tuning.
 
@@ -498,7 +491,7 @@ def ate_aipw(
         Outcome model, as in :func:`ate_backdoor`.
     degree, penalty, trim
         Propensity model and trimming, as in :func:`ate_ipw`.
-    n_boot, ci, random_state, groups
+    n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
 
     Returns
@@ -528,7 +521,7 @@ def ate_aipw(
         details = f"{om.description}; {_ipw_details(degree, penalty, trim, False)}"
         return float(mu1), float(mu0), int(keep.sum()), details
 
-    return _make_result("aipw", point, xx, tt, yy, n_boot, ci, random_state, groups)
+    return _make_result("aipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
 def common_strata(x, t) -> np.ndarray:
@@ -549,7 +542,7 @@ def common_strata(x, t) -> np.ndarray:
         Boolean mask, True for units in a stratum with both arms.
     """
     xx = check_vector(x, "x")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt)
     in1 = np.isin(xx, np.unique(xx[tt == 1]))
     in0 = np.isin(xx, np.unique(xx[tt == 0]))
@@ -567,7 +560,7 @@ def ate_ipw_strata(
     n_boot: int = 500,
     ci: float = 0.95,
     random_state=None,
-    groups=None,
+    domains=None,
 ) -> ATEResult:
     """IPW ATE restricted to the stratified backdoor estimator's support.
 
@@ -584,7 +577,7 @@ def ate_ipw_strata(
         As in :func:`ate_backdoor`.
     degree, penalty, trim
         Propensity model and trimming, as in :func:`ate_ipw`.
-    n_boot, ci, random_state, groups
+    n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
 
     Returns
@@ -612,7 +605,7 @@ def ate_ipw_strata(
         return (float(np.sum(w1 * yi) / w1.sum()), float(np.sum(w0 * yi) / w0.sum()),
                 int(k2.sum()), details)
 
-    return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, groups)
+    return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
 # ----------------------------------------------------------------------------- table
@@ -621,7 +614,7 @@ ESTIMATORS = {"backdoor": ate_backdoor, "ipw": ate_ipw, "aipw": ate_aipw,
 
 
 def ate_by_outcome(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     outcomes: Sequence[str],
     *,
     x: str,
@@ -631,14 +624,14 @@ def ate_by_outcome(
     ci: float = 0.95,
     random_state=0,
     dropna: bool = False,
-    groups: str | None = None,
+    domains: str | None = None,
     estimator_kwargs: Mapping[str, Mapping] | None = None,
 ) -> pd.DataFrame:
     """Run the ATE estimators for several outcome columns into a tidy table.
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         One row per model.
     outcomes : sequence of str
         Score columns (e.g. ``hca.data.V2_BENCHMARKS``).
@@ -651,8 +644,8 @@ def ate_by_outcome(
         numbers when the rows are the same).
     dropna : bool, default False
         Drop rows with a missing outcome, per outcome. When False a missing value raises.
-    groups : str, optional
-        Column of cluster labels for a cluster bootstrap.
+    domains : str, optional
+        Column of domain labels (base models) for a cluster bootstrap.
     estimator_kwargs : mapping, optional
         Extra keyword arguments per estimator, e.g. ``{"ipw": {"trim": 0.05}}``.
 
@@ -662,28 +655,24 @@ def ate_by_outcome(
         Columns ``outcome, estimator, ate, ci_low, ci_high, n_treated, n_control, n_used,
         mu1, mu0, naive``.
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
-    needed = [x, t, *outcomes] + ([groups] if groups else [])
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
+    check_frame(frame, [x, t, *outcomes] + ([domains] if domains else []))
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown:
         raise ValueError(f"unknown estimator(s) {unknown}; choose from {sorted(ESTIMATORS)}")
     kwargs = dict(estimator_kwargs or {})
     rows = []
     for col in outcomes:
-        sub = df
-        if df[col].isna().any():
+        sub = frame
+        if frame[col].isna().any():
             if not dropna:
-                raise ValueError(f"outcome column {col!r} has {int(df[col].isna().sum())} missing "
+                raise ValueError(f"outcome column {col!r} has {int(frame[col].isna().sum())} missing "
                                  "values; pass dropna=True to drop them")
-            sub = df[df[col].notna()]
+            sub = frame[frame[col].notna()]
         for name in estimators:
             res = ESTIMATORS[name](
                 sub[x].to_numpy(), sub[t].to_numpy(), sub[col].to_numpy(), n_boot=n_boot, ci=ci,
-                random_state=random_state, groups=None if groups is None else sub[groups].to_numpy(),
+                random_state=random_state,
+                domains=None if domains is None else sub[domains].to_numpy(),
                 **kwargs.get(name, {}),
             )
             rows.append({"outcome": col, "estimator": name, "ate": res.ate, "ci_low": res.ci_low,

@@ -13,11 +13,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # ----------------------------------------------------------------------------- bootstrap core
 def resample_indices(
-    rng: np.random.Generator, t: np.ndarray, groups: np.ndarray | None
+    rng: np.random.Generator, t: np.ndarray, domains: np.ndarray | None
 ) -> np.ndarray:
-    """One bootstrap resample: units within each arm, or whole clusters when ``groups``."""
-    if groups is not None:
-        labels, inverse = np.unique(groups, return_inverse=True)
+    """One bootstrap resample: units within each arm, or whole clusters when ``domains``."""
+    if domains is not None:
+        labels, inverse = np.unique(domains, return_inverse=True)
         members = [np.flatnonzero(inverse == g) for g in range(len(labels))]
         pick = rng.integers(0, len(labels), size=len(labels))
         return np.concatenate([members[g] for g in pick])
@@ -34,14 +34,14 @@ def run_bootstrap(
     t: np.ndarray,
     n_boot: int,
     random_state,
-    groups: np.ndarray | None,
+    domains: np.ndarray | None,
     what: str,
 ) -> tuple[np.ndarray, int]:
     """Run ``stat`` on ``n_boot`` resamples; failed replicates (ValueError) are dropped."""
     rng = np.random.default_rng(random_state)
     out, failed = [], 0
     for _ in range(n_boot):
-        idx = resample_indices(rng, t, groups)
+        idx = resample_indices(rng, t, domains)
         try:
             val = np.atleast_1d(np.asarray(stat(idx), dtype=float))
         except ValueError:

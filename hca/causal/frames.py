@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from hca.attribution.compute import log_compute
-from hca.validation import check_ci
+from hca.validation import check_fraction, check_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -37,7 +37,7 @@ _LINEAGE_ALIASES = {"CodeLlama": "Llama", "Mixtral": "Mistral", "Codestral": "Mi
 
 
 def fine_tuning_treatment(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     *,
     overrides: Mapping[str, int] | None = None,
     name_markers: bool = True,
@@ -58,7 +58,7 @@ def fine_tuning_treatment(
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         Needs ``model_id`` and ``type`` (as in :func:`hca.data.load_leaderboard_v2`).
     overrides : mapping, optional
         Hand-checked treatments by exact ``model_id``.
@@ -68,33 +68,29 @@ def fine_tuning_treatment(
     Returns
     -------
     pandas.DataFrame
-        Aligned with ``df.index``: ``T`` (int 0/1) and ``t_rule`` (``"type"``,
+        Aligned with ``frame.index``: ``T`` (int 0/1) and ``t_rule`` (``"type"``,
         ``"name marker"`` or ``"override"``).
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
-    missing = [c for c in ("model_id", "type") if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
-    typ = df["type"].astype("string")
+    check_frame(frame, ["model_id", "type"])
+    typ = frame["type"].astype("string")
     if typ.isna().any():
-        rows = df.index[typ.isna().to_numpy()][:5].tolist()
+        rows = frame.index[typ.isna().to_numpy()][:5].tolist()
         raise ValueError(f"column 'type' has {int(typ.isna().sum())} missing value(s) (rows {rows})")
     t = np.where(typ.isin(PRETRAINED_TYPES).to_numpy(), 0, 1)
-    rule = np.full(len(df), "type", dtype=object)
+    rule = np.full(len(frame), "type", dtype=object)
     if name_markers:
-        repo = df["model_id"].astype(str).str.split("/").str[-1]
+        repo = frame["model_id"].astype(str).str.split("/").str[-1]
         flip = (t == 0) & repo.str.contains(_POST_TRAINING_MARKER).to_numpy()
         t[flip], rule[flip] = 1, "name marker"
     for model_id, value in (overrides or {}).items():
         if value not in (0, 1):
             raise ValueError(f"override for {model_id!r} must be 0 or 1, found {value!r}")
-        hit = (df["model_id"] == model_id).to_numpy()
+        hit = (frame["model_id"] == model_id).to_numpy()
         if not hit.any():
-            raise ValueError(f"override model_id {model_id!r} is not in df")
+            raise ValueError(f"override model_id {model_id!r} is not in frame")
         t[hit], rule[hit] = value, "override"
     return pd.DataFrame({"T": t.astype(int), "t_rule": pd.array(rule, dtype="string")},
-                        index=df.index)
+                        index=frame.index)
 
 
 def base_lineage(base_model) -> pd.Series:
@@ -128,7 +124,7 @@ def base_lineage(base_model) -> pd.Series:
 
 
 def scaling_frame(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     *,
     official_only: bool = False,
     overrides: Mapping[str, int] | None = None,
@@ -138,7 +134,7 @@ def scaling_frame(
     """Leaderboard rows with pretraining compute and treatment, for Appendices D and F.
 
     Adds ``base_model``, ``layer``, ``evidence`` (:func:`hca.attribution.identify`, when
-    ``df`` has no ``base_model`` column), ``tokens_t``, ``compute_flops``, ``log10_compute``
+    ``frame`` has no ``base_model`` column), ``tokens_t``, ``compute_flops``, ``log10_compute``
     (:func:`hca.attribution.add_compute`: ``C = 6 N D`` with ``N`` the *base model's*
     parameters from the token table, active parameters for mixtures of experts, and ``D`` its
     pretraining tokens), ``family``, ``lineage`` (:func:`base_lineage`), ``base_params_b``,
@@ -149,7 +145,7 @@ def scaling_frame(
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         The v2 leaderboard (:func:`hca.data.load_leaderboard_v2`).
     official_only : bool, default False
         Keep only the leaderboard's "official providers" rows.
@@ -166,12 +162,11 @@ def scaling_frame(
     """
     from hca.attribution.compute import add_compute, pretraining_tokens
 
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, found {type(df).__name__}")
-    if official_only and "official_providers" not in df.columns:
+    check_frame(frame, [])
+    if official_only and "official_providers" not in frame.columns:
         raise ValueError("official_only=True needs column 'official_providers'")
-    out = add_compute(df, include_estimates=include_estimates)
-    out = out.join(fine_tuning_treatment(df, overrides=overrides, name_markers=name_markers))
+    out = add_compute(frame, include_estimates=include_estimates)
+    out = out.join(fine_tuning_treatment(frame, overrides=overrides, name_markers=name_markers))
     keep = np.isfinite(out["compute_flops"].to_numpy(dtype=float))
     if official_only:
         keep &= out["official_providers"].fillna(False).astype(bool).to_numpy()
@@ -189,7 +184,7 @@ _AUTHORS_LINEAGE = {"llama-3": "Llama", "qwen2": "Qwen", "qwen2.5": "Qwen",
                     "gemma-2-9b": "Gemma", "mistral-7b": "Mistral"}
 
 
-def authors_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
+def authors_scaling_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The same analysis frame built from the paper authors' own columns of the v2 file.
 
     The published CSV carries three columns added by the authors: ``Tokens``
@@ -207,13 +202,10 @@ def authors_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
         A copy of the kept rows (original index) with ``T``, ``log_c``, ``base_model`` and
         ``lineage``.
     """
-    need = ["authors_tokens", "authors_base_model", "authors_pretrain", "params_b"]
-    missing = [c for c in need if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
-    tokens = pd.to_numeric(df["authors_tokens"], errors="coerce")
-    params = pd.to_numeric(df["params_b"], errors="coerce")
-    out = df[(tokens > 0).to_numpy() & (params > 0).to_numpy()].copy()
+    check_frame(frame, ["authors_tokens", "authors_base_model", "authors_pretrain", "params_b"])
+    tokens = pd.to_numeric(frame["authors_tokens"], errors="coerce")
+    params = pd.to_numeric(frame["params_b"], errors="coerce")
+    out = frame[(tokens > 0).to_numpy() & (params > 0).to_numpy()].copy()
     base = out["authors_base_model"].astype("string")
     if base.isna().any():
         raise ValueError(f"{int(base.isna().sum())} row(s) have authors_tokens > 0 but no "
@@ -239,7 +231,7 @@ def _size_label(names: pd.Series, size: float) -> str:
 
 
 def family_size_means(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     outcomes: Sequence[str],
     *,
     family: str = "family",
@@ -256,7 +248,7 @@ def family_size_means(
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         One row per model.
     outcomes : sequence of str
         Score columns.
@@ -278,14 +270,11 @@ def family_size_means(
     """
     from scipy.stats import norm
 
-    check_ci(ci)
-    needed = [family, size, *outcomes] + ([label] if label else [])
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
+    check_fraction(ci, "ci")
+    check_frame(frame, [family, size, *outcomes] + ([label] if label else []))
     if top < 1 or min_sizes < 1:
         raise ValueError(f"top and min_sizes must be >= 1, found {top} and {min_sizes}")
-    sub = df[df[family].notna() & df[size].notna()]
+    sub = frame[frame[family].notna() & frame[size].notna()]
     for col in outcomes:
         if sub[col].isna().any():
             raise ValueError(f"outcome column {col!r} has {int(sub[col].isna().sum())} missing "

@@ -10,12 +10,7 @@ import numpy as np
 import pandas as pd
 
 from hca.causal.ate import check_trim, ipw_mask, propensity_scores, support_mask
-from hca.validation import (
-    check_panel_columns,
-    check_same_length,
-    check_treatment,
-    check_vector,
-)
+from hca.validation import check_frame, check_same_length, check_vector
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -101,7 +96,7 @@ def overlap_diagnostics(
     OverlapDiagnostics
     """
     xx = check_vector(x, "x")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt)
     check_trim(trim)
     if tt.min() == tt.max():
@@ -127,7 +122,7 @@ def overlap_diagnostics(
 
 # ----------------------------------------------------------------------------- transparency
 def stratum_effects(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     outcome: str,
     *,
     x: str = "log_c",
@@ -147,15 +142,15 @@ def stratum_effects(
         Sorted by ``weight`` (largest first); columns ``x, label, n1, n0, mean1, mean0, diff,
         weight, contribution`` (``weight * diff``).
     """
-    check_panel_columns(df, [x, t, outcome] + ([label] if label else []))
-    xx = check_vector(df[x].to_numpy(), x)
-    tt = check_treatment(df[t].to_numpy(), t)
-    yy = check_vector(df[outcome].to_numpy(), outcome)
+    check_frame(frame, [x, t, outcome] + ([label] if label else []))
+    xx = check_vector(frame[x].to_numpy(), x)
+    tt = check_vector(frame[t].to_numpy(), t, binary=True)
+    yy = check_vector(frame[outcome].to_numpy(), outcome)
     keep = support_mask(xx, tt, "stratified")
     rows = []
     for v in np.unique(xx[keep]):
         m = keep & (xx == v)
-        lab = ("/".join(sorted(map(str, pd.unique(df[label].to_numpy()[m])))) if label else "")
+        lab = ("/".join(sorted(map(str, pd.unique(frame[label].to_numpy()[m])))) if label else "")
         y1, y0 = yy[m & (tt == 1)], yy[m & (tt == 0)]
         rows.append({"x": float(v), "label": lab, "n1": len(y1), "n0": len(y0),
                      "mean1": float(y1.mean()), "mean0": float(y0.mean()),
@@ -180,7 +175,7 @@ def ipw_balance(x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0
         Index ``raw, ipw``; columns ``mean_x_treated, mean_x_control, mean_x_all, smd``.
     """
     xx = check_vector(x, "x")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt)
     check_trim(trim)
     e = propensity_scores(xx, tt, degree=degree, penalty=penalty)

@@ -18,7 +18,8 @@ from hca.causal.sigmoid import (
     fit_sigmoid_law,
     warm_refit,
 )
-from hca.validation import check_ci, check_panel_columns, check_treatment
+from hca.estimator.results import r_squared
+from hca.validation import check_fraction, check_frame, check_vector
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -53,30 +54,31 @@ def _run_jobs(fn: Callable, jobs: list[tuple], n_jobs: int) -> list:
     return Parallel(n_jobs=n_jobs)(delayed(fn)(*job) for job in jobs)
 
 
-def _subset_masks(df: pd.DataFrame, subsets) -> dict[str, np.ndarray]:
+def _subset_masks(frame: pd.DataFrame, subsets) -> dict[str, np.ndarray]:
     if subsets is None:
-        return {"all": np.ones(len(df), dtype=bool)}
+        return {"all": np.ones(len(frame), dtype=bool)}
     out = {}
     for name, mask in subsets.items():
         if mask is None:
-            out[str(name)] = np.ones(len(df), dtype=bool)
+            out[str(name)] = np.ones(len(frame), dtype=bool)
             continue
         m = np.asarray(mask)
-        if m.dtype != bool or m.shape != (len(df),):
+        if m.dtype != bool or m.shape != (len(frame),):
             raise ValueError(f"subset {name!r} must be None or a boolean mask of length "
-                             f"{len(df)}, found dtype {m.dtype} and shape {m.shape}")
+                             f"{len(frame)}, found dtype {m.dtype} and shape {m.shape}")
         out[str(name)] = m
     if not out:
         raise ValueError("subsets is empty")
     return out
 
 
-def _group_codes(df: pd.DataFrame, groups: str | None, mask: np.ndarray) -> np.ndarray | None:
-    if groups is None:
+def _domain_codes(frame: pd.DataFrame, domains: str | None,
+                  mask: np.ndarray) -> np.ndarray | None:
+    if domains is None:
         return None
-    g = df[groups][mask]
+    g = frame[domains][mask]
     if g.isna().any():
-        raise ValueError(f"groups column {groups!r} has {int(g.isna().sum())} missing values")
+        raise ValueError(f"domains column {domains!r} has {int(g.isna().sum())} missing values")
     return pd.factorize(g, sort=True)[0]
 
 
@@ -84,15 +86,15 @@ def _r2_treatment_only(t: np.ndarray, y: np.ndarray) -> float:
     """R^2 of the arm means alone (the share of variance T explains without compute)."""
     fitted = np.where(t == 1, y[t == 1].mean() if (t == 1).any() else 0.0,
                       y[t == 0].mean() if (t == 0).any() else 0.0)
-    return float(1.0 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2))
+    return r_squared(y, y - fitted)
 
 
-def _sigmoid_boot_block(x, t, Y, groups, tau_fixed, starts, n_starts, seed, sub_idx, reps):
+def _sigmoid_boot_block(x, t, Y, domains, tau_fixed, starts, n_starts, seed, sub_idx, reps):
     """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome."""
     out = []
     for r in reps:
         rng = np.random.default_rng([seed, sub_idx, r])
-        idx = resample_indices(rng, t, groups)
+        idx = resample_indices(rng, t, domains)
         if not tau_fixed and len(np.unique(t[idx])) < 2:
             out.append(None)
             continue
@@ -135,7 +137,7 @@ class SigmoidPanel:
         Nominal coverage of the intervals.
     n_boot : int
         Requested replicates per subset.
-    groups : str or None
+    domains : str or None
         Cluster column of the bootstrap (None: models resampled within arms).
     """
 
@@ -149,7 +151,7 @@ class SigmoidPanel:
     t: str
     ci: float
     n_boot: int
-    groups: str | None
+    domains: str | None
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: ``subset, outcome, param, estimate, se, ci_low, ci_high``."""
@@ -177,7 +179,7 @@ class SigmoidPanel:
         for s in self.subsets:
             d = self.data[s]
             samples = self.r2_samples.get(s)
-            n_cl = int(d[self.groups].nunique()) if self.groups else np.nan
+            n_cl = int(d[self.domains].nunique()) if self.domains else np.nan
             for j, o in enumerate(self.outcomes):
                 fit = self.fits[(s, o)]
                 t, y = d[self.t].to_numpy(dtype=int), d[o].to_numpy(dtype=float)
@@ -227,7 +229,7 @@ class SigmoidPanel:
     def summary(self) -> str:
         """Multi-line text summary (R^2 and tau per subset and outcome)."""
         boot = (f"{self.n_boot} joint bootstrap replicates per subset"
-                + (f", clusters = {self.groups}" if self.groups else ", within arms")
+                + (f", clusters = {self.domains}" if self.domains else ", within arms")
                 if self.n_boot else "no bootstrap")
         lines = [f"Sigmoid law Y = L/(1+exp(-k(ln C - ln C0))) + tau T + b; {boot}"]
         for s in self.subsets:
@@ -240,13 +242,13 @@ class SigmoidPanel:
 
 
 def fit_sigmoid_panel(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     outcomes: Sequence[str],
     *,
     x: str = "log_c",
     t: str = "T",
     subsets: Mapping[str, object] | None = None,
-    groups: str | None = None,
+    domains: str | None = None,
     n_boot: int = 0,
     ci: float = 0.95,
     n_starts: int = 0,
@@ -257,22 +259,22 @@ def fit_sigmoid_panel(
 
     Every (subset, outcome) is fitted with :func:`fit_sigmoid_law`. With ``n_boot > 0`` each
     subset gets a *joint* percentile bootstrap: one resample (of whole clusters when
-    ``groups`` is given, else of models within each arm) is refitted for every outcome, so
+    ``domains`` is given, else of models within each arm) is refitted for every outcome, so
     that differences of R^2 between outcomes (:meth:`SigmoidPanel.r2_gap`) get intervals.
     Replicate ``r`` of subset ``i`` uses ``numpy.random.default_rng([seed, i, r])``, so the
     result does not depend on ``n_jobs``. Replicates that cannot be fitted are dropped.
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        One row per model with columns ``x``, ``t``, the outcomes and ``groups``.
+    frame : pandas.DataFrame
+        One row per model with columns ``x``, ``t``, the outcomes and ``domains``.
     outcomes : sequence of str
         Score columns.
     x, t : str
         Natural-log compute and 0/1 treatment columns.
     subsets : mapping, optional
-        ``name -> boolean mask over df rows`` (or None for all rows). Default: all rows.
-    groups : str, optional
+        ``name -> boolean mask over frame rows`` (or None for all rows). Default: all rows.
+    domains : str, optional
         Cluster column for the bootstrap (e.g. ``"base_model"``).
     n_boot : int, default 0
         Joint bootstrap replicates per subset.
@@ -294,28 +296,28 @@ def fit_sigmoid_panel(
     outcomes = list(outcomes)
     if not outcomes:
         raise ValueError("outcomes is empty")
-    check_panel_columns(df, [x, t, *outcomes] + ([groups] if groups else []))
-    check_ci(ci)
+    check_frame(frame, [x, t, *outcomes] + ([domains] if domains else []))
+    check_fraction(ci, "ci")
     if n_boot < 0 or n_starts < 0:
         raise ValueError(f"n_boot and n_starts must be >= 0, found {n_boot} and {n_starts}")
-    masks = _subset_masks(df, subsets)
+    masks = _subset_masks(frame, subsets)
     seed = _seed_from(random_state)
     fits, boot, r2s, data, jobs, prepared = {}, {}, {}, {}, [], {}
     for i, (name, mask) in enumerate(masks.items()):
-        d = df.loc[mask, [x, t, *outcomes] + ([groups] if groups else [])]
+        d = frame.loc[mask, [x, t, *outcomes] + ([domains] if domains else [])]
         for col in [x, t, *outcomes]:
             if d[col].isna().any():
                 raise ValueError(f"subset {name!r}: column {col!r} has "
                                  f"{int(d[col].isna().sum())} missing values")
         data[name] = d
         xx = d[x].to_numpy(dtype=float)
-        tt = check_treatment(d[t].to_numpy(), t)
+        tt = check_vector(d[t].to_numpy(), t, binary=True)
         Y = d[outcomes].to_numpy(dtype=float)
         sub_fits = [fit_sigmoid_law(xx, tt, Y[:, j]) for j in range(len(outcomes))]
         for o, f in zip(outcomes, sub_fits):
             fits[(name, o)] = f
         if n_boot:
-            g = _group_codes(df, groups, mask)
+            g = _domain_codes(frame, domains, mask)
             prepared[name] = (i, sub_fits)
             n_blocks = max(1, min(n_boot, 4 * max(1, n_jobs)))
             for block in np.array_split(np.arange(n_boot), n_blocks):
@@ -344,11 +346,11 @@ def fit_sigmoid_panel(
                     ci=ci, n_boot=n_boot, n_failed=n_boot - len(ok))
     return SigmoidPanel(subsets=tuple(masks), outcomes=tuple(outcomes), fits=fits, boot=boot,
                         r2_samples=r2s, data=data, x=x, t=t, ci=ci, n_boot=n_boot,
-                        groups=groups)
+                        domains=domains)
 
 
-def _ate_job(name, x, t, y, n_boot, ci, seed, groups, kwargs):
-    return ESTIMATORS[name](x, t, y, n_boot=n_boot, ci=ci, random_state=seed, groups=groups,
+def _ate_job(name, x, t, y, n_boot, ci, seed, domains, kwargs):
+    return ESTIMATORS[name](x, t, y, n_boot=n_boot, ci=ci, random_state=seed, domains=domains,
                              **kwargs)
 
 
@@ -421,14 +423,14 @@ class ATEPanel:
 
 
 def ate_panel(
-    df: pd.DataFrame,
+    frame: pd.DataFrame,
     outcomes: Sequence[str],
     *,
     x: str = "log_c",
     t: str = "T",
     subsets: Mapping[str, object] | None = None,
     estimators: Sequence[str] = ("backdoor", "ipw"),
-    groups: str | None = None,
+    domains: str | None = None,
     n_boot: int = 200,
     ci: float = 0.95,
     random_state=0,
@@ -445,18 +447,18 @@ def ate_panel(
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         One row per model.
     outcomes : sequence of str
         Score columns; missing values raise.
     x, t : str
         Adjustment and treatment columns.
     subsets : mapping, optional
-        ``name -> boolean mask over df rows`` (or None for all rows). Default: all rows.
+        ``name -> boolean mask over frame rows`` (or None for all rows). Default: all rows.
     estimators : sequence of str
         Names from ``"backdoor"``, ``"ipw"``, ``"aipw"``, ``"ipw_strata"``.
-    groups : str, optional
-        Cluster column for a cluster bootstrap (e.g. ``"base_model"``).
+    domains : str, optional
+        Column of domain labels (e.g. ``"base_model"``) for a cluster bootstrap.
     n_boot, ci : int, float
         Bootstrap replicates and coverage.
     random_state : int, Generator or None, default 0
@@ -472,24 +474,24 @@ def ate_panel(
     outcomes = list(outcomes)
     if not outcomes:
         raise ValueError("outcomes is empty")
-    check_panel_columns(df, [x, t, *outcomes] + ([groups] if groups else []))
+    check_frame(frame, [x, t, *outcomes] + ([domains] if domains else []))
     unknown = [e for e in estimators if e not in ESTIMATORS]
     if unknown or not estimators:
         raise ValueError(f"unknown estimator(s) {unknown}; choose from {sorted(ESTIMATORS)}")
-    check_ci(ci)
-    masks = _subset_masks(df, subsets)
+    check_fraction(ci, "ci")
+    masks = _subset_masks(frame, subsets)
     seed = _seed_from(random_state)
     kwargs = dict(estimator_kwargs or {})
     jobs, keys, rows = [], [], {}
     for i, (name, mask) in enumerate(masks.items()):
         rows[name] = np.flatnonzero(mask)
-        d = df.loc[mask]
+        d = frame.loc[mask]
         for col in [x, t, *outcomes]:
             if d[col].isna().any():
                 raise ValueError(f"subset {name!r}: column {col!r} has "
                                  f"{int(d[col].isna().sum())} missing values")
         sub_seed = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
-        g = _group_codes(df, groups, mask)
+        g = _domain_codes(frame, domains, mask)
         xx, tt = d[x].to_numpy(dtype=float), d[t].to_numpy()
         for o in outcomes:
             for e in estimators:

@@ -12,13 +12,8 @@ from scipy.optimize import least_squares
 from scipy.special import expit
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
-from hca.validation import (
-    check_ci,
-    check_cluster_groups,
-    check_same_length,
-    check_treatment,
-    check_vector,
-)
+from hca.estimator.results import r_squared
+from hca.validation import check_domains, check_fraction, check_same_length, check_vector
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -138,7 +133,7 @@ class SigmoidFit:
 def _check_sigmoid_inputs(log_c, t, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = check_vector(log_c, "log_c")
     yy = check_vector(y, "y")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     n = check_same_length(log_c=x, t=tt, y=yy)
     if n < MIN_POINTS_SIGMOID:
         raise ValueError(
@@ -239,7 +234,7 @@ def warm_refit(x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, 
     res = least_squares(resid, np.clip(p0, eps_lo, eps_hi), jac=jac, bounds=(lo, hi),
                         method="trf", x_scale="jac", max_nfev=500, ftol=tol, xtol=tol, gtol=tol)
     p = _expand(res.x, use_tau)
-    r2 = 1.0 - float(np.sum(res.fun**2)) / float(np.sum(v**2))
+    r2 = r_squared(v, res.fun)
     return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
 
 
@@ -387,7 +382,6 @@ def fit_sigmoid_law(
           for i, name in enumerate(PARAM_NAMES)}
     rss = float(np.sum(res.fun**2)) * ys**2
     at_bound = _params_at_bound(res.x, lo, hi, idx)
-    tss = float(np.sum((yy - ym) ** 2))
     converged = bool(res.success and res.status > 0 and np.all(np.isfinite(cov[np.ix_(idx, idx)])))
     notes = []
     if not use_tau:
@@ -401,7 +395,7 @@ def fit_sigmoid_law(
     return SigmoidFit(
         L=float(params[0]), k=float(params[1]), log_c0=float(params[2]),
         tau=float(params[3]), b=float(params[4]), se=se, cov=cov,
-        r2=1.0 - rss / tss, n=n, n_treated=int(tt.sum()), resid_std=float(np.sqrt(rss / dof)),
+        r2=r_squared(yy, ys * res.fun), n=n, n_treated=int(tt.sum()), resid_std=float(np.sqrt(rss / dof)),
         converged=converged, tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes),
     )
 
@@ -467,13 +461,13 @@ def bootstrap_sigmoid(
     ci: float = 0.95,
     random_state=None,
     n_starts: int = 2,
-    groups=None,
+    domains=None,
 ) -> SigmoidBootstrap:
     """Percentile bootstrap intervals for the sigmoid-law parameters.
 
     Models (rows) are resampled with replacement within each arm (``T = 0`` and ``T = 1``
-    keep their sizes), or, when ``groups`` is given (e.g. the base model), whole groups are
-    resampled. Each replicate is refitted with :func:`fit_sigmoid_law` starting from the
+    keep their sizes), or, when ``domains`` is given (the base model of every model), whole
+    domains are resampled. Each replicate is refitted with :func:`fit_sigmoid_law` starting from the
     full-data estimate plus ``n_starts`` grid starts.
 
     Parameters
@@ -488,18 +482,18 @@ def bootstrap_sigmoid(
         Seed for :func:`numpy.random.default_rng`.
     n_starts : int, default 2
         Grid starts per replicate (in addition to the full-data estimate).
-    groups : array-like, optional
-        Cluster labels for a cluster bootstrap.
+    domains : array-like, optional
+        Domain (base model) of every row, for a cluster bootstrap.
 
     Returns
     -------
     SigmoidBootstrap
     """
-    check_ci(ci)
+    check_fraction(ci, "ci")
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, found {n_boot}")
     x, tt, yy = _check_sigmoid_inputs(log_c, t, y)
-    g = check_cluster_groups(groups, len(x))
+    g = None if domains is None else check_domains(domains, x, X_name="log_c").labels
     fit = fit_sigmoid_law(x, tt, yy, n_starts=n_starts)
     start = fit.params
 

@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.validation import check_matrix_with_missing, labels_of, show_items
+from hca.validation import check_fraction, check_matrix, labels_of, show_labels
 
 __all__ = [
     "SoftImpute",
@@ -346,9 +346,7 @@ class SoftImpute(TransformerMixin, BaseEstimator):
             raise ValueError(f"max_iter must be >= 1; got {self.max_iter!r}")
         if not self.tol > 0:
             raise ValueError(f"tol must be > 0; got {self.tol!r}")
-        if not 0 < self.validation_fraction < 1:
-            raise ValueError(f"validation_fraction must be in (0, 1); "
-                             f"got {self.validation_fraction!r}")
+        check_fraction(self.validation_fraction, "validation_fraction")
         if not (np.isfinite(self.selection_tolerance) and self.selection_tolerance >= 0):
             raise ValueError(f"selection_tolerance must be a finite value >= 0; "
                              f"got {self.selection_tolerance!r}")
@@ -368,11 +366,11 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         empty_cols = np.flatnonzero(missing.all(axis=0))
         if empty_cols.size:
             raise ValueError(f"SoftImpute cannot fill columns without any observed entry: "
-                             f"{show_items(cols, empty_cols)}")
+                             f"{show_labels(cols, empty_cols)}")
         empty_rows = np.flatnonzero(missing.all(axis=1))
         if empty_rows.size and self.empty_row != "ignore":
             msg = (f"rows without any observed entry receive only the column means: "
-                   f"{show_items(rows, empty_rows)}")
+                   f"{show_labels(rows, empty_rows)}")
             if self.empty_row == "raise":
                 raise ValueError(msg)
             warnings.warn(msg, UserWarning, stacklevel=4)
@@ -439,7 +437,7 @@ class SoftImpute(TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any) -> SoftImpute:
         self._check_params()
-        arr = check_matrix_with_missing(X)
+        arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
         self.missing_ = missing
@@ -652,7 +650,7 @@ class StructuredCompletion(TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any) -> StructuredCompletion:
         self._check_params()
-        arr = check_matrix_with_missing(X)
+        arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
         self.missing_ = missing
@@ -671,18 +669,18 @@ class StructuredCompletion(TransformerMixin, BaseEstimator):
         _check_not_all_missing(missing)
         if R1.size == 0:
             empty = np.flatnonzero(missing.all(axis=0))
-            extra = (f"; columns without any observed entry: {show_items(cols, empty)}"
+            extra = (f"; columns without any observed entry: {show_labels(cols, empty)}"
                      if empty.size else "")
             raise ValueError("StructuredCompletion needs at least one fully observed row; "
-                             f"every row has a missing entry: rows {show_items(rows, np.arange(n))}"
+                             f"every row has a missing entry: rows {show_labels(rows, np.arange(n))}"
                              f"{extra}")
         if C1.size == 0:
             empty = np.flatnonzero(missing.all(axis=1))
-            extra = (f"; rows without any observed entry: {show_items(rows, empty)}"
+            extra = (f"; rows without any observed entry: {show_labels(rows, empty)}"
                      if empty.size else "")
             raise ValueError("StructuredCompletion needs at least one fully observed "
                              "column; every column has a missing entry: columns "
-                             f"{show_items(cols, np.arange(d))}{extra}")
+                             f"{show_labels(cols, np.arange(d))}{extra}")
         R2 = np.flatnonzero(missing.any(axis=1))
         C2 = np.flatnonzero(missing.any(axis=0))
         top = arr[R1]
@@ -755,14 +753,14 @@ class ColumnMeans(TransformerMixin, BaseEstimator):
         ColumnMeans
             The fitted estimator.
         """
-        arr = check_matrix_with_missing(X)
+        arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
         _check_not_all_missing(missing)
         empty = np.flatnonzero(missing.all(axis=0))
         if empty.size:
             raise ValueError(f"ColumnMeans cannot fill columns without any observed entry: "
-                             f"{show_items(cols, empty)}")
+                             f"{show_labels(cols, empty)}")
         count = (~missing).sum(axis=0)
         mean = np.where(missing, 0.0, arr).sum(axis=0) / count
         self.missing_ = missing

@@ -29,7 +29,7 @@ from hca.completion.estimators import (
     svt_weights,
 )
 from hca.completion.masks import mask_block, mask_random, observed_column_sets
-from hca.validation import MAX_SHOW, check_matrix_with_missing, labels_of, show_items
+from hca.validation import MAX_SHOW, check_fraction, check_matrix, labels_of, show_labels
 
 __all__ = [
     "global_vs_local",
@@ -305,12 +305,12 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
         raise ValueError(f"pattern must be one of {PATTERNS}; got {pattern!r}")
     if mask_scope not in _SCOPES:
         raise ValueError(f"mask_scope must be one of {_SCOPES}; got {mask_scope!r}")
-    X = check_matrix_with_missing(X_global, "X_global")
+    X = check_matrix(X_global, name="X_global", allow_nan=True)
     rows, cols = labels_of(X_global)
     if np.isnan(X).any():
         bad = np.flatnonzero(np.isnan(X).any(axis=1))
         raise ValueError(f"X_global must be fully observed (it is the ground truth); "
-                         f"rows with NaN: {show_items(rows, bad)}")
+                         f"rows with NaN: {show_labels(rows, bad)}")
     if int(n_reps) < 1:
         raise ValueError(f"n_reps must be >= 1; got {n_reps!r}")
     n, d = X.shape
@@ -381,13 +381,13 @@ def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- domain matrix
-def domain_matrix(df: pd.DataFrame, domain: str, columns: Sequence[str],
+def domain_matrix(frame: pd.DataFrame, domain: str, columns: Sequence[str],
                   by: str = "base_model") -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix of a leaderboard and the rows of one domain.
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         A leaderboard with the score ``columns`` and the domain label ``by`` (e.g. the
         v2 leaderboard joined with :func:`hca.attribution.identify`).
     domain : str
@@ -400,22 +400,22 @@ def domain_matrix(df: pd.DataFrame, domain: str, columns: Sequence[str],
     Returns
     -------
     X : DataFrame
-        ``df[columns]`` as floats with a fresh 0..n-1 index.
+        ``frame[columns]`` as floats with a fresh 0..n-1 index.
     local : ndarray of bool
         ``True`` for the rows of ``domain``.
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"domain_matrix expects a DataFrame, got {type(df).__name__}")
-    missing_cols = [c for c in [*columns, by] if c not in df.columns]
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"domain_matrix expects a DataFrame, got {type(frame).__name__}")
+    missing_cols = [c for c in [*columns, by] if c not in frame.columns]
     if missing_cols:
         raise ValueError(f"domain_matrix: columns {missing_cols} are missing; found "
-                         f"{list(df.columns)[:12]}")
-    X = df[list(columns)].astype(float).reset_index(drop=True)
+                         f"{list(frame.columns)[:12]}")
+    X = frame[list(columns)].astype(float).reset_index(drop=True)
     bad = np.flatnonzero(X.isna().any(axis=1).to_numpy())
     if bad.size:
         raise ValueError(f"domain_matrix: {bad.size} rows have missing scores (positions "
                          f"{bad[:MAX_SHOW].tolist()}); the ground truth must be complete")
-    labels = df[by].astype("string")
+    labels = frame[by].astype("string")
     local = labels.eq(domain).fillna(False).to_numpy(dtype=bool)
     if not local.any():
         top = labels.value_counts().head(5).index.tolist()
@@ -489,46 +489,46 @@ def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
 _RESULT_COLUMNS = ("approach", "rmse", "rank", "shrinkage")
 
 
-def paired_rmse(df: pd.DataFrame) -> pd.DataFrame:
+def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
     """Global and local RMSE side by side, one row per repetition.
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         Output of :func:`global_vs_local`, :func:`completion_sweep` or
         :func:`run_appendix_g` (any extra columns that identify a repetition are kept).
 
     Returns
     -------
     DataFrame
-        Columns ``global`` and ``local``, indexed by every column of ``df`` other than
+        Columns ``global`` and ``local``, indexed by every column of ``frame`` other than
         ``approach``, ``rmse``, ``rank`` and ``shrinkage``.
     """
-    need = [c for c in ("approach", "rmse", "rep") if c not in df.columns]
+    need = [c for c in ("approach", "rmse", "rep") if c not in frame.columns]
     if need:
-        raise ValueError(f"paired_rmse: columns {need} are missing; found {list(df.columns)}")
-    found = set(df["approach"].unique())
+        raise ValueError(f"paired_rmse: columns {need} are missing; found {list(frame.columns)}")
+    found = set(frame["approach"].unique())
     if found != {"global", "local"}:
         raise ValueError(f"paired_rmse: approach must take the values 'global' and "
                          f"'local'; found {sorted(found)}")
-    keys = [c for c in df.columns if c not in _RESULT_COLUMNS]
-    if df.duplicated(subset=[*keys, "approach"]).any():
+    keys = [c for c in frame.columns if c not in _RESULT_COLUMNS]
+    if frame.duplicated(subset=[*keys, "approach"]).any():
         raise ValueError("paired_rmse: several rows share one repetition and approach; "
                          "the frame mixes runs that no column tells apart")
-    wide = df.set_index([*keys, "approach"])["rmse"].unstack("approach")
+    wide = frame.set_index([*keys, "approach"])["rmse"].unstack("approach")
     if wide.isna().any().any():
         raise ValueError("paired_rmse: some repetitions have only one approach")
     wide.columns.name = None
     return wide[["global", "local"]]
 
 
-def compare_approaches(df: pd.DataFrame, by: Sequence[str] = ("p",),
+def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
                        level: float = 0.95) -> pd.DataFrame:
     """Summarise global versus local RMSE per group of repetitions.
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`run_appendix_g`.
     by : sequence of str
         Columns to group by (empty: one group).
@@ -549,14 +549,13 @@ def compare_approaches(df: pd.DataFrame, by: Sequence[str] = ("p",),
     """
     from statistics import NormalDist
 
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level!r}")
+    check_fraction(level, "level")
     by = list(by)
-    missing = [c for c in by if c not in df.columns]
+    missing = [c for c in by if c not in frame.columns]
     if missing:
         raise ValueError(f"compare_approaches: grouping columns {missing} are missing")
     z = NormalDist().inv_cdf(0.5 + level / 2)
-    wide = paired_rmse(df).reset_index()
+    wide = paired_rmse(frame).reset_index()
     g, loc = wide["global"], wide["local"]
     wide = wide.assign(_diff=loc - g, _ratio=loc / g, _better=(loc < g).astype(float))
     groups = wide.groupby(by, sort=True, observed=True) if by else [((), wide)]
@@ -729,7 +728,7 @@ def run_appendix_g(X_global: Any, local_rows: Any,
     AppendixGResults
     """
     design = design or AppendixGDesign()
-    d = check_matrix_with_missing(X_global, "X_global").shape[1]
+    d = check_matrix(X_global, name="X_global", allow_nan=True).shape[1]
     seed_a, seed_b, seed_c = _seeds(design.random_state, 3)
     authors_block = {"method": "soft_impute", "method_params": AUTHORS_SOFT_IMPUTE,
                      "mask_scope": "all", "same_rows": False}
@@ -846,7 +845,7 @@ def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
         ``draw``, ``method``, ``shrinkage`` (relative lambda used; NaN for column means),
         ``row_observed``, ``n_entries``, ``sse``, ``rmse``.
     """
-    X = check_matrix_with_missing(X_global, "X_global")
+    X = check_matrix(X_global, name="X_global", allow_nan=True)
     dom = _rows_index(local_rows, X.shape[0])
     Xd = X[dom]
     methods = {"soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),

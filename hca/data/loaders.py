@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from hca.data.registry import MMLU_SUBJECTS, V1_BENCHMARKS, V2_BENCHMARKS, fetch
+from hca.validation import check_frame
 
 __all__ = [
     "load_leaderboard_v2",
@@ -58,23 +59,16 @@ def _model_id_from_html(cell: pd.Series, fallback: pd.Series) -> pd.Series:
 _PRECISION_RANK = {"bfloat16": 0, "float16": 1, "float32": 2}
 
 
-def _dedupe(df: pd.DataFrame, date_col: str) -> pd.DataFrame:
-    key = df["model_id"].str.lower()
-    rank = df["precision"].map(_PRECISION_RANK).fillna(9)
-    date = df[date_col]
-    order = pd.DataFrame({"key": key, "rank": rank, "date": date, "pos": np.arange(len(df))})
+def _dedupe(frame: pd.DataFrame, date_col: str) -> pd.DataFrame:
+    key = frame["model_id"].str.lower()
+    rank = frame["precision"].map(_PRECISION_RANK).fillna(9)
+    date = frame[date_col]
+    order = pd.DataFrame({"key": key, "rank": rank, "date": date, "pos": np.arange(len(frame))})
     order = order.sort_values(["key", "rank", "date", "pos"],
                               ascending=[True, True, False, True], na_position="last")
     keep = order.drop_duplicates("key", keep="first")["pos"].to_numpy()
-    return df.iloc[np.sort(keep)].reset_index(drop=True)
+    return frame.iloc[np.sort(keep)].reset_index(drop=True)
 
-
-def _require_columns(df: pd.DataFrame, needed: list[str], name: str) -> None:
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(
-            f"{name} lacks expected column(s) {missing}; found {list(df.columns)[:12]}..."
-        )
 
 
 # --------------------------------------------------------------------------- loaders
@@ -116,8 +110,8 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         the six normalized scores (0-100) and their ``*_raw`` values (0-1), ...
     """
     raw = pd.read_csv(fetch("open_llm_leaderboard_v2.csv"))
-    _require_columns(raw, list(_V2_RENAME) + ["Model", "fullname", "Type"],
-                     "open_llm_leaderboard_v2.csv")
+    check_frame(raw, list(_V2_RENAME) + ["Model", "fullname", "Type"],
+                name="open_llm_leaderboard_v2.csv")
     df = raw.rename(columns=_V2_RENAME)
     df.insert(0, "model_id", _model_id_from_html(raw["Model"], raw["fullname"]))
     df["type"] = _clean_type(raw["Type"])
@@ -219,7 +213,7 @@ def load_leaderboard_v1(dedupe: bool = True) -> pd.DataFrame:
     ``params_b`` is the leaderboard's integer-rounded parameter count in billions.
     """
     raw = pd.read_csv(fetch("open_llm_leaderboard_v1.csv"))
-    _require_columns(raw, list(_V1_RENAME) + ["Type"], "open_llm_leaderboard_v1.csv")
+    check_frame(raw, list(_V1_RENAME) + ["Type"], name="open_llm_leaderboard_v1.csv")
     df = raw.rename(columns=_V1_RENAME)
     df["model_id"] = df["model_id"].astype("string")
     df["type"] = _clean_type(raw["Type"])
@@ -244,9 +238,9 @@ def load_mmlu_by_task(dedupe: bool = True) -> pd.DataFrame:
     """
     raw = pd.read_csv(fetch("mmlu_by_task_leaderboard.csv"))
     subjects = [f"MMLU_{s}" for s in MMLU_SUBJECTS]
-    _require_columns(raw, ["fullname", "Model Name", "Parameters", "arc:challenge|25",
-                           "hellaswag|10", "MMLU_average", *subjects],
-                     "mmlu_by_task_leaderboard.csv")
+    check_frame(raw, ["fullname", "Model Name", "Parameters", "arc:challenge|25",
+                      "hellaswag|10", "MMLU_average", *subjects],
+                name="mmlu_by_task_leaderboard.csv")
     df = pd.DataFrame({
         "model_id": raw["fullname"].astype("string"),
         "model_name": raw["Model Name"].astype("string"),

@@ -4,21 +4,23 @@
 from __future__ import annotations
 
 from hca.estimator.ica import (  # noqa: F401
+    DEFAULT_TOL,
     GAUSSIAN_LOGCOSH,
+    ICA_METHODS,
     DomainICA,
     domain_ica,
-    domain_unmixings,
     ica_negentropy,
-    picard_ica,
     restart_seeds,
 )
 from hca.estimator.model import (  # noqa: F401
     HCA,
+    clone_hca,
     mic_by_subset,
 )
 from hca.estimator.results import (  # noqa: F401
     DomainSCM,
     OLSAdjustment,
+    r_squared,
 )
 from hca.estimator.search import (  # noqa: F401
     HCASearchResult,
@@ -27,18 +29,20 @@ from hca.estimator.search import (  # noqa: F401
 )
 
 __all__ = [
+    "ICA_METHODS",
+    "DEFAULT_TOL",
     "GAUSSIAN_LOGCOSH",
     "DomainICA",
     "domain_ica",
     "ica_negentropy",
     "restart_seeds",
-    "picard_ica",
-    "domain_unmixings",
     "HCASearchResult",
     "hca_search",
     "evaluate_order",
     "DomainSCM",
     "OLSAdjustment",
+    "r_squared",
     "HCA",
+    "clone_hca",
     "mic_by_subset",
 ]

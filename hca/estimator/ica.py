@@ -1,10 +1,12 @@
-"""Step 1 of HCA: ICA per domain (FastICA, optionally with restarts).
+"""Step 1 of HCA: ICA per domain (FastICA, Picard-O or Picard; optionally with restarts).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,21 +14,26 @@ import numpy as np
 from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.validation import check_n_restarts, validate_hca_data
+from hca.validation import check_fit_data, check_positive_int
 
 __all__ = [
     "ICA_METHODS",
+    "DEFAULT_TOL",
     "GAUSSIAN_LOGCOSH",
     "DomainICA",
     "domain_ica",
+    "fit_icas",
     "ica_negentropy",
     "restart_seeds",
-    "picard_ica",
-    "domain_unmixings",
+    "check_ica",
 ]
 
 #: ICA algorithms: scikit-learn's FastICA, Picard-O (orthogonal) and Picard.
 ICA_METHODS: tuple[str, ...] = ("fastica", "picard-o", "picard")
+#: Display name of every algorithm (used in messages).
+ICA_NAMES: dict[str, str] = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}
+#: Default tolerance of every algorithm (``tol=None``).
+DEFAULT_TOL: dict[str, float] = {"fastica": 1e-4, "picard-o": 1e-7, "picard": 1e-7}
 
 
 # =========================================================================== ICA
@@ -66,7 +73,7 @@ def ica_negentropy(sources: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class DomainICA:
-    """FastICA fit of one domain.
+    """ICA fit of one domain.
 
     Attributes
     ----------
@@ -77,9 +84,9 @@ class DomainICA:
     mean : ndarray of shape (n_benchmarks,)
         Domain mean of the scores.
     converged : bool
-        Whether FastICA converged within ``max_iter``.
+        Whether the ICA algorithm converged within ``max_iter``.
     n_iter : int
-        FastICA iterations.
+        Iterations.
     n_samples : int
         Models in the domain.
     objective : float
@@ -115,13 +122,13 @@ class DomainICA:
 
 
 def restart_seeds(random_state: Any, n_restarts: int) -> list:
-    """The ``random_state`` of every FastICA restart.
+    """The ``random_state`` of every ICA restart.
 
     An int seed ``s`` gives ``s, s + 1, ..., s + n_restarts - 1`` (so restart 0 is the
     single fit of ``n_restarts=1``); ``None`` gives ``None`` each time (not reproducible);
     a ``numpy.random.RandomState`` gives ``n_restarts`` integers drawn from it.
     """
-    n_restarts = check_n_restarts(n_restarts)
+    n_restarts = check_positive_int(n_restarts, "n_restarts")
     if random_state is None:
         return [None] * n_restarts
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
@@ -136,6 +143,24 @@ def restart_seeds(random_state: Any, n_restarts: int) -> list:
     )
 
 
+def check_ica(ica: str) -> str:
+    """``ica`` must be one of :data:`ICA_METHODS`."""
+    if ica not in ICA_METHODS:
+        raise ValueError(f"unknown ica {ica!r}; expected one of {ICA_METHODS}")
+    return ica
+
+
+def _relay_warnings(caught, is_convergence) -> bool:
+    """Re-emit caught warnings except the convergence one; return whether it converged."""
+    converged = True
+    for w in caught:
+        if is_convergence(w):
+            converged = False
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return converged
+
+
 def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     """One FastICA run; return ``(ica, converged)`` with warnings other than convergence
     re-emitted."""
@@ -145,59 +170,110 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ica.fit(Xk)
-    converged = True
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
-            converged = False
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return ica, converged
+    return ica, _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
 
 
-def _fit_one_ica(
-    Xk: np.ndarray, label: Hashable, d: int, random_state: Any, max_iter: int, tol: float,
-    n_restarts: int = 1,
-) -> DomainICA:
-    """FastICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
+def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> _Run:
+    """One FastICA run (unit-variance sources) with its negentropy."""
+    ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
+    objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
+    return _Run(np.array(ica.components_, dtype=float), np.array(ica.mean_, dtype=float),
+                converged, int(ica.n_iter_), objective)
+
+
+def _picard_module():
+    try:
+        import picard
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("ica='picard' needs the python-picard package "
+                          "(pip install python-picard)") from err
+    return picard
+
+
+def _one_picard(Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float,
+                ortho: bool) -> _Run:
+    """One Picard run (extended density model); sources rescaled to unit variance."""
+    picard = _picard_module()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        K, W, _, mean, n_iter = picard.picard(
+            Xk.T, n_components=d, ortho=ortho, extended=True, random_state=seed,
+            max_iter=max_iter, tol=tol, return_X_mean=True, return_n_iter=True)
+    converged = _relay_warnings(caught, lambda w: "did not converge" in str(w.message))
+    unmixing = W @ K
+    sources = (Xk - mean) @ unmixing.T
+    sd = sources.std(axis=0)
+    if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
+        raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
+    return _Run(np.asarray(unmixing / sd[:, None], dtype=float), np.asarray(mean, dtype=float),
+                converged, int(n_iter), float(np.sum(ica_negentropy(sources / sd))))
+
+
+@dataclass(frozen=True)
+class _Run:
+    unmixing: np.ndarray
+    mean: np.ndarray
+    converged: bool
+    n_iter: int
+    objective: float
+
+
+_HCA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _outside_hca() -> int:
+    """``stacklevel`` of the first frame outside the hca package, seen from the caller."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_HCA_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _fit_one_ica(Xk: np.ndarray, label: Hashable, d: int, ica: str, random_state: Any,
+                 max_iter: int, tol: float, n_restarts: int) -> DomainICA:
+    """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
     convergence one with the domain name."""
     runs = []
     for seed in restart_seeds(random_state, n_restarts):
-        ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
-        objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
-        runs.append((ica, converged, objective))
-    any_converged = any(c for _, c, _ in runs)
-    scores = [obj if (c or not any_converged) else np.nan for _, c, obj in runs]
+        if ica == "fastica":
+            runs.append(_fastica_run(Xk, d, seed, max_iter, tol))
+        else:
+            runs.append(_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o"))
+    any_converged = any(r.converged for r in runs)
+    scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
     best = int(np.nanargmax(scores)) if n_restarts > 1 else 0
-    ica, converged, objective = runs[best]
-    if not converged:
+    run = runs[best]
+    if not run.converged:
         warnings.warn(
-            f"FastICA did not converge for domain {label!r} ({Xk.shape[0]} models) after "
-            f"{ica.n_iter_} iterations (max_iter={max_iter}, tol={tol}); increase max_iter "
-            "or tol, and treat this domain's unmixing matrix with caution",
+            f"{ICA_NAMES[ica]} did not converge for domain {label!r} ({Xk.shape[0]} models) "
+            f"after {run.n_iter} iterations (max_iter={max_iter}, tol={tol}); increase "
+            "max_iter or tol, and treat this domain's unmixing matrix with caution",
             ConvergenceWarning,
-            stacklevel=4,  # _fit_one_ica -> fit_icas -> public function -> caller
+            stacklevel=_outside_hca(),  # point at the caller's code
         )
     return DomainICA(
         domain=label,
-        unmixing=np.array(ica.components_, dtype=float),
-        mean=np.array(ica.mean_, dtype=float),
-        converged=converged,
-        n_iter=int(ica.n_iter_),
+        unmixing=run.unmixing,
+        mean=run.mean,
+        converged=run.converged,
+        n_iter=run.n_iter,
         n_samples=int(Xk.shape[0]),
-        objective=objective,
+        objective=run.objective,
         restart=best,
         restart_objectives=tuple(float(x) for x in scores),
     )
 
 
-def fit_icas(values, labels, order, d, random_state, max_iter, tol,
-              n_restarts: int = 1) -> dict[Hashable, DomainICA]:
-    """FastICA on every domain in ``order``."""
-    fits = {}
-    for label in order:
-        fits[label] = _fit_one_ica(values[labels == label], label, d, random_state, max_iter,
-                                   tol, n_restarts)
-    return fits
+def fit_icas(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int, *,
+             ica: str = "fastica", random_state: Any = 0, max_iter: int = 1000,
+             tol: float | None = None, n_restarts: int = 1) -> dict[Hashable, DomainICA]:
+    """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`)."""
+    ica = check_ica(ica)
+    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
+    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    return {label: _fit_one_ica(values[labels == label], label, d, ica, random_state, max_iter,
+                                tol, n_restarts)
+            for label in order}
 
 
 def domain_ica(
@@ -205,12 +281,13 @@ def domain_ica(
     domains: Any,
     n_components: int = 3,
     *,
+    ica: str = "fastica",
     random_state: Any = 0,
     max_iter: int = 1000,
-    tol: float = 1e-4,
+    tol: float | None = None,
     n_restarts: int = 1,
 ) -> dict[Hashable, DomainICA]:
-    """Fit FastICA separately on every domain (step 1 of HCA).
+    """Fit ICA separately on every domain (step 1 of HCA).
 
     Parameters
     ----------
@@ -220,15 +297,22 @@ def domain_ica(
         Domain label of every row.
     n_components : int, default=3
         Number of sources ``d0``.
+    ica : {"fastica", "picard-o", "picard"}, default="fastica"
+        scikit-learn's ``FastICA``; Picard-O (Picard with FastICA's constraint of white
+        sources) or Picard (without it), both from ``python-picard`` with the extended
+        density model (sub- and super-Gaussian sources) (Ablin, Cardoso & Gramfort, 2018).
+        Every algorithm returns unit-variance (ddof=0) sources.
     random_state : int, RandomState or None, default=0
-        Passed to every ``FastICA`` (see :func:`restart_seeds` for the restarts).
-    max_iter, tol
-        Passed to every ``FastICA``.
+        Seed of every run (see :func:`restart_seeds` for the restarts).
+    max_iter : int, default=1000
+        Iterations of every run.
+    tol : float, optional
+        Tolerance; default :data:`DEFAULT_TOL` of the algorithm (FastICA 1e-4, Picard 1e-7).
     n_restarts : int, default=1
-        FastICA runs per domain from different initialisations; the converged run with
-        the largest negentropy (:func:`ica_negentropy`, FastICA's own objective) is kept.
-        The choice never looks at the MIC. ``1`` (the default) is a single run with
-        ``random_state``, as in the authors' code.
+        Runs per domain from different initialisations; the converged run with the largest
+        negentropy (:func:`ica_negentropy`, FastICA's own objective) is kept. The choice
+        never looks at the MIC. ``1`` (the default) is a single run with ``random_state``,
+        as in the authors' code.
 
     Returns
     -------
@@ -238,117 +322,11 @@ def domain_ica(
     Warns
     -----
     ConvergenceWarning
-        Naming every domain whose kept FastICA run did not converge.
+        Naming every domain whose kept run did not converge.
     """
-    n_restarts = check_n_restarts(n_restarts)
-    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
-    return fit_icas(values, labels, order, d, random_state, max_iter, tol, n_restarts)
-
-
-# =========================================================================== ICA
-def check_ica(ica: str) -> str:
-    if ica not in ICA_METHODS:
-        raise ValueError(f"unknown ica {ica!r}; expected one of {ICA_METHODS}")
-    return ica
-
-
-def _picard_module():
-    try:
-        import picard
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("picard_ica needs the python-picard package "
-                          "(pip install python-picard)") from err
-    return picard
-
-
-def _one_picard(Xk: np.ndarray, label: Hashable, d: int, ortho: bool, extended: bool,
-                random_state: Any, max_iter: int, tol: float) -> DomainICA:
-    """Picard on one domain; unit-variance sources; record convergence."""
-    picard = _picard_module()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        K, W, _, mean, n_iter = picard.picard(
-            Xk.T, n_components=d, ortho=ortho, extended=extended, random_state=random_state,
-            max_iter=max_iter, tol=tol, return_X_mean=True, return_n_iter=True)
-    converged = True
-    for w in caught:
-        if "did not converge" in str(w.message):
-            converged = False
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    unmixing = W @ K
-    sources = (Xk - mean) @ unmixing.T
-    sd = sources.std(axis=0)
-    if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
-        raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
-    unmixing = unmixing / sd[:, None]
-    return DomainICA(
-        domain=label, unmixing=np.asarray(unmixing, dtype=float),
-        mean=np.asarray(mean, dtype=float), converged=converged, n_iter=int(n_iter),
-        n_samples=int(Xk.shape[0]),
-        objective=float(np.sum(ica_negentropy(sources / sd))))
-
-
-def picard_ica(
-    X: Any,
-    domains: Any,
-    n_components: int = 3,
-    *,
-    ortho: bool = True,
-    extended: bool = True,
-    random_state: Any = 0,
-    max_iter: int = 1000,
-    tol: float = 1e-7,
-) -> dict[Hashable, DomainICA]:
-    """Per-domain ICA with Picard (Ablin, Cardoso & Gramfort, 2018) instead of FastICA.
-
-    Same output as :func:`hca.estimator.domain_ica`: ``unmixing`` maps ``x - mean`` to
-    ``n_components`` sources with unit variance (ddof=0) in the domain.
-
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_models, n_benchmarks)
-    domains : array-like of shape (n_models,)
-    n_components : int, default=3
-    ortho : bool, default=True
-        ``True``: Picard-O (white sources, FastICA's constraint); ``False``: Picard.
-    extended : bool, default=True
-        Extended density model, which separates sub- as well as super-Gaussian sources
-        (Picard's own default is ``True`` only with ``ortho=True``; without it, Picard cannot
-        separate sub-Gaussian sources such as uniform ones).
-    random_state : int or None, default=0
-        Seed of Picard's random initial rotation.
-    max_iter, tol
-        Passed to ``picard.picard``.
-
-    Returns
-    -------
-    dict
-        Domain label (sorted) -> :class:`~hca.estimator.DomainICA` (``objective`` is the
-        negentropy of the sources, ``converged`` Picard's flag).
-
-    Warns
-    -----
-    ConvergenceWarning
-        Naming every domain where Picard did not converge.
-    """
-    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
-    out = {}
-    for label in order:
-        fit = _one_picard(values[labels == label], label, d, bool(ortho), bool(extended),
-                          random_state, max_iter, tol)
-        if not fit.converged:
-            warnings.warn(f"Picard did not converge for domain {label!r} "
-                          f"({fit.n_samples} models, max_iter={max_iter})",
-                          ConvergenceWarning, stacklevel=2)
-        out[label] = fit
-    return out
-
-
-def domain_unmixings(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica",
-                     random_state: Any = 0) -> dict[Hashable, DomainICA]:
-    """Per-domain ICA with the chosen algorithm (:data:`ICA_METHODS`)."""
-    if check_ica(ica) == "fastica":
-        return domain_ica(X, domains, n_components, random_state=random_state)
-    return picard_ica(X, domains, n_components, ortho=(ica == "picard-o"),
-                      random_state=random_state)
+    check_ica(ica)
+    check_positive_int(n_restarts, "n_restarts")
+    data = check_fit_data(X, domains, n_components)
+    return fit_icas(data.values, data.labels, data.order, data.n_components, ica=ica,
+                    random_state=random_state, max_iter=max_iter, tol=tol,
+                    n_restarts=n_restarts)

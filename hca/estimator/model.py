@@ -5,25 +5,28 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, clone
 
-from hca.estimator.ica import fit_icas
+from hca.estimator.ica import check_ica, fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
-from hca.estimator.search import TINY, check_search_options, hca_search
+from hca.estimator.search import TINY, HCASearchResult, check_search_options, hca_search
 from hca.validation import (
-    as_numeric_frame,
-    check_finite,
-    check_n_restarts,
-    validate_hca_data,
+    check_domains,
+    check_fit_data,
+    check_is_fitted,
+    check_matrix,
+    check_positive_int,
 )
 
 __all__ = [
     "HCA",
+    "clone_hca",
     "mic_by_subset",
 ]
 
@@ -36,6 +39,9 @@ class HCA(BaseEstimator):
     ----------
     n_components : int, default=3
         Number of latent factors ``d0``.
+    ica : {"fastica", "picard-o", "picard"}, default="fastica"
+        ICA algorithm of step 1 (see :func:`hca.estimator.domain_ica`): scikit-learn's
+        ``FastICA`` (the paper's), or Picard-O / Picard from ``python-picard``.
     search : {"exhaustive", "sequential"}, default="exhaustive"
         Search over row orders (see the module docstring).
     residual : {"domain", "shared"}, default="domain"
@@ -46,13 +52,13 @@ class HCA(BaseEstimator):
     max_nodes : int, default=1_000_000
         Budget of evaluated prefixes for ``search="sequential"``.
     random_state : int, RandomState or None, default=0
-        Passed to every ``FastICA``.
+        Seed of every ICA run.
     max_iter : int, default=1000
-        FastICA iterations.
-    tol : float, default=1e-4
-        FastICA tolerance.
+        ICA iterations.
+    tol : float, optional
+        ICA tolerance; default the algorithm's (FastICA 1e-4, Picard 1e-7).
     n_restarts : int, default=1
-        FastICA runs per domain; the converged run with the largest negentropy is kept
+        ICA runs per domain; the converged run with the largest negentropy is kept
         (see :func:`domain_ica`). The default, one run seeded with ``random_state``, is the
         authors' setting; FastICA can stop in different local optima for different seeds.
 
@@ -67,7 +73,7 @@ class HCA(BaseEstimator):
     ica_ : dict
         Domain -> :class:`DomainICA`.
     ica_converged_ : dict
-        Domain -> whether FastICA converged.
+        Domain -> whether ICA converged.
     unmixing_ : ndarray of shape (n_components, n_benchmarks)
         ``H_hat`` (orthonormal rows), ``z = H_hat x``.
     mixing_ : ndarray of shape (n_benchmarks, n_components)
@@ -97,16 +103,18 @@ class HCA(BaseEstimator):
         self,
         n_components: int = 3,
         *,
+        ica: str = "fastica",
         search: str = "exhaustive",
         residual: str = "domain",
         beam_width: int = 32,
         max_nodes: int = 1_000_000,
         random_state: Any = 0,
         max_iter: int = 1000,
-        tol: float = 1e-4,
+        tol: float | None = None,
         n_restarts: int = 1,
     ):
         self.n_components = n_components
+        self.ica = ica
         self.search = search
         self.residual = residual
         self.beam_width = beam_width
@@ -124,17 +132,17 @@ class HCA(BaseEstimator):
         ----------
         X : array-like or DataFrame of shape (n_models, n_benchmarks)
             Benchmark scores (DataFrame column names are kept).
-        domains : array-like of shape (n_models,)
-            Domain (e.g. base model) of every row; at least two domains, each with at
-            least ``n_benchmarks`` models.
+        domains : array-like or Series of shape (n_models,)
+            Domain (e.g. base model) of every row; at least two domains, each with more
+            models than benchmarks and no benchmark constant within it. A Series must carry
+            ``X``'s index when ``X`` is a DataFrame.
 
         Returns
         -------
         self
         """
-        check_search_options(self.search, self.residual, self.beam_width, self.max_nodes)
-        n_restarts = check_n_restarts(self.n_restarts)
-        values, names, has_names, labels, order, d = validate_hca_data(X, domains, self.n_components)
+        data = self._check_params_and_data(X, domains)
+        order, d = data.order, data.n_components
         if len(order) < d:
             warnings.warn(
                 f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
@@ -142,28 +150,40 @@ class HCA(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        self.n_features_in_ = values.shape[1]
-        if has_names:
-            self.feature_names_in_ = np.array(names, dtype=object)
+        self.n_features_in_ = data.values.shape[1]
+        if data.has_names:
+            self.feature_names_in_ = np.array(data.feature_names, dtype=object)
         elif hasattr(self, "feature_names_in_"):  # refit on an array
             del self.feature_names_in_
-        self._benchmarks = names
+        self._benchmarks = data.feature_names
         self.domains_ = order
-        self.ica_ = fit_icas(values, labels, order, d, self.random_state, self.max_iter,
-                              self.tol, n_restarts)
+        self.ica_ = self._fit_icas(data.values, data.labels, order)
         self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
-        self._X_train = np.array(values, dtype=float, copy=True)
-        self._labels_train = labels
+        self._X_train = np.array(data.values, dtype=float, copy=True)
+        self._labels_train = data.labels
         return self._fit_search()
+
+    def _check_params_and_data(self, X: Any, domains: Any):
+        check_ica(self.ica)
+        check_search_options(self.search, self.residual, self.beam_width, self.max_nodes)
+        check_positive_int(self.n_restarts, "n_restarts")
+        return check_fit_data(X, domains, self.n_components)
+
+    def _fit_icas(self, values: np.ndarray, labels: np.ndarray, order: Sequence) -> dict:
+        """Step 1 with this estimator's ICA settings, on validated data."""
+        return fit_icas(values, labels, order, int(self.n_components), ica=self.ica,
+                        random_state=self.random_state, max_iter=self.max_iter, tol=self.tol,
+                        n_restarts=self.n_restarts)
+
+    def _search(self, unmixings: Mapping) -> HCASearchResult:
+        """Steps 2-3 with this estimator's search settings."""
+        return hca_search(unmixings, search=self.search, residual=self.residual,
+                          beam_width=self.beam_width, max_nodes=self.max_nodes)
 
     def _fit_search(self) -> HCA:
         """Run the search on the fitted ICA matrices and build the per-domain models."""
         order = self.domains_
-        res = hca_search(
-            {label: self.ica_[label].unmixing for label in order},
-            search=self.search, residual=self.residual, beam_width=self.beam_width,
-            max_nodes=self.max_nodes,
-        )
+        res = self._search({label: self.ica_[label].unmixing for label in order})
         self.search_result_ = res
         self.unmixing_ = res.unmixing
         self.mixing_ = np.linalg.pinv(res.unmixing)
@@ -189,25 +209,14 @@ class HCA(BaseEstimator):
         return B / np.maximum(std, TINY)[:, None]
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "unmixing_"):
-            raise ValueError("this HCA instance is not fitted yet; call fit(X, domains) first")
+        check_is_fitted(self, "unmixing_")
 
     # ----------------------------------------------------------------- transform
     def _as_input(self, X: Any) -> np.ndarray:
         """Validate new data against the fitted benchmarks."""
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
-            missing = [c for c in self.feature_names_in_ if c not in X.columns]
-            if missing:
-                raise ValueError(f"X is missing the fitted benchmark column(s) {missing}")
-            X = X[list(self.feature_names_in_)]
-        values, names, _, index = as_numeric_frame(X)
-        if values.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {values.shape[1]} columns but HCA was fitted on "
-                f"{self.n_features_in_} benchmarks"
-            )
-        check_finite(values, names, index)
-        return values
+            return check_matrix(X, columns=list(self.feature_names_in_))
+        return check_matrix(X, columns=self._benchmarks)
 
     def transform(self, X: Any) -> np.ndarray:
         """Latent factors ``Z = X H_hat^T`` (``z = H_hat x`` as in the paper; *not* centred).
@@ -267,6 +276,19 @@ class HCA(BaseEstimator):
             models=models,
         )
 
+    def alignment(self, unmixing: Any = None) -> tuple[str, ...]:
+        """The benchmark the OLS adjustment (:meth:`adjust`) picks for every factor.
+
+        Computed on the training data. ``unmixing`` (shape ``(n_components, n_benchmarks)``)
+        replaces the fitted ``H_hat``, e.g. by the unmixing matrix of another row order of the
+        search, so that alternatives are read exactly as the fit is.
+        """
+        self._check_fitted()
+        H = self.unmixing_ if unmixing is None else np.asarray(unmixing, dtype=float)
+        values = self._X_train
+        _, _, chosen, _ = ols_adjustment(values @ H.T, values, self._benchmarks)
+        return tuple(self._benchmarks[c] for c in chosen)
+
     def reconstruction_error(self, X: Any = None, *, centre: bool = False) -> pd.DataFrame:
         """Low-rank approximation error per benchmark (Figure 19 of Appendix H.2).
 
@@ -311,37 +333,48 @@ class HCA(BaseEstimator):
         return "\n".join(lines)
 
 
-# =========================================================================== subsets
+# =========================================================================== sweeps
+def clone_hca(estimator: Any, **params: Any) -> HCA:
+    """An unfitted copy of an :class:`HCA` (:func:`sklearn.base.clone`) with ``params`` set.
+
+    The sweeps of :mod:`hca.stability`, :func:`mic_by_subset` and the paper's analyses take an
+    ``HCA`` instance for the settings of every refit and clone it, as scikit-learn's
+    model-selection tools do.
+    """
+    if not isinstance(estimator, HCA):
+        raise TypeError(f"estimator must be an HCA instance (e.g. HCA(n_components=3)), got "
+                        f"{type(estimator).__name__}")
+    return clone(estimator).set_params(**params)
+
+
 def mic_by_subset(
+    estimator: HCA,
     X: Any,
     domains: Any,
     candidates: Sequence[Hashable] | None = None,
     min_size: int = 3,
     *,
-    n_components: int = 3,
-    search: str = "exhaustive",
-    residual: str = "domain",
-    beam_width: int = 32,
-    max_nodes: int = 1_000_000,
-    random_state: Any = 0,
-    max_iter: int = 1000,
-    tol: float = 1e-4,
-    n_restarts: int = 1,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """MIC of HCA on every subset of the candidate domains (Figure 18).
 
-    ICA is fitted once per candidate domain and reused by every subset.
+    ICA is fitted once per candidate domain (with the estimator's settings) and reused by
+    every subset; the search runs once per subset.
 
     Parameters
     ----------
+    estimator : HCA
+        Settings of the fits (cloned; ``HCA()`` is the paper's).
     X, domains
         As in :meth:`HCA.fit`.
     candidates : sequence, optional
         Domains to combine (default: all, sorted).
     min_size : int, default=3
         Smallest subset size (at least 2).
-    n_components, search, residual, beam_width, max_nodes, random_state, max_iter, tol, n_restarts
-        As in :class:`HCA`.
+    n_jobs : int, optional
+        Searches run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
+        backend's default, one job unless inside ``joblib.parallel_backend``). The result does
+        not depend on ``n_jobs``.
 
     Returns
     -------
@@ -350,28 +383,28 @@ def mic_by_subset(
         ``subset`` (tuple of labels), ``size``, ``mic``, ``certified`` and one column
         ``alpha_<label>`` per candidate (NaN when the domain is not in the subset).
     """
-    check_search_options(search, residual, beam_width, max_nodes)
-    n_restarts = check_n_restarts(n_restarts)
-    values, _, _, labels, order, d = validate_hca_data(X, domains, n_components)
-    cands = list(order) if candidates is None else list(candidates)
-    missing = [c for c in cands if c not in order]
-    if missing:
-        raise ValueError(f"candidate domain(s) {missing} not found in domains; available: {order}")
-    if len(set(cands)) != len(cands):
-        raise ValueError(f"candidates contains duplicates: {cands}")
-    if not 2 <= min_size <= len(cands):
+    est = clone_hca(estimator)
+    data = est._check_params_and_data(X, domains)
+    cands = check_domains(data.labels, data.values, order=candidates,
+                          order_name="candidate").order
+    if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
         raise ValueError(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
-    icas = fit_icas(values, labels, cands, d, random_state, max_iter, tol, n_restarts)
-    records = []
-    for size in range(min_size, len(cands) + 1):
-        for subset in itertools.combinations(cands, size):
-            res = hca_search({c: icas[c].unmixing for c in subset}, search=search,
-                             residual=residual, beam_width=beam_width, max_nodes=max_nodes)
-            row = {"subset": subset, "size": size, "mic": res.mic, "certified": res.certified}
-            alphas = dict(zip(subset, res.alphas))
-            row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in cands})
-            records.append(row)
+    icas = est._fit_icas(data.values, data.labels, cands)
+    subsets = [s for size in range(min_size, len(cands) + 1)
+               for s in itertools.combinations(cands, size)]
+    records = Parallel(n_jobs=n_jobs)(
+        delayed(_subset_record)(est, {c: icas[c].unmixing for c in subset}, cands)
+        for subset in subsets)
     return pd.DataFrame.from_records(records)
+
+
+def _subset_record(estimator: HCA, unmixings: dict, candidates: Sequence) -> dict:
+    subset = tuple(unmixings)
+    res = estimator._search(unmixings)
+    row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}
+    alphas = dict(zip(subset, res.alphas))
+    row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in candidates})
+    return row

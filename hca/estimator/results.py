@@ -12,6 +12,8 @@ import pandas as pd
 __all__ = [
     "DomainSCM",
     "OLSAdjustment",
+    "r_squared",
+    "ols_adjustment",
 ]
 
 
@@ -136,12 +138,24 @@ class OLSAdjustment:
         return "\n".join(lines)
 
 
-def _r2(y: np.ndarray, design: np.ndarray) -> tuple[float, np.ndarray]:
+def r_squared(y: np.ndarray, residuals: np.ndarray) -> float:
+    """Coefficient of determination ``1 - sum(residuals^2) / sum((y - mean y)^2)``.
+
+    The one R^2 of the library. ``residuals`` are ``y`` minus any prediction (an OLS fit, or
+    a line fitted on other data, so the value can be negative out of sample). For a constant
+    ``y`` the ratio is undefined and the result is NaN (never a number that could be mistaken
+    for a fit).
+    """
+    y = np.asarray(y, dtype=float)
+    residuals = np.asarray(residuals, dtype=float)
+    sst = float(np.sum((y - y.mean()) ** 2))
+    return 1.0 - float(residuals @ residuals) / sst if sst > 0 else float("nan")
+
+
+def _ols(y: np.ndarray, design: np.ndarray) -> tuple[float, np.ndarray]:
     """R^2 and coefficients of the OLS of ``y`` on ``design`` (which includes a constant)."""
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - design @ coef
-    sst = float(np.sum((y - y.mean()) ** 2))
-    return (1.0 - float(resid @ resid) / sst if sst > 0 else 0.0), coef
+    return r_squared(y, y - design @ coef), coef
 
 
 def ols_adjustment(Z: np.ndarray, X: np.ndarray, benchmark_names: Sequence[str]):
@@ -155,9 +169,9 @@ def ols_adjustment(Z: np.ndarray, X: np.ndarray, benchmark_names: Sequence[str])
     chosen = []
     ones = np.ones((n, 1))
     for i in range(d):
-        fits = [_r2(Zadj[:, i], np.hstack([ones, Zadj[:, :i], X[:, [b]]])) for b in range(p)]
+        fits = [_ols(Zadj[:, i], np.hstack([ones, Zadj[:, :i], X[:, [b]]])) for b in range(p)]
         table[i] = [f[0] for f in fits]
-        b = int(np.argmax(table[i]))
+        b = int(np.argmax(np.nan_to_num(table[i], nan=-np.inf)))  # NaN: z_i constant
         chosen.append(b)
         a = fits[b][1][1 : 1 + i]
         coefs[i, :i] = a

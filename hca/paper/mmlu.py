@@ -23,14 +23,20 @@ close to subject ``a``" is a statement about identified quantities.
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
 
 from hca.data.registry import BENCHMARK_LABELS, MMLU_SUBJECTS
+from hca.estimator.model import HCA, clone_hca
+from hca.stability import fit_record
+from hca.validation import check_frame, check_matrix
 
 __all__ = [
     "subject_columns",
@@ -95,7 +101,7 @@ def mmlu_frame() -> pd.DataFrame:
     return _frame_cached().copy()
 
 
-def domain_counts(df: pd.DataFrame, candidates: Sequence[str], n_benchmarks: int) -> pd.DataFrame:
+def domain_counts(frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: int) -> pd.DataFrame:
     """Models per candidate domain and whether HCA can use the domain.
 
     A domain is usable when it has more models than benchmarks (FastICA with as many
@@ -107,9 +113,8 @@ def domain_counts(df: pd.DataFrame, candidates: Sequence[str], n_benchmarks: int
     DataFrame
         Index ``candidates``; columns ``n_models`` and ``usable``.
     """
-    if "base_model" not in df.columns:
-        raise ValueError("domain_counts: df lacks column 'base_model' (use mmlu_frame())")
-    counts = df["base_model"].value_counts()
+    check_frame(frame, ["base_model"], context="domain_counts (use mmlu_frame())")
+    counts = frame["base_model"].value_counts()
     n = pd.Series([int(counts.get(c, 0)) for c in candidates], index=list(candidates),
                   name="n_models")
     out = n.to_frame()
@@ -141,9 +146,7 @@ def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
 
     if not isinstance(corr, pd.DataFrame) or list(corr.index) != list(corr.columns):
         raise ValueError("corr must be a square DataFrame with identical index and columns")
-    values = corr.to_numpy(dtype=float)
-    if not np.isfinite(values).all():
-        raise ValueError("corr contains NaN or infinite values (a constant column?)")
+    values = check_matrix(corr, name="corr")  # NaN: a constant column
     dist = np.clip(1.0 - (values + values.T) / 2.0, 0.0, None)
     np.fill_diagonal(dist, 0.0)
     condensed = squareform(dist, checks=False)
@@ -220,9 +223,23 @@ def subset_mic(table: pd.DataFrame, subset: Sequence[Hashable]) -> pd.Series:
     return row
 
 
-def seed_fits(X: pd.DataFrame, domains: Any, seeds: Sequence[int] = range(20),
-              **hca_params: Any) -> pd.DataFrame:
-    """Refit HCA with every FastICA seed and read the causal order off each fit.
+def _seed_fit_row(estimator: HCA, X: pd.DataFrame, domains: Any, seed: int) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in the model
+        model = clone_hca(estimator, random_state=seed).fit(X, domains)
+    rec = fit_record(model)
+    align = factor_alignment(model.unmixing_, [str(c) for c in X.columns])
+    row = {"seed": seed, "mic": rec["mic"], "order": tuple(align["benchmark"]),
+           "z1": align["benchmark"].iloc[0], "z1_share": float(align["share"].iloc[0]),
+           "ols_alignment": rec["alignment"], "ica_converged": rec["ica_converged"]}
+    row.update({k: v for k, v in rec.items() if k.startswith("alpha[")})
+    row.update({f"converged[{dom}]": bool(ok) for dom, ok in model.ica_converged_.items()})
+    return row
+
+
+def seed_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *,
+              seeds: Sequence[int] = range(20), n_jobs: int | None = None) -> pd.DataFrame:
+    """Refit HCA with every ICA seed and read the causal order off each fit.
 
     :func:`hca.stability.seed_stability` reads the order from the OLS adjustment, whose
     last pick is arbitrary when there are as many factors as benchmarks (``z_3`` regressed
@@ -232,14 +249,16 @@ def seed_fits(X: pd.DataFrame, domains: Any, seeds: Sequence[int] = range(20),
 
     Parameters
     ----------
+    estimator : hca.estimator.HCA
+        Settings of the refits (cloned; ``random_state`` set to every seed).
     X : DataFrame of shape (n_models, n_benchmarks)
         Scores (the column names name the benchmarks).
     domains : array-like of shape (n_models,)
         Domain labels.
     seeds : sequence of int
-        FastICA seeds (``random_state`` of :class:`hca.estimator.HCA`).
-    **hca_params
-        Other parameters of :class:`hca.estimator.HCA`.
+        ICA seeds.
+    n_jobs : int, optional
+        Refits in parallel (:class:`joblib.Parallel`); the result does not depend on it.
 
     Returns
     -------
@@ -247,36 +266,15 @@ def seed_fits(X: pd.DataFrame, domains: Any, seeds: Sequence[int] = range(20),
         One row per seed: ``seed``, ``mic``, ``order`` (tuple of benchmarks, root first),
         ``z1`` (its first entry), ``z1_share``, ``ols_alignment`` (the OLS picks of
         :func:`hca.stability.fit_record`), ``ica_converged`` (all domains), and per domain
-        ``alpha[<domain>]`` and ``converged[<domain>]`` (FastICA converged).
+        ``alpha[<domain>]`` and ``converged[<domain>]`` (ICA converged).
     """
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    from hca.estimator.model import HCA
-    from hca.stability import fit_record
-
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError("X must be a DataFrame whose columns name the benchmarks")
-    if "random_state" in hca_params:
-        raise ValueError("seed_fits sets random_state itself; pass seeds instead")
+    clone_hca(estimator)
+    check_matrix(X, require_names=True)
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds is empty")
-    names = [str(c) for c in X.columns]
-    rows = []
-    for seed in seeds:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in the model
-            model = HCA(random_state=seed, **hca_params).fit(X, domains)
-        rec = fit_record(model)
-        align = factor_alignment(model.unmixing_, names)
-        row = {"seed": seed, "mic": rec["mic"], "order": tuple(align["benchmark"]),
-               "z1": align["benchmark"].iloc[0], "z1_share": float(align["share"].iloc[0]),
-               "ols_alignment": rec["alignment"], "ica_converged": rec["ica_converged"]}
-        row.update({k: v for k, v in rec.items() if k.startswith("alpha[")})
-        row.update({f"converged[{dom}]": bool(ok) for dom, ok in model.ica_converged_.items()})
-        rows.append(row)
+    rows = Parallel(n_jobs=n_jobs)(
+        delayed(_seed_fit_row)(estimator, X, domains, seed) for seed in seeds)
     return pd.DataFrame(rows)
 
 

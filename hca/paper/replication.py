@@ -18,6 +18,7 @@ from hca.paper.constants import (
     PAPER_V2_PRETRAINED,
     PAPER_V2_SINV,
 )
+from hca.validation import check_frame
 
 __all__ = [
     "v2_frame",
@@ -54,23 +55,21 @@ def v1_frame() -> pd.DataFrame:
     return _v1_frame_cached().copy()
 
 
-def domain_data(df: pd.DataFrame, domains: Sequence[str],
+def domain_data(frame: pd.DataFrame, domains: Sequence[str],
                 benchmarks: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Rows of ``df`` whose ``base_model`` is in ``domains``: scores and domain labels.
+    """Rows of ``frame`` whose ``base_model`` is in ``domains``: scores and domain labels.
 
     Raises
     ------
     ValueError
         If a requested domain has no model, or a benchmark column is missing.
     """
-    missing_cols = [b for b in benchmarks if b not in df.columns]
-    if missing_cols:
-        raise ValueError(f"benchmark column(s) {missing_cols} not in the frame")
-    present = set(df["base_model"].dropna())
+    check_frame(frame, ["base_model", *benchmarks], context="domain_data")
+    present = set(frame["base_model"].dropna())
     absent = [d for d in domains if d not in present]
     if absent:
         raise ValueError(f"no model is attributed to domain(s) {absent}")
-    rows = df[df["base_model"].isin(list(domains))]
+    rows = frame[frame["base_model"].isin(list(domains))]
     return rows[list(benchmarks)].reset_index(drop=True), rows["base_model"].to_numpy(dtype=object)
 
 
@@ -134,7 +133,7 @@ class BaseFilter:
         return "\n".join(lines)
 
 
-def filter_below_base(df: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SINV,
+def filter_below_base(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SINV,
                       checkpoints: Mapping[str, str] | None = None) -> BaseFilter:
     """Remove "badly" fine-tuned models (Appendix H.3).
 
@@ -146,27 +145,26 @@ def filter_below_base(df: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SINV,
     Raises
     ------
     ValueError
-        If ``df`` lacks a needed column, or a domain's checkpoint has no row.
+        If ``frame`` lacks a needed column, or a domain's checkpoint has no row.
     """
-    needed = [c for c in ("model_id", "base_model", "average") if c not in df.columns]
-    if needed:
-        raise ValueError(f"filter_below_base: frame lacks column(s) {needed}")
+    check_frame(frame, ["model_id", "base_model", "average"], context="filter_below_base")
     checkpoints = dict(PAPER_V2_PRETRAINED if checkpoints is None else checkpoints)
-    ids = df["model_id"].astype(str).str.lower()
-    drop = pd.Series(False, index=df.index)
+    ids = frame["model_id"].astype(str).str.lower()
+    drop = pd.Series(False, index=frame.index)
     rows = []
     for dom in domains:
         if dom not in checkpoints:
             raise ValueError(f"filter_below_base: no official checkpoint known for {dom!r}")
-        ref = df.loc[ids == checkpoints[dom].lower(), "average"]
+        ref = frame.loc[ids == checkpoints[dom].lower(), "average"]
         if ref.empty:
             raise ValueError(f"filter_below_base: checkpoint {checkpoints[dom]!r} of domain "
                              f"{dom!r} has no row in the frame")
         base_avg = float(ref.iloc[0])
-        in_dom = (df["base_model"] == dom).fillna(False).astype(bool)
-        below = in_dom & (df["average"] < base_avg)
+        in_dom = (frame["base_model"] == dom).fillna(False).astype(bool)
+        below = in_dom & (frame["average"] < base_avg)
         drop |= below
         rows.append({"domain": dom, "checkpoint": checkpoints[dom], "base_average": base_avg,
                      "models": int(in_dom.sum()), "removed": int(below.sum()),
                      "kept": int(in_dom.sum() - below.sum())})
-    return BaseFilter(frame=df.loc[~drop].copy(), table=pd.DataFrame(rows).set_index("domain"))
+    kept = frame.loc[~drop].copy()
+    return BaseFilter(frame=kept, table=pd.DataFrame(rows).set_index("domain"))

@@ -7,15 +7,16 @@ Qwen2.5-14B) and (3) the invariant set S_inv of Section 2. This module recompute
 under one perturbation at a time and returns a tidy table, one row per perturbation.
 
 * A :class:`Setting` is one way of running the analysis: a leaderboard frame (with a
-  ``base_model`` column), the score columns, the number of components and the ICA algorithm.
+  ``base_model`` column), the score columns, the number of components and the ICA algorithm;
+  :meth:`Setting.estimator` is the :class:`~hca.estimator.HCA` that runs it.
   The small functions :func:`default_setting`, :func:`final_table_setting`,
   :func:`raw_scores_setting`, :func:`ica_setting`, :func:`components_setting` and
   :func:`without_merged_setting` build the perturbed settings; :func:`paper_settings` lists
   them all.
-* :func:`fit_hca` runs HCA's search core (:func:`hca.estimator.hca_search`) on per-domain
-  unmixing matrices from FastICA (:func:`hca.estimator.domain_ica`, as :class:`~hca.HCA`
-  does) or from Picard (:func:`picard_ica`, the ``python-picard`` package), and aligns the
-  factors with benchmarks by the OLS adjustment of Section 4.
+* :func:`robust_fit` fits a clone of an :class:`~hca.estimator.HCA` (FastICA, Picard-O or
+  Picard through its ``ica`` option) and reduces it to a :class:`RobustFit`: MIC, alphas and
+  the alignment of the factors with benchmarks by the OLS adjustment of Section 4;
+  :func:`bootstrap_fits` repeats it on within-domain resamples.
 * :func:`invariant_set_rule` is the S_inv rule of the PCA chapter
   (:mod:`hca.subspace`: split-half null threshold, largest set within it).
 * :func:`run_setting` evaluates one setting (point fit, bootstrap interval of the MIC, share
@@ -31,9 +32,9 @@ Conventions
 -----------
 * Picard's unmixing matrices follow :func:`hca.estimator.domain_ica`: ``M_k`` maps the
   centred scores ``x - mean_k`` to sources with unit variance (ddof=0) in the domain.
-  ``ortho=True`` is Picard-O (sources constrained to be white, as in FastICA);
-  ``ortho=False`` is Picard without that constraint (sources rescaled to unit variance). Both
-  use Picard's extended density model (sub- and super-Gaussian sources).
+  Picard-O constrains the sources to be white, as FastICA does; Picard drops that
+  constraint (sources rescaled to unit variance). Both use Picard's extended density model
+  (sub- and super-Gaussian sources).
 * The search is exhaustive when ``(d0!)^K <= 10,000`` row orders (the estimator's default
   for the paper's fit) and the certified sequential search otherwise (e.g. four components);
   a certified sequential result is the exhaustive optimum.
@@ -43,10 +44,9 @@ Conventions
   factor aligned with each role must come in the reference's order (the extra factors are
   ignored); with fewer, the comparison is undefined (NA).
 * ``*_raw`` score columns are compared and displayed under the name of the normalized score.
-* Every random step takes ``random_state`` (``numpy.random.default_rng``).
-* Like :mod:`hca.stability`, this module uses the estimator's input validation
-  (``validate_hca_data``) and OLS adjustment (``ols_adjustment``) directly, so that a fit from
-  Picard's matrices is aligned exactly as :meth:`hca.estimator.HCA.adjust` aligns a FastICA fit.
+* Every random step takes ``random_state`` (``numpy.random.default_rng``); resamples and
+  seeds are fixed before the refits, which run through :class:`joblib.Parallel` (``n_jobs``),
+  so the table is the same for any ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -64,24 +64,27 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca import subspace as ss
 from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
-from hca.estimator.ica import check_ica, domain_unmixings
-from hca.estimator.results import ols_adjustment
-from hca.estimator.search import HCASearchResult, hca_search
+from joblib import Parallel, delayed
+
+from hca.estimator.ica import check_ica
+from hca.estimator.model import HCA, clone_hca
+from hca.estimator.search import HCASearchResult
 from hca.paper.constants import (
     AUTHORS_CANDIDATE_LABELS,
     CANDIDATES,
     PAPER_ROLES,
     PAPER_V2_FOUR,
 )
-from hca.stability import bootstrap_index, bootstrap_inputs
-from hca.validation import validate_hca_data
+from hca.stability import bootstrap_samples
+from hca.validation import check_frame, check_fraction
 
 __all__ = [
     "Setting",
     "RobustFit",
     "SInvResult",
     "RobustnessTable",
-    "fit_hca",
+    "search_for",
+    "robust_fit",
     "bootstrap_fits",
     "invariant_set_rule",
     "order_label",
@@ -199,49 +202,47 @@ class RobustFit:
         return f"MIC {self.mic:.3f}; order {self.order}"
 
 
-def _search_kind(d: int, K: int) -> str:
-    return "exhaustive" if math.factorial(d) ** K <= _MAX_EXHAUSTIVE else "sequential"
+    @classmethod
+    def from_model(cls, model: HCA) -> RobustFit:
+        """Reduce a fitted :class:`~hca.estimator.HCA`."""
+        return cls(
+            mic=float(model.mic_), alphas=dict(model.inexactness_),
+            alignment=tuple(model.adjust().benchmarks),
+            certified=bool(model.search_result_.certified),
+            converged=all(model.ica_converged_.values()), search_result=model.search_result_)
 
 
-def fit_hca(X: Any, domains: Any, n_components: int = 3, *, ica: str = "fastica",
-            random_state: Any = 0, search: str | None = None,
-            residual: str = "domain") -> RobustFit:
-    """HCA with the chosen ICA algorithm: per-domain ICA, search core, OLS alignment.
+def search_for(n_components: int, n_domains: int) -> str:
+    """The search of the robustness fits: exhaustive up to 10,000 row orders ``(d0!)^K``,
+    otherwise the certified sequential search (which then finds the exhaustive optimum)."""
+    return "exhaustive" if math.factorial(n_components) ** n_domains <= _MAX_EXHAUSTIVE \
+        else "sequential"
 
-    With ``ica="fastica"`` this is :class:`hca.estimator.HCA` (same ICA, same search, same
-    adjustment). ICA convergence warnings are silenced and recorded in ``converged``.
+
+def robust_fit(estimator: HCA, X: Any, domains: Any) -> RobustFit:
+    """Fit a clone of ``estimator`` and reduce it to a :class:`RobustFit`.
+
+    ICA convergence warnings are silenced and recorded in ``converged``.
 
     Parameters
     ----------
+    estimator : HCA
+        E.g. :meth:`Setting.estimator`; its ``ica`` option chooses FastICA or Picard.
     X : DataFrame of shape (n_models, n_benchmarks)
         Scores; the column names name the alignment.
     domains : array-like of shape (n_models,)
-    n_components : int, default=3
-    ica : {"fastica", "picard-o", "picard"}
-    random_state : int, default=0
-        ICA seed.
-    search : {"exhaustive", "sequential"}, optional
-        Default: exhaustive up to 10,000 row orders, else sequential (certified).
-    residual : {"domain", "shared"}
-        Passed to :func:`hca.estimator.hca_search`.
     """
-    values, names, _, labels, order, d = validate_hca_data(X, domains, n_components)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        icas = domain_unmixings(values, labels, d, ica=ica, random_state=random_state)
-    search = search or _search_kind(d, len(order))
-    res = hca_search({lab: icas[lab].unmixing for lab in order}, search=search,
-                     residual=residual)
-    _, _, chosen, _ = ols_adjustment(values @ res.unmixing.T, values, names)
-    return RobustFit(
-        mic=float(res.mic), alphas=dict(zip(order, res.alphas.tolist())),
-        alignment=tuple(names[c] for c in chosen), certified=bool(res.certified),
-        converged=all(f.converged for f in icas.values()), search_result=res)
+        return RobustFit.from_model(clone_hca(estimator).fit(X, domains))
 
 
-def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_state: int = 0,
-                   **fit_params: Any) -> pd.DataFrame:
-    """:func:`fit_hca` on ``n_boot`` resamples of the models drawn within every domain.
+def bootstrap_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *, n_boot: int = 20,
+                   random_state: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`robust_fit` on ``n_boot`` resamples of the models drawn within every domain.
+
+    The resamples are :func:`hca.stability.bootstrap_samples` (drawn in advance from
+    ``random_state``); ``n_jobs`` runs the refits in parallel.
 
     Returns
     -------
@@ -249,16 +250,15 @@ def bootstrap_fits(X: pd.DataFrame, domains: Any, n_boot: int = 20, *, random_st
         ``replicate``, ``mic``, ``alignment`` (tuple), ``order``, ``converged``,
         ``certified``.
     """
-    frame, labels = bootstrap_inputs(X, domains, n_boot)
-    rng = np.random.default_rng(random_state)
-    rows = []
-    for b in range(n_boot):
-        idx = bootstrap_index(labels, rng)
-        fit = fit_hca(frame.iloc[idx].reset_index(drop=True), labels[idx], **fit_params)
-        rows.append({"replicate": b, "mic": fit.mic, "alignment": fit.alignment,
-                     "order": fit.order, "converged": fit.converged,
-                     "certified": fit.certified})
-    return pd.DataFrame(rows)
+    clone_hca(estimator)
+    samples = bootstrap_samples(X, domains, n_boot, random_state)
+    fits = Parallel(n_jobs=n_jobs)(delayed(robust_fit)(estimator, Xb, lb) for Xb, lb in samples)
+    return pd.DataFrame([_replicate(b, fit) for b, fit in enumerate(fits)])
+
+
+def _replicate(b: int, fit: RobustFit) -> dict:
+    return {"replicate": b, "mic": fit.mic, "alignment": fit.alignment, "order": fit.order,
+            "converged": fit.converged, "certified": fit.certified}
 
 
 # =========================================================================== S_inv
@@ -300,21 +300,21 @@ def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
     rank-``n_components`` subspace distances are all ``<= tau``. With ``n_boot > 0`` the
     rule is also applied, with the same ``tau``, to ``n_boot`` bootstrap distance matrices.
     """
-    _check_frame(frame, ["base_model", *benchmarks])
+    check_frame(frame, ["base_model", *benchmarks])
     rows = frame[frame["base_model"].isin(list(candidates))]
     X = rows[list(benchmarks)]
-    groups = rows["base_model"].astype(object).to_numpy()
-    absent = [c for c in candidates if c not in set(groups)]
+    labels = rows["base_model"].astype(object).to_numpy()
+    absent = [c for c in candidates if c not in set(labels)]
     if absent:
         raise ValueError(f"no model is attributed to candidate domain(s) {absent}")
-    nulls = ss.split_half_nulls(X, groups, n_components=n_components, order=list(candidates),
+    nulls = ss.split_half_nulls(X, labels, n_components=n_components, order=list(candidates),
                                 n_splits=n_splits, random_state=random_state)
     tau = ss.null_threshold(nulls, 0.95)
-    dist = ss.distance_matrix(X, groups, n_components=n_components, order=list(candidates))
+    dist = ss.distance_matrix(X, labels, n_components=n_components, order=list(candidates))
     members = tuple(ss.invariant_set(dist, tau))
     share = float("nan")
     if n_boot:
-        boot = ss.bootstrap_distance_matrix(X, groups, n_components=n_components,
+        boot = ss.bootstrap_distance_matrix(X, labels, n_components=n_components,
                                             n_boot=n_boot, order=list(candidates),
                                             random_state=random_state)
         sets = _bootstrap_sets(boot, tau)
@@ -362,15 +362,14 @@ class Setting:
 
     def __post_init__(self) -> None:
         check_ica(self.ica)
-        _check_frame(self.frame, ["base_model", *self.benchmarks])
+        check_frame(self.frame, ["base_model", *self.benchmarks])
 
-
-def _check_frame(frame: Any, needed: Sequence[str]) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a DataFrame, got {type(frame).__name__}")
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise ValueError(f"frame lacks column(s) {missing}")
+    def estimator(self, n_domains: int, random_state: int = 0) -> HCA:
+        """The :class:`~hca.estimator.HCA` of this setting for ``n_domains`` domains: its
+        ``n_components`` and ``ica``, the search of :func:`search_for`, ICA seed
+        ``random_state``."""
+        return HCA(self.n_components, ica=self.ica,
+                   search=search_for(self.n_components, n_domains), random_state=random_state)
 
 
 def default_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
@@ -407,7 +406,7 @@ def components_setting(frame: pd.DataFrame, n_components: int,
 def without_merged_setting(frame: pd.DataFrame,
                            benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
     """Without merged models (``merged`` flag or ``type == "merge"``)."""
-    _check_frame(frame, ["merged", "type"])
+    check_frame(frame, ["merged", "type"])
     merged = frame["merged"].fillna(False).astype(bool) | (frame["type"] == "merge").fillna(False)
     return Setting("without merges", "merged models", frame.loc[~merged.to_numpy()],
                    tuple(benchmarks))
@@ -421,7 +420,7 @@ def authors_domains_setting(authors_frame: pd.DataFrame,
     :func:`hca.attribution.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
     eight candidates (:data:`AUTHORS_CANDIDATE_LABELS`).
     """
-    _check_frame(authors_frame, ["authors_label"])
+    check_frame(authors_frame, ["authors_label"])
     frame = authors_frame.copy()
     frame["base_model"] = frame["authors_label"].map(AUTHORS_CANDIDATE_LABELS).astype("string")
     return Setting("authors' domain rule", "domains", frame, tuple(benchmarks))
@@ -469,7 +468,8 @@ def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
                 n_splits: int = 50, level: float = 0.9, random_state: int = 0,
                 reference: Sequence[str] | None = None,
                 pattern: Sequence[Iterable[str]] = PAPER_ROLES,
-                s_inv: SInvResult | None = None) -> tuple[dict, pd.DataFrame]:
+                s_inv: SInvResult | None = None,
+                n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """Evaluate one setting; return its table record and its bootstrap replicates.
 
     Parameters
@@ -494,13 +494,15 @@ def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
         The paper's order, for the ``paper_order`` column.
     s_inv : SInvResult, optional
         Reported as is when ``setting.subspace`` is False (the default's S_inv).
+    n_jobs : int, optional
+        Parallel refits (:class:`joblib.Parallel`); the result does not depend on it.
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+    check_fraction(level, "level")
     X, labels = _domain_rows(setting, domains)
-    fit = fit_hca(X, labels, setting.n_components, ica=setting.ica, random_state=random_state)
-    boot = bootstrap_fits(X, labels, n_boot, random_state=random_state,
-                          n_components=setting.n_components, ica=setting.ica)
+    estimator = setting.estimator(len(domains), random_state)
+    fit = robust_fit(estimator, X, labels)
+    boot = bootstrap_fits(estimator, X, labels, n_boot=n_boot, random_state=random_state,
+                          n_jobs=n_jobs)
     boot.insert(0, "perturbation", setting.name)
     if setting.subspace or s_inv is None:
         s_inv = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
@@ -560,7 +562,8 @@ def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str]
                   candidates: Sequence[str] = CANDIDATES, n_splits: int = 50,
                   level: float = 0.9, random_state: int = 0,
                   reference: Sequence[str] | None = None,
-                  pattern: Sequence[Iterable[str]] = PAPER_ROLES) -> tuple[dict, pd.DataFrame]:
+                  pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+                  n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """The bootstrap perturbation: ``n_boot`` resamples of the models within domains.
 
     The record gives the median MIC with its interval, the *modal* order and its share, and
@@ -568,8 +571,8 @@ def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str]
     with its share.
     """
     X, labels = _domain_rows(setting, domains)
-    boot = bootstrap_fits(X, labels, n_boot, random_state=random_state,
-                          n_components=setting.n_components, ica=setting.ica)
+    boot = bootstrap_fits(setting.estimator(len(domains), random_state), X, labels,
+                          n_boot=n_boot, random_state=random_state, n_jobs=n_jobs)
     rows = setting.frame[setting.frame["base_model"].isin(list(candidates))]
     full = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
                               setting.n_components, n_splits=n_splits,
@@ -590,7 +593,8 @@ def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
              domains: Sequence[str] = PAPER_V2_FOUR, level: float = 0.9,
              reference: Sequence[str] | None = None,
              pattern: Sequence[Iterable[str]] = PAPER_ROLES,
-             s_inv: SInvResult | None = None) -> tuple[dict, pd.DataFrame]:
+             s_inv: SInvResult | None = None,
+             n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """The ICA-seed perturbation: the same data refitted with every seed in ``seeds``.
 
     S_inv does not involve ICA, so ``s_inv`` (the default's) is reported unchanged.
@@ -599,13 +603,10 @@ def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
     if not seeds:
         raise ValueError("seeds is empty")
     X, labels = _domain_rows(setting, domains)
-    rows = []
-    for seed in seeds:
-        fit = fit_hca(X, labels, setting.n_components, ica=setting.ica, random_state=seed)
-        rows.append({"perturbation": "ICA seed", "replicate": seed, "mic": fit.mic,
-                     "alignment": fit.alignment, "order": fit.order,
-                     "converged": fit.converged, "certified": fit.certified})
-    reps = pd.DataFrame(rows)
+    fits = Parallel(n_jobs=n_jobs)(
+        delayed(robust_fit)(setting.estimator(len(domains), seed), X, labels) for seed in seeds)
+    reps = pd.DataFrame([{"perturbation": "ICA seed", **_replicate(seed, fit)}
+                         for seed, fit in zip(seeds, fits)])
     members = s_inv.members if s_inv is not None else ()
     tau = s_inv.threshold if s_inv is not None else float("nan")
     rec = _resampling_record("ICA seed", "resampling", setting, len(X), reps["mic"],
@@ -692,6 +693,7 @@ def run_perturbations(
     random_state: int = 0,
     pattern: Sequence[Iterable[str]] = PAPER_ROLES,
     progress: Callable[[str], None] | None = None,
+    n_jobs: int | None = None,
 ) -> RobustnessTable:
     """The robustness table: every setting, then the bootstrap and ICA-seed perturbations.
 
@@ -711,6 +713,9 @@ def run_perturbations(
         ICA seeds of the seed row.
     progress : callable, optional
         Called with each perturbation's name before it runs.
+    n_jobs : int, optional
+        Parallel refits within each perturbation (:class:`joblib.Parallel`, e.g. on a Dask or
+        Ray cluster inside ``joblib.parallel_backend``); the table does not depend on it.
 
     Returns
     -------
@@ -722,7 +727,7 @@ def run_perturbations(
     names = [s.name for s in settings]
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must be unique, got {names}")
-    common = dict(domains=domains, level=level, pattern=pattern)
+    common = dict(domains=domains, level=level, pattern=pattern, n_jobs=n_jobs)
     records, reps = [], []
     default = settings[0]
     reference, base_s_inv = None, None
@@ -790,7 +795,7 @@ def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPE
         ``replicates``, ``defined`` (both roles aligned), ``agree`` and ``share``
         (``agree / defined``, NaN when nothing is defined).
     """
-    _check_frame(replicates, ["perturbation", "alignment"])
+    check_frame(replicates, ["perturbation", "alignment"])
     roles = [frozenset(p) for p in pattern]
     if len(names) != len(roles):
         raise ValueError(f"names has {len(names)} entries for {len(roles)} roles")

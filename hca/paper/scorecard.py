@@ -390,21 +390,21 @@ def v2_pca_invariant_set(frame: pd.DataFrame, bases: Sequence[str], benchmarks: 
     from hca import subspace as ss
 
     doms = frame[frame["base_model"].isin(list(bases))]
-    groups = doms["base_model"].astype(object).to_numpy()
+    labels = doms["base_model"].astype(object).to_numpy()
     X = doms[list(benchmarks)]
-    nulls = ss.split_half_nulls(X, groups, order=list(bases), n_splits=n_splits,
+    nulls = ss.split_half_nulls(X, labels, order=list(bases), n_splits=n_splits,
                                 random_state=random_state)
     tau = ss.null_threshold(nulls, 0.95)
     out: dict[str, Any] = {"tau": tau, "nulls": nulls,
-                           "sizes": pd.Series(groups).value_counts().reindex(list(bases))}
+                           "sizes": pd.Series(labels).value_counts().reindex(list(bases))}
     if n_boot > 0:
-        boot = ss.bootstrap_distance_matrix(X, groups, order=list(bases), n_boot=n_boot,
+        boot = ss.bootstrap_distance_matrix(X, labels, order=list(bases), n_boot=n_boot,
                                             random_state=random_state)
         out["boot"] = boot
         out["dist"] = boot.point
         out["stability"] = ss.invariant_set_stability(boot, tau)["frequency"]
     else:
-        out["dist"] = ss.distance_matrix(X, groups, order=list(bases))
+        out["dist"] = ss.distance_matrix(X, labels, order=list(bases))
     out["s_inv"] = ss.invariant_set(out["dist"], tau)
     return out
 
@@ -525,20 +525,21 @@ def _v2_main(ctx: Context) -> dict:
 def _v2_seeds(ctx: Context):
     def compute():
         from hca import stability as stab
+        from hca.estimator.model import HCA
 
         m = _v2_main(ctx)
-        return stab.seed_stability(m["X"], m["domains"], seeds=ctx.settings.v2_seeds)
+        return stab.seed_stability(HCA(), m["X"], m["domains"], seeds=ctx.settings.v2_seeds)
     return ctx.memo("v2_seeds", compute)
 
 
 def _v2_subsets(ctx: Context) -> pd.DataFrame:
     def compute():
-        from hca.estimator.model import mic_by_subset
+        from hca.estimator.model import HCA, mic_by_subset
         from hca.paper import replication as rep
 
         X, labels = rep.domain_data(ctx.v2(), pc.PAPER_V2_SINV, B2)
-        return _quiet(mic_by_subset, X, labels, candidates=list(pc.PAPER_V2_SINV),
-                      min_size=3, random_state=ctx.settings.seed)
+        return _quiet(mic_by_subset, HCA(random_state=ctx.settings.seed), X, labels,
+                      candidates=list(pc.PAPER_V2_SINV), min_size=3)
     return ctx.memo("v2_subsets", compute)
 
 
@@ -562,13 +563,14 @@ def _v2_authors(ctx: Context) -> dict:
     """The recovery chapter's comparison: the authors' domain rule, residuals on H-hat and
     ten FastICA restarts (Figure 18 sweep, four-domain fit, filtered fit)."""
     def compute():
-        from hca.estimator.model import mic_by_subset
+        from hca.estimator.model import HCA, mic_by_subset
         from hca.paper import replication as rep
 
         a, seed, restarts = ctx.v2_authors(), ctx.settings.seed, ctx.settings.authors_restarts
         X, labels = rep.domain_data(a, pc.PAPER_V2_SINV, B2)
-        subsets = _quiet(mic_by_subset, X, labels, list(pc.PAPER_V2_SINV), residual="shared",
-                         random_state=seed, n_restarts=restarts)
+        subsets = _quiet(mic_by_subset,
+                         HCA(residual="shared", random_state=seed, n_restarts=restarts),
+                         X, labels, list(pc.PAPER_V2_SINV))
         fit = _quiet(rep.fit_v2, frame=a, residual="shared", n_restarts=restarts,
                      random_state=seed)
         filt = rep.filter_below_base(a)
@@ -1003,14 +1005,15 @@ def _fig4(ctx: Context, rows: pd.DataFrame) -> dict:
 @claim("recovery", "F21-llama3-weight", "F21-llama3-scale")
 def _fig21(ctx: Context, rows: pd.DataFrame) -> dict:
     from hca import stability as stab
+    from hca.estimator.model import HCA
     from hca.paper import replication as rep
 
     f = _v2_filtered(ctx)
 
     def seeds():
         X, d = rep.domain_data(f["filter"].frame, pc.PAPER_V2_FOUR, B2)
-        return stab.seed_stability(X, d, seeds=ctx.settings.v2_seeds,
-                                   max_iter=FILTERED_MAX_ITER)
+        return stab.seed_stability(HCA(max_iter=FILTERED_MAX_ITER), X, d,
+                                   seeds=ctx.settings.v2_seeds)
     tab = role_edge(f["adj"].models, f["adj"].benchmarks, V2_ROLES["z1"], V2_ROLES["z2"])
     s = None if tab is not None else ctx.memo("v2_filtered_seeds", seeds)
     return _edge_outcomes(rows, "F21-llama3-weight", "F21-llama3-scale", "Llama-3-8B",
@@ -1233,18 +1236,18 @@ def _scaling(ctx: Context) -> dict:
         # The chapter fits subsets all/Llama/Qwen in one panel; replicate r of subset i uses
         # default_rng([seed, i, r]), so bootstrapping "all" (i = 0) alone gives the chapter's
         # intervals for it, and Llama/Qwen need only their point fits here.
-        panel = sc.fit_sigmoid_panel(off, B2, subsets={"all": None}, groups="base_model",
+        panel = sc.fit_sigmoid_panel(off, B2, subsets={"all": None}, domains="base_model",
                                      n_boot=s.scaling_n_boot_fit, random_state=s.seed,
                                      n_jobs=s.n_jobs)
         lineage = sc.fit_sigmoid_panel(off, B2, subsets={
             "Llama": off["lineage"].eq("Llama").to_numpy(),
-            "Qwen": off["lineage"].eq("Qwen").to_numpy()}, groups="base_model", n_boot=0)
+            "Qwen": off["lineage"].eq("Qwen").to_numpy()}, domains="base_model", n_boot=0)
         subsets = {"all": None, "Llama": rows["lineage"].eq("Llama").to_numpy(),
                    "Qwen": rows["lineage"].eq("Qwen").to_numpy()}
         # the chapter also runs "ipw_strata"; each estimator's replicates are independent of
         # the others, so backdoor and IPW are the chapter's numbers
         ates = sc.ate_panel(rows, B2, subsets=subsets, estimators=("backdoor", "ipw"),
-                            groups="base_model", n_boot=s.scaling_n_boot_ate,
+                            domains="base_model", n_boot=s.scaling_n_boot_ate,
                             random_state=s.seed, n_jobs=s.n_jobs)
         return {"rows": rows, "off": off, "fam_tab": fam_tab, "panel": panel,
                 "lineage_panel": lineage, "ates": ates}
@@ -1447,9 +1450,10 @@ def _v1_main(ctx: Context) -> dict:
 def _v1_seeds(ctx: Context):
     def compute():
         from hca import stability as stab
+        from hca.estimator.model import HCA
 
         m = _v1_main(ctx)
-        return stab.seed_stability(m["X5"], m["dom5"], seeds=ctx.settings.v1_seeds)
+        return stab.seed_stability(HCA(), m["X5"], m["dom5"], seeds=ctx.settings.v1_seeds)
     return ctx.memo("v1_seeds", compute)
 
 
@@ -1575,18 +1579,18 @@ def _mmlu_subjects(ctx: Context, key: str, subjects: Sequence[str], domains: Seq
         base = _mmlu(ctx)
         frame, avail, s = base["frame"], base["available"], ctx.settings
         X, labels = domain_data(frame, avail, list(subjects))
-        sweeps = (stab.subset_stability(X, labels, candidates=avail, min_size=min_size,
+        sweeps = (stab.subset_stability(HCA(), X, labels, candidates=avail, min_size=min_size,
                                         seeds=s.mmlu_sweep_seeds) if sweep else None)
         if sweep and s.mmlu_sweep_seeds[0] == s.seed:
             # the chapter's table: the first sweep (seed SEED) = mic_by_subset at that seed
             table = sweeps[sweeps["rep"] == 0].reset_index(drop=True)
         else:
-            table = _quiet(mic_by_subset, X, labels, candidates=avail, min_size=min_size,
-                           random_state=s.seed)
+            table = _quiet(mic_by_subset, HCA(random_state=s.seed), X, labels,
+                           candidates=avail, min_size=min_size)
         Xd, ld = domain_data(frame, list(domains), list(subjects))
         model = _quiet(HCA(n_components=3, random_state=s.seed).fit, Xd, ld)
         align = mmlu.factor_alignment(model.unmixing_, list(subjects))
-        seeds = mmlu.seed_fits(Xd, ld, s.mmlu_seeds)
+        seeds = mmlu.seed_fits(HCA(), Xd, ld, seeds=s.mmlu_seeds)
         return {"table": table, "sweeps": sweeps, "model": model, "align": align,
                 "seeds": seeds}
     return ctx.memo(f"mmlu_{key}", compute)

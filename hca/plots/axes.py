@@ -1,9 +1,8 @@
-"""Shared helpers of every figure function: axes, labels, input checks.
+"""Shared helpers of every figure function: axes and benchmark labels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,21 +50,3 @@ def get_axes_grid(axes: Any, nrows: int, ncols: int, figsize: tuple[float, float
 
     _, grid = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, **subplots_kw)
     return grid
-
-
-def as_plot_matrix(M: Any, what: str) -> np.ndarray:
-    arr = np.asarray(M, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D matrix, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} contains NaN or infinite values")
-    return arr
-
-
-def check_labels(labels: Sequence[str] | None, n: int, what: str) -> list[str] | None:
-    if labels is None:
-        return None
-    labels = [str(x) for x in labels]
-    if len(labels) != n:
-        raise ValueError(f"{what} has {len(labels)} labels for {n} entries")
-    return labels

@@ -13,7 +13,7 @@ from hca.causal.overlap import overlap_diagnostics
 from hca.causal.panels import ATEPanel, SigmoidPanel
 from hca.causal.sigmoid import SigmoidFit
 from hca.plots.axes import get_axes, get_axes_grid
-from hca.validation import check_same_length, check_treatment, check_vector
+from hca.validation import check_frame, check_same_length, check_vector
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -62,7 +62,7 @@ def plot_sigmoid_fit(
     """
     x = check_vector(log_c, "log_c")
     yy = check_vector(y, "y")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(log_c=x, t=tt, y=yy)
     ax = get_axes(ax, (6, 4))
     grid = np.linspace(x.min(), x.max(), 200)
@@ -85,12 +85,12 @@ def plot_sigmoid_fit(
     return ax
 
 
-def plot_ate(df: pd.DataFrame, *, ax: "Axes | None" = None) -> "Axes":
+def plot_ate(frame: pd.DataFrame, *, ax: "Axes | None" = None) -> "Axes":
     """Forest plot of ATEs with their intervals, one row per outcome, offset by estimator.
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    frame : pandas.DataFrame
         Output of :func:`ate_by_outcome` (columns ``outcome, estimator, ate, ci_low, ci_high``).
     ax : matplotlib Axes, optional
 
@@ -98,16 +98,13 @@ def plot_ate(df: pd.DataFrame, *, ax: "Axes | None" = None) -> "Axes":
     -------
     matplotlib.axes.Axes
     """
-    needed = ["outcome", "estimator", "ate", "ci_low", "ci_high"]
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"df is missing column(s) {missing}")
+    check_frame(frame, ["outcome", "estimator", "ate", "ci_low", "ci_high"])
     ax = get_axes(ax, (6, 4))
-    outcomes = list(dict.fromkeys(df["outcome"]))
-    estimators = list(dict.fromkeys(df["estimator"]))
+    outcomes = list(dict.fromkeys(frame["outcome"]))
+    estimators = list(dict.fromkeys(frame["estimator"]))
     height = 0.8 / max(1, len(estimators))
     for j, est in enumerate(estimators):
-        sub = df[df["estimator"] == est].set_index("outcome").reindex(outcomes)
+        sub = frame[frame["estimator"] == est].set_index("outcome").reindex(outcomes)
         pos = np.arange(len(outcomes)) - 0.4 + height * (j + 0.5)
         err = np.vstack([sub["ate"] - sub["ci_low"], sub["ci_high"] - sub["ate"]])
         ax.errorbar(sub["ate"], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
@@ -324,7 +321,7 @@ def plot_propensity_strata(
     matplotlib.axes.Axes
     """
     xx = check_vector(x, "x")
-    tt = check_treatment(t, "t")
+    tt = check_vector(t, "t", binary=True)
     check_same_length(x=xx, t=tt)
     e = propensity_scores(xx, tt, degree=degree, penalty=penalty)
     ax = get_axes(ax, (6, 4))

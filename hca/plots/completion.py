@@ -22,13 +22,13 @@ __all__ = [
 _APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
 
 
-def plot_rmse_distributions(df: pd.DataFrame, ax: Any = None, bins: int = 40,
+def plot_rmse_distributions(frame: pd.DataFrame, ax: Any = None, bins: int = 40,
                             label: str = "") -> Any:
     """Histograms of the global and local RMSE over repetitions (Figure 15a).
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         One experiment (e.g. one ``variant``) of :func:`global_vs_local` output.
     ax : matplotlib Axes, optional
     bins : int
@@ -40,7 +40,7 @@ def plot_rmse_distributions(df: pd.DataFrame, ax: Any = None, bins: int = 40,
     -------
     matplotlib.axes.Axes
     """
-    wide = paired_rmse(df)
+    wide = paired_rmse(frame)
     ax = get_axes(ax, (7, 3.8))
     edges = np.histogram_bin_edges(wide.to_numpy().ravel(), bins=bins)
     for approach in ("global", "local"):
@@ -55,13 +55,13 @@ def plot_rmse_distributions(df: pd.DataFrame, ax: Any = None, bins: int = 40,
     return ax
 
 
-def plot_rmse_vs_p(df: pd.DataFrame, ax: Any = None, level: float = 0.95,
+def plot_rmse_vs_p(frame: pd.DataFrame, ax: Any = None, level: float = 0.95,
                    label: str = "", linestyle: str = "-", shift: float = 0.008) -> Any:
     """Mean RMSE with intervals against ``p``, global and local (Figure 15b).
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         One method's runs of :func:`completion_sweep` (column ``p``).
     ax : matplotlib Axes, optional
     level : float
@@ -76,7 +76,7 @@ def plot_rmse_vs_p(df: pd.DataFrame, ax: Any = None, level: float = 0.95,
     -------
     matplotlib.axes.Axes
     """
-    s = compare_approaches(df, by=("p",), level=level)
+    s = compare_approaches(frame, by=("p",), level=level)
     ax = get_axes(ax, (7, 4))
     x = s.index.to_numpy(dtype=float)
     for k, approach in enumerate(("global", "local")):
@@ -91,13 +91,13 @@ def plot_rmse_vs_p(df: pd.DataFrame, ax: Any = None, level: float = 0.95,
     return ax
 
 
-def plot_rmse_by_column_set(df: pd.DataFrame, axes: Any = None,
+def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
                             names: dict[str, str] | None = None, ncols: int = 5) -> Any:
     """Global versus local RMSE for every set of fully observed columns (Figure 16).
 
     Parameters
     ----------
-    df : DataFrame
+    frame : DataFrame
         One method's runs with an ``observed_cols`` column (comma-separated labels).
     axes : array of matplotlib Axes, optional
         At least as many as there are column sets; created (``ncols`` per row) if omitted.
@@ -110,9 +110,9 @@ def plot_rmse_by_column_set(df: pd.DataFrame, axes: Any = None,
     -------
     numpy.ndarray of matplotlib Axes
     """
-    if "observed_cols" not in df.columns:
+    if "observed_cols" not in frame.columns:
         raise ValueError("plot_rmse_by_column_set: column 'observed_cols' is missing")
-    sets = list(dict.fromkeys(df["observed_cols"]))
+    sets = list(dict.fromkeys(frame["observed_cols"]))
     nrows = int(np.ceil(len(sets) / ncols))
     axes = get_axes_grid(axes, nrows, ncols, (2.5 * ncols, 2.3 * nrows))
     flat = np.asarray(axes).ravel()
@@ -120,7 +120,7 @@ def plot_rmse_by_column_set(df: pd.DataFrame, axes: Any = None,
         raise ValueError(f"need {len(sets)} axes, got {flat.size}")
     names = names or {}
     for ax, s in zip(flat, sets):
-        wide = paired_rmse(df[df["observed_cols"] == s])
+        wide = paired_rmse(frame[frame["observed_cols"] == s])
         bp = ax.boxplot([wide["global"], wide["local"]], tick_labels=["global", "local"],
                         whis=(5, 95), showfliers=False, patch_artist=True, widths=0.6)
         for box, approach in zip(bp["boxes"], ("global", "local")):

@@ -11,7 +11,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyArrowPatch, Patch
 
-from hca.plots.axes import as_plot_matrix, benchmark_label, check_labels, get_axes
+from hca.plots.axes import benchmark_label, get_axes
+from hca.validation import check_labels, check_matrix
 
 __all__ = [
     "plot_matrix",
@@ -57,7 +58,7 @@ def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
     -------
     Axes
     """
-    arr = as_plot_matrix(M, "M")
+    arr = check_matrix(M, name="M")
     rows = check_labels(row_labels, arr.shape[0], "row_labels")
     cols = check_labels(col_labels, arr.shape[1], "col_labels")
     ax = get_axes(ax, (1.0 + 0.9 * arr.shape[1], 0.8 + 0.5 * arr.shape[0]))
@@ -92,7 +93,7 @@ def plot_unmixing(H: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
                   factor_names: Sequence[str] | None = None, title: str | None = None,
                   **kwargs: Any) -> Axes:
     """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns."""
-    arr = as_plot_matrix(H, "H")
+    arr = check_matrix(H, name="H")
     return plot_matrix(arr, _factor_labels(arr.shape[0], factor_names),
                        [benchmark_label(b) for b in benchmarks], ax, title=title, **kwargs)
 
@@ -101,7 +102,7 @@ def plot_mixing(G: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
                 factor_names: Sequence[str] | None = None, title: str | None = None,
                 **kwargs: Any) -> Axes:
     """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns."""
-    arr = as_plot_matrix(G, "G")
+    arr = check_matrix(G, name="G")
     return plot_matrix(arr, [benchmark_label(b) for b in benchmarks],
                        _factor_labels(arr.shape[1], factor_names), ax, title=title, **kwargs)
 
@@ -111,7 +112,7 @@ def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None
     if all(hasattr(scm, a) for a in ("A", "omega_sqrt", "B")):
         return (np.asarray(scm.B, float), np.asarray(scm.A, float),
                 np.asarray(scm.omega_sqrt, float), str(getattr(scm, "domain", "")) or None)
-    B = as_plot_matrix(scm, "B")
+    B = check_matrix(scm, name="B")
     if B.shape[0] != B.shape[1] or np.any(np.triu(B, 1) != 0) or np.any(np.diag(B) <= 0):
         raise ValueError("B must be square, lower-triangular with a positive diagonal")
     omega = 1.0 / np.diag(B)

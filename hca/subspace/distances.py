@@ -18,7 +18,13 @@ from hca.subspace.pca import (
     subspace_basis,
     subspace_distance,
 )
-from hca.validation import check_matrix, check_n_features_components, split_by_domain
+from hca.validation import (
+    check_domains,
+    check_fraction,
+    check_matrix,
+    check_n_components,
+    check_positive_int,
+)
 
 __all__ = [
     "BootstrapDistances",
@@ -38,28 +44,39 @@ __all__ = [
 ]
 
 
+def _split_by_domain(X: Any, domains: Any, order: Sequence | None = None) -> tuple[list, dict]:
+    """The rows of ``X`` of every domain: ``(order, {label: ndarray})``.
+
+    ``order`` defaults to every domain, most frequent first (see :func:`distance_matrix`).
+    """
+    arr = check_matrix(X)
+    dom = check_domains(domains, X, order=order, by="size")
+    return dom.order, {lab: arr[dom.labels == lab] for lab in dom.order}
+
+
 def group_subspaces(
     X: Any,
-    groups: Any,
+    domains: Any,
     n_components: int = 3,
+    *,
     order: Sequence | None = None,
     method: str = "pca",
     random_state: int | None = 0,
 ) -> dict:
-    """Principal (or ICA) subspace basis of each group, ``{label: ndarray}``.
+    """Principal (or ICA) subspace basis of each domain, ``{label: ndarray}``.
 
     See :func:`distance_matrix` for the parameters.
     """
     check_method(method)
-    labels, parts = split_by_domain(X, groups, order)
-    k = check_n_features_components(n_components, next(iter(parts.values())).shape[1])
+    labels, parts = _split_by_domain(X, domains, order)
+    k = check_n_components(n_components, next(iter(parts.values())).shape[1])
     out = {}
     for lab in labels:
-        check_rows(parts[lab].shape[0], k, f"group {lab!r}")
+        check_rows(parts[lab].shape[0], k, f"domain {lab!r}")
         try:
             out[lab] = subspace_basis(parts[lab], k, method, random_state)
         except ValueError as exc:
-            raise ValueError(f"group {lab!r}: {exc}") from exc
+            raise ValueError(f"domain {lab!r}: {exc}") from exc
     return out
 
 
@@ -77,25 +94,27 @@ def subspace_distance_matrix(bases: Mapping) -> pd.DataFrame:
 
 def distance_matrix(
     X: Any,
-    groups: Any,
+    domains: Any,
     n_components: int = 3,
+    *,
     order: Sequence | None = None,
     method: str = "pca",
     random_state: int | None = 0,
 ) -> pd.DataFrame:
-    """Pairwise cosine distances between the per-group principal subspaces (Figure 2b).
+    """Pairwise cosine distances between the per-domain principal subspaces (Figure 2b).
 
     Parameters
     ----------
     X : array-like of shape (n_models, n_benchmarks)
         Scores, used as they are (centred by PCA, not scaled).
-    groups : array-like of length n_models
-        One domain label per row (positional, not aligned on an index).
+    domains : array-like of length n_models
+        One domain label per row (any grouping of the models: base models, years, ...),
+        matched by position; a Series must carry ``X``'s index when ``X`` is a DataFrame.
     n_components : int
         Rank ``r`` of each principal subspace (3 in the paper).
     order : sequence of labels, optional
-        Groups to compare, in this order; rows of other groups (or with missing labels)
-        are ignored. Default: all groups, most frequent first.
+        Domains to compare, in this order; rows of other domains (or with missing labels)
+        are ignored. Default: all domains, most frequent first.
     method : {"pca", "ica"}
         ``"ica"`` uses :func:`ica_subspace` (same spans, up to rounding).
     random_state : int or None
@@ -104,9 +123,11 @@ def distance_matrix(
     Returns
     -------
     DataFrame
-        Square, indexed and labelled by group, symmetric, zero diagonal.
+        Square, indexed and labelled by domain (index name ``group``), symmetric, zero
+        diagonal.
     """
-    bases = group_subspaces(X, groups, n_components, order, method, random_state)
+    bases = group_subspaces(X, domains, n_components, order=order, method=method,
+                            random_state=random_state)
     return subspace_distance_matrix(bases)
 
 
@@ -196,16 +217,17 @@ def _resample_basis(
             continue
     raise ValueError(
         f"{what}: {MAX_REDRAWS} bootstrap resamples in a row had rank below {k}; "
-        f"the group is too small or degenerate for a rank-{k} subspace"
+        f"the domain is too small or degenerate for a rank-{k} subspace"
     )
 
 
 def bootstrap_distance_matrix(
     X: Any,
-    groups: Any,
+    domains: Any,
     n_components: int = 3,
-    n_boot: int = 200,
+    *,
     order: Sequence | None = None,
+    n_boot: int = 200,
     level: float = 0.95,
     method: str = "pca",
     random_state: int | np.random.Generator | None = 0,
@@ -227,7 +249,7 @@ def bootstrap_distance_matrix(
 
     Parameters
     ----------
-    X, groups, n_components, order, method
+    X, domains, n_components, order, method
         As in :func:`distance_matrix`.
     n_boot : int
         Number of bootstrap replicates.
@@ -241,13 +263,12 @@ def bootstrap_distance_matrix(
     BootstrapDistances
     """
     check_method(method)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    bases = group_subspaces(X, groups, n_components, order, method, 0)
+    check_positive_int(n_boot, "n_boot")
+    check_fraction(level, "level")
+    bases = group_subspaces(X, domains, n_components, order=order, method=method,
+                            random_state=0)
     point = subspace_distance_matrix(bases)
-    labels, parts = split_by_domain(X, groups, order)
+    labels, parts = _split_by_domain(X, domains, order)
     k = len(labels)
     r = next(iter(bases.values())).shape[1]
     rng = np.random.default_rng(random_state)
@@ -255,7 +276,7 @@ def bootstrap_distance_matrix(
     self_samples = np.zeros((n_boot, k))
     for b in range(n_boot):
         boot = {
-            lab: _resample_basis(parts[lab], r, rng, method, f"group {lab!r}") for lab in labels
+            lab: _resample_basis(parts[lab], r, rng, method, f"domain {lab!r}") for lab in labels
         }
         samples[b] = subspace_distance_matrix(boot).to_numpy()
         self_samples[b] = [subspace_distance(bases[lab], boot[lab]) for lab in labels]
@@ -275,10 +296,11 @@ def bootstrap_distance_matrix(
 def split_half_null(
     X_group: Any,
     n_components: int = 3,
+    *,
     n_splits: int = 200,
-    random_state: int | np.random.Generator | None = 0,
     half_size: int | None = None,
     method: str = "pca",
+    random_state: int | np.random.Generator | None = 0,
 ) -> np.ndarray:
     """Null distribution: distance between the subspaces of two random halves of a domain.
 
@@ -302,21 +324,20 @@ def split_half_null(
         Scores of one domain.
     n_components : int
     n_splits : int
-    random_state : int, Generator or None
     half_size : int, optional
         Rows per half; at least ``n_components + 1`` and at most ``n // 2``.
     method : {"pca", "ica"}
+    random_state : int, Generator or None
 
     Returns
     -------
     ndarray of shape (n_splits,)
     """
     check_method(method)
-    arr = check_matrix(X_group, "X_group")
+    arr = check_matrix(X_group, name="X_group")
     n = arr.shape[0]
-    k = check_n_features_components(n_components, arr.shape[1])
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ValueError(f"n_splits must be a positive int, got {n_splits!r}")
+    k = check_n_components(n_components, arr.shape[1])
+    check_positive_int(n_splits, "n_splits")
     h = n // 2 if half_size is None else int(half_size)
     if h > n // 2:
         raise ValueError(f"half_size={h} exceeds half of the {n} rows of X_group")
@@ -343,25 +364,28 @@ def split_half_null(
 
 def split_half_nulls(
     X: Any,
-    groups: Any,
+    domains: Any,
     n_components: int = 3,
-    n_splits: int = 200,
+    *,
     order: Sequence | None = None,
-    random_state: int | np.random.Generator | None = 0,
+    n_splits: int = 200,
     method: str = "pca",
+    random_state: int | np.random.Generator | None = 0,
 ) -> dict:
-    """:func:`split_half_null` for every group, ``{label: ndarray}``.
+    """:func:`split_half_null` for every domain, ``{label: ndarray}``.
 
-    Each group gets an independent stream spawned from ``random_state``.
+    Each domain gets an independent stream spawned from ``random_state``; the other
+    parameters are those of :func:`distance_matrix` and :func:`split_half_null`.
     """
-    labels, parts = split_by_domain(X, groups, order)
+    labels, parts = _split_by_domain(X, domains, order)
     streams = np.random.default_rng(random_state).spawn(len(labels))
     out = {}
     for lab, stream in zip(labels, streams):
         try:
-            out[lab] = split_half_null(parts[lab], n_components, n_splits, stream, method=method)
+            out[lab] = split_half_null(parts[lab], n_components, n_splits=n_splits,
+                                       method=method, random_state=stream)
         except ValueError as exc:
-            raise ValueError(f"group {lab!r}: {exc}") from exc
+            raise ValueError(f"domain {lab!r}: {exc}") from exc
     return out
 
 
@@ -382,8 +406,7 @@ def null_threshold(null: Any, quantile: float = 0.95) -> float:
     float
         The smallest null value ``t`` with mixture CDF ``F(t) >= quantile``.
     """
-    if not 0 < quantile < 1:
-        raise ValueError(f"quantile must be in (0, 1), got {quantile}")
+    check_fraction(quantile, "quantile")
     if isinstance(null, Mapping):
         arrays = list(null.values())
     elif isinstance(null, np.ndarray) and null.ndim == 1:
@@ -426,7 +449,7 @@ def pair_thresholds(nulls: Mapping, quantile: float = 0.95) -> pd.DataFrame:
 def check_distance_matrix(dist: Any) -> pd.DataFrame:
     if not isinstance(dist, pd.DataFrame):
         dist = pd.DataFrame(np.asarray(dist, dtype=float))
-    D = check_matrix(dist, "dist")
+    D = check_matrix(dist, name="dist")
     if D.shape[0] != D.shape[1]:
         raise ValueError(f"dist must be square, got shape {D.shape}")
     if list(dist.index) != list(dist.columns):
@@ -614,23 +637,24 @@ class GroupComparison:
 
 def compare_groups(
     X: Any,
-    groups: Any,
-    order: Sequence | None = None,
+    domains: Any,
     n_components: int = 3,
+    *,
+    order: Sequence | None = None,
     n_splits: int = 200,
     quantile: float = 0.95,
     random_state: int | np.random.Generator | None = 0,
 ) -> GroupComparison:
-    """Distance matrix of the groups' principal subspaces with its split-half null.
+    """Distance matrix of the domains' principal subspaces with its split-half null.
 
     Combines :func:`distance_matrix`, :func:`split_half_nulls`, :func:`null_threshold`
-    and :func:`pair_thresholds` with the same groups and order. Useful when groups differ
+    and :func:`pair_thresholds` with the same domains and order. Useful when domains differ
     much in size (Figure 11): a pair's distance is then judged against its own pair
-    threshold rather than a pooled one dominated by the smallest group.
+    threshold rather than a pooled one dominated by the smallest domain.
 
     Parameters
     ----------
-    X, groups, order, n_components
+    X, domains, n_components, order
         As in :func:`distance_matrix`.
     n_splits : int
         Splits per group for the null.
@@ -642,10 +666,10 @@ def compare_groups(
     -------
     GroupComparison
     """
-    labels, parts = split_by_domain(X, groups, order)
-    dist = distance_matrix(X, groups, n_components=n_components, order=labels)
-    nulls = split_half_nulls(X, groups, n_components=n_components, n_splits=n_splits,
-                             order=labels, random_state=random_state)
+    labels, parts = _split_by_domain(X, domains, order)
+    dist = distance_matrix(X, domains, n_components, order=labels)
+    nulls = split_half_nulls(X, domains, n_components, order=labels, n_splits=n_splits,
+                             random_state=random_state)
     sizes = pd.Series({lab: parts[lab].shape[0] for lab in labels}, name="rows")
     sizes.index.name = "group"
     return GroupComparison(

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.decomposition import PCA, FastICA
 
-from hca.validation import check_matrix, check_n_features_components
+from hca.validation import check_matrix, check_n_components
 
 __all__ = [
     "ExplainedVariance",
@@ -121,7 +121,7 @@ class ExplainedVariance:
 
 
 def explained_variance(
-    X: Any, n_components: int | None = None, label: str | None = None
+    X: Any, n_components: int | None = None, *, label: str | None = None
 ) -> ExplainedVariance:
     """PCA spectrum of one domain (centred, not scaled).
 
@@ -144,7 +144,7 @@ def explained_variance(
     if n < 2:
         raise ValueError(f"X has {n} rows; explained variance needs at least 2 rows")
     k_max = min(n - 1, d)
-    k = k_max if n_components is None else check_n_features_components(n_components, d)
+    k = k_max if n_components is None else check_n_components(n_components, d)
     if k > k_max:
         raise ValueError(
             f"X has {n} rows; centred data has at most {k_max} non-zero components, "
@@ -224,7 +224,7 @@ def orthonormalize(A: Any) -> np.ndarray:
     ValueError
         If ``A`` has more columns than rows or linearly dependent columns.
     """
-    arr = check_matrix(A, "basis")
+    arr = check_matrix(A, name="basis")
     n, k = arr.shape
     if k > n:
         raise ValueError(f"basis has {k} columns but only {n} rows; columns are dependent")
@@ -258,7 +258,7 @@ def principal_subspace(X: Any, n_components: int = 3) -> np.ndarray:
         rank below ``n_components`` (the subspace is then not unique).
     """
     arr = check_matrix(X)
-    k = check_n_features_components(n_components, arr.shape[1])
+    k = check_n_components(n_components, arr.shape[1])
     check_rows(arr.shape[0], k, "X")
     return _pca_basis(arr, k)
 
@@ -275,7 +275,7 @@ def _pca_basis(arr: np.ndarray, k: int) -> np.ndarray:
 
 
 def ica_subspace(
-    X: Any, n_components: int = 3, random_state: int | None = 0, max_iter: int = 1000
+    X: Any, n_components: int = 3, *, random_state: int | None = 0, max_iter: int = 1000
 ) -> np.ndarray:
     """Orthonormal basis of the span of FastICA's mixing columns.
 
@@ -297,7 +297,7 @@ def ica_subspace(
     ndarray of shape (n_benchmarks, n_components)
     """
     arr = check_matrix(X)
-    k = check_n_features_components(n_components, arr.shape[1])
+    k = check_n_components(n_components, arr.shape[1])
     check_rows(arr.shape[0], k, "X")
     return _ica_basis(arr, k, random_state, max_iter)
 
@@ -418,10 +418,7 @@ def residual_variance(X: Any, n_components: int = 2) -> np.ndarray:
     n, d = arr.shape
     if n < 2:
         raise ValueError(f"X has {n} rows; variances need at least 2")
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
-        raise TypeError(f"n_components must be an int, got {n_components!r}")
-    if not 0 <= n_components < d:
-        raise ValueError(f"n_components must be between 0 and {d - 1}, got {n_components}")
+    check_n_components(n_components, d, minimum=0, maximum=d - 1)
     Xc = arr - arr.mean(axis=0)
     if n_components:
         check_rows(n, n_components, "X")
@@ -431,7 +428,7 @@ def residual_variance(X: Any, n_components: int = 2) -> np.ndarray:
 
 
 def benchmark_leverage(bases: Mapping, columns: Sequence | None = None) -> pd.DataFrame:
-    """How much of each benchmark's axis lies in each group's subspace.
+    """How much of each benchmark's axis lies in each domain's subspace.
 
     For an orthonormal basis ``U`` (``n_benchmarks x r``) the leverage of benchmark ``j``
     is ``||U[j, :]||^2 = cos^2`` of the angle between the axis ``e_j`` and the subspace:
@@ -449,7 +446,7 @@ def benchmark_leverage(bases: Mapping, columns: Sequence | None = None) -> pd.Da
     Returns
     -------
     DataFrame
-        One row per group, one column per benchmark.
+        One row per domain (index ``group``), one column per benchmark.
     """
     if not bases:
         raise ValueError("bases is empty")
