@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
-from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.estimator.results import r_squared
+from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.validation import check_frame, check_is_fitted, check_matrix
 
 __all__ = [

@@ -46,9 +46,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
-
 from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.ica import fit_icas
 from hca.estimator.model import HCA, clone_hca, mic_by_subset

@@ -63,11 +63,11 @@ def test_order_label_and_roles():
     (("bbh", "musr", "ifeval", "gpqa"), False),         # a role is missing
 ])
 def test_order_matches_paper(alignment, expected):
-    assert rb.order_matches(alignment, pc.PAPER_ROLES) is expected
+    assert rb.order_matches(alignment, pc.PAPER_ALIGNMENT) is expected
 
 
 def test_order_matches_fewer_factors_is_na():
-    assert rb.order_matches(("bbh", "ifeval"), pc.PAPER_ROLES) is pd.NA
+    assert rb.order_matches(("bbh", "ifeval"), pc.PAPER_ALIGNMENT) is pd.NA
 
 
 # ----------------------------------------------------------------------------- ICA

@@ -13,7 +13,12 @@ from scipy.special import expit
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
 from hca.estimator.results import r_squared
-from hca.validation import check_domains, check_fraction, check_same_length, check_vector
+from hca.validation import (
+    check_domains,
+    check_fraction,
+    check_same_length,
+    check_vector,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     pass

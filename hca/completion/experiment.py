@@ -29,7 +29,13 @@ from hca.completion.estimators import (
     svt_weights,
 )
 from hca.completion.masks import mask_block, mask_random, observed_column_sets
-from hca.validation import MAX_SHOW, check_fraction, check_matrix, labels_of, show_labels
+from hca.validation import (
+    MAX_SHOW,
+    check_fraction,
+    check_matrix,
+    labels_of,
+    show_labels,
+)
 
 __all__ = [
     "global_vs_local",

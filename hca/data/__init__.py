@@ -28,6 +28,8 @@ from hca.data.registry import (  # noqa: F401
 )
 from hca.data.tables import (  # noqa: F401
     TABLES,
+    authors_code_values,
+    authors_tokens,
     load_paper_values,
     paper_figure8_sft,
     parse_tolerance,
@@ -37,6 +39,8 @@ from hca.data.tables import (  # noqa: F401
 
 __all__ = [
     "TABLES",
+    "authors_code_values",
+    "authors_tokens",
     "load_paper_values",
     "paper_figure8_sft",
     "parse_tolerance",

@@ -8,6 +8,10 @@ wrong; ``path=`` reads another copy of the same table (tests use it for malforme
 * :func:`load_paper_values` -- the paper's side of every scorecard claim (its values, criteria).
 * :func:`paper_figure8_sft` -- the IFEval-SFT rows of the paper's Figure 8, as reported by the
   paper (the authors' own fine-tuning; not recomputable from the leaderboard).
+* :func:`authors_code_values` -- numbers the authors' public notebooks print (not the paper),
+  each cited by repository, commit, file and cell; shown beside ours, never as ours.
+* :func:`authors_tokens` -- the pretraining tokens per family of the authors' code
+  (``BASE_MODEL_TOKENS`` of ``find_token_size.ipynb``), used by the ``authors`` setup.
 
 ``tables/README.md`` documents every column.
 """
@@ -26,6 +30,8 @@ from hca.paper.constants import FIGURE8_COLUMNS
 
 __all__ = [
     "TABLES",
+    "authors_code_values",
+    "authors_tokens",
     "table_path",
     "pretraining_tokens",
     "load_paper_values",
@@ -34,12 +40,15 @@ __all__ = [
 ]
 
 #: The cited tables shipped with the package.
-TABLES: tuple[str, ...] = ("pretraining_tokens", "paper_values", "paper_figure8_sft")
+TABLES: tuple[str, ...] = ("pretraining_tokens", "paper_values", "paper_figure8_sft",
+                           "authors_code_values", "authors_tokens")
 
 _TOKENS_COLUMNS = ("base_model", "family", "params_b", "active_params_b", "tokens_t",
                    "tokens_kind", "source", "note")
 _PAPER_COLUMNS = ("id", "section", "claim", "paper", "value", "tolerance", "criterion",
-                  "citation")
+                  "citation", "kind")
+_KINDS = ("analysis", "lookup")
+_AUTHORS_COLUMNS = ("id", "chapter", "quantity", "value", "source", "note")
 _SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
 
 
@@ -110,6 +119,9 @@ def load_paper_values(path: str | Path | None = None) -> pd.DataFrame:
     dup = t["id"][t["id"].duplicated()].tolist()
     if dup:
         raise ValueError(f"{shown}: duplicated id(s) {dup}")
+    bad = t.loc[~t["kind"].isin(_KINDS), "id"].tolist()
+    if bad:
+        raise ValueError(f"{shown}: claim(s) {bad[:5]} have a kind other than {_KINDS}")
     for i, tol in zip(t["id"], t["tolerance"]):
         if tol:
             parse_tolerance(tol, i)
@@ -151,3 +163,37 @@ def paper_figure8_sft(path: str | Path | None = None) -> pd.DataFrame:
     if not np.all((values >= 0) & (values <= 1)):
         raise ValueError(f"{shown}: scores must be raw accuracies in [0, 1]")
     return t.set_index(["model", "config"])
+
+
+def authors_code_values(path: str | Path | None = None) -> pd.DataFrame:
+    """Numbers printed by the authors' public notebooks (``tables/authors_code_values.csv``),
+    indexed by ``id``; ``value`` is a float, ``source`` cites repository, commit, file, cell.
+
+    These are the authors' outputs, not the paper's claims and not ours: chapters show them
+    beside our values where the paper gives none.
+    """
+    t, shown = _read("authors_code_values", path, dtype=str, keep_default_na=False)
+    missing = [c for c in _AUTHORS_COLUMNS if c not in t.columns]
+    if missing:
+        raise ValueError(f"{shown}: missing column(s) {missing}")
+    dup = t["id"][t["id"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"{shown}: duplicated id(s) {dup}")
+    value = pd.to_numeric(t["value"], errors="coerce")
+    if value.isna().any():
+        raise ValueError(f"{shown}: non-numeric value for {t.loc[value.isna(), 'id'].tolist()[:5]}")
+    if (t["source"].str.strip() == "").any():
+        raise ValueError(f"{shown}: every row needs a source")
+    return t.assign(value=value.astype(float)).set_index("id", drop=False)
+
+
+def authors_tokens(path: str | Path | None = None) -> pd.Series:
+    """Pretraining tokens (trillions) per model family in the authors' code
+    (``tables/authors_tokens.csv``), indexed by the family label (``"llama-3"``, ...)."""
+    t, shown = _read("authors_tokens", path)
+    missing = [c for c in ("family", "tokens_t", "source") if c not in t.columns]
+    if missing:
+        raise ValueError(f"{shown}: missing column(s) {missing}")
+    if t["family"].duplicated().any():
+        raise ValueError(f"{shown}: duplicated family rows")
+    return t.set_index("family")["tokens_t"].astype(float)

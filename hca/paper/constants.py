@@ -23,21 +23,22 @@ __all__ = [
     "CROSS_SUBJECTS",
     "PAPER_MATH_DOMAINS",
     "PAPER_PHYSICS_DOMAINS",
-    "PAPER_ROLES",
-    "CANDIDATES",
-    "AUTHORS_CANDIDATE_LABELS",
     "PAPER_ALIGNMENT",
 ]
 
 
-#: The eight base models of the paper's Section 1.1 (M_1..M_8 in the paper's order).
+#: The eight base models of the paper's Section 1.1 as M_1..M_8. The paper names them but not
+#: their indices; the authors' notebook (hlzhang109/causal-eval, scripts/main.ipynb @248059c,
+#: cell jIvjpr5bUCj5) orders them by domain size: 757, 332, 306, 238, 221, 169, 156, 135
+#: models. So M_3 = Mistral-7B and M_6 = Qwen2.5-0.5B, and S_inv = {1, 2, 4, 5, 7} (Section 2)
+#: is Llama-3-8B, Qwen2.5-14B, Llama-3.1-8B, Qwen2-7B and Qwen2.5-7B.
 PAPER_V2_BASES: tuple[str, ...] = (
     "Llama-3-8B",
     "Qwen2.5-14B",
-    "Qwen2.5-0.5B",
+    "Mistral-7B",
     "Llama-3.1-8B",
     "Qwen2-7B",
-    "Mistral-7B",
+    "Qwen2.5-0.5B",
     "Qwen2.5-7B",
     "Gemma-2-9B",
 )
@@ -65,14 +66,12 @@ PAPER_V2_PRETRAINED: dict[str, str] = {
     "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
     "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
 }
-#: Labels of :func:`authors_base_model` for the five S_inv domains -> this book's names.
+#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
+#: base models of Section 1.1 -> this book's names.
 AUTHORS_V2_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B",
-    "llama-3.1-8b": "Llama-3.1-8B",
-    "qwen2-7b": "Qwen2-7B",
-    "qwen2.5-7b": "Qwen2.5-7B",
-    "qwen2.5-14b": "Qwen2.5-14B",
-}
+    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
+    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 #: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
 PAPER_V1_DOMAINS: tuple[str, ...] = (
     "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
@@ -105,17 +104,6 @@ PAPER_MATH_DOMAINS: tuple[str, ...] = ("Mistral-7B", "Llama-2-7B", "Llama-2-70B"
 #: Base models the paper uses for the physics subjects ("Mistral-8x7B" is Mixtral-8x7B).
 PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
     "Mistral-7B", "Mixtral-8x7B", "Llama-2-13B", "Llama-2-70B")
-#: The eight base models of Section 1.1, candidates of the S_inv rule (paper's M_1..M_8).
-CANDIDATES: tuple[str, ...] = PAPER_V2_BASES
-#: The paper's order (Section 4): allowed benchmarks for z1, z2, z3.
-PAPER_ROLES: tuple[frozenset, ...] = (
-    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
-#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
-#: candidates -> this book's names.
-AUTHORS_CANDIDATE_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
-    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "mistral-7b": "Mistral-7B",
-    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 #: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
 PAPER_ALIGNMENT: tuple[frozenset, ...] = (
     frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))

@@ -1,4 +1,19 @@
-"""The paper's frames and shared fits used by every chapter.
+"""The paper's frames and shared fits used by every chapter, under either setup.
+
+A chapter never builds its data or refits the paper's main model by itself: it asks for them
+here, with the setup (:mod:`hca.paper.setups`) it is computing, so that two chapters showing
+the same fit show the same object.
+
+* :func:`v2_frame` / :func:`v1_frame` -- the leaderboards with base-model domains under the
+  setup's rule (``careful``: :func:`hca.attribution.identify`, one row per model, the CSV;
+  ``authors``: :func:`hca.attribution.authors.v2_frame_authors` with the final table's models
+  and precision duplicates, every one of the eight base models of Section 1.1 named).
+* :func:`estimator` -- the :class:`~hca.estimator.HCA` of the setup (residuals, seed, runs).
+* :func:`main_fit` -- Section 4's fit on the four domains, computed once per setup
+  (:func:`hca.paper.cache.cached`); :func:`main_data` its input.
+* :func:`seed_refits` -- the same fit over FastICA seeds (:func:`hca.stability.seed_stability`).
+* :func:`fit_v2` / :func:`fit_v1` fit any frame and domains; :func:`filter_below_base` is
+  Appendix H.3's filter.
 """
 
 from __future__ import annotations
@@ -18,9 +33,14 @@ from hca.paper.constants import (
     PAPER_V2_PRETRAINED,
     PAPER_V2_SINV,
 )
+from hca.paper.setups import Setup, get_setup
 from hca.validation import check_frame
 
 __all__ = [
+    "estimator",
+    "main_data",
+    "main_fit",
+    "seed_refits",
     "v2_frame",
     "v1_frame",
     "domain_data",
@@ -45,14 +65,77 @@ def _v1_frame_cached() -> pd.DataFrame:
     return load_v1_domains()
 
 
-def v2_frame() -> pd.DataFrame:
-    """The de-duplicated v2 leaderboard with base-model domains attached (a fresh copy)."""
-    return _v2_frame_cached().copy()
+@lru_cache(maxsize=None)
+def _v2_authors_cached(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
+    from hca.attribution.authors import v2_frame_authors
+
+    return v2_frame_authors(include_final=final_table, dedupe=not keep_duplicates)
 
 
-def v1_frame() -> pd.DataFrame:
-    """The de-duplicated v1 leaderboard with base-model domains attached (a fresh copy)."""
+def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
+    """The v2 leaderboard with base-model domains in ``base_model`` (a fresh copy).
+
+    ``None`` or ``"careful"``: this book's attribution, one row per model, the CSV.
+    ``"authors"``: the authors' rule on the CSV's rows (precision duplicates kept) plus the
+    final table's score-only models; ``authors_label`` holds the authors' label of every row
+    and ``base_model`` this book's name of the eight base models of Section 1.1.
+    """
+    if setup is None or get_setup(setup).domain_rule == "book":
+        return _v2_frame_cached().copy()
+    s = get_setup(setup)
+    return _v2_authors_cached(s.final_table, s.keep_duplicates).copy()
+
+
+def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
+    """The de-duplicated v1 leaderboard with base-model domains attached (a fresh copy).
+
+    The same under both setups: v1 never had a base-model column and the authors' rule for it
+    is not public, so this book's attribution is used for both (the setup still changes the
+    estimator's options).
+    """
+    if setup is not None:
+        get_setup(setup)  # validate the name
     return _v1_frame_cached().copy()
+
+
+def estimator(setup: str | Setup, n_components: int = 3, **params: Any):
+    """The :class:`~hca.estimator.HCA` of ``setup`` (unfitted); ``params`` override it."""
+    from hca.estimator.model import HCA
+
+    return HCA(n_components=n_components, **{**get_setup(setup).hca_params(), **params})
+
+
+def main_data(setup: str | Setup) -> tuple[pd.DataFrame, np.ndarray]:
+    """Scores and domain labels of Section 4's four domains (:data:`PAPER_V2_FOUR`)."""
+    return domain_data(v2_frame(setup), PAPER_V2_FOUR, V2_BENCHMARKS)
+
+
+def _main_fit(setup: Setup):
+    X, labels = main_data(setup)
+    return estimator(setup).fit(X, labels)
+
+
+def main_fit(setup: str | Setup):
+    """Section 4's HCA fit on the four domains under ``setup`` (computed once; the same
+    object for every chapter of a process)."""
+    from hca.paper.cache import cached
+
+    return cached("main_fit", _main_fit, get_setup(setup))
+
+
+def _seed_refits(setup: Setup, seeds: tuple[int, ...]):
+    from hca.stability import seed_stability
+
+    X, labels = main_data(setup)
+    return seed_stability(estimator(setup), X, labels, seeds=seeds, n_jobs=-1)
+
+
+def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
+    """:func:`main_fit` refitted with every FastICA seed in ``seeds``
+    (:class:`hca.stability.StabilityResult`; computed once per setup and seeds)."""
+    from hca.paper.cache import cached
+
+    return cached("seed_refits", _seed_refits, get_setup(setup), tuple(int(s) for s in seeds))
 
 
 def domain_data(frame: pd.DataFrame, domains: Sequence[str],

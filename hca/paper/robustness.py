@@ -60,23 +60,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca import subspace as ss
 from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
-from joblib import Parallel, delayed
-
 from hca.estimator.ica import check_ica
 from hca.estimator.model import HCA, clone_hca
 from hca.estimator.search import HCASearchResult
 from hca.paper.constants import (
-    AUTHORS_CANDIDATE_LABELS,
-    CANDIDATES,
-    PAPER_ROLES,
+    AUTHORS_V2_LABELS,
+    PAPER_ALIGNMENT,
+    PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
 from hca.stability import bootstrap_samples
-from hca.validation import check_frame, check_fraction
+from hca.validation import check_fraction, check_frame
 
 __all__ = [
     "Setting",
@@ -290,7 +289,7 @@ class SInvResult:
 
 
 def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
-                       candidates: Sequence[str] = CANDIDATES, n_components: int = 3, *,
+                       candidates: Sequence[str] = PAPER_V2_BASES, n_components: int = 3, *,
                        n_splits: int = 50, n_boot: int = 0,
                        random_state: int = 0) -> SInvResult:
     """The S_inv rule of the PCA chapter on one frame (``hca.subspace``).
@@ -418,11 +417,11 @@ def authors_domains_setting(authors_frame: pd.DataFrame,
 
     ``authors_frame`` has an ``authors_label`` column (e.g.
     :func:`hca.attribution.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
-    eight candidates (:data:`AUTHORS_CANDIDATE_LABELS`).
+    eight candidates (:data:`AUTHORS_V2_LABELS`).
     """
     check_frame(authors_frame, ["authors_label"])
     frame = authors_frame.copy()
-    frame["base_model"] = frame["authors_label"].map(AUTHORS_CANDIDATE_LABELS).astype("string")
+    frame["base_model"] = frame["authors_label"].map(AUTHORS_V2_LABELS).astype("string")
     return Setting("authors' domain rule", "domains", frame, tuple(benchmarks))
 
 
@@ -464,10 +463,10 @@ def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict
 
 
 def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
-                candidates: Sequence[str] = CANDIDATES, n_boot: int = 20,
+                candidates: Sequence[str] = PAPER_V2_BASES, n_boot: int = 20,
                 n_splits: int = 50, level: float = 0.9, random_state: int = 0,
                 reference: Sequence[str] | None = None,
-                pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+                pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
                 s_inv: SInvResult | None = None,
                 n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """Evaluate one setting; return its table record and its bootstrap replicates.
@@ -559,10 +558,10 @@ def _resampling_record(name: str, group: str, setting: Setting, models: int, mic
 
 
 def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str] = PAPER_V2_FOUR,
-                  candidates: Sequence[str] = CANDIDATES, n_splits: int = 50,
+                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 50,
                   level: float = 0.9, random_state: int = 0,
                   reference: Sequence[str] | None = None,
-                  pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+                  pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
                   n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """The bootstrap perturbation: ``n_boot`` resamples of the models within domains.
 
@@ -592,7 +591,7 @@ def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str]
 def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
              domains: Sequence[str] = PAPER_V2_FOUR, level: float = 0.9,
              reference: Sequence[str] | None = None,
-             pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+             pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
              s_inv: SInvResult | None = None,
              n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
     """The ICA-seed perturbation: the same data refitted with every seed in ``seeds``.
@@ -684,14 +683,14 @@ def run_perturbations(
     settings: Sequence[Setting],
     *,
     domains: Sequence[str] = PAPER_V2_FOUR,
-    candidates: Sequence[str] = CANDIDATES,
+    candidates: Sequence[str] = PAPER_V2_BASES,
     n_boot: int = 20,
     n_boot_models: int = 100,
     seeds: Iterable[int] = range(20),
     n_splits: int = 50,
     level: float = 0.9,
     random_state: int = 0,
-    pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+    pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
     progress: Callable[[str], None] | None = None,
     n_jobs: int | None = None,
 ) -> RobustnessTable:
@@ -771,7 +770,7 @@ def _first_position(alignment: Sequence[str], role: frozenset) -> int | None:
     return next((i for i, n in enumerate(names) if n in role), None)
 
 
-def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPER_ROLES,
+def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
                names: Sequence[str] = ("general", "IFEval", "MATH")) -> pd.DataFrame:
     """How often each of the pattern's pairwise precedences holds among the replicates.
 

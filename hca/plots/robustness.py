@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from hca.paper.constants import CANDIDATES, PAPER_V2_SINV
+from hca.paper.constants import PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.robustness import RobustnessTable, truthy
 from hca.plots.axes import get_axes
 
@@ -58,7 +58,7 @@ def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
     return ax
 
 
-def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = CANDIDATES,
+def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = PAPER_V2_BASES,
                           ax: Axes | None = None, *,
                           paper: Sequence[str] = PAPER_V2_SINV,
                           short: Mapping[str, str] | None = None) -> Axes:

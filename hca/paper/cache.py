@@ -1,0 +1,143 @@
+"""Chapter results computed once: memoised in the process and, in a checkout, on disk.
+
+Each chapter's analysis (``hca.paper.<chapter>.run(setup, settings)``) is a pure function of
+the library's code, the pinned data, the setup and the repetition settings. The scorecard, the
+chapter notebooks and the intro all read the same results, so they are computed once:
+
+* in one Python process, :func:`cached` returns the *same object* for the same
+  ``(name, setup, settings)`` (the scorecard's value of a claim is the chapter's value, not a
+  recomputation with copied settings);
+* across processes (the notebooks of a book build, then ``make test``), the results are
+  stored with :mod:`joblib` under :func:`cache_dir`, keyed by a :func:`fingerprint` of every
+  source file and table of :mod:`hca`, the versions of the numerical libraries, the numerical
+  environment (BLAS kernels) and the arguments. Any change to the library gives a new key, so a
+  stale result is never read. A lock file makes a second process wait for the first instead of
+  computing the same result twice.
+
+The disk cache lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
+``HCA_RESULTS_CACHE=off`` turns it off and ``HCA_RESULTS_CACHE=/some/dir`` moves it. An
+installed package (not a checkout) memoises in memory only unless ``HCA_RESULTS_CACHE`` names
+a folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import platform
+import warnings
+from collections.abc import Callable
+from contextlib import contextmanager
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["cached", "cache_dir", "fingerprint", "clear_memory"]
+
+T = TypeVar("T")
+
+_MEMORY: dict[tuple, Any] = {}
+_PACKAGE = Path(__file__).resolve().parents[1]
+_VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "python-picard", "joblib")
+_ENVIRONMENT = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")
+
+
+@lru_cache(maxsize=1)
+def fingerprint() -> str:
+    """SHA-256 of the library's sources and tables, library versions and BLAS environment."""
+    h = hashlib.sha256()
+    files = sorted(p for p in _PACKAGE.rglob("*")
+                   if p.is_file() and p.suffix in {".py", ".csv", ".json"}
+                   and "__pycache__" not in p.parts)
+    for p in files:
+        h.update(str(p.relative_to(_PACKAGE)).encode())
+        h.update(p.read_bytes())
+    for dist in _VERSIONED:
+        try:
+            h.update(f"{dist}={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist}=none".encode())
+    h.update(platform.python_version().encode())
+    for var in _ENVIRONMENT:
+        h.update(f"{var}={os.environ.get(var, '')}".encode())
+    return h.hexdigest()
+
+
+def cache_dir() -> Path | None:
+    """Where results are stored on disk, or None (memory only); see the module docstring."""
+    env = os.environ.get("HCA_RESULTS_CACHE")
+    if env is not None:
+        if env.strip().lower() in {"", "0", "off", "no", "false"}:
+            return None
+        return Path(env)
+    repo = _PACKAGE.parent
+    if (repo / "pyproject.toml").is_file() and (repo / "_config.yml").is_file():
+        return repo / "_build" / ".hca_results"
+    return None
+
+
+def clear_memory() -> None:
+    """Forget the in-process results (the disk cache is left alone)."""
+    _MEMORY.clear()
+
+
+@contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _key(name: str, args: tuple) -> str:
+    return hashlib.sha256(f"{fingerprint()}|{name}|{args!r}".encode()).hexdigest()[:20]
+
+
+def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -> T:
+    import joblib
+
+    key = _key(name, args)
+    path = folder / f"{name}-{key}.joblib"
+    with _locked(folder / f"{name}-{key}.lock"):
+        if path.is_file():
+            try:
+                return joblib.load(path)
+            except Exception as err:  # a truncated or foreign file: recompute it
+                warnings.warn(f"ignoring unreadable cached result {path.name} ({err})",
+                              RuntimeWarning, stacklevel=3)
+        value = compute()
+        tmp = path.with_suffix(".tmp")
+        joblib.dump(value, tmp)
+        os.replace(tmp, path)
+        return value
+
+
+def cached(name: str, compute: Callable[..., T], *args: Any) -> T:
+    """``compute(*args)``, computed once per process and (in a checkout) once per build.
+
+    Parameters
+    ----------
+    name : str
+        Name of the result (e.g. ``"recovery"``); part of the key.
+    compute : callable
+        A pure function of ``args``.
+    *args
+        Hashable arguments with a deterministic ``repr`` (frozen dataclasses, str, int).
+
+    Returns
+    -------
+    The result; the same object for the same ``(name, args)`` within a process.
+    """
+    key = (name, *args)
+    if key in _MEMORY:
+        return _MEMORY[key]
+    folder = cache_dir()
+    value = compute(*args) if folder is None else _from_disk(folder, name, args,
+                                                             lambda: compute(*args))
+    _MEMORY[key] = value
+    return value

@@ -1,0 +1,120 @@
+"""The two-setup framework: setups, the results cache, verdict rules, the scorecard's JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hca.data import authors_code_values, authors_tokens, load_paper_values
+from hca.paper import cache, claims, setups
+from hca.paper import data as data_chapter
+from hca.paper import scorecard as sc
+
+
+def test_setups_and_names():
+    assert setups.SETUP_NAMES == ("authors", "careful")
+    a, c = setups.get_setup("authors"), setups.get_setup("careful")
+    assert a.domain_rule == "authors" and c.domain_rule == "book"
+    assert a.hca_params() == {"residual": "shared", "random_state": 0, "n_restarts": 1}
+    assert setups.get_setup(a) is a
+    with pytest.raises(ValueError, match="unknown setup 'paper'"):
+        setups.get_setup("paper")
+
+
+def test_cached_is_one_object_per_key(tmp_path, monkeypatch):
+    calls = []
+
+    def compute(x):
+        calls.append(x)
+        return {"x": x, "arr": np.arange(3) * x}
+
+    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    cache.clear_memory()
+    a = cache.cached("t", compute, 2)
+    assert cache.cached("t", compute, 2) is a and calls == [2]
+    cache.clear_memory()  # a new process: read from disk, not recomputed
+    b = cache.cached("t", compute, 2)
+    assert calls == [2] and b["x"] == 2 and np.array_equal(b["arr"], [0, 2, 4])
+    assert len(list(tmp_path.glob("t-*.joblib"))) == 1
+    cache.cached("t", compute, 3)
+    assert calls == [2, 3]
+    cache.clear_memory()
+
+
+def test_corrupt_cache_file_is_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    cache.clear_memory()
+    cache.cached("c", lambda: 1)
+    (path,) = tmp_path.glob("c-*.joblib")
+    path.write_bytes(b"not a pickle")
+    cache.clear_memory()
+    with pytest.warns(RuntimeWarning, match="ignoring unreadable cached result"):
+        assert cache.cached("c", lambda: 1) == 1
+    cache.clear_memory()
+
+
+def test_cache_off(monkeypatch):
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    assert cache.cache_dir() is None
+
+
+def test_verdict_rules():
+    assert claims.numeric_verdict(0.06, 0.05, "0.02/0.05")[0] == "reproduced"
+    assert claims.numeric_verdict(0.09, 0.05, "0.02/0.05")[0] == "partly"
+    assert claims.numeric_verdict(0.2, 0.05, "0.02/0.05")[0] == "not reproduced"
+    assert claims.numeric_verdict(float("nan"), 0.05, "0.02/0.05")[0] == "not reproduced"
+    assert claims.set_verdict({"a", "b"}, {"a", "c"}) == "partly"
+    assert claims.set_verdict({"a"}, {"b", "c", "d"}) == "not reproduced"
+    assert claims.ratio_band(2.6, 2.76) == "inner"
+    assert claims.ratio_band(1.5, 2.76) == "outer"
+    assert claims.ratio_band(0.70, 2.76) == "outside"  # the lenient case of issue 18
+    assert claims.ratio_band(-2.7, 2.76) == "outside"
+    # an interval straddling zero never supports a claimed positive effect
+    assert claims.interval_verdict(0.4, (-4.5, 4.6), (-2.0, 3.0)) == "not reproduced"
+    assert claims.interval_verdict(2.0, (-0.5, 4.0), (0.3, 3.5)) == "partly"
+    assert claims.interval_verdict(2.0, (0.5, 4.0), (0.8, 3.5)) == "reproduced"
+    assert claims.interval_verdict(-2.0, (-4.0, -0.5), (-3.5, -0.8), sign=-1) == "reproduced"
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        claims.Outcome("1", "fine", "x")
+    with pytest.raises(ValueError, match="share must be in"):
+        claims.Stability(1.5, 10, "x")
+
+
+def test_packaged_tables():
+    pv = load_paper_values()
+    assert set(pv["kind"]) == {"analysis", "lookup"}
+    assert (pv["kind"] == "lookup").sum() >= 37  # Figure 8's cells at least
+    acv = authors_code_values()
+    assert acv.loc["size-Llama-3-8B", "value"] == 757
+    assert acv.loc["ate-ifeval", "value"] == pytest.approx(13.9408, abs=1e-4)
+    assert acv["source"].str.contains("hlzhang109/causal-eval").all()
+    assert authors_tokens()["gemma-2-9b"] == 8.0
+
+
+def test_data_chapter_both_setups_and_json(monkeypatch):
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    res = {s: data_chapter.run(s) for s in setups.SETUP_NAMES}
+    assert data_chapter.run("careful") is res["careful"]  # the chapter's object, not a copy
+    assert res["authors"].table_rows == 4576 and res["careful"].table_rows < 3913
+    rows = sc.evaluate_chapter("data")
+    assert [r.id for r in rows] == ["S1.1-top8", "H.4-top6", "Abs-models-1500",
+                                    "B-gemma2-tokens"]
+    for r in rows:
+        for s in setups.SETUP_NAMES:
+            o = r.setups[s]
+            # the scorecard's outcome is the evaluator applied to the chapter's own results
+            spec = next(x for x in claims.registered("data") if r.id in x.ids)
+            assert spec.fn(data_chapter.run(s), load_paper_values().loc[[r.id]])[r.id] == o
+    rec = json.loads(json.dumps([r.record() for r in rows]))
+    keys = {"id", "section", "claim", "paper", "criterion", "kind", "chapter", "figure", "setups"}
+    assert all(set(x) == keys for x in rec)
+    assert all(set(x["setups"]) == {"authors", "careful"} for x in rec)
+    assert {x["kind"] for x in rec} == {"analysis", "lookup"}
+    top8 = {x["id"]: x for x in rec}["S1.1-top8"]["setups"]
+    assert top8["careful"]["verdict"] == "partly"  # Qwen2-7B: few models under our rule
+    box = sc.verdict_box_markdown(rows)
+    assert "{numref}`fig-data-domain-sizes`" in box and box.count("\n|") >= 5
+    cache.clear_memory()
