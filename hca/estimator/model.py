@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator
 
 from hca.estimator.ica import fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
-from hca.estimator.search import TINY, check_search_options, hca_search
+from hca.estimator.search import TINY, check_search_options, check_search_size, hca_search
 from hca.validation import (
     as_numeric_frame,
     check_finite,
@@ -44,7 +44,8 @@ class HCA(BaseEstimator):
     beam_width : int, default=32
         Initial beam width of ``search="sequential"`` (doubled until certified).
     max_nodes : int, default=1_000_000
-        Budget of evaluated prefixes for ``search="sequential"``.
+        Budget of evaluated prefixes for ``search="sequential"`` (it also bounds every level
+        of the search tree, hence its memory; see :func:`hca.estimator.hca_search`).
     random_state : int, RandomState or None, default=0
         Passed to every ``FastICA``.
     max_iter : int, default=1000
@@ -89,6 +90,9 @@ class HCA(BaseEstimator):
         Table 3a.
     unmixing_error_ : dict
         Domain -> Table 3b error.
+    certified_ : bool
+        Whether the search proved the order optimal (always with ``"exhaustive"``; see
+        ``search_result_`` for the nodes evaluated).
     search_result_ : HCASearchResult
         Full output of the search.
     """
@@ -135,6 +139,7 @@ class HCA(BaseEstimator):
         check_search_options(self.search, self.residual, self.beam_width, self.max_nodes)
         n_restarts = check_n_restarts(self.n_restarts)
         values, names, has_names, labels, order, d = validate_hca_data(X, domains, self.n_components)
+        check_search_size(self.search, len(order), d)  # before any ICA
         if len(order) < d:
             warnings.warn(
                 f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
@@ -165,6 +170,7 @@ class HCA(BaseEstimator):
             max_nodes=self.max_nodes,
         )
         self.search_result_ = res
+        self.certified_ = res.certified
         self.unmixing_ = res.unmixing
         self.mixing_ = np.linalg.pinv(res.unmixing)
         self.mic_ = res.mic
@@ -364,6 +370,7 @@ def mic_by_subset(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
+    check_search_size(search, len(cands), d)  # the largest subset, before any ICA
     icas = fit_icas(values, labels, cands, d, random_state, max_iter, tol, n_restarts)
     records = []
     for size in range(min_size, len(cands) + 1):
