@@ -80,7 +80,7 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, desc=desc, file=sys.stderr, delay=delay, leave=False,
-                            unit="step", bar_format="{desc}: {n}/{total} {postfix} [{elapsed}]")
+                            unit="step", bar_format="{desc}: {n}/{total}{postfix} [{elapsed}]")
             self._delay = delay
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
