@@ -99,13 +99,16 @@ def _check_domains(board, n_components: int, search: str) -> None:
         raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks "
                          f"({p})")
     small = {k: v for k, v in sizes.items() if v < p}
+    if len(small) == 1:
+        (name, count), = small.items()
+        raise ValueError(f"domain {name!r} has {count} row{'s' * (count != 1)}; HCA needs at "
+                         f"least {p} (the number of benchmarks) per domain: drop smaller "
+                         f"domains with --min-domain-size {p + 1}")
     if small:
-        name, count = next(iter(small.items()))
-        more = f" and {len(small) - 1} more" if len(small) > 1 else ""
-        raise ValueError(f"domain {name!r} has {count} row{'s' * (count != 1)}{more}; HCA "
-                         f"needs at least {p} "
-                         f"(the number of benchmarks) per domain: drop smaller domains with "
-                         f"--min-domain-size {p + 1}")
+        name, count = min(small.items(), key=lambda kv: kv[1])
+        raise ValueError(f"{len(small)} of {len(sizes)} domains have fewer rows than the {p} "
+                         f"(the number of benchmarks) HCA needs per domain (e.g. {name!r}: "
+                         f"{count}); drop them with --min-domain-size {p + 1}")
     check_search_size(search, len(sizes), n_components, hint="use --search sequential")
 
 
@@ -162,16 +165,23 @@ def _run(args: argparse.Namespace) -> int:
                       f"{len(report['domains'])} domains")
         report["notes"] = notes.lines()
         text = json.dumps(report, indent=2, allow_nan=False)  # fails before anything is written
-        if "--plot" in outputs:
-            progress.stage("figure")
-            write_atomic(outputs["--plot"], lambda tmp: plot_report(fits[0], tmp))
-            progress.advance()
+        written = []
+        try:  # all outputs or none
+            if "--plot" in outputs:
+                progress.stage("figure")
+                write_atomic(outputs["--plot"], lambda tmp: plot_report(fits[0], tmp))
+                written.append(outputs["--plot"])
+                progress.advance()
+            if "--json" in outputs:
+                write_atomic(outputs["--json"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
+                written.append(outputs["--json"])
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
     print(format_report(report))
-    if "--json" in outputs:
-        write_atomic(outputs["--json"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
-        print(f"wrote {outputs['--json']}")
-    if "--plot" in outputs:
-        print(f"wrote {outputs['--plot']}")
+    for path in written[::-1]:
+        print(f"wrote {path}")
     for line in report["notes"]:
         print(f"note: {line}", file=sys.stderr)
     return 0
