@@ -706,15 +706,13 @@ class _FirstLevel:
             self.unexplored = float(root.lb[0])
         self.nodes: _Nodes | None = None
         self.gen = np.zeros(0, dtype=np.int64)
-        self.dropped, self.total = np.inf, 0
+        self.total = 0
         for batch in batches:
             gen = np.concatenate([self.gen, self.total + np.arange(len(batch))])
             self.total += len(batch)
             pool = batch.nodes() if self.nodes is None else _Nodes.concat([self.nodes,
                                                                             batch.nodes()])
             order = np.lexsort((gen, pool.lb))
-            if len(order) > keep:
-                self.dropped = min(self.dropped, float(pool.lb[order[keep]]))
             self.nodes, self.gen = pool.take(order[:keep]), gen[order[:keep]]
 
     def take(self, width: int) -> tuple[_Nodes, float]:
