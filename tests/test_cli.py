@@ -378,8 +378,8 @@ def test_exhaustive_too_large_refused_before_ica(tmp_path, capsys, no_fit):
     assert len(err) < 160
 
 
-# Checks that belong to the library (hca.validation, changed on another branch): the command
-# line passes its one-line errors through. Until then the fit runs; never a traceback.
+# Checks that belong to the library (hca.validation): the command line passes its one-line
+# errors through, naming the column or the domain.
 LIBRARY_CHECKS = [
     ("constant within a domain", lambda df: df.assign(b2=np.where(df["base"] == "D2", 7.0,
                                                                  df["b2"])), "b2"),
@@ -393,9 +393,7 @@ def test_library_checks_pass_through(scm_frame, tmp_path, capsys, name, change, 
     csv = tmp_path / "lib.csv"
     change(scm_frame).to_csv(csv, index=False)
     code, _, err = _run(_fit_args(csv), capsys)
-    assert code in (0, 2) and "Traceback" not in err
-    if code == 0:
-        pytest.xfail("library check not merged yet (hca.validation)")
+    assert code == 2 and "Traceback" not in err
     _one_error(err, code, named)
 
 

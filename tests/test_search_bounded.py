@@ -140,7 +140,7 @@ def test_exhaustive_refused_before_any_ica(monkeypatch):
     with pytest.raises(ValueError, match=r"\(3!\)\^40 ~ 10\^31 row orders exceeds"):
         HCA(search="exhaustive").fit(sim.X, sim.domains)
     with pytest.raises(ValueError, match="row orders exceeds"):
-        mic_by_subset(sim.X, sim.domains)
+        mic_by_subset(HCA(), sim.X, sim.domains)
     assert time.perf_counter() - start < 5
 
 
