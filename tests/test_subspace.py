@@ -103,6 +103,15 @@ def test_principal_subspace_matches_sklearn_and_recovers_truth():
     assert ss.subspace_distance(U, B) < 1e-3
 
 
+def test_principal_subspace_is_bit_identical_to_sklearn_pca():
+    # the fast path of the split-half nulls and bootstraps computes what PCA computes
+    rng = np.random.default_rng(3)
+    for n in (4, 9, 57, 400):
+        X = 50 + 10 * rng.standard_normal((n, D_BENCH)) @ rng.standard_normal((D_BENCH, D_BENCH))
+        ref = PCA(n_components=3, svd_solver="full").fit(X).components_.T
+        assert np.array_equal(ss.principal_subspace(X, 3), ref)
+
+
 def test_ica_subspace_equals_pca_subspace():
     rng = np.random.default_rng(5)
     X = make_domain(rng, random_basis(rng), 300)
