@@ -358,6 +358,10 @@ class PCAResults:
         Variance of MATH Lvl 5 and MUSR left after each domain's first two components.
     ica_distance : Series
         PCA-vs-ICA subspace distance per domain (FastICA seed of the setup).
+    score_sd : DataFrame
+        Standard deviation of every benchmark in every domain.
+    math_ifeval_corr : Series
+        Correlation of MATH Lvl 5 with IFEval in every domain.
     variant : InvariantSet
         The rule on the other table (:func:`variant_table`).
     top : GroupComparison
@@ -382,6 +386,8 @@ class PCAResults:
     leverage: pd.DataFrame
     residual: pd.DataFrame
     ica_distance: pd.Series
+    score_sd: pd.DataFrame
+    math_ifeval_corr: pd.Series
     variant: InvariantSet
     top: Any
     top_set: tuple
@@ -436,9 +442,13 @@ def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
     ica = ss.group_subspaces(X, g, order=order, method="ica", random_state=setup.ica_seed)
     resid = pd.DataFrame([ss.residual_variance(X[g == b], 2)[[2, 4]] for b in order],
                          index=order, columns=["MATH Lvl 5", "MUSR"])
+    groups = X.groupby(g)
     return (spectra, boot, ss.benchmark_leverage(bases, columns=LABELS), resid,
             pd.Series({b: ss.subspace_distance(bases[b], ica[b]) for b in order},
-                      name="PCA vs ICA"))
+                      name="PCA vs ICA"),
+            groups.std().reindex(order).rename(columns=BENCHMARK_LABELS),
+            pd.Series({b: X.loc[g == b, "math_lvl_5"].corr(X.loc[g == b, "ifeval"])
+                       for b in order}, name="corr(MATH Lvl 5, IFEval)"))
 
 
 def _compute(setup: Setup, settings: Settings) -> PCAResults:
@@ -452,7 +462,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
             delayed(_domain_parts)(frame, setup, settings),
             delayed(_figure10)(frame, settings)]
     sinv, variant, parts, (top, top_set, top_lev) = Parallel(n_jobs=nj)(jobs)
-    spectra, boot, lev, resid, ica = parts
+    spectra, boot, lev, resid, ica, sd, corr = parts
     nulls = ss.pair_thresholds(sinv.nulls)
     return PCAResults(
         setup=setup, table_rows=len(frame), spectrum=ss.explained_variance(frame[B2]),
@@ -460,7 +470,8 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         ranks=ss.spectrum_table(spectra, n_show=4), sinv=sinv, boot=boot,
         boot_sets=_boot_sets(boot, sinv.tau),
         pair_set=tuple(ss.invariant_set(sinv.dist, nulls)), leverage=lev, residual=resid,
-        ica_distance=ica, variant=variant, top=top, top_set=top_set, top_leverage=top_lev,
+        ica_distance=ica, score_sd=sd, math_ifeval_corr=corr, variant=variant, top=top,
+        top_set=top_set, top_leverage=top_lev,
         fig11=figure11(_csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs,
                        n_jobs=nj))
 
