@@ -225,7 +225,7 @@ def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.Da
     """The v2 leaderboard with domains by the authors' rule (:func:`authors_base_model`).
 
     ``authors_label`` holds the label of every row and ``base_model`` the book's name of
-    the five S_inv domains (NA elsewhere). By default every CSV row is kept, duplicates at
+    the eight base models of Section 1.1 (NA elsewhere). By default every CSV row is kept, duplicates at
     another precision included, as in the authors' notebook; ``include_final`` adds the
     models only in the final HTML table (name and parameter count only, so steps 2 and 4
     cannot apply to them).
