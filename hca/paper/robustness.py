@@ -837,7 +837,8 @@ class Settings:
         Split-half null splits per domain for the S_inv threshold.
     random_state : int
     n_jobs : int or None
-        Parallel refits (joblib); the results do not depend on it.
+        Parallel refits (joblib; two by default, the book machine's cores); the results do
+        not depend on it.
     """
 
     n_boot: int = 20
@@ -845,12 +846,12 @@ class Settings:
     seeds: tuple[int, ...] = tuple(range(20))
     n_splits: int = 100
     random_state: int = 0
-    n_jobs: int | None = None
+    n_jobs: int | None = 2
 
     @classmethod
     def fast(cls) -> Settings:
         """Small counts for unit tests."""
-        return cls(n_boot=2, n_boot_models=3, seeds=(0, 1), n_splits=5)
+        return cls(n_boot=2, n_boot_models=3, seeds=(0, 1), n_splits=5, n_jobs=None)
 
 
 @dataclass(frozen=True, eq=False)
