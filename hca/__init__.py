@@ -52,6 +52,8 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
   replication       the paper's frames and the shared fits of every chapter
+  data              the data chapter: domain sizes under both rules, attribution audits
+  pca               the PCA chapter: Section 2 and Appendix E under both setups
   mmlu              MMLU by subject (Appendix H.5)
   robustness        the headline results under perturbations
   scorecard         every quantitative claim of the paper, ours next to it

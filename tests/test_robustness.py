@@ -290,3 +290,22 @@ def test_precedence_counts():
     assert np.isnan(out.loc[("b", "IFEval < MATH"), "share"])
     with pytest.raises(ValueError, match="names"):
         rb.precedence(reps, names=("x",))
+
+
+def test_page_run_on_the_real_data(monkeypatch):
+    """rb.run: the page's table with the authors' setup's frame as the authors' row."""
+    from hca.paper import cache
+    from hca.paper.replication import v2_frame
+
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    res = rb.run(rb.Settings.fast())
+    assert rb.run(rb.Settings.fast()) is res
+    t = res.table.table
+    assert res.models["authors"] == len(v2_frame("authors")) == 4576
+    assert t.loc["authors' domain rule", "models"] == res.authors_tables["models"].iloc[-1]
+    assert abs(t.loc["authors' domain rule", "mic"] - res.authors_tables["mic"].iloc[-1]) < 1e-12
+    assert list(res.authors_tables["precision duplicates"]) == ["dropped", "kept"] * 2
+    assert np.allclose(res.raw_map.loc[["ifeval", "math_lvl_5"], "slope"], 100)
+    assert "authors' domain rule" in res.summary()
+    cache.clear_memory()

@@ -103,6 +103,15 @@ def test_principal_subspace_matches_sklearn_and_recovers_truth():
     assert ss.subspace_distance(U, B) < 1e-3
 
 
+def test_principal_subspace_is_bit_identical_to_sklearn_pca():
+    # the fast path of the split-half nulls and bootstraps computes what PCA computes
+    rng = np.random.default_rng(3)
+    for n in (4, 9, 57, 400):
+        X = 50 + 10 * rng.standard_normal((n, D_BENCH)) @ rng.standard_normal((D_BENCH, D_BENCH))
+        ref = PCA(n_components=3, svd_solver="full").fit(X).components_.T
+        assert np.array_equal(ss.principal_subspace(X, 3), ref)
+
+
 def test_ica_subspace_equals_pca_subspace():
     rng = np.random.default_rng(5)
     X = make_domain(rng, random_basis(rng), 300)
@@ -426,3 +435,20 @@ def test_residual_variance():
     assert r1[1] > r1[2]
     with pytest.raises(ValueError, match="between 0 and 2"):
         ss.residual_variance(X, 3)
+
+
+def test_plot_null_distributions_and_leverage(three_domains):
+    X, g, _, _ = three_domains
+    nulls = ss.split_half_nulls(X, g, n_splits=5)
+    ax = hp.plot_null_distributions(nulls, threshold=0.1)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [str(k) for k in nulls]
+    assert ax.get_legend() is not None
+    plt.close(ax.figure)
+    lev = ss.benchmark_leverage(ss.group_subspaces(X, g))
+    ax = hp.plot_leverage(lev, colorbar=False)
+    assert len(ax.texts) == lev.size
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="nulls is empty"):
+        hp.plot_null_distributions({})
+    with pytest.raises(ValueError, match="non-empty DataFrame"):
+        hp.plot_leverage(pd.DataFrame())

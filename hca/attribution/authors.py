@@ -13,9 +13,13 @@ import pandas as pd
 from hca.paper.constants import AUTHORS_V2_LABELS
 
 __all__ = [
+    "AUTHORS_GEMMA2_9B_PARAMS",
     "authors_base_model",
     "v2_frame_authors",
 ]
+
+#: Parameter window (billions) in which the authors' rule calls a Gemma-2 model Gemma-2-9B.
+AUTHORS_GEMMA2_9B_PARAMS: tuple[float, float] = (8.9, 9.5)
 
 
 # ----------------------------------------------------------------------------------------
@@ -80,11 +84,13 @@ _SIZE_IN_NAME = tuple(re.compile(p) for p in (
 _PARAM_WINDOWS = (
     (6.7, 7.5, "llama-2-7b"), (12.5, 13.5, "llama-2-13b"), (64.0, 71.0, "llama-2-70b"),
     (7.8, 8.3, "llama-3-8b"), (69.0, 72.0, "llama-3-70b"), (7.0, 7.5, "mistral-7b"),
-    (45.0, 48.0, "mixtral-8x7b"), (1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"),
+    (45.0, 48.0, "mixtral-8x7b"), (1.8, 2.2, "gemma-2-2b"),
+    (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
     (26.5, 29.0, "gemma-2-27b"), (0.45, 0.55, "qwen2-0.5b"), (1.4, 1.7, "qwen2-1.5b"),
     (7.4, 7.8, "qwen2-7b"), (14.0, 15.0, "qwen2-14b"), (72.0, 73.5, "qwen2-72b"),
     (3.7, 4.0, "phi-3-4b"), (6.8, 7.2, "phi-3-7b"), (13.0, 15.0, "phi-3-14b"))
-_GEMMA2_SIZES = ((1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"), (26.5, 28.5, "gemma-2-27b"))
+_GEMMA2_SIZES = ((1.8, 2.2, "gemma-2-2b"), (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
+                 (26.5, 28.5, "gemma-2-27b"))
 _QWEN_SIZES = ((0.45, 0.55, "0.5"), (1.4, 1.7, "1.5"), (3.0, 3.2, "3"), (7.4, 7.8, "7"),
                (14.0, 15.0, "14"), (72.0, 73.5, "72"))
 
@@ -143,7 +149,8 @@ def _by_architecture(arch: str, params: float, name: str) -> str | None:
     if ("mixtral" in arch or ("mistral" in arch and "moe" in name)) and 45.0 <= params <= 48.0:
         return "mixtral-8x7b"
     if "gemma2" in arch:
-        return _window(params, ((1.8, 2.2, "gemma-2-2b"), (8.9, 9.5, "gemma-2-9b"),
+        return _window(params, ((1.8, 2.2, "gemma-2-2b"),
+                                (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
                                 (27.0, 29.0, "gemma-2-27b")))
     if "gemma" in arch:
         return _window(params, ((2.0, 3.0, "gemma-1-2b"), (7.0, 9.0, "gemma-1-7b")))
@@ -218,7 +225,7 @@ def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.Da
     """The v2 leaderboard with domains by the authors' rule (:func:`authors_base_model`).
 
     ``authors_label`` holds the label of every row and ``base_model`` the book's name of
-    the five S_inv domains (NA elsewhere). By default every CSV row is kept, duplicates at
+    the eight base models of Section 1.1 (NA elsewhere). By default every CSV row is kept, duplicates at
     another precision included, as in the authors' notebook; ``include_final`` adds the
     models only in the final HTML table (name and parameter count only, so steps 2 and 4
     cannot apply to them).

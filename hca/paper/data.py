@@ -10,6 +10,12 @@ CSV row with its precision duplicates, plus the final table's score-only models)
 the authors' own labels (``authors_label``), named as in this book where a label is one of the
 eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. Leaderboard v1 has no
 public rule of the authors, so both setups count v1 with this book's attribution.
+
+Two audits of this book's attribution do not depend on the setup: :func:`attribution_audit`
+(layers, reasons for leaving models out, the held-out hub check, the authors' coarse labels,
+the 7.6 B Qwen2 models) and :func:`gemma_gap` (why this book's Gemma-2-9B domain is larger
+than the authors'). The sizes the authors' notebook printed are
+:func:`authors_printed_sizes`.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from hca.attribution.authors import AUTHORS_GEMMA2_9B_PARAMS, authors_base_model
 from hca.attribution.identify import domain_sizes
-from hca.data import authors_tokens, pretraining_tokens
+from hca.data import authors_code_values, authors_tokens, pretraining_tokens
 from hca.data.registry import V2_BENCHMARKS
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, paper_list, set_verdict
@@ -32,7 +39,8 @@ from hca.paper.constants import (
 from hca.paper.replication import v1_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "DataResults", "run", "GEMMA2"]
+__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes", "GemmaGap",
+           "gemma_gap", "AttributionAudit", "attribution_audit"]
 
 #: The Gemma-2 sizes of Appendix B: this book's base-model names and the authors' labels.
 GEMMA2: dict[str, str] = {"Gemma-2-2B": "gemma-2-2b", "Gemma-2-9B": "gemma-2-9b",
@@ -114,6 +122,168 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Dat
     """The data chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
     return cached("data", _compute, get_setup(setup), Settings() if settings is None else settings)
+
+
+def authors_printed_sizes() -> pd.Series:
+    """Models per base model as the authors' notebook printed them (4,576-row table), in its
+    order (``size-*`` rows of :func:`hca.data.authors_code_values`, named as in this book)."""
+    t = authors_code_values()
+    rows = t[t["id"].str.startswith("size-")]
+    return pd.Series(rows["value"].astype(int).to_numpy(),
+                     index=[i[len("size-"):] for i in rows["id"]], name="models")
+
+
+# =========================================================================== Gemma-2-9B
+@dataclass(frozen=True, eq=False)
+class GemmaGap:
+    """Why this book's Gemma-2-9B domain is larger than the authors': both rules on the same
+    rows (this book's de-duplicated CSV).
+
+    Attributes
+    ----------
+    book : int
+        Models this book attributes to Gemma-2-9B.
+    authors : int
+        Models the authors' rule labels ``gemma-2-9b`` among the same rows.
+    shared : int
+        Models in both.
+    only_book : DataFrame
+        This book's Gemma-2-9B models the authors' rule does not label ``gemma-2-9b``:
+        ``model_id``, ``params_b``, ``type``, ``authors_label`` and ``reason``.
+    only_authors : DataFrame
+        The converse: ``model_id``, ``params_b``, ``type`` and this book's ``base_model``.
+    window : tuple of float
+        The authors' parameter window for Gemma-2-9B (billions).
+    """
+
+    book: int
+    authors: int
+    shared: int
+    only_book: pd.DataFrame
+    only_authors: pd.DataFrame
+    window: tuple
+
+    def reasons(self) -> pd.Series:
+        """Models of ``only_book`` per reason."""
+        return self.only_book["reason"].value_counts().rename("models")
+
+    def summary(self) -> str:
+        return (f"Gemma-2-9B: this book {self.book}, the authors' rule {self.authors} on the "
+                f"same rows ({self.shared} shared); only in this book: "
+                + ", ".join(f"{n} {r}" for r, n in self.reasons().items()))
+
+
+OUTSIDE_WINDOW = "parameter count outside the authors' Gemma-2-9B window"
+GEMMA1 = "read as Gemma-1 by the authors' name pattern"
+
+
+def _gemma_reason(label, params: float, window: tuple) -> str:
+    if isinstance(label, str) and label.startswith("gemma-1"):
+        return GEMMA1
+    if (label is None or pd.isna(label)) and not window[0] <= params <= window[1]:
+        return OUTSIDE_WINDOW
+    return f"labelled {label}"
+
+
+def gemma_gap(frame: pd.DataFrame | None = None, base: str = "Gemma-2-9B") -> GemmaGap:
+    """Compare this book's ``base`` domain with the authors' rule on the same rows.
+
+    Parameters
+    ----------
+    frame : DataFrame, optional
+        Rows with this book's ``base_model`` and the columns of the authors' rule
+        (``model_id``, ``base_model_hub``, ``architecture``, ``params_b``); default the careful
+        setup's :func:`~hca.paper.replication.v2_frame`.
+    base : str
+        This book's name of the base model (its authors' label is the lower-cased name).
+    """
+    frame = v2_frame("careful") if frame is None else frame
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    label = pd.Series([authors_base_model(*r) for r in frame[cols].itertuples(index=False)],
+                      index=frame.index, dtype="string")
+    ours = frame["base_model"].astype("string").eq(base).fillna(False).astype(bool)
+    theirs = label.eq(base.lower()).fillna(False).astype(bool)
+    only = frame.loc[ours & ~theirs, ["model_id", "params_b", "type"]].assign(
+        authors_label=label[ours & ~theirs])
+    only["reason"] = [_gemma_reason(lab, p, AUTHORS_GEMMA2_9B_PARAMS)
+                      for lab, p in zip(only["authors_label"], only["params_b"])]
+    conv = frame.loc[theirs & ~ours, ["model_id", "params_b", "type", "base_model"]]
+    return GemmaGap(book=int(ours.sum()), authors=int(theirs.sum()),
+                    shared=int((ours & theirs).sum()), only_book=only.reset_index(drop=True),
+                    only_authors=conv.reset_index(drop=True), window=AUTHORS_GEMMA2_9B_PARAMS)
+
+
+# =========================================================================== audit
+@dataclass(frozen=True, eq=False)
+class AttributionAudit:
+    """Checks of this book's attribution (:func:`hca.attribution.identify`), the same under
+    both setups.
+
+    Attributes
+    ----------
+    layer_shares : DataFrame
+        Share of models per layer, v2 and v1 (:func:`hca.attribution.layer_shares`).
+    reasons : DataFrame
+        Unattributed models per reason, v2 and v1.
+    hub_check, authors_check : AgreementCheck
+        The held-out hub column and the authors' coarse labels.
+    qwen7 : DataFrame
+        The 7.6 B ``Qwen2ForCausalLM`` models of v2: this book's base model by why.
+    qwen7_unattributed, qwen7_merges : int
+        Of those, unattributed, and unattributed merges without evidence.
+    qwen7_first : Timestamp
+        Earliest upload of an unattributed one.
+    authors_qwen2 : int
+        v2 models with the authors' coarse ``qwen2`` label (all sizes).
+    gemma : GemmaGap
+    """
+
+    layer_shares: pd.DataFrame
+    reasons: pd.DataFrame
+    hub_check: object
+    authors_check: object
+    qwen7: pd.DataFrame
+    qwen7_unattributed: int
+    qwen7_merges: int
+    qwen7_first: pd.Timestamp
+    authors_qwen2: int
+    gemma: GemmaGap
+
+    def summary(self) -> str:
+        return (f"{self.hub_check.summary()}\n{self.authors_check.summary()}\n"
+                f"{self.gemma.summary()}")
+
+
+_Q7_WHY = {"merge without": "merge, no name/hub evidence",
+           "Qwen2ForCausalLM at": "architecture only: Qwen2-7B or Qwen2.5-7B",
+           "family": "family in name, version ambiguous or unknown"}
+
+
+def _audit() -> AttributionAudit:
+    from hca.attribution import domains as dm
+
+    v2, v1 = v2_frame("careful"), v1_frame("careful")
+    q7 = v2[(v2["architecture"] == "Qwen2ForCausalLM") & v2["params_b"].between(7.5, 7.7)]
+    why = q7["evidence"].str.extract(r"^(merge without|Qwen2ForCausalLM at|family)")[0]
+    why = why.map(_Q7_WHY).fillna("attributed")
+    un = q7["base_model"].isna()
+    return AttributionAudit(
+        layer_shares=pd.concat({"v2": dm.layer_shares(v2), "v1": dm.layer_shares(v1)}, axis=1),
+        reasons=pd.concat({"v2": dm.unattributed_reasons(v2), "v1": dm.unattributed_reasons(v1)},
+                          axis=1).fillna(0).astype(int),
+        hub_check=dm.hub_holdout_agreement(v2), authors_check=dm.authors_agreement(v2),
+        qwen7=pd.crosstab(q7["base_model"].fillna("unattributed"), why,
+                          rownames=["this book's base model"], colnames=["evidence"]),
+        qwen7_unattributed=int(un.sum()),
+        qwen7_merges=int((un & (why == _Q7_WHY["merge without"])).sum()),
+        qwen7_first=q7.loc[un, "upload_date"].min(),
+        authors_qwen2=int((v2["authors_base_model"] == "qwen2").sum()),
+        gemma=gemma_gap(v2))
+
+
+def attribution_audit() -> AttributionAudit:
+    """The audit of this book's attribution (computed once; the same under both setups)."""
+    return cached("data_audit", _audit)
 
 
 # =========================================================================== claims

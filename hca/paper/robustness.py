@@ -26,7 +26,11 @@ under one perturbation at a time and returns a tidy table, one row per perturbat
   the paper's pairwise precedences (general before IFEval, ...) holds among the refits, and
   :func:`plot_robustness` / :func:`plot_s_inv_membership` draw the page's figure.
 * :func:`authors_domains_setting` replaces this book's domains by the authors' looser rule
-  (:func:`hca.attribution.v2_frame_authors`), the lever the recovery chapter identifies.
+  (the authors' setup's :func:`hca.paper.replication.v2_frame`), the lever the recovery
+  chapter identifies; :func:`authors_table_variants` fits that rule on the CSV and the final
+  table, with and without precision duplicates.
+* :func:`run` computes the page's table once (:func:`hca.paper.cache.cached`) with the frames
+  of :mod:`hca.paper.replication`; :class:`Settings` holds its repetition counts.
 
 Conventions
 -----------
@@ -78,6 +82,11 @@ from hca.stability import bootstrap_samples
 from hca.validation import check_fraction, check_frame
 
 __all__ = [
+    "Settings",
+    "RobustnessResults",
+    "run",
+    "authors_table_variants",
+    "raw_score_map",
     "Setting",
     "RobustFit",
     "SInvResult",
@@ -809,3 +818,128 @@ def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPE
                              "replicates": len(group), "defined": len(pairs), "agree": agree,
                              "share": agree / len(pairs) if pairs else float("nan")})
     return pd.DataFrame(rows)
+
+
+# =========================================================================== the page
+@dataclass(frozen=True)
+class Settings:
+    """Repetition counts of the robustness page (defaults: the book's).
+
+    Attributes
+    ----------
+    n_boot : int
+        Bootstrap resamples per perturbation (MIC interval, order share, S_inv share).
+    n_boot_models : int
+        Resamples of the bootstrap perturbation.
+    seeds : tuple of int
+        FastICA seeds of the seed perturbation.
+    n_splits : int
+        Split-half null splits per domain for the S_inv threshold.
+    random_state : int
+    n_jobs : int or None
+        Parallel refits (joblib; two by default, the book machine's cores); the results do
+        not depend on it.
+    """
+
+    n_boot: int = 20
+    n_boot_models: int = 100
+    seeds: tuple[int, ...] = tuple(range(20))
+    n_splits: int = 100
+    random_state: int = 0
+    n_jobs: int | None = 2
+
+    @classmethod
+    def fast(cls) -> Settings:
+        """Small counts for unit tests."""
+        return cls(n_boot=2, n_boot_models=3, seeds=(0, 1), n_splits=5, n_jobs=None)
+
+
+@dataclass(frozen=True, eq=False)
+class RobustnessResults:
+    """Everything the robustness page shows.
+
+    Attributes
+    ----------
+    table : RobustnessTable
+        :func:`run_perturbations` of :func:`paper_settings`.
+    models : dict
+        Rows of the frames: ``csv`` (this book's, one per model), ``final`` (CSV plus the
+        final table's models), ``final_only`` and ``authors`` (the authors' setup's table).
+    authors_tables : DataFrame
+        :func:`authors_table_variants`.
+    raw_map : DataFrame
+        :func:`raw_score_map` on the four domains.
+    settings : Settings
+    """
+
+    table: RobustnessTable
+    models: dict
+    authors_tables: pd.DataFrame
+    raw_map: pd.DataFrame
+    settings: Settings
+
+    def summary(self) -> str:
+        return self.table.summary()
+
+
+def authors_table_variants(domains: Sequence[str] = PAPER_V2_FOUR,
+                           random_state: int = 0) -> pd.DataFrame:
+    """The authors' domain rule on the CSV or the CSV plus the final table, with or without
+    precision duplicates: models in ``domains``, MIC and order of the point fit (the
+    robustness page's estimator, :meth:`Setting.estimator`).
+
+    The last row (final table, duplicates kept) is the authors' setup's table.
+    """
+    from hca.attribution.authors import v2_frame_authors
+
+    rows = []
+    for final in (False, True):
+        for dedupe in (True, False):
+            setting = authors_domains_setting(v2_frame_authors(include_final=final,
+                                                               dedupe=dedupe))
+            X, labels = _domain_rows(setting, domains)
+            fit = robust_fit(setting.estimator(len(domains), random_state), X, labels)
+            rows.append({"table": "CSV + final table" if final else "CSV",
+                         "precision duplicates": "kept" if not dedupe else "dropped",
+                         "models": len(X), "mic": fit.mic, "order": fit.order})
+    return pd.DataFrame(rows)
+
+
+def raw_score_map(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_FOUR,
+                  benchmarks: Sequence[str] = V2_BENCHMARKS) -> pd.DataFrame:
+    """How the normalized scores (0-100) depend on the raw ones (0-1) in ``domains``: the
+    least-squares line ``normalized = slope * raw + intercept`` and its R^2 per benchmark."""
+    check_frame(frame, ["base_model", *benchmarks, *(f"{b}{_RAW}" for b in benchmarks)])
+    rows = frame[frame["base_model"].isin(list(domains))]
+    out = {}
+    for b in benchmarks:
+        x, y = rows[f"{b}{_RAW}"].to_numpy(float), rows[b].to_numpy(float)
+        slope, intercept = np.polyfit(x, y, 1)
+        out[b] = {"slope": slope, "intercept": intercept, "R2": np.corrcoef(x, y)[0, 1] ** 2}
+    return pd.DataFrame(out).T.rename_axis("benchmark")
+
+
+def _compute(settings: Settings) -> RobustnessResults:
+    from hca.attribution.domains import attach_domains
+    from hca.data.loaders import load_leaderboard_v2
+    from hca.paper.replication import v2_frame
+
+    frame = v2_frame("careful")
+    final = attach_domains(load_leaderboard_v2(include_final=True))
+    authors = v2_frame("authors")
+    table = run_perturbations(
+        paper_settings(frame, final, authors), n_boot=settings.n_boot,
+        n_boot_models=settings.n_boot_models, seeds=settings.seeds, n_splits=settings.n_splits,
+        random_state=settings.random_state, n_jobs=settings.n_jobs)
+    models = {"csv": len(frame), "final": len(final),
+              "final_only": int((final["source"] == "final_html").sum()),
+              "authors": len(authors)}
+    return RobustnessResults(table, models, authors_table_variants(
+        random_state=settings.random_state), raw_score_map(frame), settings)
+
+
+def run(settings: Settings | None = None) -> RobustnessResults:
+    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`)."""
+    from hca.paper.cache import cached
+
+    return cached("robustness", _compute, Settings() if settings is None else settings)

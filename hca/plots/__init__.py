@@ -50,6 +50,8 @@ from hca.plots.style import use_book_style  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401
     plot_distance_matrix,
     plot_explained_variance,
+    plot_leverage,
+    plot_null_distributions,
     plot_null_vs_observed,
     plot_pair_intervals,
 )
@@ -68,6 +70,8 @@ __all__ = [
     "plot_distance_matrix",
     "plot_null_vs_observed",
     "plot_pair_intervals",
+    "plot_null_distributions",
+    "plot_leverage",
     "plot_rmse_distributions",
     "plot_rmse_vs_p",
     "plot_rmse_by_column_set",

@@ -18,6 +18,8 @@ __all__ = [
     "plot_distance_matrix",
     "plot_null_vs_observed",
     "plot_pair_intervals",
+    "plot_null_distributions",
+    "plot_leverage",
 ]
 
 
@@ -83,6 +85,7 @@ def plot_distance_matrix(
     fmt: str = ".2f",
     highlight: Sequence | None = None,
     colorbar: bool = True,
+    fontsize: float | str | None = None,
 ) -> Any:
     """Heatmap of a subspace distance matrix (Figures 2b, 10, 11, 23b).
 
@@ -102,6 +105,8 @@ def plot_distance_matrix(
     highlight : sequence of labels, optional
         Tick labels drawn in bold (e.g. the invariant set).
     colorbar : bool
+    fontsize : float or str, optional
+        Size of the cell annotations (default ``"small"``, ``"x-small"`` with intervals).
 
     Returns
     -------
@@ -132,7 +137,7 @@ def plot_distance_matrix(
                 tick.set_fontweight("bold")
     if annotate:
         mid = vmin + 0.5 * (vmax - vmin)
-        size = "small" if lower is None else "x-small"
+        size = fontsize if fontsize is not None else ("small" if lower is None else "x-small")
         for i in range(k):
             for j in range(k):
                 text = format(D[i, j], fmt)
@@ -254,4 +259,67 @@ def plot_pair_intervals(
     ax.set_xlabel(f"subspace distance ({boot.level:.0%} bootstrap interval)")
     if marked or threshold is not None:
         ax.legend(fontsize="small", loc="lower right")
+    return ax
+
+
+def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
+                            ax: Any = None) -> Any:
+    """Box plot of every domain's split-half null distances (5-95 % whiskers).
+
+    Parameters
+    ----------
+    nulls : mapping ``{label: array}``
+        E.g. :func:`hca.subspace.split_half_nulls`.
+    threshold : float, optional
+        The pooled threshold ``tau``, drawn as a dashed line.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not nulls:
+        raise ValueError("nulls is empty")
+    labels = [str(k) for k in nulls]
+    ax = get_axes(ax)
+    ax.boxplot([np.asarray(v, dtype=float) for v in nulls.values()], orientation="horizontal",
+               whis=(5, 95), tick_labels=labels, flierprops={"markersize": 2})
+    if threshold is not None:
+        ax.axvline(threshold, color="tab:red", linestyle="--", label=f"tau = {threshold:.3f}")
+        ax.legend(loc="lower right")
+    ax.invert_yaxis()
+    ax.set_xlabel("split-half null distance")
+    return ax
+
+
+def plot_leverage(leverage: pd.DataFrame, ax: Any = None, colorbar: bool = True,
+                  fmt: str = ".2f") -> Any:
+    """Annotated heatmap of benchmark leverages (:func:`hca.subspace.benchmark_leverage`).
+
+    Parameters
+    ----------
+    leverage : DataFrame
+        One row per domain, one column per benchmark, values in [0, 1].
+    ax : matplotlib Axes, optional
+    colorbar : bool
+    fmt : str
+        Format of the cell annotations.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(leverage, pd.DataFrame) or leverage.empty:
+        raise ValueError("leverage must be a non-empty DataFrame")
+    arr = leverage.to_numpy(dtype=float)
+    ax = get_axes(ax)
+    im = ax.imshow(arr, cmap="Greens", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(arr.shape[1]), [str(c) for c in leverage.columns], rotation=30,
+                  ha="right")
+    ax.set_yticks(range(arr.shape[0]), [str(i) for i in leverage.index])
+    for (i, j), v in np.ndenumerate(arr):
+        ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize="small",
+                color="white" if v > 0.6 else "black")
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, label="leverage")
     return ax

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import linalg
 from sklearn.decomposition import PCA, FastICA
+from sklearn.utils.extmath import svd_flip
 
 from hca.validation import check_matrix, check_n_components
 
@@ -264,14 +266,20 @@ def principal_subspace(X: Any, n_components: int = 3) -> np.ndarray:
 
 
 def _pca_basis(arr: np.ndarray, k: int) -> np.ndarray:
-    pca = PCA(n_components=k, svd_solver="full").fit(arr)
-    s = pca.singular_values_
+    # What PCA(n_components=k, svd_solver="full").fit(arr).components_.T computes (the same
+    # centring, LAPACK call and sign convention, so the same bits), without scikit-learn's
+    # input validation, which costs more than the SVD itself for the thousands of small
+    # matrices of the split-half nulls and bootstraps (checked in tests/test_subspace.py).
+    centred = arr - arr.mean(axis=0)
+    U, s, Vt = linalg.svd(centred, full_matrices=False)
+    U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    s = s[:k]
     if s[0] == 0 or s[-1] <= _RANK_TOL * s[0]:
         raise ValueError(
             f"X has numerical rank below n_components={k} after centring; "
             "its principal subspace is not unique"
         )
-    return pca.components_.T.copy()
+    return Vt[:k].T.copy()
 
 
 def ica_subspace(
