@@ -282,7 +282,9 @@ def test_global_vs_local_columns_and_local_wins_random():
     X, local = _two_subspaces()
     df = global_vs_local(X, local, pattern="random", p=0.5, n_reps=15, random_state=0)
     assert list(df.columns) == ["rep", "approach", "rmse", "n_missing", "rank", "shrinkage",
-                                "pattern", "p", "method", "observed_cols", "mask_scope"]
+                                "n_iter", "pattern", "p", "method", "observed_cols",
+                                "mask_scope"]
+    assert (df.n_iter >= 1).all()
     assert len(df) == 30
     assert set(df.approach) == {"global", "local"}
     assert (df.method == "soft_impute").all() and (df.pattern == "random").all()

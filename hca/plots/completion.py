@@ -204,7 +204,7 @@ def plot_set_means(summary: pd.DataFrame, names: dict[str, str] | None = None,
                        s=36, label=f"{verdict} ({len(sub)})", zorder=3)
     for key, row in summary.iterrows():
         text = ",".join(names.get(c, c) for c in str(key).split(","))
-        ax.annotate(text, (row["global_mean"], row["local_mean"]), fontsize="x-small",
+        ax.annotate(text, (row["global_mean"], row["local_mean"]), fontsize="small",
                     xytext=(3, 2), textcoords="offset points")
     hi = float(max(summary["global_mean"].max(), summary["local_mean"].max())) * 1.08
     ax.plot([0, hi], [0, hi], color="grey", linestyle="--", linewidth=1)
