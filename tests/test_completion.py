@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from hca.completion import (
+    AUTHORS_SOFT_IMPUTE,
     AppendixGDesign,
     ColumnMeans,
     SoftImpute,
@@ -281,7 +282,9 @@ def test_global_vs_local_columns_and_local_wins_random():
     X, local = _two_subspaces()
     df = global_vs_local(X, local, pattern="random", p=0.5, n_reps=15, random_state=0)
     assert list(df.columns) == ["rep", "approach", "rmse", "n_missing", "rank", "shrinkage",
-                                "pattern", "p", "method", "observed_cols", "mask_scope"]
+                                "n_iter", "pattern", "p", "method", "observed_cols",
+                                "mask_scope"]
+    assert (df.n_iter >= 1).all()
     assert len(df) == 30
     assert set(df.approach) == {"global", "local"}
     assert (df.method == "soft_impute").all() and (df.pattern == "random").all()
@@ -553,37 +556,75 @@ def test_plots_return_axes():
 # --------------------------------------------------------------------------- Appendix G
 def test_run_appendix_g_small_design():
     X, local = _two_subspaces(n_out=200, n_dom=40, seed=27, noise=1.0)
-    design = AppendixGDesign(n_reps_random=3, ps_block=(0.3, 0.6), n_reps_block=1,
-                             n_reps_sets=2, n_reps_authors_random=2, ps_authors_block=(0.5,),
-                             n_reps_authors_block=1, n_reps_authors_sets=1,
-                             n_reps_rank_check=1)
-    res = run_appendix_g(pd.DataFrame(X, columns=COLS), local, design)
+    frame = pd.DataFrame(X, columns=COLS)
+    design = AppendixGDesign(random_runs=((0.2, 3), (0.8, 2)), ps_block=(0.3, 0.5),
+                             n_reps_block=1, n_reps_sets=2, n_reps_rank_check=1)
+    res = run_appendix_g(frame, local, design)
     f = res.frame
-    assert set(f.experiment) == {"15a", "15b", "16", "16-rank"}
-    assert len(res.select("15a", "soft-impute")) == 6
-    assert len(res.select("15b", "SMC")) == 2 * (20 + 15) * 1 * 2
-    assert set(res.select("15b", "SMC").n_observed) == {2, 3}
-    assert (res.select("16", "authors' setup").mask_scope == "all").all()
+    assert set(f.experiment) == {"15a", "15b", "16-rank"}
+    assert len(res.select("15a", "soft-impute (validated)")) == 2 * (3 + 2)
+    assert len(res.select("15a", "column means")) == 2 * (3 + 2)
+    assert len(res.select("15b", "SMC")) == 2 * 20 * (1 + 2)
+    assert len(res.sets("SMC")) == 2 * 20 * 2 and (res.sets().p == 0.5).all()
     assert set(res.select("16-rank").variant) == {
         "SMC, column rule", "SMC, rank 1", "SMC, rank 2", "SMC, rank 3"}
-    # the rank check reuses the first masks of Figure 16: a one-repetition run with the
-    # experiment's seed reproduces repetition 0 of Figure 16
-    from hca.completion.experiment import _seeds
-
-    again = completion_sweep(pd.DataFrame(X, columns=COLS), local, ps=[0.5],
-                             observed_sets=observed_column_sets(6, 3), n_reps=1,
-                             random_state=_seeds(design.random_state, 3)[2])
-    np.testing.assert_allclose(again.rmse.to_numpy(),
-                               res.select("16", "SMC").query("rep == 0").rmse.to_numpy())
+    # the method and the baseline see the same masks
+    a, b = res.select("15b", "SMC"), res.select("15b", "column means")
+    np.testing.assert_array_equal(a.n_missing.to_numpy(), b.n_missing.to_numpy())
+    # the rank check reuses the first masks of Figure 16: rank 3 equals the row rule when
+    # the row rule keeps rank 3
     assert (res.select("16-rank", "SMC, rank 2")["rank"] == 2).all()
+    # blocks of repetitions and joblib workers do not change the output
+    split = run_appendix_g(frame, local, design, max_reps_per_task=1)
+    assert len(split.frame) == len(f) and set(split.frame.rep) == set(f.rep)
+    again = run_appendix_g(frame, local, design, n_jobs=2)
+    pd.testing.assert_frame_equal(again.frame, f)
     t = res.timings
-    assert len(t) == 14 and (t.seconds > 0).all()
-    assert t.set_index(["experiment", "variant"]).loc[("15b", "SMC"), "repetitions"] == 70
-    assert "total" in res.summary() and "15a: random, p = 0.8" in design.summary()
-    s = compare_approaches(f, by=("experiment", "variant"))
-    assert len(s) == 14
+    assert len(t) == 8 and (t.seconds >= 0).all()
+    assert "total" in res.summary() and "15a: soft-impute (validated)" in design.summary()
     with pytest.raises(ValueError, match="no runs"):
         res.select("17")
+    with pytest.raises(ValueError, match="p_sets"):
+        AppendixGDesign(ps_block=(0.3,))
+
+
+def test_authors_design_and_soft_impute():
+    d = AppendixGDesign.authors(random_runs=((0.2, 2),), ps_block=(0.5,), n_reps_sets=1)
+    assert d.mask_scope == "all" and not d.same_rows and d.random_state == 2025
+    assert d.method_labels == {"random": "soft-impute (authors' code)",
+                               "block": "soft-impute (authors' code)"}
+    assert AUTHORS_SOFT_IMPUTE["stopping"] == "change" and AUTHORS_SOFT_IMPUTE["max_iter"] == 100
+    X, local = _two_subspaces(n_out=120, n_dom=30, seed=30, noise=1.0)
+    res = run_appendix_g(X, local, d)
+    si = res.select("15a", "soft-impute (authors' code)")
+    assert (si.mask_scope == "all").all() and (si.n_iter.between(2, 100)).all()
+    assert (res.select("15b", "column means").observed_cols != "").all()
+
+
+def test_fancyimpute_stopping_rule_by_hand():
+    """stopping="change": plain soft-impute from zero, stopped when the filled-in entries
+    change by less than tol (fancyimpute.SoftImpute), written out with numpy."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3)) @ rng.normal(size=(3, 6)) + 20
+    miss = rng.random(X.shape) < 0.3
+    Xm = np.where(miss, np.nan, X)
+    est = SoftImpute(shrinkage=0.02, max_rank=3, center=False, stopping="change", tol=1e-3,
+                     max_iter=100).fit(Xm)
+    filled = np.where(miss, 0.0, X)
+    lam = 0.02 * np.linalg.svd(filled, compute_uv=False)[0]
+    for it in range(100):
+        U, s, Vt = np.linalg.svd(filled, full_matrices=False)
+        s = np.maximum(s - lam, 0)[:3]
+        rec = (U[:, :3] * s) @ Vt[:3]
+        old = filled[miss]
+        done = np.linalg.norm(old) > 0 and np.linalg.norm(old - rec[miss]) < 1e-3 * np.linalg.norm(old)
+        filled[miss] = rec[miss]
+        if done:
+            break
+    np.testing.assert_allclose(est.completed_[miss], filled[miss], rtol=1e-8, atol=1e-8)
+    assert est.n_iter_ == it + 1
+    with pytest.raises(ValueError, match="stopping"):
+        SoftImpute(stopping="never").fit(Xm)
 
 
 def test_rmse_by_row_observed_by_hand():
@@ -603,15 +644,15 @@ def test_rmse_by_row_observed_by_hand():
 def test_random_mask_diagnostics():
     X, local = _two_subspaces(n_out=100, n_dom=60, seed=28, noise=1.0)
     d = random_mask_diagnostics(X, local, p=0.6, n_draws=2, random_state=3)
-    assert set(d.method) == {"soft-impute", "authors' setup", "column means"}
+    assert set(d.method) == {"soft-impute", "authors' soft-impute", "column means"}
     assert list(d.columns) == ["draw", "method", "shrinkage", "row_observed", "n_entries",
                                "sse", "rmse"]
     per = d.groupby(["draw", "method"]).n_entries.sum().unstack()
     assert (per.nunique(axis=1) == 1).all()  # every method scored on the same entries
-    assert d[d.method == "authors' setup"].shrinkage.eq(0.02).all()
+    assert d[d.method == "authors' soft-impute"].shrinkage.eq(0.02).all()
     assert d[d.method == "column means"].shrinkage.isna().all()
     # uncentred fits put rows without observed entries at 0: error ~ the score level (30)
-    empty = d[(d.method == "authors' setup") & (d.row_observed == 0)]
+    empty = d[(d.method == "authors' soft-impute") & (d.row_observed == 0)]
     assert (empty.rmse > 20).all()
     cm = d[(d.method == "column means") & (d.row_observed == 0)]
     assert (cm.rmse < 10).all()

@@ -25,6 +25,7 @@ __all__ = [
 
 _EMPTY_ROW_OPTIONS = ("warn", "raise", "ignore")
 _THRESHOLDING = ("row", "column")
+_STOPPING = ("limit", "change")
 PATTERNS = ("random", "block")
 METHODS = ("auto", "soft_impute", "structured")
 _TINY = 1e-300
@@ -102,7 +103,8 @@ def svt_weights(G: np.ndarray, lam: np.ndarray, max_rank: int | None
 
 def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
                        lam: np.ndarray, Z0: np.ndarray, max_rank: int | None,
-                       max_iter: int, tol: float, accelerate: bool = True
+                       max_iter: int, tol: float, accelerate: bool = True,
+                       stopping: str = "limit"
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Soft-impute for a batch of ``R`` problems sharing a row count.
 
@@ -111,6 +113,12 @@ def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
     Beck & Teboulle 2009, with the gradient restart of O'Donoghue & Candes 2015), which
     solves the same convex problem in fewer steps; otherwise ``Y = Z_k`` (the plain
     soft-impute of Mazumder et al. 2010).
+
+    ``stopping="limit"`` stops when the estimated distance to the limit is small (see
+    :class:`SoftImpute`); ``stopping="change"`` runs the plain iterations (``accelerate`` is
+    ignored) and stops as ``fancyimpute.SoftImpute`` does: when the change of the filled-in
+    entries is below ``tol`` times their norm (never at the first step, which leaves the
+    zero start), returning the last iterate.
 
     Parameters
     ----------
@@ -129,6 +137,10 @@ def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
     Z : (R, n, d) low-rank fit of the iterated rows; W : (R, d, d) with
     ``fit = working matrix @ W``; n_iter : (R,); converged : (R,) bool.
     """
+    if stopping not in _STOPPING:
+        raise ValueError(f"stopping must be one of {_STOPPING}; got {stopping!r}")
+    if stopping == "change":
+        return _plain_batch(Xc, observed, G_fixed, lam, Z0, max_rank, max_iter, tol)
     R = lam.shape[0]
     Z = np.array(Z0, dtype=float, copy=True)
     W_out = np.zeros((R, Xc.shape[2], Xc.shape[2]))
@@ -194,6 +206,53 @@ def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
                                            done[keep])
             num_prev = num_prev[keep]
             Y, M, step = np.empty_like(Za), np.empty_like(Za), np.empty_like(Za)
+    return Z, W_out, n_iter, converged
+
+
+def _plain_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
+                 lam: np.ndarray, Z0: np.ndarray, max_rank: int | None, max_iter: int,
+                 tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Plain soft-impute stopped by ``fancyimpute``'s rule (``stopping="change"`` of
+    :func:`soft_impute_batch`).
+
+    ``fancyimpute.SoftImpute._converged`` stops when ``||P_miss(Z_new - Z_old)|| < tol
+    ||P_miss(Z_old)||`` and never while ``P_miss(Z_old)`` is 0 (or below float32 precision
+    while the step is not). Only the filled-in part ``P = P_miss(Z)`` is carried between
+    steps, so that each step makes few passes over the ``(R, n, d)`` arrays.
+    """
+    R, d = lam.shape[0], Xc.shape[2]
+    Z = np.array(Z0, dtype=float, copy=True)
+    W_out = np.zeros((R, d, d))
+    n_iter = np.full(R, max_iter)
+    converged = np.zeros(R, dtype=bool)
+    eps = np.finfo(np.float32).eps
+    idx = np.arange(R)
+    Xa = np.broadcast_to(np.where(observed, Xc, 0.0), Z.shape)
+    Ua = np.broadcast_to((~np.asarray(observed, dtype=bool)).astype(float), Z.shape)
+    Ga, La = np.broadcast_to(G_fixed, (R, d, d)), lam
+    P = Ua * Z
+    old2 = np.einsum("rij,rij->r", P, P)
+    M = P + Xa
+    for it in range(1, max_iter + 1):
+        W, _ = svt_weights(Ga + np.swapaxes(M, 1, 2) @ M, La, max_rank)
+        Znew = M @ W
+        Pn = np.multiply(Ua, Znew, out=M)  # M is rebuilt below
+        D = Pn - P
+        ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+        old = np.sqrt(old2)
+        ok = ~((old == 0) | ((old < eps) & (ssd > eps))) & (ssd < tol * old)
+        new = ok | (it == max_iter)
+        if new.any():
+            gi = idx[new]
+            Z[gi], W_out[gi], n_iter[gi], converged[gi] = Znew[new], W[new], it, ok[new]
+            keep = ~new
+            if not keep.any():
+                break
+            idx, Xa, Ua, Ga, La = idx[keep], Xa[keep], Ua[keep], Ga[keep], La[keep]
+            Pn = Pn[keep]
+        P = Pn
+        old2 = np.einsum("rij,rij->r", P, P)
+        M = P + Xa
     return Z, W_out, n_iter, converged
 
 
@@ -277,9 +336,16 @@ class SoftImpute(TransformerMixin, BaseEstimator):
     max_iter : int
         Maximum number of soft-impute iterations per fit.
     tol : float
-        Stop when the estimated squared distance of the fit of the incomplete rows to its
-        limit, ``||Z_k - Z_{k-1}||^2 / (1 - rho)^2`` with ``rho`` the ratio of successive
-        step lengths, is at most ``tol * ||Z_k||^2`` (not before the third iteration).
+        With ``stopping="limit"``: stop when the estimated squared distance of the fit of
+        the incomplete rows to its limit, ``||Z_k - Z_{k-1}||^2 / (1 - rho)^2`` with ``rho``
+        the ratio of successive step lengths, is at most ``tol * ||Z_k||^2`` (not before the
+        third iteration). With ``stopping="change"``: see there.
+    stopping : {"limit", "change"}
+        ``"limit"`` (default): accelerated iterations run until the fit is at its limit
+        (the solution of the convex problem). ``"change"``: plain iterations from the zero
+        start, stopped as ``fancyimpute.SoftImpute`` stops them, when the filled-in entries
+        change by less than ``tol`` times their norm (fancyimpute: ``tol=0.001``,
+        ``max_iter=100``); the fit may then be far from the solution.
     center, scale : bool
         Centre (scale) each column by the mean (standard deviation) of its observed entries.
     shrinkage_grid : array-like or None
@@ -321,7 +387,8 @@ class SoftImpute(TransformerMixin, BaseEstimator):
                  max_iter: int = 2000, tol: float = 1e-8, center: bool = True,
                  scale: bool = False, shrinkage_grid: Sequence[float] | None = None,
                  validation_fraction: float = 0.1, selection_tolerance: float = 0.01,
-                 empty_row: str = "warn", random_state: Any = 0) -> None:
+                 empty_row: str = "warn", random_state: Any = 0,
+                 stopping: str = "limit") -> None:
         self.shrinkage = shrinkage
         self.max_rank = max_rank
         self.max_iter = max_iter
@@ -333,6 +400,7 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         self.selection_tolerance = selection_tolerance
         self.empty_row = empty_row
         self.random_state = random_state
+        self.stopping = stopping
 
     # ---------------------------------------------------------------- checks
     def _check_params(self) -> None:
@@ -350,6 +418,8 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         if not (np.isfinite(self.selection_tolerance) and self.selection_tolerance >= 0):
             raise ValueError(f"selection_tolerance must be a finite value >= 0; "
                              f"got {self.selection_tolerance!r}")
+        if self.stopping not in _STOPPING:
+            raise ValueError(f"stopping must be one of {_STOPPING}; got {self.stopping!r}")
         if self.empty_row not in _EMPTY_ROW_OPTIONS:
             raise ValueError(f"empty_row must be one of {_EMPTY_ROW_OPTIONS}; "
                              f"got {self.empty_row!r}")
@@ -388,7 +458,8 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         Z0 = np.zeros((lam.size,) + Xc.shape[1:])
         max_rank = None if self.max_rank is None else int(self.max_rank)
         Z, W, n_iter, conv = soft_impute_batch(Xc, observed, G, lam, Z0, max_rank,
-                                                int(self.max_iter), float(self.tol))
+                                                int(self.max_iter), float(self.tol),
+                                                stopping=self.stopping)
         return {"inc": inc, "Z": Z, "W": W, "mean": mean[0], "sd": sd[0], "lam": lam,
                 "lam_max": lam_max, "n_iter": n_iter, "converged": conv}
 

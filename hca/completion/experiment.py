@@ -38,6 +38,7 @@ from hca.validation import (
 )
 
 __all__ = [
+    "SOFT_IMPUTE_PARAMS",
     "global_vs_local",
     "domain_matrix",
     "completion_sweep",
@@ -54,7 +55,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- experiment
 _SCOPES = ("domain", "all")
-_CHUNK_ENTRIES = 3_000_000  # entries per soft-impute batch (memory bound)
+_CHUNK_ENTRIES = 300_000  # entries per soft-impute batch (fits in cache: faster)
 
 
 def _rows_index(local_rows: Any, n: int) -> np.ndarray:
@@ -110,9 +111,12 @@ class _Design:
         return np.sqrt((err ** 2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
 
 
-def _soft_impute_runs(design: _Design, est: SoftImpute) -> tuple[np.ndarray, float,
-                                                                  np.ndarray]:
-    """RMSE of soft-impute on every repetition (batched; fixed rows via their Gram)."""
+def _soft_impute_runs(design: _Design, est: SoftImpute
+                      ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """RMSE, relative shrinkage, rank and iterations of soft-impute on every repetition
+    (batched; fixed rows via their Gram). Fits stopped by ``stopping="change"`` (the
+    authors' fancyimpute rule) may end at ``max_iter`` without a warning: that is the
+    method; their iterations are in the output."""
     R, n, d = design.masks.shape
     empty = design.masks.all(axis=1)
     if empty.any():
@@ -124,7 +128,7 @@ def _soft_impute_runs(design: _Design, est: SoftImpute) -> tuple[np.ndarray, flo
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
     max_rank = None if est.max_rank is None else int(est.max_rank)
-    rmse, rank = np.empty(R), np.empty(R, dtype=int)
+    rmse, rank, n_iter = np.empty(R), np.empty(R, dtype=int), np.empty(R, dtype=int)
     chunk = max(1, min(250, _CHUNK_ENTRIES // (n * d)))
     for start in range(0, R, chunk):
         sl = slice(start, min(start + chunk, R))
@@ -132,9 +136,11 @@ def _soft_impute_runs(design: _Design, est: SoftImpute) -> tuple[np.ndarray, flo
         Xc, G, mean, sd = standardise(design.X_rows, observed, design.X_fixed,
                                        est.center, est.scale)
         lam = shrink * lambda_max(Xc, G)
-        Z, _, _, conv = soft_impute_batch(Xc, observed, G, lam, np.zeros_like(Xc),
-                                           max_rank, int(est.max_iter), float(est.tol))
-        if not conv.all():
+        Z, _, n_iter[sl], conv = soft_impute_batch(Xc, observed, G, lam,
+                                                    np.zeros_like(Xc), max_rank,
+                                                    int(est.max_iter), float(est.tol),
+                                                    stopping=est.stopping)
+        if not conv.all() and est.stopping == "limit":
             warnings.warn(f"soft-impute did not converge in {est.max_iter} iterations in "
                           f"{int((~conv).sum())} repetitions", ConvergenceWarning,
                           stacklevel=4)
@@ -143,7 +149,7 @@ def _soft_impute_runs(design: _Design, est: SoftImpute) -> tuple[np.ndarray, flo
         M = np.where(observed, Xc, Z)
         _, shrunk = svt_weights(G + np.swapaxes(M, 1, 2) @ M, lam, max_rank)
         rank[sl] = (shrunk > 0).sum(axis=1)
-    return rmse, float(shrink), rank
+    return rmse, float(shrink), rank, n_iter
 
 
 def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, np.ndarray]:
@@ -231,17 +237,18 @@ def _resolve_method(method: Any, pattern: str, params: dict) -> tuple[str, Any]:
 
 
 def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
-    """RMSE, rank and shrinkage of one approach over every repetition."""
+    """RMSE, rank, shrinkage and iterations of one approach over every repetition."""
     shrink = float("nan")
+    n_iter = np.full(design.masks.shape[0], -1)
     if isinstance(est, SoftImpute):
-        rmse, shrink, rank = _soft_impute_runs(design, est)
+        rmse, shrink, rank, n_iter = _soft_impute_runs(design, est)
     elif isinstance(est, StructuredCompletion):
         rmse, rank = _smc_runs(design, est)
     elif isinstance(est, ColumnMeans):
         rmse, rank = _column_means_runs(design)
     else:
         rmse, rank = _estimator_runs(design, est)
-    return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink})
+    return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink, "n_iter": n_iter})
 
 
 def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: float = 0.8,
@@ -295,7 +302,8 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
         One row per repetition and approach: ``rep``, ``approach`` (``"global"`` or
         ``"local"``), ``rmse``, ``n_missing`` (removed entries of the domain),
         ``rank`` (rank of the fit; -1 if unknown), ``shrinkage`` (relative lambda used by
-        soft-impute; NaN otherwise), ``pattern``, ``p``, ``method``, ``observed_cols``
+        soft-impute; NaN otherwise), ``n_iter`` (soft-impute iterations; -1 for other
+        methods), ``pattern``, ``p``, ``method``, ``observed_cols``
         (comma-separated labels; "" for random), ``mask_scope``.
 
     Notes
@@ -360,8 +368,8 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     out["method"] = name
     out["observed_cols"] = obs_label
     out["mask_scope"] = mask_scope
-    return out[["rep", "approach", "rmse", "n_missing", "rank", "shrinkage", "pattern", "p",
-                "method", "observed_cols", "mask_scope"]]
+    return out[["rep", "approach", "rmse", "n_missing", "rank", "shrinkage", "n_iter",
+                "pattern", "p", "method", "observed_cols", "mask_scope"]]
 
 
 def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
@@ -492,7 +500,7 @@ def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
 
 
 # --------------------------------------------------------------------------- summaries
-_RESULT_COLUMNS = ("approach", "rmse", "rank", "shrinkage")
+_RESULT_COLUMNS = ("approach", "rmse", "rank", "shrinkage", "n_iter")
 
 
 def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
@@ -508,7 +516,7 @@ def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         Columns ``global`` and ``local``, indexed by every column of ``frame`` other than
-        ``approach``, ``rmse``, ``rank`` and ``shrinkage``.
+        ``approach``, ``rmse``, ``rank``, ``shrinkage`` and ``n_iter``.
     """
     need = [c for c in ("approach", "rmse", "rep") if c not in frame.columns]
     if need:
@@ -600,77 +608,115 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
 
 
 # --------------------------------------------------------------------------- Appendix G
-#: The authors' soft-impute (``fancyimpute.SoftImpute(max_rank=3)``: lambda = lambda_max / 50
-#: on the uncentred, zero-filled matrix), as :class:`SoftImpute` parameters.
-AUTHORS_SOFT_IMPUTE: dict[str, Any] = {"shrinkage": 0.02, "max_rank": 3, "center": False}
+#: The authors' soft-impute (``fancyimpute.SoftImpute(max_rank=3)`` with its defaults: lambda
+#: = lambda_max / 50 on the uncentred, zero-filled matrix; plain iterations from zero, stopped
+#: when the filled-in entries change by less than 0.1 % or after 100 iterations), as
+#: :class:`SoftImpute` parameters.
+AUTHORS_SOFT_IMPUTE: dict[str, Any] = {"shrinkage": 0.02, "max_rank": 3, "center": False,
+                                       "stopping": "change", "tol": 1e-3, "max_iter": 100}
+
+
+#: Soft-impute of the two designs, as :class:`SoftImpute` parameters: the library defaults
+#: (validated shrinkage, centring, solved to the limit) and the authors' code.
+SOFT_IMPUTE_PARAMS: dict[str, dict[str, Any]] = {"validated": {},
+                                                 "authors": AUTHORS_SOFT_IMPUTE}
+_DECIMALS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 @dataclass(frozen=True)
 class AppendixGDesign:
-    """The repetitions of the Appendix G experiments (Figures 15a, 15b and 16).
+    """One design of the Appendix G experiments (Figures 15a, 15b and 16): rows masked,
+    methods and repetitions, fixed before the runs.
 
-    Methods (fixed in advance): the library defaults (soft-impute with the validation
-    rule and centring for the random pattern; SMC with the row-thresholding rank rule for
-    the block pattern), the column-means baseline on the same masks, and the authors'
-    setup (:data:`AUTHORS_SOFT_IMPUTE`, every row masked, per-column rows in the block
-    pattern) as a robustness check. Figure 16 adds SMC on the authors' masks.
+    The default is this book's design; :meth:`authors` is the design of the authors' code
+    (``hlzhang109/causal-eval``, ``scripts/matrix_completion.ipynb``).
 
     Attributes
     ----------
-    p_random : float
-        Missing probability of Figure 15a (the paper: 0.8).
-    n_reps_random : int
-        Repetitions of Figure 15a (the paper: 1,000).
+    soft_impute : {"validated", "authors"}
+        Soft-impute of the random pattern (:data:`SOFT_IMPUTE_PARAMS`).
+    block_method : {"structured", "soft_impute"}
+        Completion of the block pattern: SMC (:class:`StructuredCompletion`, the paper's
+        text) or the same soft-impute (the authors' code).
+    mask_scope : {"domain", "all"}
+        Rows that lose entries (see :func:`global_vs_local`).
+    same_rows : bool
+        Block pattern: one set of rows for every other column (one block) or one per column.
+    random_runs : tuple of (float, int)
+        Random pattern (Figure 15a): pairs (hidden share, repetitions).
     ps_block : tuple of float
-        Fractions of rows removed in Figure 15b (the paper: 0.1, ..., 0.9).
-    observed_sizes : tuple of int
-        Numbers of fully observed columns in Figure 15b; every set of that size is run
-        and the results are pooled (the paper's text says 2 in one place and "all 20
-        sets of size 3" in another).
+        Fractions of rows hidden in the other columns (Figure 15b); every set of three
+        fully observed columns is run at each.
     n_reps_block : int
-        Repetitions per ``p`` and per set in Figure 15b.
+        Repetitions per set and ``p`` (``p`` other than ``p_sets``).
     p_sets : float
-        Fraction of rows removed in Figure 16 (the paper: 0.5).
+        The ``p`` of Figure 16, run with ``n_reps_sets`` repetitions per set (these runs are
+        also Figure 15b's at that ``p``).
     n_reps_sets : int
-        Repetitions per set of 3 observed columns in Figure 16.
-    n_reps_authors_random, ps_authors_block, n_reps_authors_block, n_reps_authors_sets
-        The same for the authors' setup (fewer: masking every row is slower).
     n_reps_rank_check : int
-        Repetitions per set of the SMC rank check of Figure 16 (experiment "16-rank":
-        the column-thresholding rule and fixed ranks 1, 2, 3 on the first masks of
-        Figure 16, so that they pair with its first ``n_reps_rank_check`` repetitions).
+        SMC only: repetitions per set of the rank check (experiment ``"16-rank"``: the
+        column rule and ranks 1, 2, 3 on the first masks of Figure 16); 0 for none.
     random_state : int
-        Seeds every mask (one stream per experiment and setting).
+        Seeds every mask (one stream per setting and block of repetitions).
     """
 
-    p_random: float = 0.8
-    n_reps_random: int = 1000
-    ps_block: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-    observed_sizes: tuple[int, ...] = (3, 2)
+    soft_impute: str = "validated"
+    block_method: str = "structured"
+    mask_scope: str = "domain"
+    same_rows: bool = True
+    random_runs: tuple[tuple[float, int], ...] = tuple(
+        (p, 1000 if p in (0.2, 0.8) else 20) for p in _DECIMALS)
+    ps_block: tuple[float, ...] = _DECIMALS
     n_reps_block: int = 5
     p_sets: float = 0.5
     n_reps_sets: int = 100
-    n_reps_authors_random: int = 30
-    ps_authors_block: tuple[float, ...] = (0.1, 0.5, 0.9)
-    n_reps_authors_block: int = 2
-    n_reps_authors_sets: int = 5
     n_reps_rank_check: int = 10
     random_state: int = 0
+
+    def __post_init__(self):
+        if self.soft_impute not in SOFT_IMPUTE_PARAMS:
+            raise ValueError(f"soft_impute must be one of {tuple(SOFT_IMPUTE_PARAMS)}; "
+                             f"got {self.soft_impute!r}")
+        if self.block_method not in ("structured", "soft_impute"):
+            raise ValueError("block_method must be 'structured' or 'soft_impute'; "
+                             f"got {self.block_method!r}")
+        if self.mask_scope not in _SCOPES:
+            raise ValueError(f"mask_scope must be one of {_SCOPES}; got {self.mask_scope!r}")
+        if self.p_sets not in self.ps_block:
+            raise ValueError(f"p_sets={self.p_sets} must be one of ps_block {self.ps_block}")
+
+    @classmethod
+    def authors(cls, **changes: Any) -> AppendixGDesign:
+        """The authors' code: fancyimpute's soft-impute (:data:`AUTHORS_SOFT_IMPUTE`) for
+        both patterns, every row masked, each other column losing its own rows, hidden
+        shares 0.1, ..., 0.9 with 500 repetitions each and 100 per set and ``p``, seed 2025
+        (``changes`` override fields, e.g. fewer repetitions)."""
+        base = {"soft_impute": "authors", "block_method": "soft_impute", "mask_scope": "all",
+                "same_rows": False, "random_runs": tuple((p, 500) for p in _DECIMALS),
+                "n_reps_block": 100,
+                "n_reps_sets": 100, "n_reps_rank_check": 0, "random_state": 2025}
+        return cls(**{**base, **changes})
+
+    @property
+    def method_labels(self) -> dict[str, str]:
+        """Display names of the random and block methods."""
+        si = ("soft-impute (authors' code)" if self.soft_impute == "authors"
+              else "soft-impute (validated)")
+        return {"random": si, "block": "SMC" if self.block_method == "structured" else si}
 
     def summary(self) -> str:
         """The design in a few lines."""
         ps = ", ".join(f"{p:g}" for p in self.ps_block)
-        pa = ", ".join(f"{p:g}" for p in self.ps_authors_block)
+        lab = self.method_labels
+        rows = "every row" if self.mask_scope == "all" else "the domain's rows"
+        runs = "; ".join(f"{p:g}: {n}" for p, n in self.random_runs)
         return "\n".join([
-            f"15a: random, p = {self.p_random:g}, {self.n_reps_random} repetitions "
-            f"(authors' setup: {self.n_reps_authors_random})",
-            f"15b: block, every set of {' and of '.join(map(str, self.observed_sizes))} "
-            f"observed columns, p = {ps}; {self.n_reps_block} repetitions per set and p "
-            f"(authors' setup: sets of {self.observed_sizes[0]}, p = {pa}, "
-            f"{self.n_reps_authors_block} per set and p)",
-            f"16: block, each of the sets of 3 observed columns, p = {self.p_sets:g}, "
-            f"{self.n_reps_sets} repetitions per set (authors' setup: "
-            f"{self.n_reps_authors_sets}; SMC rank check: {self.n_reps_rank_check})",
+            f"15a: {lab['random']}, entries of {rows} hidden at random; repetitions per "
+            f"hidden share {runs}",
+            f"15b/16: {lab['block']}, all 20 sets of 3 observed columns, "
+            f"{'one block of rows' if self.same_rows else 'rows drawn per column'} of {rows}"
+            f", p = {ps}; {self.n_reps_block} repetitions per set and p, "
+            f"{self.n_reps_sets} at p = {self.p_sets:g}",
             f"random_state = {self.random_state}",
         ])
 
@@ -682,19 +728,18 @@ class AppendixGResults:
     Attributes
     ----------
     frame : DataFrame
-        Every repetition of every experiment: ``experiment`` ("15a", "15b", "16",
-        "16-rank"),
-        ``variant`` (method), then the columns of :func:`completion_sweep`.
+        Every repetition: ``experiment`` ("15a", "15b", "16-rank"), ``variant`` (the
+        design's method label, ``"column means"`` on the same masks, or an SMC rank-check
+        variant), then the columns of :func:`completion_sweep`. Figure 16 is the ``"15b"``
+        runs at ``p == design.p_sets`` (:meth:`sets`).
     timings : DataFrame
-        ``experiment``, ``variant``, ``repetitions`` and wall-clock ``seconds`` per run.
-    warnings : tuple of str
-        Warnings raised by the runs (e.g. soft-impute not converging), with their run.
+        ``experiment``, ``variant``, ``repetitions`` and ``seconds`` (CPU seconds of the
+        processes that ran them, summed).
     design : AppendixGDesign
     """
 
     frame: pd.DataFrame
     timings: pd.DataFrame
-    warnings: tuple[str, ...]
     design: AppendixGDesign
 
     def select(self, experiment: str, variant: str | None = None) -> pd.DataFrame:
@@ -707,90 +752,144 @@ class AppendixGResults:
                              f"have {sorted(set(zip(self.frame.experiment, self.frame.variant)))}")
         return out
 
+    def sets(self, variant: str | None = None) -> pd.DataFrame:
+        """Figure 16: the block runs at ``p = design.p_sets``."""
+        out = self.select("15b", variant)
+        return out[np.isclose(out["p"], self.design.p_sets)]
+
     def summary(self) -> str:
         """Mean RMSE per experiment and variant, and the time taken."""
         s = compare_approaches(self.frame, by=("experiment", "variant"))
-        lines = [f"{e:>7s} {v:<22s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
+        lines = [f"{e:>7s} {v:<28s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
                  f"local {r.local_mean:7.3f}  ({r.verdict})" for (e, v), r in s.iterrows()]
-        lines.append(f"total {self.timings['seconds'].sum():.1f} s")
+        lines.append(f"total {self.timings['seconds'].sum():.1f} s CPU")
         return "\n".join(lines)
 
 
-def run_appendix_g(X_global: Any, local_rows: Any,
-                   design: AppendixGDesign | None = None) -> AppendixGResults:
+@dataclass(frozen=True)
+class _Task:
+    """One block of repetitions of one setting: a call of :func:`global_vs_local`."""
+
+    experiment: str
+    variant: str
+    setting: int
+    rep0: int
+    kwargs: dict
+    cost: float
+
+
+def _block_seed(random_state: int, *key: int) -> int:
+    return int(np.random.SeedSequence(int(random_state), spawn_key=key).generate_state(1)[0])
+
+
+def _tasks(design: AppendixGDesign, d: int, n_masked: int, max_reps: int) -> list[_Task]:
+    """Every block of repetitions of ``design`` (method and baseline share seeds)."""
+    lab = design.method_labels
+    si = {"method": "soft_impute", "method_params": SOFT_IMPUTE_PARAMS[design.soft_impute]}
+    block = ({"method": "structured"} if design.block_method == "structured" else si)
+    scope = {"mask_scope": design.mask_scope}
+    triples = observed_column_sets(d, 3)
+    runs: list[tuple[str, list[tuple[str, dict]], list[tuple[dict, int]]]] = []
+    shares = [(float(p), int(n)) for p, n in design.random_runs if n > 0]
+    runs.append(("15a", [(lab["random"], si), ("column means", {"method": ColumnMeans()})],
+                 [({"pattern": "random", "p": p}, r) for p, r in shares]))
+    settings = [({"pattern": "block", "p": p, "observed_cols": list(s),
+                  "same_rows": design.same_rows},
+                 design.n_reps_sets if np.isclose(p, design.p_sets) else design.n_reps_block)
+                for p in design.ps_block for s in triples]
+    runs.append(("15b", [(lab["block"], block), ("column means", {"method": ColumnMeans()})],
+                 settings))
+    out = []
+    for e, (experiment, variants, sets) in enumerate(runs):
+        for i, (kw, n_reps) in enumerate(sets):
+            for b, rep0 in enumerate(range(0, n_reps, max_reps)):
+                seed = _block_seed(design.random_state, e, i, b)
+                n = min(max_reps, n_reps - rep0)
+                for variant, method in variants:
+                    cost = n * n_masked * (0.02 if variant == "column means" else 1.0)
+                    out.append(_Task(experiment, variant, i, rep0, {
+                        **kw, **scope, **method, "n_reps": n, "random_state": seed}, cost))
+    if design.block_method == "structured" and design.n_reps_rank_check > 0:
+        i0 = [i for i, (kw, _) in enumerate(settings) if np.isclose(kw["p"], design.p_sets)]
+        checks = [("SMC, column rule", {"thresholding": "column"})] + [
+            (f"SMC, rank {r}", {"rank": r}) for r in (1, 2, 3)]
+        for i in i0:
+            kw = settings[i][0]
+            for variant, params in checks:
+                out.append(_Task("16-rank", variant, i, 0, {
+                    **kw, **scope, "method": "structured", "method_params": params,
+                    "n_reps": min(design.n_reps_rank_check, max_reps),
+                    "random_state": _block_seed(design.random_state, 1, i, 0)}, 1.0))
+    return out
+
+
+def _run_task(X: np.ndarray, local_rows: Any, columns: list, task: _Task
+              ) -> tuple[pd.DataFrame, float]:
+    t0 = time.process_time()
+    Xf = pd.DataFrame(X, columns=columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        df = global_vs_local(Xf, local_rows, **task.kwargs)
+    df["rep"] += task.rep0
+    df.insert(0, "experiment", task.experiment)
+    df.insert(1, "variant", task.variant)
+    df.insert(2, "setting", task.setting)
+    df.insert(3, "n_observed", len(task.kwargs.get("observed_cols") or ()))
+    return df, time.process_time() - t0
+
+
+def run_appendix_g(X_global: Any, local_rows: Any, design: AppendixGDesign | None = None,
+                   n_jobs: int | None = None, max_reps_per_task: int | None = None
+                   ) -> AppendixGResults:
     """Run the Appendix G experiments (Figures 15a, 15b, 16) as set out in ``design``.
+
+    Every setting's repetitions are split into blocks of at most ``max_reps_per_task``
+    (None: one block per setting), each with its own seed derived from
+    ``design.random_state`` (the method and the column-means baseline share it, so they
+    see the same masks); the blocks run in parallel with :mod:`joblib`, largest first. The
+    output does not depend on ``n_jobs``. Validated soft-impute chooses its shrinkage on
+    the first draw of each block (:func:`global_vs_local`): split the cheap designs little.
 
     Parameters
     ----------
     X_global : array-like or DataFrame (n_rows, n_cols)
         The fully observed leaderboard scores.
     local_rows : array-like of bool or int
-        The rows of the domain (the paper: the Qwen2.5-14B fine-tunes).
+        The rows of the domain.
     design : AppendixGDesign, optional
-        Default: ``AppendixGDesign()``.
+        Default: ``AppendixGDesign()`` (this book's design).
+    n_jobs : int or None
+        Worker processes (joblib; ``None``: one).
+    max_reps_per_task : int or None
+        Repetitions per block (None: no split). Splitting balances the workers when few
+        settings hold most repetitions (the authors' design masks every row).
 
     Returns
     -------
     AppendixGResults
     """
+    from joblib import Parallel, delayed
+
     design = design or AppendixGDesign()
-    d = check_matrix(X_global, name="X_global", allow_nan=True).shape[1]
-    seed_a, seed_b, seed_c = _seeds(design.random_state, 3)
-    authors_block = {"method": "soft_impute", "method_params": AUTHORS_SOFT_IMPUTE,
-                     "mask_scope": "all", "same_rows": False}
-    triples = observed_column_sets(d, 3)
-    runs: list[tuple[str, str, dict]] = [
-        ("15a", "soft-impute", {"ps": [design.p_random], "pattern": "random",
-                                "n_reps": design.n_reps_random, "random_state": seed_a}),
-        ("15a", "column means", {"ps": [design.p_random], "pattern": "random",
-                                 "n_reps": design.n_reps_random, "random_state": seed_a,
-                                 "method": ColumnMeans()}),
-        ("15a", "authors' setup", {"ps": [design.p_random], "pattern": "random",
-                                   "n_reps": design.n_reps_authors_random,
-                                   "random_state": seed_a, "method": "soft_impute",
-                                   "method_params": AUTHORS_SOFT_IMPUTE, "mask_scope": "all"}),
-    ]
-    for k, size in enumerate(design.observed_sizes):
-        common = {"ps": design.ps_block, "observed_sets": observed_column_sets(d, size),
-                  "n_reps": design.n_reps_block, "random_state": seed_b + k}
-        runs += [("15b", "SMC", common),
-                 ("15b", "column means", {**common, "method": ColumnMeans()})]
-    runs.append(("15b", "authors' setup", {
-        "ps": design.ps_authors_block, "observed_sets": observed_column_sets(
-            d, design.observed_sizes[0]), "n_reps": design.n_reps_authors_block,
-        "random_state": seed_b, **authors_block}))
-    sets = {"ps": [design.p_sets], "observed_sets": triples, "random_state": seed_c}
-    runs += [
-        ("16", "SMC", {**sets, "n_reps": design.n_reps_sets}),
-        ("16", "column means", {**sets, "n_reps": design.n_reps_sets, "method": ColumnMeans()}),
-        ("16", "authors' setup", {**sets, "n_reps": design.n_reps_authors_sets,
-                                  **authors_block}),
-        ("16", "SMC, authors' masks", {**sets, "n_reps": design.n_reps_authors_sets,
-                                       "mask_scope": "all", "same_rows": False}),
-    ]
-    check = {**sets, "n_reps": design.n_reps_rank_check}
-    runs.append(("16-rank", "SMC, column rule",
-                 {**check, "method_params": {"thresholding": "column"}}))
-    runs += [("16-rank", f"SMC, rank {r}", {**check, "method_params": {"rank": r}})
-             for r in (1, 2, 3)]
-    frames, timing, caught = [], [], []
-    for experiment, variant, kwargs in runs:
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            t0 = time.perf_counter()
-            df = completion_sweep(X_global, local_rows, **kwargs)
-            seconds = time.perf_counter() - t0
-        caught += [f"{experiment} / {variant}: {w.message}" for w in record]
-        df.insert(0, "experiment", experiment)
-        df.insert(1, "variant", variant)
-        frames.append(df)
-        timing.append({"experiment": experiment, "variant": variant,
-                       "repetitions": int(df["rep"].size // 2), "seconds": seconds})
-    frame = pd.concat(frames, ignore_index=True)
-    timings = pd.DataFrame(timing).groupby(["experiment", "variant"], sort=False,
-                                           as_index=False).sum()
-    return AppendixGResults(frame=frame, timings=timings, warnings=tuple(caught),
-                            design=design)
+    arr = check_matrix(X_global, name="X_global", allow_nan=True)
+    _, columns = labels_of(X_global)
+    n_masked = arr.shape[0] if design.mask_scope == "all" else int(
+        _rows_index(local_rows, arr.shape[0]).size)
+    most = max([n for _, n in design.random_runs] + [design.n_reps_block, design.n_reps_sets])
+    tasks = _tasks(design, arr.shape[1], n_masked, int(max_reps_per_task or max(most, 1)))
+    order = sorted(range(len(tasks)), key=lambda k: -tasks[k].cost)  # big blocks first
+    done = Parallel(n_jobs=n_jobs, batch_size=1)(
+        delayed(_run_task)(arr, local_rows, list(columns), tasks[k]) for k in order)
+    results: list[Any] = [None] * len(tasks)
+    for k, res in zip(order, done):
+        results[k] = res
+    frame = pd.concat([df for df, _ in results], ignore_index=True)
+    timing = pd.DataFrame({"experiment": [t.experiment for t in tasks],
+                           "variant": [t.variant for t in tasks],
+                           "repetitions": [t.kwargs["n_reps"] for t in tasks],
+                           "seconds": [sec for _, sec in results]})
+    timings = timing.groupby(["experiment", "variant"], sort=False, as_index=False).sum()
+    return AppendixGResults(frame=frame, timings=timings, design=design)
 
 
 def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
@@ -855,7 +954,7 @@ def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
     dom = _rows_index(local_rows, X.shape[0])
     Xd = X[dom]
     methods = {"soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),
-               "authors' setup": lambda seed: SoftImpute(empty_row="ignore",
+               "authors' soft-impute": lambda seed: SoftImpute(empty_row="ignore",
                                                          **AUTHORS_SOFT_IMPUTE),
                "column means": lambda seed: ColumnMeans()}
     parts = []

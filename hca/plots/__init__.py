@@ -19,6 +19,8 @@ from hca.plots.completion import (  # noqa: F401
     plot_rmse_by_column_set,
     plot_rmse_distributions,
     plot_rmse_vs_p,
+    plot_rmse_vs_share,
+    plot_set_means,
 )
 from hca.plots.estimator import (  # noqa: F401
     plot_causal_graph,
@@ -75,6 +77,8 @@ __all__ = [
     "plot_rmse_distributions",
     "plot_rmse_vs_p",
     "plot_rmse_by_column_set",
+    "plot_rmse_vs_share",
+    "plot_set_means",
     "plot_sigmoid_fit",
     "plot_ate",
     "plot_overlap",

@@ -15,6 +15,8 @@ __all__ = [
     "plot_rmse_distributions",
     "plot_rmse_vs_p",
     "plot_rmse_by_column_set",
+    "plot_rmse_vs_share",
+    "plot_set_means",
 ]
 
 
@@ -133,3 +135,82 @@ def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
     for ax in flat[len(sets):]:
         ax.set_visible(False)
     return np.asarray(axes)
+
+
+def plot_rmse_vs_share(frame: pd.DataFrame, printed: pd.DataFrame | None = None,
+                       ax: Any = None, level: float = 0.95, label: str = "") -> Any:
+    """Mean RMSE of global and local completion against the hidden share (Figure 15a's
+    design over every share), optionally with another source's means as open markers.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One method's random-pattern runs (column ``p`` = hidden share).
+    printed : DataFrame, optional
+        Means to overlay, indexed by hidden share, columns ``global`` and ``local`` (e.g.
+        :func:`hca.paper.completion.printed_means`).
+    ax : matplotlib Axes, optional
+    level : float
+        Level of the intervals of the means.
+    label : str
+        Appended to the legend entries of ``frame``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = plot_rmse_vs_p(frame, ax=ax, level=level, label=label)
+    if printed is not None:
+        for approach in ("global", "local"):
+            ax.plot(printed.index.to_numpy(dtype=float), printed[approach].to_numpy(),
+                    linestyle="none", marker="s", markersize=7, markerfacecolor="none",
+                    markeredgecolor=_APPROACH_COLORS[approach],
+                    label=f"{approach}, authors' notebook")
+    ax.set_xlabel("hidden share of the entries")
+    ax.legend(fontsize="small")
+    return ax
+
+
+_VERDICT_MARKERS = {"local better": ("o", "#DD8452"), "global better": ("X", "#4C72B0"),
+                    "no clear difference": ("s", "grey")}
+
+
+def plot_set_means(summary: pd.DataFrame, names: dict[str, str] | None = None,
+                   ax: Any = None) -> Any:
+    """Mean RMSE of local against global completion, one point per set of fully observed
+    columns, marked by the verdict of the paired difference (Figure 16 in one panel).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`~hca.completion.compare_approaches` by ``observed_cols`` (one method).
+    names : dict, optional
+        Short names of the columns for the labels (e.g. ``{"ifeval": "1", ...}``).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    need = [c for c in ("global_mean", "local_mean", "verdict") if c not in summary.columns]
+    if need:
+        raise ValueError(f"plot_set_means: columns {need} are missing")
+    ax = get_axes(ax, (5, 4.5))
+    names = names or {}
+    for verdict, (marker, color) in _VERDICT_MARKERS.items():
+        sub = summary[summary["verdict"] == verdict]
+        if len(sub):
+            ax.scatter(sub["global_mean"], sub["local_mean"], marker=marker, color=color,
+                       s=36, label=f"{verdict} ({len(sub)})", zorder=3)
+    for key, row in summary.iterrows():
+        text = ",".join(names.get(c, c) for c in str(key).split(","))
+        ax.annotate(text, (row["global_mean"], row["local_mean"]), fontsize="small",
+                    xytext=(3, 2), textcoords="offset points")
+    hi = float(max(summary["global_mean"].max(), summary["local_mean"].max())) * 1.08
+    ax.plot([0, hi], [0, hi], color="grey", linestyle="--", linewidth=1)
+    ax.set_xlim(0, hi)
+    ax.set_ylim(0, hi)
+    ax.set_xlabel("global: mean RMSE")
+    ax.set_ylabel("local: mean RMSE")
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
