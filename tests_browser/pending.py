@@ -23,7 +23,6 @@ PENDING: dict[str, set[str]] = {
         "book/intro.html",
         "notebooks/02_hca_recovery.html",
         "notebooks/04_scaling_ate.html",
-        "notebooks/05_matrix_completion.html",
         "notebooks/06_leaderboard_v1.html",
         "notebooks/07_mmlu_subtasks.html",
         "notebooks/09_scorecard.html",
@@ -33,7 +32,6 @@ PENDING: dict[str, set[str]] = {
         "book/intro.html",
         "notebooks/02_hca_recovery.html",
         "notebooks/04_scaling_ate.html",
-        "notebooks/05_matrix_completion.html",
         "notebooks/06_leaderboard_v1.html",
         "notebooks/07_mmlu_subtasks.html",
         "notebooks/08_your_data.html",
@@ -42,7 +40,6 @@ PENDING: dict[str, set[str]] = {
     "test_captions_name_paper_figures": {
         "notebooks/02_hca_recovery.html",
         "notebooks/04_scaling_ate.html",
-        "notebooks/05_matrix_completion.html",
         "notebooks/06_leaderboard_v1.html",
         "notebooks/07_mmlu_subtasks.html",
         "notebooks/09_scorecard.html",
