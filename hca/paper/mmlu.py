@@ -1,4 +1,15 @@
-"""MMLU by subject (Appendix H.5): the frame with domains, subject sets and readouts.
+"""MMLU by subject (Appendix H.5): the chapter's analysis, its claims, and its helpers.
+
+The chapter (:func:`run`, computed once per setup, :mod:`hca.paper.cache`) fits HCA with three
+factors on three related subjects at a time: mathematics and physics on the paper's choices of
+base models, with the MIC of every subset of the available base models, and Figure 30's
+subjects on the physics choice and on two alternatives; every fit is repeated over FastICA
+seeds (:class:`Settings`). The evaluators at the end judge the paper's claims. The leaderboard
+has no public domain rule of the authors, so both setups (:mod:`hca.paper.setups`) use this
+book's attribution (:func:`mmlu_frame`, shared: :func:`mmlu_data`) and differ in the
+estimator's options; where the paper states no subset size (Figure 30's alternative choice of
+base models) the setup's ``min_subset_size`` applies. Refits use ``search="sequential"``, which
+returns the exhaustive optimum when it certifies it; ``n_uncertified`` counts the others.
 
 The MMLU-by-task leaderboard lists 57 subject accuracies per model but only names and
 parameter counts. :func:`mmlu_frame` joins v1's architecture and date by model id
@@ -499,8 +510,6 @@ class MMLUResults:
     setup : Setup
     domain_note : str
         Why the domains are this book's under both setups (:data:`DOMAIN_NOTE`).
-    data : MMLUData
-        The frame and Figure 27 (shared by both setups).
     math, physics, cross : SubjectFit
         Figures 28, 29 and 30 on the paper's base models (Figure 30: the physics choice).
     alternatives : dict
@@ -513,13 +522,17 @@ class MMLUResults:
 
     setup: Any
     domain_note: str
-    data: MMLUData
     math: SubjectFit
     physics: SubjectFit
     cross: SubjectFit
     alternatives: dict
     n_fits: int
     n_uncertified: int
+
+    @property
+    def data(self) -> MMLUData:
+        """The frame and Figure 27 (:func:`mmlu_data`; one object for both setups)."""
+        return mmlu_data()
 
     def summary(self) -> str:
         return "\n".join([f"{self.setup.label}: {self.data.summary()}",
@@ -588,7 +601,7 @@ def _compute(setup, settings: Settings) -> MMLUResults:
         "smallest MIC": _subject_fit(setup, data, CROSS_SUBJECTS, best, **alt)}
     counts = [f.n_certified() for f in (math, physics, cross, *alternatives.values())]
     n_ok, n_all = (sum(c[i] for c in counts) for i in (0, 1))
-    return MMLUResults(setup=setup, domain_note=DOMAIN_NOTE, data=data, math=math,
+    return MMLUResults(setup=setup, domain_note=DOMAIN_NOTE, math=math,
                        physics=physics, cross=cross, alternatives=alternatives, n_fits=n_all,
                        n_uncertified=n_all - n_ok)
 
