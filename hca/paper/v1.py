@@ -341,10 +341,11 @@ class V1Results:
         return out.sort_values("FastICA seeds", ascending=False)
 
     def summary(self) -> str:
+        al = self.seeds.records["alignment"]
+        share = float(np.mean([_matches(a, paper_roles()) for a in al]))
         return (f"{self.setup.label}: MIC {self.fit.mic_:.3f}; order "
-                f"{order_text(self.adjustment.benchmarks)}; paper's order in "
-                f"{self.seeds.records['alignment'].map(lambda a: _matches(a, paper_roles())).mean():.0%}"
-                f" of {len(self.seeds.records)} seeds; {self.pca.summary()}")
+                f"{order_text(self.adjustment.benchmarks)}; paper's order in {share:.0%} of "
+                f"{len(al)} seeds; {self.pca.summary()}")
 
 
 def _matches(alignment: Sequence[str], roles: Sequence[frozenset]) -> bool:
