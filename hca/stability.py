@@ -97,7 +97,9 @@ def fit_record(model: HCA, X: Any = None) -> dict:
         ``mic``, ``alignment`` (tuple of benchmarks), ``order`` (the alignment joined by
         ``" > "``), ``paper_order`` (bool, :data:`PAPER_ALIGNMENT`), ``rank1[z<i>]``,
         ``alpha[<domain>]``, ``unmixing_error[<domain>]``, ``w[<domain>] z<j>->z<i>`` and
-        ``scale[<domain>] eps<i>`` (adjusted SCM), ``ica_converged``.
+        ``scale[<domain>] eps<i>`` (adjusted SCM), ``ica_converged`` and ``certified``
+        (the search's result is the optimum over all row orders: always with
+        ``search="exhaustive"``, when certified with ``search="sequential"``).
     """
     adj = model.adjust(X)
     d = model.n_components
@@ -107,6 +109,7 @@ def fit_record(model: HCA, X: Any = None) -> dict:
         "order": " > ".join(adj.benchmarks),
         "paper_order": d == 3 and matches_alignment(adj.benchmarks, PAPER_ALIGNMENT),
         "ica_converged": all(model.ica_converged_.values()),
+        "certified": bool(model.search_result_.certified),
     }
     for i, e in enumerate(model.rank1_error_):
         rec[f"rank1[z{i + 1}]"] = float(e)
@@ -281,10 +284,11 @@ def bootstrap_stability(estimator: HCA, X: Any, domains: Any, *, n_boot: int = 1
 
 
 def _subset_mics(estimator: HCA, X: Any, domains: Any, candidates: list,
-                 min_size: int) -> list[float]:
+                 min_size: int) -> list[tuple[float, bool]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return mic_by_subset(estimator, X, domains, candidates, min_size)["mic"].tolist()
+        table = mic_by_subset(estimator, X, domains, candidates, min_size)
+    return list(zip(table["mic"].tolist(), table["certified"].tolist()))
 
 
 def subset_stability(estimator: HCA, X: Any, domains: Any,
@@ -303,7 +307,8 @@ def subset_stability(estimator: HCA, X: Any, domains: Any,
     -------
     DataFrame
         One row per (repetition, subset): ``rep``, ``subset`` (tuple), ``size``, ``mic``,
-        ``rank`` (1 = smallest MIC in that repetition) and ``best`` (bool).
+        ``rank`` (1 = smallest MIC in that repetition), ``best`` (bool) and ``certified``
+        (as in :func:`hca.estimator.mic_by_subset`).
     """
     seeds = _seeds(seeds)
     est = clone_hca(estimator)
@@ -321,11 +326,12 @@ def subset_stability(estimator: HCA, X: Any, domains: Any,
     sweeps = Parallel(n_jobs=n_jobs)(
         delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs)
     rows = []
-    for rep, mics in enumerate(sweeps):
+    for rep, sweep in enumerate(sweeps):
+        mics = [m for m, _ in sweep]
         ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
-        for sub, mic, rank in zip(subsets, mics, ranks):
+        for sub, (mic, cert), rank in zip(subsets, sweep, ranks):
             rows.append({"rep": rep, "subset": sub, "size": len(sub), "mic": float(mic),
-                         "rank": int(rank), "best": bool(rank == 1)})
+                         "rank": int(rank), "best": bool(rank == 1), "certified": bool(cert)})
     return pd.DataFrame(rows)
 
 

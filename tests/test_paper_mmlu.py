@@ -1,0 +1,88 @@
+"""The MMLU-by-subject chapter (Appendix H.5): both setups on the real data, its claims."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hca.data import load_paper_values
+from hca.paper import cache, claims, mmlu, setups
+from hca.paper import constants as pc
+from hca.paper import scorecard as sc
+
+IDS = ["F27-one-factor", "H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", "H.5-phys-mic",
+       "H.5-phys-minimal", "H.5-phys-z1", "H.5-cross-order", "H.5-math-z23", "H.5-phys-z23"]
+
+
+@pytest.fixture(scope="module")
+def results():
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    out = {s: mmlu.run(s, mmlu.Settings.fast()) for s in setups.SETUP_NAMES}
+    yield out
+    cache.clear_memory()
+    mp.undo()
+
+
+def test_results_both_setups(results):
+    a, c = results["authors"], results["careful"]
+    assert mmlu.run("authors", mmlu.Settings.fast()) is a
+    assert a.data is c.data  # the frame and Figure 27 are shared
+    assert "no public domain rule" in c.domain_note
+    d = a.data
+    assert d.available == ("Mistral-7B", "Llama-2-13B", "Llama-2-7B", "Llama-2-70B",
+                           "Mixtral-8x7B")
+    assert d.counts.loc["Llama-3-8B", "n_models"] == 0 and d.n_llama3_names == 0
+    assert d.median_corr == pytest.approx(0.92, abs=0.02) and d.pc1["all models"] > 0.9
+    assert sorted(d.order) == sorted(d.corr.index)
+    assert a.math.model.mic_ == pytest.approx(0.098, abs=0.005)
+    assert c.math.model.mic_ == pytest.approx(0.111, abs=0.005)
+    for r in (a, c):
+        assert r.n_uncertified == 0 and r.n_fits > 50
+        assert r.physics.model.mic_ == pytest.approx(0.067, abs=0.006)
+        assert r.math.alignment.loc["z1", "top"] == "mmlu_elementary_mathematics"
+        assert tuple(r.cross.alignment["benchmark"]) == (
+            "mmlu_college_mathematics", "mmlu_electrical_engineering", "mmlu_college_physics")
+        assert r.physics.rank()["rank_all"] == 1
+        assert len(r.math.table) == 16 and len(r.physics.table) == 6
+        assert np.isclose(r.math.seeds.loc[0, "mic"], r.math.model.mic_)
+        assert r.math.corr.shape == (3, 3) and set(r.physics.spectra) == set(
+            pc.PAPER_PHYSICS_DOMAINS)
+        assert set(r.alternatives) == {"mathematics choice", "smallest MIC"}
+        assert "MIC" in r.summary()
+    # the Figure 30 alternative follows the setup's smallest subset size
+    assert len(a.alternatives["smallest MIC"].domains) >= a.setup.min_subset_size
+    assert a.cross.min_size == 4 and c.cross.min_size == 3
+
+
+def test_every_claim_answered_under_both_setups(results):
+    rows = sc.evaluate_chapter("mmlu", fast=True)
+    assert [r.id for r in rows] == IDS
+    paper = load_paper_values()
+    for r in rows:
+        spec = next(x for x in claims.registered("mmlu") if r.id in x.ids)
+        for s in setups.SETUP_NAMES:
+            o = r.setups[s]
+            assert isinstance(o, claims.Outcome) and o.verdict in claims.VERDICTS
+            assert spec.fn(results[s], paper.loc[list(spec.ids)])[r.id] == o
+    by = {r.id: r.setups for r in rows}
+    for s in setups.SETUP_NAMES:
+        assert by["F27-one-factor"][s].verdict == "reproduced"
+        assert by["H.5-math-mic"][s].verdict == "not reproduced"
+        assert by["H.5-math-minimal"][s].verdict == "not reproduced"
+        assert by["H.5-phys-mic"][s].verdict == "reproduced"
+        assert by["H.5-phys-minimal"][s].verdict == "reproduced"
+        assert by["H.5-math-z1"][s].verdict == "not reproduced"
+        assert by["H.5-phys-z1"][s].verdict == "not reproduced"
+        assert by["H.5-math-z23"][s].verdict == "partly"  # only high-school math is a top
+    box = sc.verdict_box_markdown(rows)
+    assert "{numref}`fig-mmlu-corr57`" in box
+
+
+def test_seed_fits_record_row_readouts(results):
+    f = results["careful"].physics
+    W = np.asarray(f.seeds.loc[0, "sq_weights"])
+    assert W.shape == (3, 3) and np.allclose(W.sum(axis=1), 1.0)
+    assert f.seeds.loc[0, "top"] == tuple(f.alignment["top"])
+    assert f.seeds["certified"].all()

@@ -1,0 +1,132 @@
+"""The Leaderboard v1 chapter (Appendix H.4): both setups on the real data, its claims."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hca.data import load_paper_values
+from hca.paper import cache, claims, setups
+from hca.paper import scorecard as sc
+from hca.paper import v1
+
+IDS = ["H.4-sinv-v1", "H.4-mic-small", "H.4-order", "F25-llama13-weight",
+       "F25-llama13-scale", "H.4-llama3-z23", "H.4-aligned-benchmarks",
+       "H.4-v1-v2-consistent", "H.4-mixtral-in"]
+
+
+@pytest.fixture(scope="module")
+def results():
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    out = {s: v1.run(s, v1.Settings.fast()) for s in setups.SETUP_NAMES}
+    yield out
+    cache.clear_memory()
+    mp.undo()
+
+
+def test_parse_order_and_roles():
+    roles = v1.parse_order("truthfulqa>arc|hellaswag>gsm8k")
+    assert roles == (frozenset({"truthfulqa"}), frozenset({"arc", "hellaswag"}),
+                     frozenset({"gsm8k"}))
+    assert v1.paper_roles()[0] == frozenset({"truthfulqa"})
+    assert "hellaswag" in v1.paper_roles()[1] and v1.paper_roles()[2] == frozenset({"gsm8k"})
+    with pytest.raises(ValueError, match="expected roles"):
+        v1.parse_order("truthfulqa")
+    assert v1.precedes(("hellaswag", "truthfulqa", "gsm8k"), roles[1], roles[2])
+    assert not v1.precedes(("gsm8k", "truthfulqa", "gsm8k"), roles[1], roles[2])
+    assert v1.role_position(("a", "b"), frozenset({"c"})) is None
+
+
+def test_edge_table_reads_a_record():
+    rec = {"alignment": ("hellaswag", "truthfulqa", "gsm8k"),
+           "w[A] z1->z3": 1.5, "scale[A] eps3": 2.0, "w[B] z1->z3": -0.5, "scale[B] eps3": 3.0}
+    tab = v1.edge_table(rec, ["A", "B"], frozenset({"hellaswag"}), frozenset({"gsm8k"}))
+    assert tab.loc["A", "weight"] == 1.5 and tab.loc["B", "scale"] == 3.0
+    assert (tab.attrs["parent"], tab.attrs["child"]) == (1, 3)
+    # the child before the parent, or a missing role: no edge
+    assert v1.edge_table(rec, ["A"], frozenset({"gsm8k"}), frozenset({"hellaswag"})) is None
+    assert v1.edge_table(rec, ["A"], frozenset({"mmlu"}), frozenset({"gsm8k"})) is None
+
+
+def test_results_both_setups(results):
+    a, c = results["authors"], results["careful"]
+    assert v1.run("careful", v1.Settings.fast()) is c  # the chapter's object, not a copy
+    assert a.setup.residual == "shared" and c.setup.residual == "domain"
+    assert "no public domain rule" in a.domain_note
+    assert a.pca is c.pca  # Figure 23b does not depend on the estimator's options
+    assert list(a.pca.sizes.index) == list(v1.PAPER_V1_DOMAINS)
+    assert a.pca.mean_distance.idxmax() == "Llama-2-7B"
+    assert a.pca.dist.to_numpy().max() == pytest.approx(0.128, abs=0.005)
+    assert a.pca.spectra["all v1 models"].cumulative[2] > 0.97
+    assert a.fit.mic_ == pytest.approx(0.068, abs=0.005)
+    assert c.fit.mic_ == pytest.approx(0.072, abs=0.005)
+    for r in (a, c):
+        assert tuple(r.adjustment.benchmarks) == ("hellaswag", "truthfulqa", "gsm8k")
+        assert len(r.subsets) == 42 and r.n_uncertified == 0
+        assert r.seeds.records["seed"].tolist() == [0, 1, 2]
+        assert np.isclose(r.seeds.records.loc[0, "mic"], r.fit.mic_)
+        tab = v1.edge_table(r.record, r.domains, *v1.paper_roles()[1:])
+        assert tab["weight"].idxmax() == "Llama-3-8B"
+        assert 1.0 < tab.loc["Llama-3-8B", "weight"] / tab["weight"].drop("Llama-3-8B").max() < 2
+        shares = r.order_shares()
+        assert shares["FastICA seeds"].sum() == pytest.approx(1.0)
+    assert a.v2_alignment[1:] == ("mmlu_pro", "math_lvl_5")
+    assert c.v2_alignment[0] == "math_lvl_5"
+    assert set(a.solutions["domain"]) == set(v1.PAPER_V1_SINV)
+    assert "MIC" in a.summary()
+
+
+def test_every_claim_answered_under_both_setups(results):
+    rows = sc.evaluate_chapter("v1", fast=True)
+    assert [r.id for r in rows] == IDS
+    paper = load_paper_values()
+    for r in rows:
+        spec = next(x for x in claims.registered("v1") if r.id in x.ids)
+        for s in setups.SETUP_NAMES:
+            o = r.setups[s]
+            assert isinstance(o, claims.Outcome) and o.verdict in claims.VERDICTS
+            assert spec.fn(results[s], paper.loc[list(spec.ids)])[r.id] == o
+    by = {r.id: r.setups for r in rows}
+    for s in setups.SETUP_NAMES:
+        # all six domains lie within the pooled threshold: Llama-2-7B is not apart
+        assert by["H.4-sinv-v1"][s].verdict == "not reproduced"
+        assert by["H.4-mixtral-in"][s].verdict == "partly"
+        assert by["H.4-mic-small"][s].verdict == "reproduced"
+        assert by["H.4-aligned-benchmarks"][s].verdict == "reproduced"
+        # the seed-0 fit has no TruthfulQA -> reasoning edge: never decided by a median
+        for cid in ("F25-llama13-weight", "F25-llama13-scale"):
+            assert by[cid][s].verdict != "reproduced"
+            assert "no seed-0 edge" in by[cid][s].ours
+    assert by["H.4-v1-v2-consistent"]["authors"].verdict == "reproduced"
+    assert by["H.4-v1-v2-consistent"]["careful"].verdict == "partly"
+    assert "Llama-2-7B ranks 1 of 6" in by["H.4-sinv-v1"]["careful"].ours
+    box = sc.verdict_box_markdown(rows)
+    assert "{numref}`fig-v1-graphs`" in box and "{numref}`fig-v1-distance`" in box
+
+
+def test_edge_rule_uses_all_seeds():
+    """With a seed-0 edge: inner band and s >= 0.5 -> reproduced; outside -> not."""
+    paper = load_paper_values()
+    rows = paper.loc[["F25-llama13-weight", "F25-llama13-scale"]]
+    pw, ps = (float(rows.loc[i, "value"]) for i in rows.index)
+    spec = next(x for x in claims.registered("v1") if "F25-llama13-weight" in x.ids)
+
+    def stub(weights, scale):
+        rec = pd.DataFrame([{"alignment": ("truthfulqa", "arc", "gsm8k"), "order": "x",
+                             "w[Llama-2-13B] z1->z2": w, "scale[Llama-2-13B] eps2": scale}
+                            for w in weights])
+        return type("Stub", (), {
+            "domains": ["Llama-2-13B"], "record": rec.iloc[0].to_dict(),
+            "seeds": type("S", (), {"records": rec})(),
+            "adjustment": type("A", (), {"benchmarks": ("truthfulqa", "arc", "gsm8k")})()})()
+
+    out = spec.fn(stub([0.9 * pw, 1.1 * pw, -pw], 1.6 * ps), rows)
+    assert out["F25-llama13-weight"].verdict == "reproduced"
+    assert "2 of 3" in out["F25-llama13-weight"].ours
+    assert out["F25-llama13-scale"].verdict == "partly"  # outer band at seed 0
+    out = spec.fn(stub([0.3 * pw] * 3, 3 * ps), rows)  # the lenient case of issue 18
+    assert out["F25-llama13-weight"].verdict == "not reproduced"
+    assert out["F25-llama13-scale"].verdict == "not reproduced"
