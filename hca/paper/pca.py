@@ -192,19 +192,22 @@ class InvariantSet:
                 + ", ".join(f"{b} {n}" for b, n in self.sizes.items()) + ")")
 
 
-def _domain_rows(frame: pd.DataFrame, domains, col: str = "base_model"):
+def _domain_rows(frame: pd.DataFrame, domains, col: str = "base_model", benchmarks=B2):
     rows = frame[frame[col].isin(list(domains))]
     absent = [d for d in domains if d not in set(rows[col])]
     if absent:
         raise ValueError(f"no model is attributed to domain(s) {absent}")
-    return rows[B2], rows[col].astype(object).to_numpy()
+    return rows[list(benchmarks)], rows[col].astype(object).to_numpy()
 
 
 def invariant_set_rule(frame: pd.DataFrame, label: str, candidates=PAPER_V2_BASES, *,
                        n_splits: int = 200, random_state: int = 0,
-                       col: str = "base_model") -> InvariantSet:
-    """The chapter's ``S_inv`` rule on the ``candidates`` domains of ``frame``."""
-    X, g = _domain_rows(frame, candidates, col)
+                       col: str = "base_model", benchmarks=B2) -> InvariantSet:
+    """The book's ``S_inv`` rule on the ``candidates`` domains of ``frame`` (used on v2 here
+    and on v1 by :mod:`hca.paper.v1`): the pooled 95 % quantile of the split-half null
+    distances is the threshold, and the largest set of domains whose pairwise distances
+    are all within it is the invariant set."""
+    X, g = _domain_rows(frame, candidates, col, benchmarks)
     order = list(candidates)
     nulls = ss.split_half_nulls(X, g, order=order, n_splits=n_splits, random_state=random_state)
     tau = ss.null_threshold(nulls, 0.95)

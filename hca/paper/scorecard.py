@@ -265,9 +265,7 @@ def _cell(text: str) -> str:
 
 
 def _verdict_md(o: Outcome) -> str:
-    mark = {"reproduced": "✅", "partly": "🟡", "not reproduced": "❌",
-            "not applicable": "➖"}[o.verdict]
-    return f"{mark} {o.verdict}"
+    return f"**{o.verdict}**"
 
 
 def _claim_md(r: ClaimRow) -> str:
@@ -335,7 +333,7 @@ def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
         for s, o in r.setups.items():
             stab = f" Stability: {o.stability.text()}." if o.stability else ""
             out.append(f"- *{SETUPS[s].label}*: {_verdict_md(o)}. Ours: {_cell(o.ours)}. "
-                       f"{_cell(o.reason)}.{stab}")
+                       f"Why: {_cell(o.reason)}.{stab}")
         out.append("")
     return "\n".join(out)
 

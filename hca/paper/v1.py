@@ -216,14 +216,15 @@ class V1Subspaces:
 
 def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
     from hca import subspace as ss
+    from hca.paper.pca import invariant_set_rule
 
     doms = list(PAPER_V1_DOMAINS)
     frame = v1_frame()
     X6, dom6 = domain_data(frame, doms, _B1)
     spectra = {"all v1 models": ss.explained_variance(frame[_B1], label="all v1 models")}
     spectra |= {d: ss.explained_variance(X6[dom6 == d], label=d) for d in doms}
-    nulls = ss.split_half_nulls(X6, dom6, order=doms, n_splits=n_splits, random_state=0)
-    tau = ss.null_threshold(nulls, 0.95)
+    rule = invariant_set_rule(frame, "v1", doms, n_splits=n_splits, benchmarks=_B1)
+    nulls, tau = rule.nulls, rule.tau
     pair_tau = ss.pair_thresholds(nulls)
     boot = ss.bootstrap_distance_matrix(X6, dom6, order=doms, n_boot=n_boot, random_state=0)
     lev = ss.benchmark_leverage(ss.group_subspaces(X6, dom6, order=doms),
@@ -231,7 +232,7 @@ def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
     return V1Subspaces(
         sizes=pd.Series(dom6).value_counts().reindex(doms).rename("models"),
         spectra=spectra, nulls=nulls, tau=tau, pair_tau=pair_tau, boot=boot,
-        s_inv=ss.invariant_set(boot.point, tau), s_inv_pair=ss.invariant_set(boot.point, pair_tau),
+        s_inv=rule.members, s_inv_pair=ss.invariant_set(boot.point, pair_tau),
         membership=ss.invariant_set_stability(boot, tau)["frequency"],
         mean_distance=(boot.point.sum() / (len(doms) - 1)).rename("mean distance"),
         leverage=lev)
