@@ -127,7 +127,7 @@ def _seed_refits(setup: Setup, seeds: tuple[int, ...]):
     from hca.stability import seed_stability
 
     X, labels = main_data(setup)
-    return seed_stability(estimator(setup), X, labels, seeds=seeds, n_jobs=-1)
+    return seed_stability(estimator(setup), X, labels, seeds=seeds)
 
 
 def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
