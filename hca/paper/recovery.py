@@ -470,12 +470,12 @@ def _selected_median(seeds: StabilityResult, domain: str, k: int, n: int,
     rec = seeds.records[seeds.records["paper_order"]]
     no_edge = f"no general → IFEval edge at seed 0 (order {order_text(adj.benchmarks)})"
     if rec.empty:
-        return (None, f"{no_edge}, and none of {n} seeds gives the paper's order; {seeds_text}",
+        return (None, f"no such edge at seed 0, no seed with the paper's order; {seeds_text}",
                 no_edge)
     col = f"w[{domain}] z1->z2" if k == 0 else f"scale[{domain}] eps2"
     med = float(rec[col].median())
-    sel = f"median over {len(rec)} of {n} seeds selected for the paper's order, not the seed-0 fit"
-    return med, f"{med:.2f} ({sel}); {seeds_text}", f"{no_edge}; {sel}"
+    sel = f"median over {len(rec)} of {n} seeds selected for the paper's order"
+    return med, f"{med:.2f} ({sel}); {seeds_text}", f"{no_edge}; {sel}, not the seed-0 fit"
 
 
 @claim("F4-llama3-weight", "F4-llama3-scale", chapter="recovery",

@@ -112,7 +112,7 @@ def plot_claim_shares(shares: pd.DataFrame, ax: Axes | None = None, *,
     threshold : float, optional
         A dashed reference line (e.g. one half).
     """
-    ax = get_axes(ax, (8.0, 0.9 + 0.55 * shares.size))
+    ax = get_axes(ax, (8.0, 1.0 + 0.32 * shares.size))
     n = shares.shape[1]
     height = 0.8 / n
     y = np.arange(len(shares))[::-1]
