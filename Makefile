@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBDIR  := build/nbtest
-NOTEBOOKS := $(wildcard notebooks/*.md)
+# Chapters first, then the pages that read every chapter's results (scorecard, intro).
+NOTEBOOKS := $(filter-out notebooks/09_scorecard.md,$(wildcard notebooks/*.md)) notebooks/09_scorecard.md book/intro.md
 # Small matrices dominate this project: multi-threaded BLAS only adds overhead (10-100x on
 # a 2-core machine), so computations run single-threaded unless the caller says otherwise.
 export OPENBLAS_NUM_THREADS ?= 1

@@ -63,12 +63,41 @@ cli/              python -m hca: data, fit (and scorecard)
 __main__          entry point of python -m hca
 """
 
-from hca.estimator.model import HCA, mic_by_subset
-from hca.estimator.results import DomainSCM, OLSAdjustment
-from hca.estimator.search import hca_search
-from hca.synthetic import simulate_scm
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
 __all__ = ["HCA", "OLSAdjustment", "DomainSCM", "hca_search", "mic_by_subset", "simulate_scm",
            "__version__"]
+
+# The top-level names are imported on first use (PEP 562), so that ``python -m hca --help``
+# does not pay for numpy, pandas and scikit-learn.
+_LAZY = {
+    "HCA": "hca.estimator.model",
+    "mic_by_subset": "hca.estimator.model",
+    "DomainSCM": "hca.estimator.results",
+    "OLSAdjustment": "hca.estimator.results",
+    "hca_search": "hca.estimator.search",
+    "simulate_scm": "hca.synthetic",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hca.estimator.model import HCA, mic_by_subset
+    from hca.estimator.results import DomainSCM, OLSAdjustment
+    from hca.estimator.search import hca_search
+    from hca.synthetic import simulate_scm
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'hca' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -118,3 +118,26 @@ def test_data_chapter_both_setups_and_json(monkeypatch):
     box = sc.verdict_box_markdown(rows)
     assert "{numref}`fig-data-domain-sizes`" in box and box.count("\n|") >= 5
     cache.clear_memory()
+
+
+def test_every_claim_has_exactly_one_evaluator():
+    """Every row of paper_values.csv is answered by one registered evaluator of one chapter,
+    whose figure anchor (if any) names a figure of that chapter's page."""
+    import re
+    from pathlib import Path
+
+    pv = load_paper_values()
+    owners: dict[str, list[str]] = {}
+    for chapter in claims.CHAPTERS:
+        sc.chapter_module(chapter)
+        for spec in claims.registered(chapter):
+            for cid in spec.rows(pv).index:
+                owners.setdefault(cid, []).append(spec.name)
+            if spec.figure:
+                page = Path(__file__).resolve().parents[1] / "notebooks" / (
+                    claims.CHAPTERS[chapter][0] + ".md")
+                assert re.search(rf"name:\s*{re.escape(spec.figure)}\s*$", page.read_text(),
+                                 re.M), f"{spec.name}: no figure {spec.figure} on {page.name}"
+    assert sorted(owners) == sorted(pv.index), set(pv.index) ^ set(owners)
+    assert all(len(v) == 1 for v in owners.values()), {k: v for k, v in owners.items()
+                                                      if len(v) > 1}

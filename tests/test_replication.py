@@ -47,6 +47,8 @@ def test_v2_frame_authors_counts():
     df = authors.v2_frame_authors()
     assert len(df) == 3913  # every CSV row, duplicates included
     counts = df["base_model"].value_counts()
+    assert set(counts.index) == set(pc.PAPER_V2_BASES)  # the eight base models are named
+    counts = counts[list(pc.PAPER_V2_SINV)]
     assert counts.to_dict() == {"Llama-3-8B": 716, "Qwen2.5-14B": 243, "Llama-3.1-8B": 199,
                                 "Qwen2-7B": 139, "Qwen2.5-7B": 121}
     final = authors.v2_frame_authors(include_final=True)

@@ -4,16 +4,43 @@ Commands
 --------
 data
     Fetch (or find in ``$HCA_DATA_DIR``) and verify every pinned data file.
+fit
+    Run HCA on your own leaderboard CSV (:mod:`hca.cli.fit`).
+scorecard
+    The replication scorecard (:mod:`hca.paper.scorecard`).
+
+Only the module of the command being run is imported, so ``--help`` is fast. Bad input
+ends with one line ``error: ...`` on stderr and exit code 2, never a traceback (set
+``HCA_DEBUG=1`` to see the traceback of an unexpected error, which exits with code 1).
+Python warnings are printed as one-line notes (``note: ...``) once the command is done.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
-from typing import Callable, Sequence
+import warnings
+from typing import Callable, NoReturn, Sequence
+
+__all__ = ["main", "register_command", "one_line"]
+
+#: Command -> (module that registers it, one-line help); the module is imported only when
+#: the command runs.
+COMMAND_MODULES: dict[str, tuple[str, str]] = {
+    "data": ("hca.cli.data", "fetch and verify the pinned data files"),
+    "fit": ("hca.cli.fit", "run HCA on your own leaderboard CSV"),
+    "scorecard": ("hca.paper.scorecard",
+                  "the replication scorecard: every claim, ours vs the paper"),
+}
 
 _COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None],
                            Callable[[argparse.Namespace], int], str]] = {}
+
+#: Exceptions reported as bad input (exit code 2).
+USER_ERRORS = (ValueError, TypeError, LookupError, OSError, RuntimeError, MemoryError)
+MAX_MESSAGE = 600  # characters of an error message shown
 
 
 def register_command(name: str, help: str,
@@ -23,45 +50,96 @@ def register_command(name: str, help: str,
     _COMMANDS[name] = (setup, run, help)
 
 
-def _setup_data(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--offline", action="store_true",
-                   help="never download; fail if a file is not found locally")
+def one_line(err: BaseException | str, limit: int = MAX_MESSAGE) -> str:
+    """An exception's message on one line (whitespace collapsed, at most ``limit`` chars)."""
+    if isinstance(err, BaseException):
+        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+        if isinstance(err, OSError) and err.strerror and err.filename:
+            text = f"{err.filename}: {err.strerror}"
+        text = text or type(err).__name__
+        if isinstance(err, MemoryError):
+            text = f"out of memory ({text})"
+    else:
+        text = err
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _run_data(args: argparse.Namespace) -> int:
-    from hca.data import REGISTRY, fetch
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``error: ...``) and exit code 2."""
 
-    for name in REGISTRY:
-        path = fetch(name, download=not args.offline)
-        print(f"ok  {name}  {path}")
-    return 0
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {one_line(message)} (see --help)\n")
 
 
-register_command("data", "fetch and verify the pinned data files", _setup_data, _run_data)
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv`` (the first argument not starting with ``-``)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
 
 
-def _load_optional_commands() -> None:
-    """Import modules that register further commands (fit, scorecard) when present."""
-    import importlib
-
-    for mod in ("hca.cli.fit", "hca.paper.scorecard"):
+def _load_command(name: str | None) -> None:
+    """Import the module that registers ``name`` (if it is a known command)."""
+    if name in COMMAND_MODULES and name not in _COMMANDS:
+        module = COMMAND_MODULES[name][0]
         try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as err:
-            if err.name != mod:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:  # e.g. the paper subpackage stripped out
+            if err.name != module:
                 raise
+
+
+def build_parser(command: str | None = None) -> OneLineParser:
+    """The parser; only ``command``'s arguments are set up (the others are listed)."""
+    parser = OneLineParser(prog="python -m hca",
+                           description="Hierarchical Component Analysis of LLM leaderboards "
+                                       "(Jin et al., 2025).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    names = list(COMMAND_MODULES) + [n for n in _COMMANDS if n not in COMMAND_MODULES]
+    for name in names:
+        help_ = _COMMANDS[name][2] if name in _COMMANDS else COMMAND_MODULES[name][1]
+        p = sub.add_parser(name, help=help_, description=help_)
+        if name == command and name in _COMMANDS:
+            _COMMANDS[name][0](p)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m hca``; returns the exit code."""
-    _load_optional_commands()
-    parser = argparse.ArgumentParser(prog="python -m hca", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, (setup, _, help_) in _COMMANDS.items():
-        setup(sub.add_parser(name, help=help_))
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_in(argv)
     try:
-        return _COMMANDS[args.command][1](args)
-    except (ValueError, FileNotFoundError, KeyError, RuntimeError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        _load_command(command)
+        parser = build_parser(command)
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, or a one-line usage error
+        return int(exit_.code or 0) if not isinstance(exit_.code, str) else 2
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = _COMMANDS[args.command][1](args)
+        for note in dict.fromkeys(one_line(str(w.message)) for w in caught):
+            print(f"note: {note}", file=sys.stderr)  # warnings a command did not handle
+        return code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `python -m hca fit ... | head`: stop quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
+    except USER_ERRORS as err:
+        if os.environ.get("HCA_DEBUG"):
+            raise
+        print(f"error: {one_line(err)}", file=sys.stderr)
         return 2
+    except Exception as err:  # a bug: still one line, the traceback on request
+        if os.environ.get("HCA_DEBUG"):
+            raise
+        print(f"error: unexpected {type(err).__name__}: {one_line(err)} "
+              "(set HCA_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return 1

@@ -2,142 +2,189 @@
 
 Reads a CSV with one row per model, a column naming each model's domain (its base model)
 and one numeric column per benchmark; prints the recovered causal order, each domain's
-structural equations after the OLS ambiguity adjustment, the MIC and the alignment of
-factors with benchmarks; ``--json PATH`` also writes them as JSON.
+structural equations after the OLS ambiguity adjustment, the MIC, the alignment of factors
+with benchmarks and its stability over FastICA seeds; ``--json PATH`` also writes the full
+report (every setting and diagnostic, described by ``hca/cli/report.schema.json``) and
+``--plot PATH`` the unmixing matrix and causal graphs (SVG, PNG or PDF).
+
+Everything that can be checked before fitting is checked first (options, output paths,
+the CSV, domain sizes, the size of an exhaustive search), each problem in one line.
+Python warnings become one-line notes on stderr; a progress bar appears on stderr (when it
+is a terminal) for runs longer than two seconds.
+
+This module imports only :mod:`argparse` at import time so that ``--help`` is fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from hca.cli import register_command
+from hca.cli import COMMAND_MODULES, register_command
 
 __all__ = ["read_leaderboard_csv", "fit_report"]
 
 
-def read_leaderboard_csv(path: str | Path, domain_col: str,
-                         benchmarks: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Read and validate ``path``: the benchmark columns (floats) and the domain labels.
+def __getattr__(name: str):  # the public helpers of the first version, imported on use
+    if name == "read_leaderboard_csv":
+        from hca.cli.inputs import read_leaderboard_csv
 
-    Raises
-    ------
-    ValueError
-        One-line messages naming the problem: unreadable or malformed CSV, a missing column,
-        a non-numeric or missing score, too few benchmarks.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    try:
-        df = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"{path}: malformed CSV ({first})") from None
-    if len(benchmarks) < 2:
-        raise ValueError(f"--benchmarks needs at least two columns, got {benchmarks}")
-    if len(set(benchmarks)) != len(benchmarks):
-        raise ValueError(f"--benchmarks lists a column twice: {benchmarks}")
-    missing = [c for c in [domain_col, *benchmarks] if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; the CSV has {list(df.columns)}")
-    X = pd.DataFrame(index=df.index)
-    for col in benchmarks:
-        values = pd.to_numeric(df[col], errors="coerce")
-        bad = values.isna() & df[col].notna()
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{path}: column {col!r} is not numeric "
-                             f"(row {row + 2} holds {df[col].iloc[row]!r})")
-        if values.isna().any():
-            row = int(np.flatnonzero(values.isna().to_numpy())[0])
-            raise ValueError(f"{path}: column {col!r} has a missing score (row {row + 2}); "
-                             "drop or complete such rows first")
-        X[col] = values.astype(float)
-    labels = df[domain_col]
-    if labels.isna().any():
-        row = int(np.flatnonzero(labels.isna().to_numpy())[0])
-        raise ValueError(f"{path}: column {domain_col!r} has a missing domain (row {row + 2})")
-    return X.reset_index(drop=True), labels.astype(str).to_numpy(dtype=object)
+        return read_leaderboard_csv
+    if name == "fit_report":
+        from hca.cli.report import fit_report
+
+        return fit_report
+    raise AttributeError(f"module 'hca.cli.fit' has no attribute {name!r}")
 
 
-def fit_report(X: pd.DataFrame, domains: np.ndarray, n_components: int = 3,
-               search: str = "exhaustive", random_state: int = 0) -> dict:
-    """Fit HCA and return a JSON-ready report (order, alignment, MIC, equations per domain)."""
-    from hca.estimator import HCA
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
 
-    model = HCA(n_components=n_components, search=search, random_state=random_state)
-    model.fit(X, domains)
-    adj = model.adjust(X)
-    factors = list(adj.r2.index)
-    return {
-        "n_models": int(len(X)),
-        "benchmarks": list(X.columns),
-        "domains": {str(d): int((domains == d).sum()) for d in model.domains_},
-        "causal_order": factors,
-        "alignment": [
-            {"factor": z, "benchmark": str(b), "r2": float(adj.r2.loc[z, b])}
-            for z, b in zip(factors, adj.benchmarks)
-        ],
-        "r2_table": {z: {str(b): float(v) for b, v in adj.r2.loc[z].items()} for z in factors},
-        "mic": float(model.mic_),
-        "inexactness": {str(k): float(v) for k, v in model.inexactness_.items()},
-        "graphs": {
-            str(k): {
-                "equations": m.equations(),
-                "weights": m.A.tolist(),
-                "source_scales": m.omega_sqrt.tolist(),
-            }
-            for k, m in adj.models.items()
-        },
-        "unmixing": adj.unmixing.tolist(),
-    }
-
-
-def _format(report: dict) -> str:
-    lines = [f"HCA on {report['n_models']} models, {len(report['benchmarks'])} benchmarks, "
-             f"{len(report['domains'])} domains "
-             + "(" + ", ".join(f"{k}: {v}" for k, v in report["domains"].items()) + ")",
-             f"MIC = {report['mic']:.4f}  (per domain: "
-             + ", ".join(f"{k} {v:.4f}" for k, v in report["inexactness"].items()) + ")",
-             "Causal order and alignment (benchmark with the largest R^2, earlier factors as "
-             "controls):"]
-    lines += [f"  {a['factor']}  <->  {a['benchmark']}  (R^2 = {a['r2']:.2f})"
-              for a in report["alignment"]]
-    lines.append("Causal graphs (after the OLS adjustment; unit-variance sources):")
-    for dom, g in report["graphs"].items():
-        lines.append(f"  {dom}")
-        lines += [f"    {eq}" for eq in g["equations"]]
-    return "\n".join(lines)
+    parse.__name__ = f"integer >= {low}"
+    return parse
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("csv", help="CSV with one row per model")
-    p.add_argument("--domain-col", required=True, help="column naming each model's domain")
-    p.add_argument("--benchmarks", required=True,
+    p.add_argument("csv", help="CSV with a header line and one row per model")
+    p.add_argument("--domain-col", metavar="COLUMN", required=True, help="column naming each model's domain")
+    p.add_argument("--benchmarks", metavar="COLUMNS", required=True,
                    help="comma-separated benchmark columns, e.g. ifeval,bbh,math_lvl_5")
-    p.add_argument("--n-components", type=int, default=3, help="latent factors (default 3)")
+    p.add_argument("--n-components", metavar="D", type=_int_at_least(1), default=3,
+                   help="latent factors (default 3)")
     p.add_argument("--search", default="exhaustive", choices=["exhaustive", "sequential"],
-                   help="row-permutation search (default exhaustive)")
-    p.add_argument("--random-state", type=int, default=0, help="ICA seed (default 0)")
-    p.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+                   help="row-order search: exhaustive (all (d0!)^K orders, up to 5,000,000) "
+                        "or sequential (beam search, bounded by --max-nodes); default "
+                        "exhaustive")
+    p.add_argument("--max-nodes", metavar="N", type=_int_at_least(1), default=1_000_000,
+                   help="budget of the sequential search (prefixes evaluated; it also bounds "
+                        "memory); default 1000000")
+    p.add_argument("--random-state", metavar="SEED", type=_int_at_least(0), default=0,
+                   help="FastICA seed of the reported fit (default 0)")
+    p.add_argument("--n-restarts", metavar="N", type=_int_at_least(1), default=1,
+                   help="FastICA runs per domain, the best by negentropy kept (default 1)")
+    p.add_argument("--seeds", metavar="N", type=_int_at_least(1), default=1,
+                   help="refit with N FastICA seeds (SEED, SEED+1, ...) and "
+                        "report how often the causal order and the alignment agree; the "
+                        "first seed's fit is the one reported (default 1)")
+    p.add_argument("--dropna", action="store_true",
+                   help="drop rows with a missing score or domain (reported per domain) "
+                        "instead of stopping")
+    p.add_argument("--min-domain-size", type=_int_at_least(0), default=0, metavar="N",
+                   help="drop domains with fewer than N rows (reported)")
+    p.add_argument("--json", metavar="PATH", help="also write the full report as JSON")
+    p.add_argument("--plot", metavar="PATH",
+                   help="also draw the unmixing matrix and the causal graphs (.svg, .png, .pdf)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr for runs longer than 2 s (default: when "
+                        "stderr is a terminal)")
+
+
+def _check_domains(board, n_components: int, search: str) -> None:
+    """Problems visible before any ICA: too few domains, domains too small, too many factors,
+    an exhaustive search too large."""
+    from hca.estimator.search import check_search_size
+
+    sizes = board.domain_sizes()
+    p = board.X.shape[1]
+    if len(sizes) < 2:
+        raise ValueError(f"HCA needs at least 2 domains, found {len(sizes)} "
+                         f"({list(sizes)}) after the rows dropped")
+    if n_components > p:
+        raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks "
+                         f"({p})")
+    small = {k: v for k, v in sizes.items() if v < p}
+    if len(small) == 1:
+        (name, count), = small.items()
+        raise ValueError(f"domain {name!r} has {count} row{'s' * (count != 1)}; HCA needs at "
+                         f"least {p} (the number of benchmarks) per domain: drop smaller "
+                         f"domains with --min-domain-size {p + 1}")
+    if small:
+        name, count = min(small.items(), key=lambda kv: kv[1])
+        raise ValueError(f"{len(small)} of {len(sizes)} domains have fewer rows than the {p} "
+                         f"(the number of benchmarks) HCA needs per domain (e.g. {name!r}: "
+                         f"{count}); drop them with --min-domain-size {p + 1}")
+    check_search_size(search, len(sizes), n_components, hint="use --search sequential")
 
 
 def _run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from hca.cli.inputs import PLOT_SUFFIXES, check_output_path, load_leaderboard, write_atomic
+    from hca.cli.notes import Notes, Progress
+
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
-    X, domains = read_leaderboard_csv(args.csv, args.domain_col, benchmarks)
-    report = fit_report(X, domains, args.n_components, args.search, args.random_state)
-    print(_format(report))
-    if args.json:
-        tmp = Path(str(args.json) + ".tmp")
-        tmp.write_text(json.dumps(report, indent=2, allow_nan=False))
-        tmp.replace(args.json)
-        print(f"wrote {args.json}")
+    outputs = {}
+    for option, value, suffixes in (("--json", args.json, None),
+                                    ("--plot", args.plot, PLOT_SUFFIXES)):
+        if value is not None:
+            outputs[option] = check_output_path(value, option, suffixes, inputs=[args.csv])
+    if len(outputs) == 2 and outputs["--json"].resolve() == outputs["--plot"].resolve():
+        raise ValueError("--json and --plot name the same file")
+    board = load_leaderboard(args.csv, args.domain_col, benchmarks, dropna=args.dropna,
+                             min_domain_size=args.min_domain_size)
+    _check_domains(board, args.n_components, args.search)
+
+    from hca.cli.report import (
+        FitSettings,
+        build_report,
+        convergence_note,
+        fit_seeds,
+        format_report,
+        plot_report,
+        search_note,
+    )
+
+    settings = FitSettings(
+        n_components=args.n_components, search=args.search, max_nodes=args.max_nodes,
+        random_state=args.random_state, n_restarts=args.n_restarts, seeds=args.seeds,
+        min_domain_size=args.min_domain_size, dropna=args.dropna)
+    notes = Notes()
+    with Progress(args.seeds + ("--plot" in outputs), enabled=args.progress) as progress:
+        fits = fit_seeds(board, settings, notes, progress)
+        for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
+            notes.drop(category)  # one note each below, instead of one per seed or domain
+        report = build_report(board, settings, fits, csv=args.csv, domain_col=args.domain_col)
+        note = search_note(report)
+        if note:
+            n_unc = sum(not f["certified"] for f in report["stability"]["fits"])
+            if args.seeds > 1:
+                note += f" (not certified in {n_unc} of {args.seeds} seeds)"
+            notes.add(note)
+        note = convergence_note(report)
+        if note:
+            notes.add(note)
+        if len(report["domains"]) > 12 and "--plot" in outputs:
+            notes.add(f"the figure shows the causal graphs of the first 12 of "
+                      f"{len(report['domains'])} domains")
+        report["notes"] = notes.lines()
+        text = json.dumps(report, indent=2, allow_nan=False)  # fails before anything is written
+        written = []
+        try:  # all outputs or none
+            if "--plot" in outputs:
+                progress.stage("figure")
+                write_atomic(outputs["--plot"], lambda tmp: plot_report(fits[0], tmp))
+                written.append(outputs["--plot"])
+                progress.advance()
+            if "--json" in outputs:
+                write_atomic(outputs["--json"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
+                written.append(outputs["--json"])
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+    print(format_report(report))
+    for path in written[::-1]:
+        print(f"wrote {path}")
+    for line in report["notes"]:
+        print(f"note: {line}", file=sys.stderr)
     return 0
 
 
-register_command("fit", "run HCA on your own leaderboard CSV", _setup, _run)
+register_command("fit", COMMAND_MODULES["fit"][1], _setup, _run)

@@ -156,10 +156,31 @@ def sha256sum(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def _env_dir(name: str) -> Path | None:
+    """The folder named by environment variable ``name`` (None if unset or empty).
+
+    Raises
+    ------
+    ValueError
+        If it names a file, or (``HCA_DATA_DIR`` only) nothing at all.
+    """
+    env = os.environ.get(name)
+    if not env:
+        return None
+    path = Path(env)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name}={env} is a file, not a folder; point it to a folder "
+                         f"(or unset it)")
+    if name == "HCA_DATA_DIR" and not path.exists():
+        raise ValueError(f"{name}={env} does not exist; point it to the folder that holds "
+                         f"the data files (or unset it)")
+    return path
+
+
 def _default_cache_dir() -> Path:
-    env = os.environ.get("HCA_CACHE_DIR")
-    if env:
-        return Path(env)
+    env = _env_dir("HCA_CACHE_DIR")
+    if env is not None:
+        return env
     repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").exists() and (repo / "data").is_dir():
         return repo / "data" / "cache"
@@ -203,14 +224,19 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
 
     Raises
     ------
+    ValueError
+        ``HCA_DATA_DIR`` or ``HCA_CACHE_DIR`` names a file (or ``HCA_DATA_DIR`` nothing),
+        or the cache folder cannot be created.
     DataIntegrityError
         A local copy exists but its checksum is wrong, or a download's checksum is wrong.
     DataDownloadError
         The download failed; nothing is left behind in the cache.
     """
+    data_dir = _env_dir("HCA_DATA_DIR")
+    _env_dir("HCA_CACHE_DIR")  # a misconfigured cache is reported even when not needed
     env = os.environ.get("HCA_DATA_DIR")
-    if env:
-        candidate = Path(env) / spec.name
+    if data_dir is not None:
+        candidate = data_dir / spec.name
         if candidate.is_file():
             return _verify(candidate, spec, f"HCA_DATA_DIR={env}")
     cache = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
@@ -229,7 +255,12 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
 def _download(spec: DataFile, cache: Path) -> Path:
     import pooch
 
-    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"cannot create the cache folder {cache} for {spec.name} "
+                         f"({err.strerror or type(err).__name__}); set HCA_CACHE_DIR to a "
+                         "writable folder") from None
     try:
         path = pooch.retrieve(
             spec.url, known_hash=f"sha256:{spec.sha256}", fname=spec.name,

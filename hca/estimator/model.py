@@ -15,7 +15,13 @@ from sklearn.base import BaseEstimator, clone
 
 from hca.estimator.ica import check_ica, fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
-from hca.estimator.search import TINY, HCASearchResult, check_search_options, hca_search
+from hca.estimator.search import (
+    TINY,
+    HCASearchResult,
+    check_search_options,
+    check_search_size,
+    hca_search,
+)
 from hca.validation import (
     check_domains,
     check_fit_data,
@@ -50,7 +56,8 @@ class HCA(BaseEstimator):
     beam_width : int, default=32
         Initial beam width of ``search="sequential"`` (doubled until certified).
     max_nodes : int, default=1_000_000
-        Budget of evaluated prefixes for ``search="sequential"``.
+        Budget of evaluated prefixes for ``search="sequential"`` (it also bounds every level
+        of the search tree, hence its memory; see :func:`hca.estimator.hca_search`).
     random_state : int, RandomState or None, default=0
         Seed of every ICA run.
     max_iter : int, default=1000
@@ -95,6 +102,9 @@ class HCA(BaseEstimator):
         Table 3a.
     unmixing_error_ : dict
         Domain -> Table 3b error.
+    certified_ : bool
+        Whether the search proved the order optimal (always with ``"exhaustive"``; see
+        ``search_result_`` for the nodes evaluated).
     search_result_ : HCASearchResult
         Full output of the search.
     """
@@ -143,6 +153,7 @@ class HCA(BaseEstimator):
         """
         data = self._check_params_and_data(X, domains)
         order, d = data.order, data.n_components
+        check_search_size(self.search, len(order), d)  # before any ICA
         if len(order) < d:
             warnings.warn(
                 f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
@@ -185,6 +196,7 @@ class HCA(BaseEstimator):
         order = self.domains_
         res = self._search({label: self.ica_[label].unmixing for label in order})
         self.search_result_ = res
+        self.certified_ = res.certified
         self.unmixing_ = res.unmixing
         self.mixing_ = np.linalg.pinv(res.unmixing)
         self.mic_ = res.mic
@@ -404,6 +416,7 @@ def mic_by_subset(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
+    check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
     icas = est._fit_icas(data.values, data.labels, cands)
     subsets = [s for size in range(min_size, len(cands) + 1)
                for s in itertools.combinations(cands, size)]

@@ -1,4 +1,25 @@
 """Steps 2-3 of HCA: row-residual extraction and the search over row orders (Algorithm 2).
+
+A row order places one row of every domain's ICA unmixing matrix ``M_k`` at each causal
+position; there are ``(d0!)^K`` of them. Prefixes (the rows placed at the first ``j``
+positions) form a tree whose nodes carry a lower bound on the MIC of every completion.
+
+* ``search="exhaustive"`` visits every complete order; it refuses problems with more than
+  :data:`MAX_EXHAUSTIVE_ORDERS` orders (:func:`check_search_size`, cheap enough to call
+  before any ICA).
+* ``search="sequential"`` is a beam search over positions whose width doubles until the
+  best complete order is *certified*: its MIC is at most the bound of every prefix left out,
+  so no order beats it. Memory and work are bounded by ``max_nodes`` whatever the number of
+  domains: the children of the root (``d0^K`` of them) are streamed and only the best few
+  kept; a level with more than ``max_nodes`` prefixes is not enumerated, each prefix getting
+  a few children proposed by alternating search (every domain takes the row that best fits
+  a direction, the direction is recomputed from the chosen rows) and their one-domain
+  neighbours. An answer found that way is certified only if its MIC does not exceed the
+  bounds of the prefixes so explored (never when the first level was too large), and every
+  uncertified answer comes with an :class:`UncertifiedSearchWarning` and
+  ``certified=False``. On every problem whose levels have at most ``max_nodes`` prefixes
+  (e.g. up to 12 domains with three components at the default budget) the search is the
+  plain beam search, and a certified answer is the exhaustive optimum.
 """
 
 from __future__ import annotations
@@ -16,6 +37,8 @@ from hca.estimator.results import factor_names
 
 __all__ = [
     "HCASearchResult",
+    "UncertifiedSearchWarning",
+    "check_search_size",
     "hca_search",
     "evaluate_order",
 ]
@@ -26,6 +49,10 @@ RESIDUALS = ("domain", "shared")
 #: Largest number of row orders ``(d0!)^K`` that ``search="exhaustive"`` accepts.
 MAX_EXHAUSTIVE_ORDERS = 5_000_000
 _MAX_CHILDREN = 1 << 15  # nodes expanded per vectorised batch (bounds memory)
+_MAX_ELEMENTS = 1 << 21  # floats of one (parents, starts, K, d0, d0) batch of ``propose``
+_MAX_STARTS = 64  # starting directions per parent on levels too large to enumerate
+_MAX_PROPOSALS = 512  # children per parent proposed on such levels
+_MAX_ALTERNATIONS = 10  # alternating steps of one start
 TINY = 1e-300
 _RANK_TOL = 1e-10
 
@@ -39,6 +66,40 @@ def check_search_options(search: str, residual: str, beam_width: Any, max_nodes:
     for name, value in (("beam_width", beam_width), ("max_nodes", max_nodes)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+
+class UncertifiedSearchWarning(UserWarning):
+    """The sequential search stopped without proving that its order has the minimal MIC."""
+
+
+def n_row_orders_text(n_domains: int, n_components: int) -> str:
+    """``(d0!)^K`` written out, e.g. ``"(3!)^4 = 1296"`` or ``"(6!)^1000 ~ 10^2857"``."""
+    head = f"({n_components}!)^{n_domains}"
+    log10 = n_domains * math.lgamma(n_components + 1) / math.log(10)
+    if log10 < 15:
+        return f"{head} = {math.factorial(n_components) ** n_domains}"
+    return f"{head} ~ 10^{math.floor(log10)}"
+
+
+def check_search_size(search: str, n_domains: int, n_components: int,
+                      hint: str = "use search='sequential'") -> None:
+    """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders.
+
+    Cheap (no ICA needed): call it as soon as the number of domains is known.
+
+    Raises
+    ------
+    ValueError
+        One short line with the number of row orders and ``hint``.
+    """
+    if search != "exhaustive" or n_domains < 1 or n_components < 1:
+        return
+    log10 = n_domains * math.lgamma(n_components + 1) / math.log(10)
+    if log10 > 15 or math.factorial(n_components) ** n_domains > MAX_EXHAUSTIVE_ORDERS:
+        raise ValueError(
+            f"exhaustive search over {n_row_orders_text(n_domains, n_components)} row orders "
+            f"exceeds the limit of {MAX_EXHAUSTIVE_ORDERS:,}; {hint}"
+        )
 
 
 # =========================================================================== search result
@@ -82,6 +143,11 @@ class HCASearchResult:
     certified : bool
         True when the search proves this is the minimal MIC over all ``(d0!)^K`` orders
         (always for ``"exhaustive"``).
+    enumerated : bool
+        False when ``"sequential"`` met a level of the search tree with more than
+        ``max_nodes`` prefixes and explored it from a few starting directions instead of
+        enumerating it (the result is then certified only if its MIC is at most the
+        bounds of the prefixes so explored; never when the first level was too large).
     """
 
     domains: tuple
@@ -101,6 +167,7 @@ class HCASearchResult:
     n_nodes: int = 0
     beam_width: int = 0
     certified: bool = False
+    enumerated: bool = True
 
     def summary(self) -> str:
         """Text summary: MIC, Table 3 diagnostics and the chosen orders."""
@@ -319,7 +386,6 @@ class _SearchTree:
         self.Q = np.stack([m.T @ np.linalg.inv(m @ m.T) for m in self.M])  # (K, q, d)
         self.free = self._free_table()
         self.res = self._domain_residuals() if residual == "domain" else None
-        self._combos: dict[int, np.ndarray] = {}
         self.n_leaves = 0  # complete row orders evaluated
         self.n_nodes = 0  # prefixes (tree nodes) evaluated
         self.skipped = np.inf  # smallest bound of a parent skipped by ``children``
@@ -344,12 +410,20 @@ class _SearchTree:
                 res[k, mask] = self.M[k] - (self.M[k] @ basis) @ basis.T
         return res
 
-    def combos(self, n_free: int) -> np.ndarray:
-        """All ``n_free ** K`` choices of one free row per domain."""
-        if n_free not in self._combos:
-            grid = itertools.product(range(n_free), repeat=self.K)
-            self._combos[n_free] = np.array(list(grid), dtype=np.intp).reshape(-1, self.K)
-        return self._combos[n_free]
+    def n_combos(self, n_free: int) -> int:
+        """Number ``n_free ** K`` of children of a prefix with ``n_free`` rows left."""
+        return n_free**self.K
+
+    def combos(self, n_free: int, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Choices ``start..stop-1`` of one free row per domain, in the order of
+        ``itertools.product(range(n_free), repeat=K)`` (generated chunk by chunk)."""
+        total = self.n_combos(n_free)
+        stop = total if stop is None else min(stop, total)
+        if total >= 1 << 62:
+            raise OverflowError(f"{n_free}^{self.K} children cannot be enumerated")
+        powers = np.array([n_free**e for e in range(self.K - 1, -1, -1)], dtype=np.int64)
+        idx = np.arange(start, stop, dtype=np.int64)
+        return ((idx[:, None] // powers) % n_free).astype(np.intp)
 
     def root(self) -> _Nodes:
         K, q = self.K, self.M.shape[2]
@@ -358,34 +432,48 @@ class _SearchTree:
             np.zeros((1, 0, q)), np.zeros((1, K)), np.zeros(1),
         )
 
-    def _residual_stack(self, nodes: _Nodes, rows: np.ndarray) -> np.ndarray:
-        """Residuals ``(N, B, K, q)`` of the candidate rows at the next position."""
+    def _residual_stack(self, nodes: _Nodes, parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Residuals ``(n, K, q)`` of the candidate rows ``rows`` (n, K) at the next position
+        of the prefixes ``nodes[parent]``."""
         kk = np.arange(self.K)
         if self.residual == "domain":
-            return self.res[kk, nodes.mask[:, None, :], rows]
+            return self.res[kk, nodes.mask[parent], rows]
         coef = self.M[None] @ nodes.H.transpose(0, 2, 1)[:, None]  # (N, K, d, depth)
         full = self.M[None] - coef @ nodes.H[:, None]  # (N, K, d, q)
-        return full[np.arange(len(nodes))[:, None, None], kk, rows]
+        return full[parent[:, None], kk, rows]
 
-    def expand(self, nodes: _Nodes, combos: np.ndarray) -> _Children:
-        """Children of ``nodes`` for the given choices of free rows."""
-        N, B, K, j = len(nodes), len(combos), self.K, nodes.depth
-        kk = np.arange(K)
-        rows = self.free[nodes.mask][:, kk, combos]  # (N, B, K)
-        h = _top_direction(self._residual_stack(nodes, rows).reshape(N * B, K, -1))
-        parent = np.repeat(np.arange(N), B)
-        rows = rows.reshape(N * B, K)
-        if j and self.residual == "domain":  # Gram-Schmidt against h_1..h_j
+    def _orthogonalise(self, nodes: _Nodes, parent: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """Gram-Schmidt of the directions ``h`` against ``h_1..h_j`` of their prefixes."""
+        if nodes.depth and self.residual == "domain":
             Hp = nodes.H[parent]
             h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
             h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+        return h
+
+    def _projected(self, nodes: _Nodes) -> np.ndarray:
+        """``M_k P_{V_j} Q_k`` (N, K, d, d) for every prefix (``V_j = span(h_1..h_j)``)."""
+        P = nodes.H.transpose(0, 2, 1) @ nodes.H  # (N, q, q)
+        return (self.M[None] @ P[:, None]) @ self.Q[None]
+
+    def expand(self, nodes: _Nodes, combos: np.ndarray) -> _Children:
+        """Children of ``nodes`` for the given choices of free rows (same for every parent)."""
+        N, B, K = len(nodes), len(combos), self.K
+        rows = self.free[nodes.mask][:, np.arange(K), combos]  # (N, B, K)
+        return self.expand_rows(nodes, np.repeat(np.arange(N), B), rows.reshape(N * B, K))
+
+    def expand_rows(self, nodes: _Nodes, parent: np.ndarray, rows: np.ndarray) -> _Children:
+        """Children ``(nodes[parent[i]], rows[i])``: ``rows[i, k]`` is the row of ``M_k``
+        placed at the next position."""
+        K, j = self.K, nodes.depth
+        kk = np.arange(K)
+        h = _top_direction(self._residual_stack(nodes, parent, rows))
+        h = self._orthogonalise(nodes, parent, h)
         # Row j+1 of J_k: m P_{V_{j+1}} Q_k = m P_{V_j} Q_k + (m . h) h Q_k, as h is orthogonal
         # to V_j = span(h_1..h_j).
-        P = nodes.H.transpose(0, 2, 1) @ nodes.H  # (N, q, q)
-        old = ((self.M[None] @ P[:, None]) @ self.Q[None])[parent[:, None], kk, rows]  # (NB, K, d)
+        old = self._projected(nodes)[parent[:, None], kk, rows]  # (n, K, d)
         q = h.shape[1]
         mh = np.take_along_axis((h @ self.M.reshape(K * self.d, q).T).reshape(-1, K, self.d),
-                                rows[:, :, None], axis=2)  # (NB, K, 1)
+                                rows[:, :, None], axis=2)  # (n, K, 1)
         hQ = (h @ self.Q.transpose(1, 0, 2).reshape(q, K * self.d)).reshape(-1, K, self.d)
         w = old + mh * hQ
         diag = np.take_along_axis(w, rows[:, :, None], axis=2)[:, :, 0]
@@ -395,15 +483,16 @@ class _SearchTree:
     def children(
         self, nodes: _Nodes, threshold: Callable[[], float] | None = None
     ) -> Iterator[_Children]:
-        """Yield the children of ``nodes`` in batches.
+        """Yield all children of ``nodes`` in batches.
 
         Parents are visited in the given order; when ``threshold`` is given, parents whose
         bound is ``>= threshold()`` are skipped (every child's bound is at least its
         parent's) and the smallest skipped bound is kept in ``self.skipped``.
         """
-        combos = self.combos(self.d - nodes.depth)
-        per_parent = max(1, self.max_children // len(combos))
-        step = min(len(combos), self.max_children)
+        n_free = self.d - nodes.depth
+        n_combos = self.n_combos(n_free)
+        per_parent = max(1, self.max_children // n_combos)
+        step = min(n_combos, self.max_children)
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))
             if threshold is not None:
@@ -413,9 +502,139 @@ class _SearchTree:
                     parents = parents.take(np.flatnonzero(~drop))
             if not len(parents):
                 continue
-            for c0 in range(0, len(combos), step):
-                self.n_nodes += len(parents) * len(combos[c0 : c0 + step])
-                yield self.expand(parents, combos[c0 : c0 + step])
+            for c0 in range(0, n_combos, step):
+                combos = self.combos(n_free, c0, c0 + step)
+                self.n_nodes += len(parents) * len(combos)
+                yield self.expand(parents, combos)
+
+    # ------------------------------------------------------------ levels too large to enumerate
+    def n_proposals(self, depth: int, n_parents: int, max_nodes: int) -> int:
+        """Children per parent evaluated by :meth:`propose` (at most ``max_nodes`` in all)."""
+        cap = min(_MAX_PROPOSALS, self.n_combos(self.d - depth))
+        return max(1, min(cap, max_nodes // max(n_parents, 1)))
+
+    def _start_pairs(self, n_free: int, n_starts: int) -> tuple[np.ndarray, np.ndarray]:
+        """(domain, free-row index) of every start: all rows of domains spread evenly."""
+        n_domains = max(1, min(self.K, -(-n_starts // n_free)))
+        ks = np.unique(np.round(np.linspace(0, self.K - 1, n_domains)).astype(np.intp))
+        pairs = [(k, f) for k in ks for f in range(n_free)][:n_starts]
+        return np.array([k for k, _ in pairs]), np.array([f for _, f in pairs])
+
+    def _row_scores(self, old: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """``c_{k,r}`` (n, K, d) of placing row ``r`` of ``M_k`` next, for directions ``h``
+        (n, q) and ``old = M_k P_{V_j} Q_k`` (n, K, d, d) of their prefixes: the squared
+        normalised diagonal of row ``j+1`` of ``J_k`` (as in :meth:`expand_rows`)."""
+        n, q = h.shape
+        K, d = self.K, self.d
+        mh = (h @ self.M.reshape(K * d, q).T).reshape(n, K, d)  # m_{k,r} . h
+        hQ = (h @ self.Q.transpose(1, 0, 2).reshape(q, K * d)).reshape(n, K, d)  # h Q_k
+        cross = (old @ hQ[..., None])[..., 0]  # old_{k,r} . h Q_k
+        norm2 = np.sum(old**2, axis=3) + 2 * mh * cross + mh**2 * np.sum(hQ**2, axis=2)[..., None]
+        diag = np.diagonal(old, axis1=2, axis2=3) + mh * hQ
+        return diag**2 / np.maximum(norm2, TINY)
+
+    def _align(self, nodes: _Nodes, parent: np.ndarray,
+               h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Alternate from the directions ``h`` (n, q) of prefixes ``nodes[parent]``: every
+        domain takes the free row that fits ``h`` best (largest ``c_{k,r}``), then ``h`` is
+        recomputed from the chosen rows, until a fixed point. Starts that meet are merged;
+        returns the distinct ``(parent, rows)`` reached, in order of first appearance."""
+        old = self._projected(nodes)
+        placed = (nodes.mask[:, :, None] >> np.arange(self.d)) & 1  # (N, K, d)
+        penalty = np.where(placed, -np.inf, 0.0)
+        rows = np.argmax(self._row_scores(old[parent], h) + penalty[parent], axis=2)
+        moving = np.ones(len(parent), dtype=bool)
+        for _ in range(_MAX_ALTERNATIONS):
+            keep = _first_seen(parent, rows)
+            parent, rows, moving = parent[keep], rows[keep], moving[keep]
+            if not moving.any():
+                break
+            idx = np.flatnonzero(moving)
+            p = parent[idx]
+            h = _top_direction(self._residual_stack(nodes, p, rows[idx]))
+            h = self._orthogonalise(nodes, p, h)
+            new = np.argmax(self._row_scores(old[p], h) + penalty[p], axis=2)
+            moving[idx] = np.any(new != rows[idx], axis=1)
+            rows[idx] = new
+        return parent, rows
+
+    def propose(self, nodes: _Nodes, n_children: int) -> Iterator[_Children]:
+        """Yield, in batches, up to ``n_children`` promising children of every prefix.
+
+        For levels with too many children to enumerate. From starting directions (the
+        residuals of the free rows of up to :data:`_MAX_STARTS` domains spread evenly),
+        :meth:`_align` alternates between choosing each domain's best-fitting row and
+        recomputing the direction. The distinct fixed points, then their neighbours (one
+        domain placing another free row), are evaluated exactly.
+        """
+        n_free, K = self.d - nodes.depth, self.K
+        ks, fs = self._start_pairs(n_free, min(_MAX_STARTS, K * n_free, n_children))
+        per_batch = max(1, _MAX_ELEMENTS // (len(ks) * K * self.d**2))
+        for start in range(0, len(nodes), per_batch):
+            parents = nodes.take(slice(start, start + per_batch))
+            N = len(parents)
+            free = self.free[parents.mask]  # (N, K, d)
+            start_rows = free[:, ks, fs].ravel()  # (N * S,)
+            parent = np.repeat(np.arange(N), len(ks))
+            kk = np.tile(ks, N)
+            if self.residual == "domain":
+                h = self.res[kk, parents.mask[parent, kk], start_rows]
+            else:
+                m = self.M[kk, start_rows]
+                Hp = parents.H[parent]
+                h = m - np.einsum("nj,njq->nq", np.einsum("njq,nq->nj", Hp, m), Hp)
+            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+            parent, rows = self._align(parents, parent, self._orthogonalise(parents, parent, h))
+            parent, rows = _with_neighbours(parent, rows, free[:, :, :n_free], n_children)
+            self.n_nodes += len(parent)
+            yield self.expand_rows(parents, parent, rows)
+
+
+def _first_seen(parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Indices of the distinct ``(parent, rows)`` pairs, in order of first appearance
+    (the small non-negative ``rows`` are packed into few int64 keys for sorting)."""
+    bits = max(1, int(rows.max(initial=0)).bit_length())
+    per_key = 62 // bits
+    keys = [parent.astype(np.int64)]
+    for c0 in range(0, rows.shape[1], per_key):
+        chunk = rows[:, c0 : c0 + per_key].astype(np.int64)
+        keys.append(np.sum(chunk << (bits * np.arange(chunk.shape[1], dtype=np.int64)), axis=1))
+    order = np.lexsort(keys[::-1])  # stable: equal pairs keep their original order
+    sorted_keys = np.stack(keys)[:, order]
+    new_group = np.ones(len(order), dtype=bool)
+    new_group[1:] = np.any(sorted_keys[:, 1:] != sorted_keys[:, :-1], axis=0)
+    return np.sort(order[new_group])
+
+
+def _with_neighbours(parent: np.ndarray, rows: np.ndarray, free: np.ndarray,
+                     limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate children: the distinct choices ``rows`` (n, K) of prefixes ``parent``,
+    then each choice changed in one domain to another free row (``free``: (N, K, n_free)).
+
+    Returns ``(parent, rows)``: at most ``limit`` per parent, grouped by parent, each group
+    in that order (fixed points first)."""
+    K, n_free = free.shape[1], free.shape[2]
+    order = np.argsort(parent, kind="stable")
+    parent, rows = parent[order], rows[order]
+    if n_free > 1:
+        # neighbours only of as many fixed points per parent as ``limit`` can use
+        rank = np.arange(len(parent)) - np.searchsorted(parent, parent)
+        base = rank < -(-limit // (K * (n_free - 1)))
+        kk, ff = (a.ravel() for a in np.indices((K, n_free)))
+        n_base = int(base.sum())
+        m_parent = np.repeat(parent[base], len(kk))
+        moves = np.repeat(rows[base], len(kk), axis=0)
+        moves[np.arange(len(moves)), np.tile(kk, n_base)] = free[m_parent, np.tile(kk, n_base),
+                                                                  np.tile(ff, n_base)]
+        parent = np.concatenate([parent, m_parent])
+        rows = np.concatenate([rows, moves])
+        keep = _first_seen(parent, rows)
+        parent, rows = parent[keep], rows[keep]
+        order = np.argsort(parent, kind="stable")
+        parent, rows = parent[order], rows[order]
+    rank = np.arange(len(parent)) - np.searchsorted(parent, parent)
+    keep = rank < limit
+    return parent[keep], rows[keep]
 
 
 class _Best:
@@ -467,38 +686,121 @@ def _beam_level(tree: _SearchTree, nodes: _Nodes, width: int, batches=None) -> t
     return kept, min(discarded, tree.skipped)
 
 
-def _beam(tree: _SearchTree, width: int, first: list | None = None) -> tuple[_Best, float]:
-    """One beam search; return the best leaf and the smallest bound of a discarded prefix."""
-    nodes, discarded = tree.root(), np.inf
-    for j in range(tree.d - 1):
-        nodes, dropped = _beam_level(tree, nodes, width, first if j == 0 else None)
+class _FirstLevel:
+    """The children of the root, computed once and shared by every beam of a search.
+
+    Only the ``keep`` best (by bound, then generation order) are stored, so memory does not
+    grow with the ``d0 ** K`` children. When the level has more than ``max_nodes`` children
+    it is not enumerated: :meth:`_SearchTree.propose` supplies a few, and every other child
+    counts as discarded with the root's bound (0), so the search cannot be certified.
+    """
+
+    def __init__(self, tree: _SearchTree, keep: int, max_nodes: int) -> None:
+        root = tree.root()
+        self.enumerated = tree.n_combos(tree.d) <= max_nodes
+        if self.enumerated:
+            batches = tree.children(root)
+            self.unexplored = np.inf
+        else:
+            batches = tree.propose(root, tree.n_proposals(0, 1, max_nodes))
+            self.unexplored = float(root.lb[0])
+        self.nodes: _Nodes | None = None
+        self.gen = np.zeros(0, dtype=np.int64)
+        self.total = 0
+        for batch in batches:
+            gen = np.concatenate([self.gen, self.total + np.arange(len(batch))])
+            self.total += len(batch)
+            pool = batch.nodes() if self.nodes is None else _Nodes.concat([self.nodes,
+                                                                            batch.nodes()])
+            order = np.lexsort((gen, pool.lb))
+            self.nodes, self.gen = pool.take(order[:keep]), gen[order[:keep]]
+
+    def take(self, width: int) -> tuple[_Nodes, float]:
+        """The first level of a beam of ``width``: as :func:`_beam_level` would keep it
+        (all children in generation order if they fit, else the ``width`` best sorted by
+        bound), and the smallest bound left out."""
+        if width >= self.total:
+            return self.nodes.take(np.argsort(self.gen, kind="stable")), self.unexplored
+        if width >= len(self.nodes):
+            raise RuntimeError("beam wider than the stored first level")  # pragma: no cover
+        return self.nodes.take(slice(0, width)), min(float(self.nodes.lb[width]),
+                                                     self.unexplored)
+
+
+def _beam(tree: _SearchTree, width: int, first: _FirstLevel | None,
+          max_nodes: int) -> tuple[_Best, float, bool, bool]:
+    """One beam search.
+
+    Returns the best leaf, the smallest bound of a discarded prefix, whether some level was
+    explored by :meth:`_SearchTree.propose` instead of enumerated, and whether some level
+    had more candidates than ``width`` (if not, a wider beam would find the same)."""
+    if first is None:  # one component: the children of the root are the complete orders
+        nodes, discarded, partial, full = tree.root(), np.inf, False, False
+    else:
+        (nodes, discarded), partial = first.take(width), not first.enumerated
+        full = first.total > width
+    for j in range(1, tree.d - 1):
+        if len(nodes) * tree.n_combos(tree.d - j) <= max_nodes:
+            nodes, dropped = _beam_level(tree, nodes, width)
+        else:
+            partial = True
+            unexplored = float(nodes.lb.min())  # children never proposed: bound >= parent's
+            batches = tree.propose(nodes, tree.n_proposals(j, len(nodes), max_nodes))
+            nodes, dropped = _beam_level(tree, nodes, width, batches)
+            dropped = min(dropped, unexplored)
+        full = full or dropped < np.inf and len(nodes) == width
         discarded = min(discarded, dropped)
     best = _Best()
     for batch in tree.children(nodes):
         tree.n_leaves += len(batch)
         best.update(batch)
-    return best, discarded
+    return best, discarded, partial, full
 
 
-def _beam_cost(d: int, K: int, width: int) -> int:
-    """Upper bound on the nodes evaluated by one beam search of the given width."""
-    total, parents = 0, 1
-    for j in range(d):
-        level = parents * (d - j) ** K
+def _level_size(tree: _SearchTree, depth: int, parents: int, max_nodes: int) -> int:
+    """Nodes evaluated at ``depth`` (0 = children of the root): all children when there are
+    at most ``max_nodes`` of them (and always for the complete orders), else at most
+    :meth:`_SearchTree.n_proposals` per parent."""
+    full = parents * tree.n_combos(tree.d - depth)
+    if full <= max_nodes or depth == tree.d - 1:
+        return full
+    return parents * tree.n_proposals(depth, parents, max_nodes)
+
+
+def _round_cost(tree: _SearchTree, width: int, max_nodes: int) -> int:
+    """Upper bound on the nodes evaluated by one beam of ``width`` after the first level."""
+    total, parents = 0, min(_level_size(tree, 0, 1, max_nodes), width)
+    for j in range(1, tree.d):
+        level = _level_size(tree, j, parents, max_nodes)
         total += level
         parents = min(level, width)
     return total
 
 
-def _sequential(tree: _SearchTree, width: int, max_nodes: int) -> tuple[_Best, bool, int]:
-    """Beam searches of doubling width until the result is certified or the budget is spent."""
-    first = list(tree.children(tree.root())) if tree.d > 1 else None  # shared by all rounds
+def _widest_beam(tree: _SearchTree, width: int, max_nodes: int) -> int:
+    """Upper bound on the beam widths :func:`_sequential` can reach within ``max_nodes``."""
+    first = _level_size(tree, 0, 1, max_nodes)  # at most this many nodes on the first level
+    spent = first if tree.n_combos(tree.d) <= max_nodes else 1  # and at least this many
+    while width < first and spent + _round_cost(tree, 2 * width, max_nodes) <= max_nodes:
+        width *= 2
+    return width
+
+
+def _sequential(tree: _SearchTree, width: int, max_nodes: int) -> tuple[_Best, bool, int, bool]:
+    """Beam searches of doubling width until the result is certified, the budget is spent or
+    no level had more candidates than the beam (a wider beam would find the same).
+
+    Returns the best order, whether it is certified, the last width and whether some level
+    was explored by :meth:`_SearchTree.propose`."""
+    first = None
+    if tree.d > 1:
+        first = _FirstLevel(tree, _widest_beam(tree, width, max_nodes) + 1, max_nodes)
     while True:
-        best, discarded = _beam(tree, width, first)
+        best, discarded, partial, full = _beam(tree, width, first, max_nodes)
         certified = best.mic <= discarded
-        next_cost = _beam_cost(tree.d, tree.K, 2 * width) - tree.d**tree.K
-        if certified or tree.n_nodes + next_cost > max_nodes:
-            return best, certified, width
+        next_cost = _round_cost(tree, 2 * width, max_nodes)
+        if certified or tree.n_nodes + next_cost > max_nodes or (partial and not full):
+            return best, certified, width, partial
         width *= 2
 
 
@@ -536,18 +838,26 @@ def hca_search(
     beam_width : int, default=32
         Initial beam width of ``"sequential"``; doubled while the result is not certified.
     max_nodes : int, default=1_000_000
-        Budget of prefixes evaluated by ``"sequential"``; no wider beam is started when
-        it would exceed the budget, and the best order found is returned uncertified
-        (with a warning).
+        Budget of prefixes evaluated by ``"sequential"``. A level of the search tree is
+        enumerated only when it has at most ``max_nodes`` prefixes (otherwise a few
+        children per prefix are proposed by alternating search, and the result can no
+        longer be certified); no wider beam is started when it would exceed the budget.
+        An uncertified result comes with a warning and ``certified=False``.
 
     Returns
     -------
     HCASearchResult
         The best row order, evaluated by :func:`evaluate_order`.
 
+    Raises
+    ------
+    ValueError
+        ``"exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders (see
+        :func:`check_search_size`).
+
     Warns
     -----
-    UserWarning
+    UncertifiedSearchWarning
         When ``"sequential"`` stops without certifying its result.
 
     Notes
@@ -559,30 +869,30 @@ def hca_search(
     check_search_options(search, residual, beam_width, max_nodes)
     M, names = _as_unmixing_list(unmixings)
     K, d, _ = M.shape
+    check_search_size(search, K, d)
     tree = _SearchTree(M, residual)
+    enumerated = True
     if search == "exhaustive":
-        n_orders = math.factorial(d) ** K
-        if n_orders > MAX_EXHAUSTIVE_ORDERS:
-            raise ValueError(
-                f"exhaustive search over (d0!)^K = ({d}!)^{K} = {n_orders} row orders exceeds "
-                f"{MAX_EXHAUSTIVE_ORDERS}; use search='sequential'"
-            )
         best = _Best()
         _exhaustive(tree, tree.root(), best)
         certified, width = True, 0
     else:
-        best, certified, width = _sequential(tree, int(beam_width), int(max_nodes))
+        best, certified, width, partial = _sequential(tree, int(beam_width), int(max_nodes))
+        enumerated = not partial
         if not certified:
+            how = ("" if enumerated else "; levels with more than max_nodes prefixes were "
+                   "explored from a few starting directions, not enumerated")
             warnings.warn(
-                f"sequential search stopped at beam width {width} after {tree.n_nodes} prefixes "
-                f"(max_nodes={max_nodes}) without certifying that MIC = {best.mic:.4g} is minimal; "
-                "increase max_nodes or use search='exhaustive' if it is affordable",
-                UserWarning,
+                f"sequential search stopped at beam width {width} after {tree.n_nodes:,} "
+                f"prefixes (max_nodes={max_nodes:,}) without certifying that MIC = "
+                f"{best.mic:.4g} is minimal{how}; increase max_nodes or use "
+                "search='exhaustive' if it is affordable",
+                UncertifiedSearchWarning,
                 stacklevel=2,
             )
     perms = [best.rows[k] for k in range(K)]
     result = evaluate_order(dict(zip(names, M)), perms, residual=residual)
-    return _with_search_info(result, names, search, tree, certified, width)
+    return _with_search_info(result, names, search, tree, certified, width, enumerated)
 
 
 def _with_search_info(
@@ -592,9 +902,11 @@ def _with_search_info(
     tree: _SearchTree,
     certified: bool,
     width: int,
+    enumerated: bool,
 ) -> HCASearchResult:
     """Copy of ``result`` with the search bookkeeping filled in."""
     fields = {f: getattr(result, f) for f in result.__dataclass_fields__}
     fields.update(domains=names, search=search, n_evaluated=int(tree.n_leaves),
-                  n_nodes=int(tree.n_nodes), beam_width=int(width), certified=bool(certified))
+                  n_nodes=int(tree.n_nodes), beam_width=int(width), certified=bool(certified),
+                  enumerated=bool(enumerated))
     return HCASearchResult(**fields)

@@ -39,6 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
 from hca.estimator.model import HCA, clone_hca, mic_by_subset
+from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.replication import domain_data, estimator
@@ -112,7 +113,7 @@ def sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
     convergence and certification are in the fits and the table)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.filterwarnings("ignore", message="sequential search stopped")
+        warnings.simplefilter("ignore", UncertifiedSearchWarning)
         return mic_by_subset(est, X, labels, list(PAPER_V2_SINV), SWEEP_MIN_SIZE,
                              align=[PAPER_V2_FOUR])
 

@@ -42,6 +42,9 @@ __all__ = [
     "HEADLINE",
     "verdict_box_markdown",
     "verdicts_markdown",
+    "summary_markdown",
+    "headline_markdown",
+    "chapter_details_markdown",
 ]
 
 #: The headline claims whose stability over refits the scorecard reports.
@@ -272,16 +275,44 @@ def _claim_md(r: ClaimRow) -> str:
     return f"**{_cell(r.id)}**{link}"
 
 
-def verdict_box_markdown(rows: Sequence[ClaimRow]) -> str:
-    """The chapter's verdict box (MyST markdown): one line per claim, the verdict under each
-    setup; each claim links to the book figure that shows it (``{numref}``, so a broken
-    link fails the build)."""
+def _group_key(cid: str) -> str:
+    return cid.split("-", 1)[0]
+
+
+def _counts_md(verdicts: Sequence[str]) -> str:
+    parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v)]
+    return ", ".join(parts)
+
+
+def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
+    """The chapter's verdict box (MyST markdown): one line per claim with its verdict under
+    each setup, each claim linked to the book figure that shows it (``{numref}``, so a broken
+    link fails the build). Claims of one table or figure (ids sharing a prefix such as
+    ``T2a``) with at least ``min_group`` members get one line with their verdict counts."""
     if not rows:
         raise ValueError("verdict_box_markdown: no claims")
     setups = list(rows[0].setups)
     head = "| claim | " + " | ".join(SETUPS[s].label for s in setups) + " |"
     lines = [head, "|" + "---|" * (len(setups) + 1)]
+    sizes: dict[str, int] = {}
     for r in rows:
+        sizes[_group_key(r.id)] = sizes.get(_group_key(r.id), 0) + 1
+    done: set[str] = set()
+    for r in rows:
+        key = _group_key(r.id)
+        if sizes[key] >= min_group:
+            if key in done:
+                continue
+            done.add(key)
+            group = [x for x in rows if _group_key(x.id) == key]
+            fig = next((x.figure for x in group if x.figure), None)
+            link = f" ({{numref}}`{fig}`)" if fig else ""
+            kinds = {x.kind for x in group}
+            lines.append(f"| **{key}-…**{link}: {len(group)} {'/'.join(sorted(kinds))} claims "
+                         f"({_cell(group[0].section)}) | "
+                         + " | ".join(_counts_md([x.setups[s].verdict for x in group])
+                                      for s in setups) + " |")
+            continue
         lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | "
                      + " | ".join(_verdict_md(r.setups[s]) for s in setups) + " |")
     counts = []
@@ -306,6 +337,65 @@ def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
             out.append(f"- *{SETUPS[s].label}*: {_verdict_md(o)}. Ours: {_cell(o.ours)}. "
                        f"{_cell(o.reason)}.{stab}")
         out.append("")
+    return "\n".join(out)
+
+
+def summary_markdown(card: Scorecard) -> str:
+    """Verdict counts per chapter (rows) and setup (columns) for analysis claims, then the
+    lookups in one line (MyST markdown table)."""
+    setups = card._setups()
+    head = ("| chapter | " + " | ".join(f"{SETUPS[s].label}" for s in setups) + " |")
+    lines = [head, "|" + "---|" * (len(setups) + 1)]
+    for chapter, (nb, title) in CHAPTERS.items():
+        rows = [r for r in card.chapter_rows(chapter) if r.kind == "analysis"]
+        if not rows:
+            continue
+        lines.append(f"| {{doc}}`{title} </notebooks/{nb}>` ({len(rows)}) | "
+                     + " | ".join(_counts_md([r.setups[s].verdict for r in rows])
+                                  for s in setups) + " |")
+    total = [r for r in card.rows if r.kind == "analysis"]
+    lines.append(f"| **all analysis claims** ({len(total)}) | "
+                 + " | ".join(_counts_md([r.setups[s].verdict for r in total])
+                              for s in setups) + " |")
+    look = [r for r in card.rows if r.kind == "lookup"]
+    text = "\n".join(lines)
+    if look:
+        text += ("\n\nLookups (values read off the leaderboard, counted apart): "
+                 + "; ".join(f"{SETUPS[s].label}: "
+                             + _counts_md([r.setups[s].verdict for r in look])
+                             for s in setups) + f" ({len(look)} claims).")
+    return text
+
+
+def headline_markdown(card: Scorecard) -> str:
+    """The headline claims (:data:`HEADLINE`) with their verdict and stability per setup."""
+    setups = card._setups()
+    lines = ["| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
+             "|" + "---|" * (len(setups) + 1)]
+    by_id = {r.id: r for r in card.rows}
+    for cid in HEADLINE:
+        if cid not in by_id:
+            continue
+        r = by_id[cid]
+        cells = []
+        for s in setups:
+            o = r.setups[s]
+            stab = (f"; holds in {o.stability.share:.0%} of {o.stability.n_fits} refits"
+                    if o.stability else "")
+            cells.append(f"{_verdict_md(o)}{stab}")
+        lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def chapter_details_markdown(card: Scorecard) -> str:
+    """Every claim, chapter by chapter, each chapter in a collapsed block (MyST)."""
+    out = []
+    for chapter, (nb, title) in CHAPTERS.items():
+        rows = card.chapter_rows(chapter)
+        if not rows:
+            continue
+        out.append(f"````{{admonition}} {title}: {len(rows)} claims\n:class: dropdown\n\n"
+                   f"Chapter: {{doc}}`/notebooks/{nb}`.\n\n{verdicts_markdown(rows)}\n````\n")
     return "\n".join(out)
 
 

@@ -34,7 +34,10 @@ from hca.plots.interpret import (  # noqa: F401
     plot_adjusted_unmixing,
     plot_alignment,
     plot_compute,
+    plot_compute_factor,
     plot_instruct_shift,
+    plot_lookup_cells,
+    plot_r2_comparison,
 )
 from hca.plots.mmlu import (  # noqa: F401
     plot_clustered_correlation,
@@ -85,6 +88,9 @@ __all__ = [
     "plot_alignment",
     "plot_compute",
     "plot_instruct_shift",
+    "plot_r2_comparison",
+    "plot_compute_factor",
+    "plot_lookup_cells",
     "plot_recovered_dgp",
     "plot_causal_graphs",
     "plot_claim_shares",

@@ -17,6 +17,9 @@ __all__ = [
     "plot_alignment",
     "plot_compute",
     "plot_instruct_shift",
+    "plot_r2_comparison",
+    "plot_compute_factor",
+    "plot_lookup_cells",
 ]
 
 
@@ -111,4 +114,105 @@ def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax=No
     ax.axhline(0, color="0.5", lw=0.8)
     ax.set_xticks(range(len(factor_names)), list(factor_names))
     ax.set_ylabel("instruct − base (in-sample SDs)")
+    return ax
+
+
+#: Marker and colour of each source in the comparison plots (paper first).
+_SOURCES = {"paper": ("o", "black"), "authors' code": ("D", "0.55"),
+            "authors' setup": ("s", "tab:blue"), "careful setup": ("^", "tab:orange")}
+
+
+def plot_r2_comparison(table: pd.DataFrame, ax=None, *, reference: str = "paper",
+                       bands: tuple[float, float] = (0.05, 0.15), floor: float | None = None,
+                       hollow: pd.DataFrame | None = None, title: str | None = None):
+    """Values of several sources (rows of ``table``) per group (columns), around a reference.
+
+    Each column gets a dark band of ``± bands[0]`` and a light band of ``± bands[1]`` around
+    the ``reference`` row (the reproduced / partly tolerances), and one marker per source,
+    side by side. Values below ``floor`` are drawn at the floor as a downward triangle with
+    their value written next to it; cells marked True in ``hollow`` (same shape) are drawn
+    as open markers (e.g. not applicable). NaN cells are skipped. Returns the axes.
+    """
+    if reference not in table.index:
+        raise ValueError(f"plot_r2_comparison: reference {reference!r} is not a row of the "
+                         f"table ({list(table.index)})")
+    ax = get_axes(ax, (8, 3))
+    cols = list(table.columns)
+    x = np.arange(len(cols))
+    ref = table.loc[reference].to_numpy(dtype=float)
+    for k, r in enumerate(ref):
+        if np.isfinite(r):
+            ax.fill_between([k - 0.42, k + 0.42], r - bands[1], r + bands[1], color="0.93", lw=0)
+            ax.fill_between([k - 0.42, k + 0.42], r - bands[0], r + bands[0], color="0.82", lw=0)
+    n = len(table)
+    offsets = (np.arange(n) - (n - 1) / 2) * min(0.8 / max(n, 1), 0.2)
+    for j, (source, row) in enumerate(table.iterrows()):
+        marker, colour = _SOURCES.get(str(source), ("o", f"C{j}"))
+        labelled = False
+        for k, v in enumerate(row.to_numpy(dtype=float)):
+            if not np.isfinite(v):
+                continue
+            open_ = (hollow is not None and source in hollow.index
+                     and bool(hollow.loc[source, cols[k]]))
+            y, m = v, marker
+            if floor is not None and v < floor:
+                y, m = floor, "v"
+                ax.annotate(f"{v:.1f}", (x[k] + offsets[j], floor), xytext=(0, -11),
+                            textcoords="offset points", ha="center", fontsize=9,
+                            color=colour)
+            ax.scatter(x[k] + offsets[j], y, marker=m, s=34, zorder=3,
+                       facecolors="none" if open_ else colour, edgecolors=colour,
+                       label=None if labelled else str(source))
+            labelled = True
+    ax.set_xticks(x, [benchmark_label(c) for c in cols])
+    ax.set_xlim(-0.5, len(cols) - 0.5)
+    if floor is not None:
+        ax.set_ylim(floor - 0.35, max(1.08, np.nanmax(table.to_numpy(dtype=float)) + 0.05))
+    ax.set_ylabel("R²")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax=None, *,
+                        label: str | None = None, title: str | None = None):
+    """One oriented factor (column ``factor`` of ``checkpoints``) of the official base
+    checkpoints against ``log10_compute``, with the Pearson r in the title. Returns the axes."""
+    from hca.validation import check_frame
+
+    check_frame(checkpoints, ["log10_compute", factor], context="plot_compute_factor")
+    ax = get_axes(ax, (4, 3))
+    x = checkpoints["log10_compute"].to_numpy(dtype=float)
+    y = checkpoints[factor].to_numpy(dtype=float)
+    ax.scatter(x, y, s=16, c="k", alpha=0.75)
+    r = float(np.corrcoef(x, y)[0, 1])
+    ax.set_xlabel("log10 pretraining compute (FLOPs)")
+    ax.set_ylabel(label or factor)
+    ax.set_title((title + ": " if title else "") + f"r = {r:.2f} ({len(x)} checkpoints)")
+    return ax
+
+
+def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax=None, *,
+                      tolerance: tuple[float, float] = (0.005, 0.03), fmt: str = "{:.3f}"):
+    """Cells looked up on the leaderboard against the paper's: one cell per value, coloured
+    by ``|ours − paper|`` (green within ``tolerance[0]``, yellow within ``tolerance[1]``, red
+    beyond) and labelled ``ours`` over ``(paper)``. ``ours`` and ``paper`` have the same
+    index and columns. Returns the axes."""
+    from matplotlib.colors import ListedColormap
+
+    if list(ours.index) != list(paper.index) or list(ours.columns) != list(paper.columns):
+        raise ValueError("plot_lookup_cells: ours and paper must have the same rows and columns")
+    ax = get_axes(ax, (8, 0.6 * len(ours) + 1))
+    a, p = ours.to_numpy(dtype=float), paper.to_numpy(dtype=float)
+    diff = np.abs(a - p)
+    band = np.where(diff <= tolerance[0] + 1e-12, 0, np.where(diff <= tolerance[1] + 1e-12, 1, 2))
+    ax.imshow(band, cmap=ListedColormap(["#cfe8cf", "#f6e7a8", "#f2b8b0"]), vmin=0, vmax=2,
+              aspect="auto")
+    for (i, j), v in np.ndenumerate(a):
+        ax.text(j, i, f"{fmt.format(v)}\n({p[i, j]:.2f})", ha="center", va="center",
+                fontsize=9)
+    ax.set_xticks(range(a.shape[1]), [benchmark_label(c) for c in ours.columns])
+    ax.set_yticks(range(a.shape[0]), [" ".join(map(str, r)) if isinstance(r, tuple) else str(r)
+                                      for r in ours.index])
+    ax.tick_params(length=0)
     return ax
