@@ -76,7 +76,7 @@ from hca.paper.setups import Setup, get_setup
 from hca.stability import StabilityResult, matches_alignment, ranked_orders, seed_stability
 
 __all__ = ["Settings", "RecoveryResults", "run", "table3", "figure18_table",
-           "FILTERED_MAX_ITER", "role_index"]
+           "FILTERED_MAX_ITER", "role_index", "order_text", "pooled_within_variance"]
 
 #: FastICA iterations of the filtered fits (see the module docstring).
 FILTERED_MAX_ITER = 5000
@@ -207,7 +207,8 @@ class RecoveryResults:
     def summary(self) -> str:
         al = order_text(self.adjustment.benchmarks)
         return (f"{self.setup.label}: MIC of the four domains {self.fit.mic_:.3f} "
-                f"(rank {self.seed0['four_rank']} of 5 subsets of four), order {al}; "
+                f"(rank {self.seed0['four_rank']} of {int((self.subsets['size'] == 4).sum())} "
+                f"subsets of four), order {al}; "
                 f"filtered MIC {self.fit_filtered.mic_:.3f}; {self.headline.summary()}")
 
 

@@ -49,6 +49,8 @@ from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
 __all__ = [
     "EXCLUDED",
     "SWEEP_MIN_SIZE",
+    "HEADLINE_CLAIMS",
+    "short_subset",
     "four_smallest",
     "subset_rank",
     "sweep",
