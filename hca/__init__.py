@@ -48,6 +48,7 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   causal            scaling laws, ATEs and overlap
   completion        matrix-completion errors
   mmlu              clustered subject correlations
+  recovery          recovered DGPs, every domain's causal graph, shares of refits
   robustness        the robustness overview
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
@@ -55,6 +56,8 @@ paper/            the paper's own settings and analyses
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups
   mmlu              MMLU by subject (Appendix H.5)
+  recovery          the recovery chapter under both setups (Figure 18, Table 3, H.3, claims)
+  recovery_stability  its headline over bootstrap x seed refits; the domain-rule evidence
   robustness        the headline results under perturbations
   scorecard         every quantitative claim of the paper, ours next to it
 cli/              python -m hca: data, fit (and scorecard)

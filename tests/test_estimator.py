@@ -372,6 +372,21 @@ def test_mic_by_subset(exact_sim):
     assert table["mic"].iloc[-1] == pytest.approx(full.mic_, abs=1e-10)
     with pytest.raises(ValueError, match=r"candidate domain\(s\) \['D9'\] not found"):
         mic_by_subset(HCA(), X, dom, candidates=["D1", "D2", "D9"])
+    assert "alignment" not in table.columns
+
+
+def test_mic_by_subset_alignment(exact_sim):
+    """A subset's alignment is the one its own fit gives (HCA.adjust on its rows)."""
+    X, dom = exact_sim.X[::4], exact_sim.domains[::4]
+    three = ("D3", "D1", "D2")
+    table = mic_by_subset(HCA(), X, dom, min_size=3, align=[three, ("D1", "D2", "D3", "D4")])
+    keep = np.isin(dom, three)
+    expected = HCA().fit(X[keep], dom[keep]).adjust().benchmarks
+    row = table[table["subset"].map(frozenset) == frozenset(three)].iloc[0]
+    assert row["alignment"] == expected
+    assert table["alignment"].notna().sum() == 2
+    with pytest.raises(ValueError, match=r"align: subset\(s\) \[\['D1', 'D9'\]\] are not swept"):
+        mic_by_subset(HCA(), X, dom, min_size=3, align=[("D1", "D9")])
 
 
 # --------------------------------------------------------------------------- warnings and errors

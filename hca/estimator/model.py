@@ -366,6 +366,7 @@ def mic_by_subset(
     candidates: Sequence[Hashable] | None = None,
     min_size: int = 3,
     *,
+    align: Sequence[Sequence[Hashable]] = (),
     n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """MIC of HCA on every subset of the candidate domains (Figure 18).
@@ -383,6 +384,11 @@ def mic_by_subset(
         Domains to combine (default: all, sorted).
     min_size : int, default=3
         Smallest subset size (at least 2).
+    align : sequence of subsets, optional
+        Subsets (any order of their domains) whose fit is also read as the paper reads a
+        fit: column ``alignment`` holds the benchmark the OLS adjustment picks for every
+        factor (:meth:`HCA.alignment`, on the subset's rows), ``None`` for the other subsets.
+        The column is added only when ``align`` is given.
     n_jobs : int, optional
         Searches run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
         backend's default, one job unless inside ``joblib.parallel_backend``). The result does
@@ -393,7 +399,13 @@ def mic_by_subset(
     DataFrame
         One row per subset (by size, then in the order of ``candidates``), with columns
         ``subset`` (tuple of labels), ``size``, ``mic``, ``certified`` and one column
-        ``alpha_<label>`` per candidate (NaN when the domain is not in the subset).
+        ``alpha_<label>`` per candidate (NaN when the domain is not in the subset), and
+        ``alignment`` with ``align``.
+
+    Raises
+    ------
+    ValueError
+        If a subset in ``align`` is not one of the swept subsets.
     """
     est = clone_hca(estimator)
     data = est._check_params_and_data(X, domains)
@@ -408,16 +420,46 @@ def mic_by_subset(
     icas = est._fit_icas(data.values, data.labels, cands)
     subsets = [s for size in range(min_size, len(cands) + 1)
                for s in itertools.combinations(cands, size)]
+    targets = _align_targets(align, subsets)
     records = Parallel(n_jobs=n_jobs)(
-        delayed(_subset_record)(est, {c: icas[c].unmixing for c in subset}, cands)
+        delayed(_subset_record)(
+            est, {c: icas[c].unmixing for c in subset}, cands,
+            _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
+            if frozenset(subset) in targets else None)
         for subset in subsets)
-    return pd.DataFrame.from_records(records)
+    table = pd.DataFrame.from_records(records)
+    if not targets:
+        table = table.drop(columns="alignment")
+    return table
 
 
-def _subset_record(estimator: HCA, unmixings: dict, candidates: Sequence) -> dict:
+def _align_targets(align: Sequence[Sequence[Hashable]], subsets: Sequence[tuple]) -> set:
+    """The subsets of ``align`` as frozensets, each checked to be swept."""
+    swept = {frozenset(s) for s in subsets}
+    targets = {frozenset(s) for s in align}
+    unknown = [sorted(map(str, t)) for t in targets if t not in swept]
+    if unknown:
+        raise ValueError(f"align: subset(s) {unknown} are not swept (subsets of the candidates "
+                         "of at least min_size domains)")
+    return targets
+
+
+class _Rows:
+    """Scores of a subset's models and the benchmark names (to read its fit's alignment)."""
+
+    def __init__(self, values: np.ndarray, names: Sequence[str]):
+        self.values, self.names = values, list(names)
+
+
+def _subset_record(estimator: HCA, unmixings: dict, candidates: Sequence,
+                   rows: _Rows | None = None) -> dict:
     subset = tuple(unmixings)
     res = estimator._search(unmixings)
     row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}
     alphas = dict(zip(subset, res.alphas))
     row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in candidates})
+    row["alignment"] = None
+    if rows is not None:
+        _, _, chosen, _ = ols_adjustment(rows.values @ res.unmixing.T, rows.values, rows.names)
+        row["alignment"] = tuple(rows.names[c] for c in chosen)
     return row

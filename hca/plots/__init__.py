@@ -44,6 +44,12 @@ from hca.plots.interpret import (  # noqa: F401
 from hca.plots.mmlu import (  # noqa: F401
     plot_clustered_correlation,
 )
+from hca.plots.recovery import (  # noqa: F401
+    plot_benchmark_ratios,
+    plot_causal_graphs,
+    plot_claim_shares,
+    plot_recovered_dgp,
+)
 from hca.plots.robustness import (  # noqa: F401
     plot_robustness,
     plot_s_inv_membership,
@@ -93,6 +99,10 @@ __all__ = [
     "plot_r2_comparison",
     "plot_compute_factor",
     "plot_lookup_cells",
+    "plot_recovered_dgp",
+    "plot_causal_graphs",
+    "plot_claim_shares",
+    "plot_benchmark_ratios",
     "plot_robustness",
     "plot_s_inv_membership",
     "plot_clustered_correlation",

@@ -1,0 +1,388 @@
+"""How firm the recovery chapter's headline is: refits, and the levers that move it.
+
+The recovery chapter (:mod:`hca.paper.recovery`) reads its headline claims off single fits at
+FastICA seed 0: which domain subsets of S_inv fit one SCM best (Figure 18, ``F18-four-smallest``,
+``S4-best-four``) and the causal order of the four-domain fit (``S4-order``). This module
+measures them and explains the gap to the paper:
+
+* :func:`read_sweep` reads one Figure 18 sweep (:func:`hca.estimator.mic_by_subset` with the
+  paper's four domains in ``align``) as the three claims read it; :func:`four_smallest` and
+  :func:`subset_rank` are the two readings it uses.
+* :func:`headline_stability` repeats that sweep on within-domain bootstrap resamples of the
+  models crossed with FastICA seeds (one sweep per fit serves all three claims; the
+  four-domain subset's fit gives the order) and returns a :class:`HeadlineStability`: the
+  share of fits in which each claim holds.
+* :func:`domain_rule_evidence` (setup-independent) compares this book's attribution of models
+  to base models with the authors' rule (:func:`hca.attribution.v2_frame_authors`): domain
+  sizes beside the counts the authors' notebook printed, where the authors' extra models come
+  from, and how the MIC of the four domains and their rank move with the rule, the table,
+  the residuals and FastICA restarts (a sensitivity check, not a setup).
+
+Every sweep clones the setup's :class:`~hca.estimator.HCA` with ``search="sequential"``
+(certified sequential search returns the exhaustive optimum; uncertified searches are
+counted) and runs through :class:`joblib.Parallel`; resamples and seeds are fixed before the
+fits, so the results do not depend on ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
+
+from hca.data import authors_code_values
+from hca.data.registry import V2_BENCHMARKS
+from hca.estimator.model import HCA, clone_hca, mic_by_subset
+from hca.estimator.search import UncertifiedSearchWarning
+from hca.paper.claims import Stability
+from hca.paper.constants import PAPER_ALIGNMENT, PAPER_V2_FOUR, PAPER_V2_SINV
+from hca.paper.replication import domain_data, estimator
+from hca.paper.setups import Setup
+from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
+
+__all__ = [
+    "EXCLUDED",
+    "SWEEP_MIN_SIZE",
+    "HEADLINE_CLAIMS",
+    "short_subset",
+    "four_smallest",
+    "subset_rank",
+    "sweep",
+    "read_sweep",
+    "HeadlineStability",
+    "headline_stability",
+    "DomainRuleEvidence",
+    "domain_rule_evidence",
+    "authors_printed_sizes",
+    "authors_printed_mics",
+]
+
+#: The domain the paper's Figure 18 claim is about (the four best subsets exclude it).
+EXCLUDED = "Qwen2-7B"
+#: Smallest subset of Figure 18 under both setups. The authors' public notebook printed only
+#: the six subsets of at least four domains, but of those only one excludes Qwen2-7B, so the
+#: paper's Figure 18 ("all possible choices", four best subsets without Qwen2-7B) must have
+#: swept the subsets of three as well, as the criterion of F18-four-smallest says.
+SWEEP_MIN_SIZE = 3
+
+_SHORT = {"Llama-3-8B": "L3-8B", "Llama-3.1-8B": "L3.1-8B", "Qwen2-7B": "Q2-7B",
+          "Qwen2.5-7B": "Q2.5-7B", "Qwen2.5-14B": "Q2.5-14B"}
+
+
+def short_subset(subset: Sequence[str]) -> str:
+    """``"L3-8B, L3.1-8B, Q2.5-7B"``: short names, domains in the order of S_inv."""
+    return ", ".join(_SHORT.get(d, d) for d in sorted(subset, key=_sinv_position))
+
+
+def _sinv_position(domain: str) -> int:
+    return PAPER_V2_SINV.index(domain) if domain in PAPER_V2_SINV else len(PAPER_V2_SINV)
+
+
+# =========================================================================== one sweep
+def four_smallest(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The four subsets with the smallest MIC and how many of them exclude :data:`EXCLUDED`."""
+    four = table.sort_values("mic", kind="stable").head(4)
+    return four, int(sum(EXCLUDED not in s for s in four["subset"]))
+
+
+def subset_rank(table: pd.DataFrame, subset: Sequence[str], size: int | None = None
+                ) -> tuple[int, int, float]:
+    """Rank (1 = smallest MIC), number of candidates and MIC of ``subset`` in a
+    :func:`~hca.estimator.mic_by_subset` table (restricted to subsets of ``size``).
+
+    Raises
+    ------
+    ValueError
+        If ``subset`` is not in the table.
+    """
+    t = table if size is None else table[table["size"] == size]
+    hit = t[t["subset"].map(frozenset) == frozenset(subset)]
+    if hit.empty:
+        raise ValueError(f"subset_rank: subset {tuple(subset)} is not in the table")
+    mic = float(hit["mic"].iloc[0])
+    return int((t["mic"] < mic).sum()) + 1, len(t), mic
+
+
+def sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
+    """Figure 18's sweep: every subset of S_inv with at least :data:`SWEEP_MIN_SIZE` domains,
+    the paper's four domains' alignment included (FastICA and search warnings silenced;
+    convergence and certification are in the fits and the table)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UncertifiedSearchWarning)
+        return mic_by_subset(est, X, labels, list(PAPER_V2_SINV), SWEEP_MIN_SIZE,
+                             align=[PAPER_V2_FOUR])
+
+
+def read_sweep(table: pd.DataFrame) -> dict:
+    """What the three headline claims read off one sweep.
+
+    Returns
+    -------
+    dict
+        ``without`` (how many of the four smallest MICs exclude Qwen2-7B), ``four_rank``
+        (rank of the paper's four among the subsets of four), ``four_mic``, ``alignment``
+        (of the four-domain fit), the claims ``F18-four-smallest``, ``S4-best-four`` and
+        ``S4-order`` (bool) and ``uncertified`` (searches not certified optimal).
+    """
+    _, without = four_smallest(table)
+    rank, _, mic = subset_rank(table, PAPER_V2_FOUR, size=4)
+    row = table[table["subset"].map(frozenset) == frozenset(PAPER_V2_FOUR)].iloc[0]
+    alignment = tuple(row["alignment"])
+    return {"without": without, "four_rank": rank, "four_mic": mic, "alignment": alignment,
+            "F18-four-smallest": without == 4, "S4-best-four": rank == 1,
+            "S4-order": matches_alignment(alignment, PAPER_ALIGNMENT),
+            "uncertified": int((~table["certified"].astype(bool)).sum())}
+
+
+# =========================================================================== stability
+#: The headline claims measured by :func:`headline_stability`.
+HEADLINE_CLAIMS: tuple[str, ...] = ("S4-order", "S4-best-four", "F18-four-smallest")
+
+
+@dataclass(frozen=True, eq=False)
+class HeadlineStability:
+    """The headline claims over refits: bootstrap resamples of the models x FastICA seeds.
+
+    Attributes
+    ----------
+    records : DataFrame
+        One row per fit: ``replicate``, ``seed`` and the fields of :func:`read_sweep`.
+    design : str
+        The resamples and seeds, in words.
+    """
+
+    records: pd.DataFrame
+    design: str
+
+    @property
+    def n_fits(self) -> int:
+        return len(self.records)
+
+    @property
+    def n_uncertified(self) -> int:
+        """Searches (over all fits and subsets) not certified optimal."""
+        return int(self.records["uncertified"].sum())
+
+    def share(self, claim_id: str) -> float:
+        """Share of the fits in which claim ``claim_id`` holds."""
+        if claim_id not in HEADLINE_CLAIMS:
+            raise ValueError(f"share: {claim_id!r} is not one of {HEADLINE_CLAIMS}")
+        return float(self.records[claim_id].mean())
+
+    def stability(self, claim_id: str) -> Stability:
+        """:class:`~hca.paper.claims.Stability` of claim ``claim_id``."""
+        return Stability(self.share(claim_id), self.n_fits, self.design)
+
+    def orders(self) -> pd.DataFrame:
+        """How often each causal order of the four-domain fit came back: ``order``,
+        ``fits``, ``share``, ``paper`` (the paper's order)."""
+        counts = self.records["alignment"].value_counts()
+        return pd.DataFrame({
+            "order": [" → ".join(a) for a in counts.index], "fits": counts.to_numpy(),
+            "share": counts.to_numpy() / self.n_fits,
+            "paper": [matches_alignment(a, PAPER_ALIGNMENT) for a in counts.index]})
+
+    def summary(self) -> str:
+        parts = [f"{c} {self.share(c):.0%}" for c in HEADLINE_CLAIMS]
+        return (f"{self.n_fits} fits ({self.design}): " + ", ".join(parts)
+                + f"; {self.n_uncertified} uncertified searches")
+
+
+def _fit_sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> dict:
+    return read_sweep(sweep(est, X, labels))
+
+
+def headline_stability(setup: Setup, X: pd.DataFrame, labels: np.ndarray, *, n_boot: int,
+                       seeds: Sequence[int], random_state: int = 0,
+                       n_jobs: int | None = None) -> HeadlineStability:
+    """The three headline claims over ``n_boot`` within-domain resamples x ``seeds``.
+
+    Parameters
+    ----------
+    setup : Setup
+        Gives the estimator (:func:`hca.paper.replication.estimator`, sequential search).
+    X, labels
+        Scores and domains of S_inv.
+    n_boot : int
+        Bootstrap resamples of the models within every domain
+        (:func:`hca.stability.bootstrap_samples`, seed ``random_state``).
+    seeds : sequence of int
+        FastICA seeds; every resample is fitted with each.
+    n_jobs : int, optional
+        Fits in parallel (:class:`joblib.Parallel`).
+    """
+    est = estimator(setup, search="sequential")
+    samples = bootstrap_samples(X, labels, n_boot, random_state)
+    jobs = [(b, int(s), Xb, lb) for b, (Xb, lb) in enumerate(samples) for s in seeds]
+    reads = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_sweep)(clone_hca(est, random_state=s), Xb, lb) for _, s, Xb, lb in jobs)
+    records = pd.DataFrame([{"replicate": b, "seed": s, **r}
+                            for (b, s, _, _), r in zip(jobs, reads)])
+    design = (f"{n_boot} within-domain bootstrap resamples of the models × FastICA seeds "
+              f"{', '.join(map(str, seeds))}")
+    return HeadlineStability(records, design)
+
+
+# =========================================================================== domain rule
+def authors_printed_sizes() -> pd.Series:
+    """Domain sizes of S_inv printed by the authors' notebook (authors_code_values.csv)."""
+    acv = authors_code_values()
+    return pd.Series({d: float(acv.loc[f"size-{d}", "value"]) for d in PAPER_V2_SINV},
+                     name="authors' notebook (printed)")
+
+
+def authors_printed_mics() -> pd.Series:
+    """MICs of the subsets of at least four domains printed by the authors' notebook, keyed by
+    frozenset of domains (authors_code_values.csv, ``mic-*``)."""
+    acv = authors_code_values()
+    rows = acv[acv.index.str.startswith("mic-")]
+    return pd.Series({frozenset(i[len("mic-"):].split("+")): float(v)
+                      for i, v in rows["value"].items()}, name="authors' notebook (printed)")
+
+
+@dataclass(frozen=True, eq=False)
+class DomainRuleEvidence:
+    """Why the careful and the authors' setups differ: the attribution of models to domains.
+
+    Attributes
+    ----------
+    sizes : DataFrame
+        S_inv domains x ``this book``, ``authors' rule`` (our re-implementation on the
+        4,576-model table) and ``authors' notebook (printed)``.
+    crossing : DataFrame
+        CSV rows the authors' rule puts in each S_inv domain, by this book's attribution:
+        ``same domain``, ``another S_inv domain``, ``another base model``, ``unattributed``.
+    newer_base : dict
+        Authors' Llama-3-8B rows that this book attributes to Llama-3.1-8B, and authors'
+        Qwen2-7B rows it attributes to Qwen2.5-7B.
+    levers : DataFrame
+        One row per variant (rule, table of this book's CSV or with the final table's
+        score-only models, residuals ``domain`` = Algorithm 1 or ``shared`` = the authors'
+        code): the MIC of the paper's four domains at
+        FastICA seed 0, its rank among the 16 subsets, how many of the four best subsets
+        contain Qwen2-7B, and the same MIC and rank with ``restarts`` FastICA runs per domain
+        (the run with the largest negentropy kept; a sensitivity check, not a setup).
+    restarts : int
+    optimum : DataFrame
+        The authors' setup's four-domain fit with one FastICA run (seed 0) and with the best of
+        ``restarts`` runs per domain, beside the authors' printed values: per domain the
+        inexactness (``α``), the unmixing error and FastICA's negentropy (its objective).
+    optimum_alignment : tuple
+        The causal order of the fit with ``restarts`` runs.
+    optimum_ranked : DataFrame
+        Its five row orders with the smallest MIC (:func:`hca.stability.ranked_orders`).
+    """
+
+    sizes: pd.DataFrame
+    crossing: pd.DataFrame
+    newer_base: dict
+    levers: pd.DataFrame
+    restarts: int
+    optimum: pd.DataFrame
+    optimum_alignment: tuple
+    optimum_ranked: pd.DataFrame
+
+    def summary(self) -> str:
+        return "\n".join(["domain sizes:", self.sizes.to_string(), "levers:",
+                          self.levers.round(3).to_string()])
+
+
+def _crossing(book: pd.DataFrame, authors: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    ours_by_id = book.assign(key=book["model_id"].str.lower()).drop_duplicates("key") \
+        .set_index("key")["base_model"]
+    rows = authors[(authors["source"] == "csv") & authors["base_model"].isin(PAPER_V2_SINV)]
+    ours = rows["model_id"].str.lower().map(ours_by_id).astype(object)
+    theirs = rows["base_model"].astype(object)
+    kind = np.select([ours.isna().to_numpy(), (ours == theirs).to_numpy(dtype=bool),
+                      ours.isin(PAPER_V2_SINV).to_numpy()],
+                     ["unattributed", "same domain", "another S_inv domain"],
+                     "another base model")
+    table = pd.crosstab(rows["base_model"], kind, rownames=["authors' rule"], colnames=[None])
+    cols = ["same domain", "another S_inv domain", "another base model", "unattributed"]
+    table = table.reindex(index=list(PAPER_V2_SINV), columns=cols, fill_value=0)
+    newer = {"Llama-3-8B -> Llama-3.1-8B": int(((theirs == "Llama-3-8B")
+                                                 & (ours == "Llama-3.1-8B")).sum()),
+             "Qwen2-7B -> Qwen2.5-7B": int(((theirs == "Qwen2-7B")
+                                             & (ours == "Qwen2.5-7B")).sum())}
+    return table, newer
+
+
+def _lever_row(X: pd.DataFrame, labels: np.ndarray, residual: str, restarts: int) -> dict:
+    out = {}
+    for key, runs in (("seed 0", 1), ("restarts", restarts)):
+        est = HCA(search="sequential", residual=residual, random_state=0, n_restarts=runs)
+        table = sweep(est, X, labels)
+        rank, _, mic = subset_rank(table, PAPER_V2_FOUR)
+        out[f"MIC of the four ({key})"] = mic
+        out[f"rank of 16 ({key})"] = rank
+        if runs == 1:
+            out["Qwen2-7B in 4 best"] = 4 - four_smallest(table)[1]
+    return out
+
+
+#: The variants of :attr:`DomainRuleEvidence.levers`: (domain rule, table) -> frame builder.
+_LEVER_FRAMES = (("this book", "CSV"), ("authors'", "CSV"), ("authors'", "CSV + final table"))
+
+
+def _lever_frame(rule: str, table: str) -> pd.DataFrame:
+    from hca.attribution import v2_frame_authors
+    from hca.paper.replication import v2_frame
+
+    if rule == "this book":
+        return v2_frame("careful")
+    return v2_frame("authors") if table.endswith("final table") else \
+        v2_frame_authors(include_final=False)
+
+
+def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
+    """The authors' setup's four-domain fit with one and with ``restarts`` FastICA runs."""
+    from hca.paper.replication import main_data, main_fit
+
+    acv = authors_code_values()
+    one = main_fit("authors")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        best = estimator("authors", n_restarts=restarts).fit(*main_data("authors"))
+    rows = {}
+    for d in PAPER_V2_FOUR:
+        rows[d] = {"α printed": float(acv.loc[f"alpha4-{d}", "value"]),
+                   "α seed 0": one.inexactness_[d], f"α {restarts} runs": best.inexactness_[d],
+                   "error printed": float(acv.loc[f"recovery-error-{d}", "value"]),
+                   "error seed 0": one.unmixing_error_[d],
+                   f"error {restarts} runs": best.unmixing_error_[d],
+                   "negentropy seed 0": one.ica_[d].objective,
+                   f"negentropy {restarts} runs": best.ica_[d].objective}
+    return pd.DataFrame(rows).T, best
+
+
+def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
+    """The comparison of the two domain rules (see :class:`DomainRuleEvidence`); the twelve
+    sweeps of the levers take about a second, so they run in this process."""
+    from hca.paper.replication import v2_frame
+
+    book, authors = v2_frame("careful"), v2_frame("authors")
+    sizes = pd.DataFrame({
+        "this book": book["base_model"].value_counts().reindex(PAPER_V2_SINV),
+        "authors' rule": authors["base_model"].value_counts().reindex(PAPER_V2_SINV),
+        "authors' notebook (printed)": authors_printed_sizes()}).astype(float)
+    crossing, newer = _crossing(book, authors)
+    variants, rows = [], []
+    for rule, table in _LEVER_FRAMES:
+        X, labels = domain_data(_lever_frame(rule, table), PAPER_V2_SINV, V2_BENCHMARKS)
+        for residual in ("domain", "shared"):
+            variants.append((rule, table, residual))
+            rows.append(_lever_row(X, labels, residual, restarts))
+    index = pd.MultiIndex.from_tuples(variants, names=["domain rule", "table", "residuals"])
+    levers = pd.DataFrame(rows, index=index)
+    optimum, best = _optimum(restarts)
+    return DomainRuleEvidence(sizes=sizes, crossing=crossing, newer_base=newer, levers=levers,
+                              restarts=int(restarts), optimum=optimum,
+                              optimum_alignment=tuple(best.adjust().benchmarks),
+                              optimum_ranked=ranked_orders(best, n=5))
