@@ -20,20 +20,16 @@ import os
 PENDING: dict[str, set[str]] = {
     "test_figures_are_svg": set(),
     "test_figure_text_is_legible": {
-        "book/intro.html",
         "notebooks/04_scaling_ate.html",
-        "notebooks/09_scorecard.html",
     },
     "test_figures_have_downloads": set(),
     "test_blocks_fit_the_column": {
-        "book/intro.html",
         "notebooks/04_scaling_ate.html",
         "notebooks/08_your_data.html",
     },
     "test_setup_and_assert_cells_collapsed": set(),
     "test_captions_name_paper_figures": {
         "notebooks/04_scaling_ate.html",
-        "notebooks/09_scorecard.html",
     },
 }
 
