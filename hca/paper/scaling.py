@@ -142,11 +142,17 @@ class Bridge:
         Models only in the final table (no type, no provider flag) from an organisation that
         is an official provider in the CSV and with a token family under the authors' rule:
         the candidates for the rows the authors had and we cannot place.
+    n_final_only : int
+        Models only in the final table (their type and provider flag are not public).
+    n_csv : int
+        Rows of the leaderboard CSV (with type and provider flag).
     """
 
     steps: pd.DataFrame
     ates: pd.DataFrame
     final_candidates: pd.DataFrame
+    n_final_only: int
+    n_csv: int
 
     def summary(self) -> str:
         lines = ["Backdoor ATE (all models) from the authors' setup to the careful one:"]
@@ -195,6 +201,9 @@ class ScalingResults:
         Mean R^2 of :data:`KNOWLEDGE` minus that of :data:`OTHER` per subset, 95/80 %.
     printed : DataFrame
         The authors' printed ATE, tau (their ``c``) and R^2 beside ours, per benchmark.
+    printed_population : DataFrame
+        The authors' printed rows, strata and share of rows in strata with both arms (and
+        the rows that share implies) beside ours; columns ``theirs``, ``ours``.
     ipw : DataFrame
         IPW point estimates with a logistic propensity of degree 1-3 beside the backdoor one.
     balance : DataFrame
@@ -224,6 +233,7 @@ class ScalingResults:
     r2: pd.DataFrame = field(repr=False)
     r2_gaps: pd.DataFrame = field(repr=False)
     printed: pd.DataFrame = field(repr=False)
+    printed_population: pd.DataFrame = field(repr=False)
     ipw: pd.DataFrame = field(repr=False)
     balance: pd.DataFrame = field(repr=False)
     qwen_strata: dict = field(repr=False)
@@ -261,7 +271,7 @@ def _population(rows: pd.DataFrame) -> pd.DataFrame:
                      "clusters": int(sub["base_model"].nunique()),
                      "strata": int(len(np.unique(x))), "strata_both": int(len(np.unique(x[both]))),
                      "share_both": float(both.mean())}
-    return pd.DataFrame(out).T.rename_axis("subset")
+    return pd.DataFrame.from_dict(out, orient="index").rename_axis("subset")
 
 
 def _subsets(rows: pd.DataFrame) -> dict[str, np.ndarray | None]:
@@ -357,6 +367,16 @@ def _printed(effects: pd.DataFrame, tau: pd.DataFrame, r2: pd.DataFrame) -> pd.D
         index=pd.Index(BENCH, name="outcome"))
 
 
+def _printed_population(pop: pd.Series) -> pd.DataFrame:
+    acv = authors_code_values()["value"]
+    theirs = {"rows": acv["ate-rows"], "strata": acv["ate-strata"],
+              "share_both": acv["ate-support-share"]}
+    theirs["rows_both"] = round(theirs["share_both"] * theirs["rows"])
+    ours = {"rows": pop["models"], "strata": pop["strata"], "share_both": pop["share_both"],
+            "rows_both": round(pop["share_both"] * pop["models"])}
+    return pd.DataFrame({"theirs": theirs, "ours": ours})
+
+
 def _ipw(rows: pd.DataFrame, effects: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     x, t = rows["log_c"].to_numpy(), rows["T"].to_numpy()
     ipw = pd.DataFrame({f"IPW degree {k}": [ate_ipw(x, t, rows[b], degree=k, n_boot=0).ate
@@ -411,8 +431,10 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
     r2, gaps = _r2((sig, lin))
     ipw, bal = _ipw(rows, effects)
     qwen = rows[_subsets(rows)["Qwen"]]
+    pop = _population(rows)
     return ScalingResults(
-        setup=setup, rows=rows, official=off, population=_population(rows),
+        setup=setup, rows=rows, official=off, population=pop,
+        printed_population=_printed_population(pop.loc["all"]),
         family_sizes=fam, monotonicity=size_monotonicity(fam), sigmoid=sig, lineage=lin,
         ates=ates, effects=effects, contrast=_contrast(ates), tau=tau, r2=r2, r2_gaps=gaps,
         printed=_printed(effects, tau, r2), ipw=ipw, balance=bal,
@@ -460,27 +482,31 @@ def _bridge() -> Bridge:
     careful = v2_frame("careful")
     steps = [
         ("A", "the authors' setup", authors_scaling_frame(v2_frame("authors"))),
-        ("B", "+ chat models, merges and other types as fine-tuned",
+        ("B", "+ chat, merges, other types as T = 1",
          authors_scaling_frame(v2_frame("authors"), types=None)),
-        ("C", "+ every provider, not only official ones",
+        ("C", "+ every provider",
          authors_scaling_frame(v2_frame("authors"), types=None, official_only=False)),
-        ("D", "+ one row per model (precision duplicates dropped)",
+        ("D", "+ one row per model",
          authors_scaling_frame(v2_frame_authors(dedupe=True), types=None,
                                official_only=False)),
-        ("E", "+ this book's base models and compute (base model's N and D)",
+        ("E", "+ book's base models and compute",
          scaling_frame(careful, name_markers=False)),
-        ("F", "+ this book's treatment corrections = careful setup",
+        ("F", "+ book's T corrections (careful)",
          scaling_frame(careful, overrides=SCALING_OVERRIDES)),
     ]
     info, ates = [], {}
     for step, change, rows in steps:
         pop = _population(rows).loc["all"]
-        info.append({"step": step, "change": change, **pop.to_dict()})
+        info.append({"step": step, "change": change,
+                     **{k: (float(v) if k == "share_both" else int(v)) for k, v in pop.items()}})
         ates[step] = _point_ates(rows)
     tab = pd.DataFrame(ates).T.rename_axis("step")
     tab.columns = pd.MultiIndex.from_tuples(tab.columns, names=["subset", "outcome"])
+    authors = v2_frame("authors")
     return Bridge(steps=pd.DataFrame(info).set_index("step"), ates=tab,
-                  final_candidates=_final_candidates())
+                  final_candidates=_final_candidates(),
+                  n_final_only=int(authors["type"].isna().sum()),
+                  n_csv=int(authors["type"].notna().sum()))
 
 
 def bridge() -> Bridge:

@@ -81,7 +81,7 @@ def plot_sigmoid_fit(
     else:
         ax.set_xlabel("ln C (C = pretraining FLOPs)")
     ax.set_ylabel("score")
-    ax.set_title(f"sigmoid law: R$^2$ = {fit.r2:.2f}, $\\tau$ = {fit.tau:.2g}")
+    ax.set_title(f"sigmoid law: R² = {fit.r2:.2f}, τ = {fit.tau:.2g}")
     ax.legend(loc="best", fontsize="small")
     return ax
 
@@ -311,8 +311,8 @@ def plot_sigmoid_panel(
             ax = axes[i, j]
             fit = panel.fits[(s, o)]
             plot_sigmoid_fit(fit, d[panel.x], d[panel.t], d[o], ax=ax, flops_axis=flops_axis)
-            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR$^2$ = {fit.r2:.2f}, "
-                         f"$\\tau$ = {fit.tau:+.1f}", fontsize="small")
+            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR² = {fit.r2:.2f}, "
+                         f"τ = {fit.tau:+.1f}", fontsize="small")
             ax.tick_params(labelsize="x-small")
             ax.set_xlabel("C (FLOPs)" if flops_axis else "ln C", fontsize="small")
             ax.set_ylabel("score" if j == 0 else "", fontsize="small")
