@@ -212,6 +212,9 @@ class ScalingResults:
         Outcome -> per-stratum effects of the Qwen subset (IFEval, MATH Lvl 5).
     mix : DataFrame
         Per lineage: fine-tunes, share with a math-oriented name, share of merges.
+    override_check : DataFrame
+        Type and scores of ``meta-llama/Llama-3.1-8B`` (typed fine-tuned, treated as the base
+        checkpoint it is under ``careful``) beside Meta's pretrained and instruct 3.1-8B.
     bridge : Bridge
         :func:`bridge` (the same object under both setups).
     notes : str
@@ -238,6 +241,7 @@ class ScalingResults:
     balance: pd.DataFrame = field(repr=False)
     qwen_strata: dict = field(repr=False)
     mix: pd.DataFrame = field(repr=False)
+    override_check: pd.DataFrame = field(repr=False)
     bridge: Bridge = field(repr=False)
     notes: str = ""
 
@@ -398,6 +402,12 @@ def _mix(rows: pd.DataFrame) -> pd.DataFrame:
         post.groupby(post["lineage"].astype(str)).size().rename("fine-tunes"))
 
 
+def _override_check() -> pd.DataFrame:
+    v2 = v2_frame("careful").set_index("model_id")
+    ids = [*SCALING_OVERRIDES, "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Llama-3.1-8B-Instruct"]
+    return v2.loc[ids, ["type", *BENCH]]
+
+
 _NOTES = {
     "authors": (
         "The authors' table of 4,576 models with each model's type and provider flag is not "
@@ -439,6 +449,7 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
         ates=ates, effects=effects, contrast=_contrast(ates), tau=tau, r2=r2, r2_gaps=gaps,
         printed=_printed(effects, tau, r2), ipw=ipw, balance=bal,
         qwen_strata={b: stratum_effects(qwen, b) for b in GAINS}, mix=_mix(rows),
+        override_check=_override_check(),
         bridge=bridge(), notes=_NOTES[setup.ate_population])
 
 
