@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
 from hca.causal import (  # noqa: E402
+    AUTHORS_LOG_OFFSET,
     PARAM_NAMES,
     ate_aipw,
     ate_backdoor,
@@ -28,20 +29,26 @@ from hca.causal import (  # noqa: E402
     fine_tuning_treatment,
     ipw_balance,
     stratum_effects,
+    fit_sigmoid_curve_fit,
     fit_sigmoid_law,
     fit_sigmoid_panel,
     overlap_diagnostics,
     propensity_scores,
+    rows_by_name,
     scaling_frame,
     sigmoid_law,
+    size_monotonicity,
 )
 from hca.attribution import (  # noqa: E402
+    authors_base_model,
+    authors_token_family,
     log_compute,
     pretraining_flops,
 )
 from hca.plots import (  # noqa: E402
     plot_ate,
     plot_ate_panel,
+    plot_ate_steps,
     plot_family_sizes,
     plot_overlap,
     plot_propensity_strata,
@@ -511,22 +518,78 @@ def test_scaling_frame_small():
 
 def test_authors_scaling_frame():
     df = pd.DataFrame({
-        "model_id": ["a/x", "b/y", "c/z", "d/w"],
-        "params_b": [8.0, 7.6, 0.0, 9.2],
-        "authors_tokens": [15.0, 18.0, 18.0, 0.0],
-        "authors_base_model": pd.array(["llama-3", "qwen2.5", "qwen2.5", None], dtype="string"),
-        "authors_pretrain": [True, False, False, False],
+        "model_id": ["meta-llama/Meta-Llama-3-8B", "org/Llama-3-8B-math", "x/llama-3-8b-chat",
+                     "y/mistral-7b-ft", "z/mpt-7b", "Qwen/Qwen2.5-7B", "w/Llama-3-8B-zero",
+                     "v/unknown"],
+        "base_model_hub": [None] * 8,
+        "architecture": ["LlamaForCausalLM"] * 3 + ["MistralForCausalLM", "MPTForCausalLM",
+                                                    "Qwen2ForCausalLM", "LlamaForCausalLM",
+                                                    "LlamaForCausalLM"],
+        "params_b": [8.03, 8.03, 8.03, 7.24, 7.0, 7.616, 0.0, 3.0],
+        "type": ["pretrained", "fine-tuned", "chat", "fine-tuned", "pretrained", "pretrained",
+                 "fine-tuned", None],
+        "official_providers": [True, True, True, True, True, False, True, True],
     })
     out = authors_scaling_frame(df)
-    assert list(out.index) == [0, 1]  # zero params / zero tokens dropped
-    assert out["T"].tolist() == [0, 1] and out["lineage"].tolist() == ["Llama", "Qwen"]
-    assert out["log_c"].iloc[1] == pytest.approx(np.log(6 * 7.6e9 * 18e12))
-    bad = df.copy()
-    bad.loc[0, "authors_base_model"] = "phi-3"
-    with pytest.raises(ValueError, match="phi-3"):
-        authors_scaling_frame(bad)
+    # chat (type), mpt-7b (no token family under the strict rule), not official, C = 0 and
+    # untyped rows are left out
+    assert list(out.index) == [0, 1, 3]
+    assert out["T"].tolist() == [0, 1, 1]
+    assert out["token_family"].tolist() == ["llama-3", "llama-3", "mistral-7b"]
+    assert out["lineage"].tolist() == ["Llama", "Llama", "mistral-7b"]
+    assert out["compute_bt"].iloc[0] == pytest.approx(6 * 8.03 * 15.0)
+    assert out["log_c"].iloc[2] == pytest.approx(np.log(6 * 7.24e9 * 0.8e12))
+    wide = authors_scaling_frame(df, types=None, official_only=False)
+    assert list(wide.index) == [0, 1, 2, 3, 5] and wide["T"].tolist() == [0, 1, 1, 1, 0]
+    with pytest.raises(ValueError, match="0 or 1"):
+        authors_scaling_frame(df, types={"pretrained": 2})
     with pytest.raises(ValueError, match="missing column"):
-        authors_scaling_frame(df.drop(columns="authors_tokens"))
+        authors_scaling_frame(df.drop(columns="architecture"))
+
+
+def test_authors_rule_strict_and_token_family():
+    # the notebook's extract_base_model_from_name returns a spelled label early ...
+    assert authors_base_model("z/mpt-7b", None, "MPTForCausalLM", 7.0) == "mpt-7b"
+    assert authors_base_model("z/mpt-7b", None, "MPTForCausalLM", 7.0, strict=True) is None
+    # ... and its step 4 has falcon and phi branches
+    assert authors_base_model("tiiuae/falcon-mamba-7b", None, "FalconMambaForCausalLM",
+                              7.0) is None
+    assert authors_base_model("tiiuae/falcon-mamba-7b", None, "FalconMambaForCausalLM", 7.0,
+                              strict=True) == "falcon-7b"
+    assert authors_base_model("microsoft/phi-4", "microsoft/phi-4", "Phi3ForCausalLM", 14.66,
+                              strict=True) == "phi-3-14b"
+    assert authors_base_model("a/Qwen2.5-14B-x", strict=True) == "qwen2.5-14b"
+    assert [authors_token_family(x) for x in ("llama-3.1-8b", "gemma-2-9b", "mixtral-8x7b",
+                                              "phi-3--1b", "gemma-2-5b", None)] == [
+        "llama-3.1", "gemma-2-9b", "mixtral", "phi-3", None, None]
+
+
+def test_rows_by_name_and_size_monotonicity():
+    df = pd.DataFrame({"model_id": ["Qwen/Qwen2.5-14B", "a/qwen2.5-7b-x", "b/Qwen2.5-72B",
+                                    "c/qwen2_5-7b"]})
+    lab = rows_by_name(df, {"7B": "qwen2.5-7b", "14B": "qwen2.5-14b"})
+    # "." is a regex wildcard, as in the authors' str.contains
+    assert lab.tolist()[:2] == ["14B", "7B"] and pd.isna(lab.iloc[2]) and lab.iloc[3] == "7B"
+    tab = pd.DataFrame({"family": ["F"] * 3, "outcome": ["y"] * 3, "size": [1.0, 7.0, 3.0],
+                        "mean": [1.0, 3.0, 4.0]})
+    m = size_monotonicity(tab).iloc[0]
+    assert m["largest_minus_smallest"] == 2.0 and m["adjacent_drops"] == 1 and m["steps"] == 2
+
+
+def test_fit_sigmoid_curve_fit_matches_least_squares():
+    log_c, t, y = sigmoid_data(300, seed=5)
+    cf = fit_sigmoid_curve_fit(log_c, t, y)
+    ls = fit_sigmoid_law(log_c, t, y)
+    assert cf.r2 == pytest.approx(ls.r2, abs=1e-6)
+    for p in PARAM_NAMES:
+        assert cf.params[p] == pytest.approx(ls.params[p], rel=1e-3, abs=1e-3)
+    assert np.isfinite(cf.se["tau"]) and cf.n == 300
+    one_arm = fit_sigmoid_curve_fit(log_c, np.zeros_like(t), y)
+    assert one_arm.tau == 0.0 and one_arm.tau_fixed and np.isnan(one_arm.se["tau"])
+    # the authors' scale: x = ln C - ln 1e21; the midpoint comes back in FLOPs
+    shifted = fit_sigmoid_curve_fit(log_c, t, y, offset=0.0)
+    assert shifted.r2 == pytest.approx(cf.r2, abs=1e-4)
+    assert AUTHORS_LOG_OFFSET == pytest.approx(np.log(1e21))
 
 
 # ----------------------------------------------------------------------------- ipw on strata
@@ -641,6 +704,19 @@ def test_fit_sigmoid_panel():
     par = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, domains="base_model",
                             n_boot=10, random_state=3, n_jobs=2)
     np.testing.assert_array_equal(par.boot[("A", "y1")].samples, fast.boot[("A", "y1")].samples)
+    within = fit_sigmoid_panel(df, ["y1", "y2"], subsets={"A": subsets["A"]},
+                               domains="base_model", n_boot=40, random_state=3,
+                               resample="within")
+    wb = within.boot[("A", "y1")]
+    assert wb.ci_low["tau"] < TRUE["tau"] < wb.ci_high["tau"]
+    g95 = within.r2_gap(["y1"], ["y2"]).iloc[0]
+    g80 = within.r2_gap(["y1"], ["y2"], ci=0.8).iloc[0]
+    assert g95["ci_low"] <= g80["ci_low"] <= g80["ci_high"] <= g95["ci_high"]
+    cf = fit_sigmoid_panel(df, ["y1"], subsets={"A": subsets["A"]}, domains="base_model",
+                           n_boot=10, random_state=3, solver="curve_fit")
+    assert cf.fits[("A", "y1")].r2 == pytest.approx(fast.fits[("A", "y1")].r2, abs=1e-4)
+    with pytest.raises(ValueError, match="solver must be one of"):
+        fit_sigmoid_panel(df, ["y1"], solver="lm")
     no_boot = fit_sigmoid_panel(df, ["y1"])
     assert no_boot.subsets == ("all",) and no_boot.boot == {}
     assert np.isnan(no_boot.r2_gap(["y1"], ["y1"])["ci_low"]).all()
@@ -673,6 +749,9 @@ def test_ate_panel_and_contrast():
     c = panel.contrast("B", "A")
     assert c["diff"].iloc[0] == pytest.approx(3.0, abs=1e-9)  # identical data but for the gain
     assert c["ci_low"].iloc[0] < 3.0 < c["ci_high"].iloc[0]
+    c80 = panel.contrast("B", "A", ci=0.8)
+    assert c["ci_low"].iloc[0] <= c80["ci_low"].iloc[0] < c80["ci_high"].iloc[0] <= \
+        c["ci_high"].iloc[0]
     with pytest.raises(ValueError, match="share rows"):
         panel.contrast("all", "A")
     with pytest.raises(ValueError, match="unknown subset"):
@@ -688,6 +767,14 @@ def test_ate_panel_and_contrast():
     assert "backdoor" in panel.summary()
     with pytest.raises(ValueError, match="unknown estimator"):
         ate_panel(df, ["y"], estimators=("ols",))
+    long = tab[tab["subset"] == "all"].assign(setup=lambda d: d["estimator"])
+    ax = plot_ate(long, group="setup", reference={"y": 5.0}, reference_label="printed")
+    assert "printed" in [t.get_text() for t in ax.get_legend().get_texts()]
+    ax = plot_ate_steps(pd.DataFrame({"y": [1.0, 2.0, 3.0]}, index=["A", "B", "C"]),
+                        labels={"y": "score"})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["score"]
+    with pytest.raises(ValueError, match="empty"):
+        plot_ate_steps(pd.DataFrame())
     axes = plot_ate_panel(panel, labels={"y": "score"})
     assert len(axes) == 3 and [a.get_title() for a in axes] == ["all", "A", "B"]
     assert axes[0].get_yticklabels()[0].get_text() == "score"

@@ -20,16 +20,13 @@ import os
 PENDING: dict[str, set[str]] = {
     "test_figures_are_svg": set(),
     "test_figure_text_is_legible": {
-        "notebooks/04_scaling_ate.html",
     },
     "test_figures_have_downloads": set(),
     "test_blocks_fit_the_column": {
-        "notebooks/04_scaling_ate.html",
         "notebooks/08_your_data.html",
     },
     "test_setup_and_assert_cells_collapsed": set(),
     "test_captions_name_paper_figures": {
-        "notebooks/04_scaling_ate.html",
     },
 }
 

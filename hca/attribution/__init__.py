@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hca.attribution.authors import (  # noqa: F401
     authors_base_model,
+    authors_token_family,
     v2_frame_authors,
 )
 from hca.attribution.catalogue import (  # noqa: F401
@@ -74,5 +75,6 @@ __all__ = [
     "coarse_family",
     "authors_agreement",
     "authors_base_model",
+    "authors_token_family",
     "v2_frame_authors",
 ]

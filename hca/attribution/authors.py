@@ -15,6 +15,7 @@ from hca.paper.constants import AUTHORS_V2_LABELS
 __all__ = [
     "AUTHORS_GEMMA2_9B_PARAMS",
     "authors_base_model",
+    "authors_token_family",
     "v2_frame_authors",
 ]
 
@@ -89,6 +90,7 @@ _PARAM_WINDOWS = (
     (26.5, 29.0, "gemma-2-27b"), (0.45, 0.55, "qwen2-0.5b"), (1.4, 1.7, "qwen2-1.5b"),
     (7.4, 7.8, "qwen2-7b"), (14.0, 15.0, "qwen2-14b"), (72.0, 73.5, "qwen2-72b"),
     (3.7, 4.0, "phi-3-4b"), (6.8, 7.2, "phi-3-7b"), (13.0, 15.0, "phi-3-14b"))
+_GEMMA2_LABELS = frozenset({"gemma-2-2b", "gemma-2-9b", "gemma-2-27b"})
 _GEMMA2_SIZES = ((1.8, 2.2, "gemma-2-2b"), (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
                  (26.5, 28.5, "gemma-2-27b"))
 _QWEN_SIZES = ((0.45, 0.55, "0.5"), (1.4, 1.7, "1.5"), (3.0, 3.2, "3"), (7.4, 7.8, "7"),
@@ -138,8 +140,45 @@ def _by_words(name: str, params: float | None) -> str | None:
     return family
 
 
-def _by_architecture(arch: str, params: float, name: str) -> str | None:
-    """Step 4: architecture and parameter count."""
+def _spelled_any(name: str) -> str | None:
+    """The first spelled family-with-size label, whatever its family (``"mistral-7b"``)."""
+    for pattern, template in _SPELLED:
+        m = pattern.search(name)
+        if m:
+            return template.format(m.group(1)) if "{}" in template else template
+    return None
+
+
+def _from_name(name: str, params: float | None, strict: bool) -> str | None:
+    """Steps 2b/3 (``extract_base_model_from_name``). ``strict``: a spelled label ends the
+    step even when its family has no token count (the notebook returns it early and never
+    reaches the family words), so e.g. ``"...-mistral-7b-..."`` gives no label here."""
+    if strict:
+        label = _spelled_any(name)
+        if label is not None:  # the notebook's family: the label's stem, or gemma-2-<size>
+            known = _family(label) in _KNOWN_FAMILIES or label in _GEMMA2_LABELS
+            return label if known else None
+    return _by_words(name, params)
+
+
+def _phi_or_falcon(arch: str, params: float, name: str) -> str | None:
+    """The falcon and phi branches of the notebook's ``architecture_to_base_model``."""
+    if "falcon" in arch:
+        return _window(params, ((175.0, 185.0, "falcon-180b"), (39.0, 41.0, "falcon-40b"),
+                                (6.5, 7.5, "falcon-7b")))
+    if "phi" not in arch:
+        return None
+    family = next((f for word, f in (("phi-3", "phi-3"), ("phi-2", "phi-2"),
+                                     ("phi-1.5", "phi-1.5")) if word in name), None)
+    if family is None:
+        family = ("phi-1" if "phi-1" in name else "phi-3" if params > 10 else
+                  "phi-2" if params > 2 else "phi-1.5" if params > 1 else "phi-1")
+    match = _window(params)
+    return match if match and match.startswith(family) else f"{family}-{int(params)}b"
+
+
+def _by_architecture(arch: str, params: float, name: str, strict: bool = False) -> str | None:
+    """Step 4: architecture and parameter count (``strict``: also falcon and phi)."""
     arch = arch.lower()
     match = _window(params)
     if "llama" in arch:
@@ -161,8 +200,10 @@ def _by_architecture(arch: str, params: float, name: str) -> str | None:
         if match and match.startswith(family):
             return match
         size = _window(params, _QWEN_SIZES)
-        return f"{family}-{size}b" if size else None
-    return None  # (the authors' falcon/phi branches never give an S_inv label)
+        if size:
+            return f"{family}-{size}b"
+    # the authors' falcon/phi branches never give an S_inv label: only under ``strict``
+    return _phi_or_falcon(arch, params, name) if strict else None
 
 
 def _number(x: Any) -> float | None:
@@ -178,7 +219,7 @@ def _text(x: Any) -> str | None:
 
 
 def authors_base_model(model_id: Any, base_model_hub: Any = None, architecture: Any = None,
-                       params_b: Any = None) -> str | None:
+                       params_b: Any = None, *, strict: bool = False) -> str | None:
     """The authors' base-model label of one leaderboard row (e.g. ``"llama-3-8b"``), or None.
 
     A re-implementation of the "Identified base model" column of the authors' notebooks
@@ -187,6 +228,13 @@ def authors_base_model(model_id: Any, base_model_hub: Any = None, architecture: 
     family in its name is ``llama-3-8b`` (Llama-3.1 fine-tunes included) and every 7.6B
     ``Qwen2ForCausalLM`` not named Qwen2.5 is ``qwen2-7b`` (Qwen2.5-7B fine-tunes included).
     Used only to explain why the paper's numbers differ from this book's.
+
+    ``strict=True`` follows ``determine_pretraining_tokens`` of find_token_size.ipynb also
+    where the default (written for the domains) does not: a spelled label of a family without
+    token count ends steps 2b and 3 (the notebook returns it early), and step 4 has the
+    notebook's falcon and phi branches. The two differ on about 80 of the 3,913 CSV rows, none
+    in a domain of Section 1.1's eight except 13 ``mistral-7b`` rows; the scaling chapter uses
+    ``strict=True`` for the pretraining tokens (:func:`authors_token_family`).
     """
     name = _text(model_id)
     if name is None:
@@ -197,16 +245,37 @@ def authors_base_model(model_id: Any, base_model_hub: Any = None, architecture: 
         return label
     hub = _text(base_model_hub)
     if hub:
-        label = _spelled(hub) or _by_words(hub, params)
+        label = _spelled(hub) or _from_name(hub, params, strict)
         if label:
             return label
-    label = _by_words(name, params)
+    label = _from_name(name, params, strict)
     if label:
         return label
     arch = _text(architecture)
     if arch and params is not None:
-        return _by_architecture(arch, params, name)
+        return _by_architecture(arch, params, name, strict)
     return None
+
+
+def authors_token_family(label: Any) -> str | None:
+    """The family of an authors' label that their token table knows, or None.
+
+    The longest key of ``BASE_MODEL_TOKENS`` (:func:`hca.data.authors_tokens`) that is the
+    label or starts it followed by ``-`` (``"llama-3.1-8b"`` -> ``"llama-3.1"``,
+    ``"gemma-2-9b"`` -> ``"gemma-2-9b"``, ``"mixtral-8x7b"`` -> ``"mixtral"``); labels of a
+    family without a token count (``"gemma-2-5b"``, ``"mpt-..."`` spelled ``mpt``) give None.
+    """
+    text = _text(label)
+    if text is None:
+        return None
+    return next((k for k in _token_keys() if text == k or text.startswith(k + "-")), None)
+
+
+@lru_cache(maxsize=1)
+def _token_keys() -> tuple[str, ...]:
+    from hca.data.tables import authors_tokens
+
+    return tuple(sorted(authors_tokens().index, key=len, reverse=True))
 
 
 @lru_cache(maxsize=None)

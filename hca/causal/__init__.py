@@ -14,12 +14,15 @@ from hca.causal.ate import (  # noqa: F401
     propensity_scores,
 )
 from hca.causal.frames import (  # noqa: F401
+    AUTHORS_TYPES,
     PRETRAINED_TYPES,
     authors_scaling_frame,
     base_lineage,
     family_size_means,
     fine_tuning_treatment,
+    rows_by_name,
     scaling_frame,
+    size_monotonicity,
 )
 from hca.causal.overlap import (  # noqa: F401
     OverlapDiagnostics,
@@ -34,10 +37,12 @@ from hca.causal.panels import (  # noqa: F401
     fit_sigmoid_panel,
 )
 from hca.causal.sigmoid import (  # noqa: F401
+    AUTHORS_LOG_OFFSET,
     PARAM_NAMES,
     SigmoidBootstrap,
     SigmoidFit,
     bootstrap_sigmoid,
+    fit_sigmoid_curve_fit,
     fit_sigmoid_law,
     sigmoid_law,
 )
@@ -47,6 +52,8 @@ __all__ = [
     "sigmoid_law",
     "SigmoidFit",
     "fit_sigmoid_law",
+    "AUTHORS_LOG_OFFSET",
+    "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
     "bootstrap_sigmoid",
     "ATEResult",
@@ -62,11 +69,14 @@ __all__ = [
     "stratum_effects",
     "ipw_balance",
     "PRETRAINED_TYPES",
+    "AUTHORS_TYPES",
     "fine_tuning_treatment",
     "base_lineage",
     "scaling_frame",
     "authors_scaling_frame",
+    "rows_by_name",
     "family_size_means",
+    "size_monotonicity",
     "SigmoidPanel",
     "fit_sigmoid_panel",
     "ATEPanel",

@@ -13,9 +13,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # ----------------------------------------------------------------------------- bootstrap core
 def resample_indices(
-    rng: np.random.Generator, t: np.ndarray, domains: np.ndarray | None
+    rng: np.random.Generator, t: np.ndarray, domains: np.ndarray | None,
+    within: bool = False,
 ) -> np.ndarray:
-    """One bootstrap resample: units within each arm, or whole clusters when ``domains``."""
+    """One bootstrap resample: units within each arm, or whole clusters when ``domains``
+    (with ``within=True``: units within each cluster, every cluster kept once)."""
+    if domains is not None and within:
+        parts = []
+        for g in np.unique(domains):
+            members = np.flatnonzero(domains == g)
+            parts.append(members[rng.integers(0, len(members), size=len(members))])
+        return np.concatenate(parts)
     if domains is not None:
         labels, inverse = np.unique(domains, return_inverse=True)
         members = [np.flatnonzero(inverse == g) for g in range(len(labels))]

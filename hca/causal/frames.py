@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from hca.attribution.compute import log_compute
 from hca.validation import check_fraction, check_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,8 +19,11 @@ __all__ = [
     "fine_tuning_treatment",
     "base_lineage",
     "scaling_frame",
+    "AUTHORS_TYPES",
     "authors_scaling_frame",
+    "rows_by_name",
     "family_size_means",
+    "size_monotonicity",
 ]
 
 
@@ -180,44 +182,110 @@ def scaling_frame(
     return out
 
 
-_AUTHORS_LINEAGE = {"llama-3": "Llama", "qwen2": "Qwen", "qwen2.5": "Qwen",
-                    "gemma-2-9b": "Gemma", "mistral-7b": "Mistral"}
+#: The two leaderboard types of scaling_law.ipynb and their treatment: "pretrained" (T = 0) and
+#: "fine-tuned on domain-specific datasets" (T = 1); every other type is left out.
+AUTHORS_TYPES: dict[str, int] = {"pretrained": 0, "fine-tuned": 1}
 
 
-def authors_scaling_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The same analysis frame built from the paper authors' own columns of the v2 file.
+def authors_scaling_frame(
+    frame: pd.DataFrame,
+    *,
+    official_only: bool = True,
+    types: Mapping[str, int] | None = AUTHORS_TYPES,
+) -> pd.DataFrame:
+    """The population, treatment and compute of the authors' ``scaling_law.ipynb``.
 
-    The published CSV carries three columns added by the authors: ``Tokens``
-    (``authors_tokens``, trillions; 0 when unassigned), ``base_model``
-    (``authors_base_model``: ``llama-3``, ``qwen2.5``, ``qwen2``, ``gemma-2-9b``,
-    ``mistral-7b``) and ``pretrain`` (``authors_pretrain``). This keeps rows with
-    ``authors_tokens > 0`` and ``params_b > 0`` and sets ``T = 1 - authors_pretrain``,
-    ``log_c = ln(6 N D)`` in FLOPs with ``N`` the row's own ``params_b`` (the file gives no
-    other N) and ``D = authors_tokens``, ``base_model = authors_base_model`` and ``lineage``
-    (Llama, Qwen, Gemma, Mistral).
+    The authors' notebook (hlzhang109/causal-eval, ``scripts/scaling_law.ipynb``) keeps the
+    rows with a parameter count and a pretraining-token count, computes
+    ``C = 6 * #Params (B) * tokens (T)`` with the row's **own** parameter count and the
+    family's tokens, drops ``C <= 0``, and keeps the official providers' rows of two types,
+    ``T = 1`` for "fine-tuned on domain-specific datasets" and ``T = 0`` for "pretrained".
+    The tokens come from ``find_token_size.ipynb``: the label of
+    :func:`hca.attribution.authors_base_model` with ``strict=True``, its family
+    (:func:`hca.attribution.authors_token_family`) and ``BASE_MODEL_TOKENS``
+    (:func:`hca.data.authors_tokens`). Precision duplicates are kept, as in their table.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Leaderboard rows with ``model_id``, ``base_model_hub``, ``architecture``,
+        ``params_b``, ``type`` and ``official_providers`` (the CSV's rows; rows without a
+        type, such as the final table's score-only models, are left out).
+    official_only : bool, default True
+        Keep only the ``official_providers`` rows (the authors' choice).
+    types : mapping or None, default :data:`AUTHORS_TYPES`
+        Leaderboard type -> treatment of the rows kept. None: every typed row, ``T = 0`` for
+        :data:`PRETRAINED_TYPES` and 1 otherwise (chat models and merges treated).
 
     Returns
     -------
     pandas.DataFrame
-        A copy of the kept rows (original index) with ``T``, ``log_c``, ``base_model`` and
-        ``lineage``.
+        A copy of the kept rows with ``authors_label``, ``token_family``, ``tokens_t``,
+        ``compute_bt`` (the notebook's C, billions of parameters x trillions of tokens x 6),
+        ``log_c`` (natural log of C in FLOPs), ``base_model`` (the label: the cluster of the
+        bootstrap), ``lineage`` (``Llama`` / ``Qwen`` when the family starts with ``llama`` /
+        ``qwen``, else the family) and ``T``.
     """
-    check_frame(frame, ["authors_tokens", "authors_base_model", "authors_pretrain", "params_b"])
-    tokens = pd.to_numeric(frame["authors_tokens"], errors="coerce")
-    params = pd.to_numeric(frame["params_b"], errors="coerce")
-    out = frame[(tokens > 0).to_numpy() & (params > 0).to_numpy()].copy()
-    base = out["authors_base_model"].astype("string")
-    if base.isna().any():
-        raise ValueError(f"{int(base.isna().sum())} row(s) have authors_tokens > 0 but no "
-                         "authors_base_model")
-    unknown = sorted(set(base) - set(_AUTHORS_LINEAGE))
-    if unknown:
-        raise ValueError(f"unknown authors_base_model value(s) {unknown}")
-    out["T"] = (~out["authors_pretrain"].astype(bool)).astype(int)
-    out["log_c"] = log_compute(out["params_b"].to_numpy(dtype=float),
-                               out["authors_tokens"].to_numpy(dtype=float))
-    out["base_model"] = base
-    out["lineage"] = base.map(_AUTHORS_LINEAGE).astype("string")
+    from hca.attribution.authors import authors_base_model, authors_token_family
+    from hca.data.tables import authors_tokens
+
+    check_frame(frame, ["model_id", "base_model_hub", "architecture", "params_b", "type"]
+                + (["official_providers"] if official_only else []))
+    typ = frame["type"].astype("string")
+    keep = typ.notna().to_numpy(dtype=bool, copy=True)
+    if types is not None:
+        bad = [v for v in types.values() if v not in (0, 1)]
+        if bad:
+            raise ValueError(f"types must map to 0 or 1, found {bad}")
+        keep &= typ.isin(list(types)).fillna(False).to_numpy(dtype=bool)
+    if official_only:
+        keep &= frame["official_providers"].fillna(False).astype(bool).to_numpy(dtype=bool)
+    out = frame[keep].copy()
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    labels = [authors_base_model(*r, strict=True) for r in out[cols].itertuples(index=False)]
+    out["authors_label"] = pd.array(labels, dtype="string")
+    out["token_family"] = pd.array([authors_token_family(x) for x in labels], dtype="string")
+    out["tokens_t"] = out["token_family"].map(authors_tokens()).astype(float)
+    out["compute_bt"] = 6.0 * pd.to_numeric(out["params_b"], errors="coerce") * out["tokens_t"]
+    out = out[(out["compute_bt"] > 0).to_numpy()].copy()  # NaN and C <= 0 dropped
+    out["log_c"] = np.log(out["compute_bt"].to_numpy(dtype=float)) + np.log(1e21)
+    out["base_model"] = out["authors_label"]
+    fam = out["token_family"].astype(str)
+    out["lineage"] = pd.array(np.where(fam.str.startswith("llama"), "Llama",
+                                       np.where(fam.str.startswith("qwen"), "Qwen", fam)),
+                              dtype="string")
+    if types is None:
+        out["T"] = np.where(out["type"].isin(PRETRAINED_TYPES), 0, 1).astype(int)
+    else:
+        out["T"] = out["type"].map(dict(types)).astype(int)
+    return out
+
+
+def rows_by_name(frame: pd.DataFrame, patterns: Mapping[str, str], *,
+                 column: str = "model_id") -> pd.Series:
+    """Label of every row whose lower-cased ``column`` contains a pattern (regex), else NA.
+
+    The authors' way to pick a base model's rows in ``Qwen_illustrate.ipynb`` and
+    ``matrix_completion.ipynb`` (``df[df["fullname"].str.lower().str.contains(name)]``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    patterns : mapping
+        ``label -> pattern``; the first pattern that matches a row gives its label.
+    column : str, default "model_id"
+
+    Returns
+    -------
+    pandas.Series
+        String labels aligned with ``frame.index``.
+    """
+    check_frame(frame, [column])
+    names = frame[column].astype(str).str.lower()
+    out = pd.Series(pd.NA, index=frame.index, dtype="string")
+    for label, pattern in patterns.items():
+        hit = names.str.contains(pattern, regex=True) & out.isna()
+        out[hit] = label
     return out
 
 
@@ -297,4 +365,28 @@ def family_size_means(
                 rows.append({"family": fam, "size": float(sz), "size_label": lab,
                              "outcome": col, "mean": m, "sem": sem, "ci_low": m - z * sem,
                              "ci_high": m + z * sem, "n": len(v)})
+    return pd.DataFrame(rows)
+
+
+def size_monotonicity(table: pd.DataFrame) -> pd.DataFrame:
+    """How monotone the means of :func:`family_size_means` are in the base size.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per family and outcome: ``spearman`` (rank correlation of size and mean),
+        ``largest_minus_smallest``, ``steps`` (adjacent size pairs) and ``adjacent_drops``
+        (steps where the mean goes down).
+    """
+    from scipy.stats import spearmanr
+
+    check_frame(table, ["family", "outcome", "size", "mean"])
+    rows = []
+    for (fam, out), g in table.groupby(["family", "outcome"], sort=False):
+        g = g.sort_values("size")
+        m = g["mean"].to_numpy(dtype=float)
+        rows.append({"family": fam, "outcome": out,
+                     "spearman": float(spearmanr(g["size"], m)[0]) if len(g) > 1 else np.nan,
+                     "largest_minus_smallest": float(m[-1] - m[0]), "steps": len(g) - 1,
+                     "adjacent_drops": int((np.diff(m) < 0).sum())})
     return pd.DataFrame(rows)

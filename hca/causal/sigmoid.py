@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import least_squares
+from scipy.optimize import OptimizeWarning, curve_fit, least_squares
 from scipy.special import expit
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
@@ -28,6 +28,8 @@ __all__ = [
     "sigmoid_law",
     "SigmoidFit",
     "fit_sigmoid_law",
+    "AUTHORS_LOG_OFFSET",
+    "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
     "bootstrap_sigmoid",
 ]
@@ -403,6 +405,90 @@ def fit_sigmoid_law(
         r2=r_squared(yy, ys * res.fun), n=n, n_treated=int(tt.sum()), resid_std=float(np.sqrt(rss / dof)),
         converged=converged, tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes),
     )
+
+
+#: ``ln C`` in FLOPs minus the authors' ``x = ln(6 N D)`` with N in billions of parameters and
+#: D in trillions of tokens (scaling_law.ipynb): ``ln(1e9 * 1e12)``.
+AUTHORS_LOG_OFFSET: float = float(np.log(1e21))
+# curve_fit's parameter order in scaling_law.ipynb -> positions in PARAM_NAMES
+_CF_ORDER = ("L", "log_c0", "k", "b", "tau")
+
+
+def _authors_law(xt, L, x0, k, b, c):
+    return L * expit(k * (xt[0] - x0)) + b + c * xt[1]
+
+
+def _authors_law_no_t(xt, L, x0, k, b):
+    return L * expit(k * (xt[0] - x0)) + b
+
+
+def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) -> SigmoidFit:
+    """The sigmoid law fitted as in the authors' ``scaling_law.ipynb`` (Appendix D, F.1).
+
+    ``scipy.optimize.curve_fit`` of ``L / (1 + exp(-k (x - x0))) + b + c T`` with the
+    notebook's settings: ``method="trf"``, start ``[max y, median x, 1, min y, 0]``, bounds
+    ``L >= 0`` (the others free, ``k`` included), ``maxfev=50000``, ``ftol = xtol = 1e-7``,
+    on the notebook's scale ``x = ln C - offset`` (``ln(6 N D)`` with N in billions and D in
+    trillions: the optimiser's path depends on it). One start, no grid: unlike
+    :func:`fit_sigmoid_law` it may stop at a local optimum, as theirs may have.
+
+    Parameters
+    ----------
+    log_c, t, y : array-like
+        As in :func:`fit_sigmoid_law` (``log_c`` the natural log of C in FLOPs).
+    offset : float, default :data:`AUTHORS_LOG_OFFSET`
+        Subtracted from ``log_c`` before fitting; ``log_c0`` is returned in FLOPs again.
+
+    Returns
+    -------
+    SigmoidFit
+        ``tau`` is the notebook's ``c``; ``se`` from ``curve_fit``'s covariance.
+
+    Raises
+    ------
+    ValueError
+        Invalid input (as :func:`fit_sigmoid_law`), or ``curve_fit`` did not converge.
+    """
+    x, tt, yy = _check_sigmoid_inputs(log_c, t, y)
+    u = x - offset
+    use_tau = 0 < tt.sum() < len(tt)
+    p0 = [float(yy.max()), float(np.median(u)), 1.0, float(yy.min()), 0.0]
+    law, npar = (_authors_law, 5) if use_tau else (_authors_law_no_t, 4)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OptimizeWarning)
+        try:
+            popt, pcov = curve_fit(law, (u, tt.astype(float)), yy, p0=p0[:npar], method="trf",
+                                   maxfev=50000, bounds=([0.0] + [-np.inf] * (npar - 1),
+                                                         [np.inf] * npar),
+                                   ftol=1e-7, xtol=1e-7)
+        except RuntimeError as err:
+            raise ValueError(f"curve_fit did not converge: {err}") from None
+    full = np.append(popt, 0.0) if not use_tau else popt
+    pos = [_CF_ORDER.index(p) for p in PARAM_NAMES]  # PARAM_NAMES order from curve_fit's
+    est = dict(zip(_CF_ORDER, full))
+    est["log_c0"] += offset
+    cov = np.full((5, 5), np.nan)
+    idx = pos if use_tau else [i for i, p in zip(pos, PARAM_NAMES) if p != "tau"]
+    keep = [j for j, p in enumerate(PARAM_NAMES) if use_tau or p != "tau"]
+    cov[np.ix_(keep, keep)] = pcov[np.ix_(idx, idx)]
+    diag = np.diag(cov)
+    se = {p: float(np.sqrt(diag[j])) if np.isfinite(diag[j]) and diag[j] >= 0 else float("nan")
+          for j, p in enumerate(PARAM_NAMES)}
+    resid = law((u, tt.astype(float)), *popt) - yy
+    n = len(yy)
+    at_bound = ("L",) if popt[0] <= 1e-6 * (1 + abs(p0[0])) else ()
+    converged = bool(np.all(np.isfinite(cov[np.ix_(keep, keep)])))
+    notes = [] if use_tau else [f"all T = {int(tt[0])}: tau fixed at 0"]
+    if not converged:
+        notes.append("curve_fit's covariance is not finite (parameters not identifiable)")
+    return SigmoidFit(
+        L=float(est["L"]), k=float(est["k"]), log_c0=float(est["log_c0"]),
+        tau=float(est["tau"]), b=float(est["b"]), se=se, cov=cov, r2=r_squared(yy, resid),
+        n=n, n_treated=int(tt.sum()),
+        resid_std=float(np.sqrt(np.sum(resid**2) / max(n - npar, 1))), converged=converged,
+        tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes))
 
 
 # ----------------------------------------------------------------------------- sigmoid bootstrap

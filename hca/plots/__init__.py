@@ -9,6 +9,7 @@ from hca.plots.axes import (  # noqa: F401
 from hca.plots.causal import (  # noqa: F401
     plot_ate,
     plot_ate_panel,
+    plot_ate_steps,
     plot_family_sizes,
     plot_overlap,
     plot_propensity_strata,
@@ -91,6 +92,7 @@ __all__ = [
     "plot_family_sizes",
     "plot_sigmoid_panel",
     "plot_ate_panel",
+    "plot_ate_steps",
     "plot_propensity_strata",
     "plot_adjusted_unmixing",
     "plot_alignment",

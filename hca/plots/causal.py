@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "plot_sigmoid_fit",
     "plot_ate",
+    "plot_ate_steps",
     "plot_overlap",
     "plot_family_sizes",
     "plot_sigmoid_panel",
@@ -80,41 +81,103 @@ def plot_sigmoid_fit(
     else:
         ax.set_xlabel("ln C (C = pretraining FLOPs)")
     ax.set_ylabel("score")
-    ax.set_title(f"sigmoid law: R$^2$ = {fit.r2:.2f}, $\\tau$ = {fit.tau:.2g}")
+    ax.set_title(f"sigmoid law: R² = {fit.r2:.2f}, τ = {fit.tau:.2g}")
     ax.legend(loc="best", fontsize="small")
     return ax
 
 
-def plot_ate(frame: pd.DataFrame, *, ax: "Axes | None" = None) -> "Axes":
-    """Forest plot of ATEs with their intervals, one row per outcome, offset by estimator.
+def plot_ate(
+    frame: pd.DataFrame,
+    *,
+    ax: "Axes | None" = None,
+    group: str = "estimator",
+    value: str = "ate",
+    reference: Mapping[str, float] | None = None,
+    reference_label: str = "reference",
+    xlabel: str = "ATE of fine-tuning (score points)",
+    zero: bool = True,
+) -> "Axes":
+    """Forest plot of estimates with their intervals, one row per outcome, offset by group.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Output of :func:`ate_by_outcome` (columns ``outcome, estimator, ate, ci_low, ci_high``).
+        Columns ``outcome``, ``group``, ``value``, ``ci_low``, ``ci_high`` (e.g. the output
+        of :func:`ate_by_outcome`: one point per outcome and estimator).
     ax : matplotlib Axes, optional
+    group : str, default "estimator"
+        Column whose values are offset within an outcome's row (and named in the legend).
+    value : str, default "ate"
+        Column of the point estimates.
+    reference : mapping, optional
+        Outcome -> a value drawn as a black cross (e.g. a value printed elsewhere).
+    reference_label : str
+        Legend label of the crosses.
+    xlabel : str
+    zero : bool, default True
+        Draw a dashed line at 0.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
-    check_frame(frame, ["outcome", "estimator", "ate", "ci_low", "ci_high"])
+    check_frame(frame, ["outcome", group, value, "ci_low", "ci_high"])
     ax = get_axes(ax, (6, 4))
     outcomes = list(dict.fromkeys(frame["outcome"]))
-    estimators = list(dict.fromkeys(frame["estimator"]))
-    height = 0.8 / max(1, len(estimators))
-    for j, est in enumerate(estimators):
-        sub = frame[frame["estimator"] == est].set_index("outcome").reindex(outcomes)
+    groups = list(dict.fromkeys(frame[group]))
+    height = 0.8 / max(1, len(groups))
+    for j, g in enumerate(groups):
+        sub = frame[frame[group] == g].set_index("outcome").reindex(outcomes)
         pos = np.arange(len(outcomes)) - 0.4 + height * (j + 0.5)
-        err = np.vstack([sub["ate"] - sub["ci_low"], sub["ci_high"] - sub["ate"]])
-        ax.errorbar(sub["ate"], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
-                    capsize=3, label=est)
-    ax.axvline(0.0, color="grey", lw=1, ls="--")
+        err = np.vstack([sub[value] - sub["ci_low"], sub["ci_high"] - sub[value]])
+        ax.errorbar(sub[value], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
+                    capsize=3, label=g)
+    if reference is not None:
+        ref = [(i, reference[o]) for i, o in enumerate(outcomes) if o in reference]
+        if ref:
+            ax.scatter([v for _, v in ref], [i for i, _ in ref], marker="x", color="black",
+                       s=40, zorder=5, label=reference_label)
+    if zero:
+        ax.axvline(0.0, color="grey", lw=1, ls="--")
     ax.set_yticks(np.arange(len(outcomes)))
     ax.set_yticklabels(outcomes)
     ax.invert_yaxis()
-    ax.set_xlabel("ATE of fine-tuning (score points)")
+    ax.set_xlabel(xlabel)
     ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_ate_steps(
+    table: pd.DataFrame,
+    *,
+    ax: "Axes | None" = None,
+    labels: Mapping[str, str] | None = None,
+) -> "Axes":
+    """Point estimates across a sequence of analysis choices, one line per outcome.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Index: the steps in order; columns: outcomes; values: estimates.
+    ax : matplotlib Axes, optional
+    labels : mapping, optional
+        Display names of the outcomes.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if table.empty:
+        raise ValueError("plot_ate_steps: the table is empty")
+    ax = get_axes(ax, (6, 4))
+    steps = [str(s) for s in table.index]
+    for col in table.columns:
+        ax.plot(steps, table[col].to_numpy(dtype=float), marker="o",
+                label=(labels or {}).get(col, col))
+    ax.axhline(0.0, color="grey", lw=1, ls="--")
+    ax.set_xlabel("step")
+    ax.set_ylabel("backdoor ATE (score points)")
+    ax.legend(loc="best", fontsize="small", ncol=2)
     return ax
 
 
@@ -248,8 +311,8 @@ def plot_sigmoid_panel(
             ax = axes[i, j]
             fit = panel.fits[(s, o)]
             plot_sigmoid_fit(fit, d[panel.x], d[panel.t], d[o], ax=ax, flops_axis=flops_axis)
-            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR$^2$ = {fit.r2:.2f}, "
-                         f"$\\tau$ = {fit.tau:+.1f}", fontsize="small")
+            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR² = {fit.r2:.2f}, "
+                         f"τ = {fit.tau:+.1f}", fontsize="small")
             ax.tick_params(labelsize="x-small")
             ax.set_xlabel("C (FLOPs)" if flops_axis else "ln C", fontsize="small")
             ax.set_ylabel("score" if j == 0 else "", fontsize="small")
