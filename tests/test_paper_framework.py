@@ -141,3 +141,31 @@ def test_every_claim_has_exactly_one_evaluator():
     assert sorted(owners) == sorted(pv.index), set(pv.index) ^ set(owners)
     assert all(len(v) == 1 for v in owners.values()), {k: v for k, v in owners.items()
                                                       if len(v) > 1}
+
+
+def test_scorecard_judges_the_chapters_own_results(monkeypatch):
+    """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
+    the very object the chapter's ``run`` returns (fast settings; the same object, not a
+    recomputation with copied settings)."""
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    card = sc.build_scorecard(fast=True)
+    pv = load_paper_values()
+    assert sorted(r.id for r in card.rows) == sorted(pv.index)
+    for chapter in claims.CHAPTERS:
+        module = sc.chapter_module(chapter)
+        for s in setups.SETUP_NAMES:
+            res = module.run(s, module.Settings.fast())
+            assert sc.chapter_results(chapter, s, fast=True) is res
+            for spec in claims.registered(chapter):
+                rows = spec.rows(pv)
+                if rows.empty:
+                    continue
+                again = spec.fn(res, rows)
+                for cid in rows.index:
+                    row = next(r for r in card.rows if r.id == cid)
+                    assert row.setups[s] == again[cid], (cid, s)
+    for cid in sc.HEADLINE:
+        row = next(r for r in card.rows if r.id == cid)
+        assert all(o.stability is not None for o in row.setups.values()), cid
+    cache.clear_memory()
