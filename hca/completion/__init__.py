@@ -11,9 +11,9 @@ from hca.completion.estimators import (  # noqa: F401
 )
 from hca.completion.experiment import (  # noqa: F401
     AUTHORS_SOFT_IMPUTE,
+    SOFT_IMPUTE_PARAMS,
     AppendixGDesign,
     AppendixGResults,
-    SOFT_IMPUTE_PARAMS,
     compare_approaches,
     completion_sweep,
     domain_matrix,

@@ -313,8 +313,48 @@ def lambda_max(Xc: np.ndarray, G_fixed: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(np.linalg.eigvalsh(G)[:, -1], 0.0, None))
 
 
+# --------------------------------------------------------------------------- base
+class MatrixCompleter(TransformerMixin, BaseEstimator):
+    """What every completion estimator shares: ``fit`` stores the completed matrix in
+    ``completed_`` (computed by the subclass's ``_fit``, with single-threaded BLAS: the
+    matrices are small) and ``fit_transform`` returns ``X`` with its missing entries filled."""
+
+    def _fit(self, X: Any) -> MatrixCompleter:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X: Any, y: Any = None) -> MatrixCompleter:
+        """Complete ``X`` (NaN = missing) and store the result in ``completed_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        with single_thread_blas():
+            return self._fit(X)
+
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """Return ``X`` with its missing entries (NaN) filled in.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+        y : ignored
+
+        Returns
+        -------
+        ndarray or DataFrame
+            Same type and shape as ``X``; observed entries unchanged.
+        """
+        return _wrap(X, self.fit(X).completed_.copy())
+
+
 # --------------------------------------------------------------------------- SoftImpute
-class SoftImpute(TransformerMixin, BaseEstimator):
+class SoftImpute(MatrixCompleter):
     """Nuclear-norm regularised matrix completion (soft-impute).
 
     Solves ``min_Z 1/2 ||P_obs(X - Z)||_F^2 + lambda ||Z||_*`` on the centred (optionally
@@ -490,22 +530,6 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         within = rmse <= (1.0 + self.selection_tolerance) * rmse.min()
         return float(grid[int(np.argmax(within))]), grid, rmse
 
-    def fit(self, X: Any, y: Any = None) -> SoftImpute:
-        """Complete ``X`` (NaN = missing) and store the result in ``completed_``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        SoftImpute
-            The fitted estimator.
-        """
-        with single_thread_blas():
-            return self._fit(X)
-
     def _fit(self, X: Any) -> SoftImpute:
         self._check_params()
         arr = check_matrix(X, allow_nan=True)
@@ -567,20 +591,6 @@ class SoftImpute(TransformerMixin, BaseEstimator):
         self.n_iter_ = 0
         self.converged_ = True
 
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Return ``X`` with its missing entries (NaN) filled in.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        ndarray or DataFrame
-            Same type and shape as ``X``; observed entries unchanged.
-        """
-        return _wrap(X, self.fit(X).completed_.copy())
 
 
 # --------------------------------------------------------------------------- SMC
@@ -646,7 +656,7 @@ def eig_desc(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(e[::-1], 0.0, None), V[:, ::-1]
 
 
-class StructuredCompletion(TransformerMixin, BaseEstimator):
+class StructuredCompletion(MatrixCompleter):
     """Structured matrix completion for block-missing patterns (Cai, Cai & Zhang 2016).
 
     Rows without missing entries and columns without missing entries define the
@@ -702,22 +712,6 @@ class StructuredCompletion(TransformerMixin, BaseEstimator):
         if self.thresholding not in _THRESHOLDING:
             raise ValueError(f"thresholding must be one of {_THRESHOLDING}; "
                              f"got {self.thresholding!r}")
-
-    def fit(self, X: Any, y: Any = None) -> StructuredCompletion:
-        """Complete ``X`` (NaN = missing) and store the result in ``completed_``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        StructuredCompletion
-            The fitted estimator.
-        """
-        with single_thread_blas():
-            return self._fit(X)
 
     def _fit(self, X: Any) -> StructuredCompletion:
         self._check_params()
@@ -775,24 +769,10 @@ class StructuredCompletion(TransformerMixin, BaseEstimator):
         self.n_unused_observed_ = int((~block_missing).sum())
         return self
 
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Return ``X`` with its missing entries (NaN) filled in.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        ndarray or DataFrame
-            Same type and shape as ``X``; observed entries unchanged.
-        """
-        return _wrap(X, self.fit(X).completed_.copy())
 
 
 # --------------------------------------------------------------------------- baseline
-class ColumnMeans(TransformerMixin, BaseEstimator):
+class ColumnMeans(MatrixCompleter):
     """Fill every missing entry with the mean of the observed entries of its column.
 
     The baseline any completion method has to beat. It equals
@@ -811,19 +791,7 @@ class ColumnMeans(TransformerMixin, BaseEstimator):
         Always 0 (no low-rank part).
     """
 
-    def fit(self, X: Any, y: Any = None) -> ColumnMeans:
-        """Complete ``X`` (NaN = missing) and store the result in ``completed_``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        ColumnMeans
-            The fitted estimator.
-        """
+    def _fit(self, X: Any) -> ColumnMeans:
         arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
@@ -840,17 +808,3 @@ class ColumnMeans(TransformerMixin, BaseEstimator):
         self.rank_ = 0
         return self
 
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Return ``X`` with its missing entries (NaN) replaced by the column means.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_cols)
-        y : ignored
-
-        Returns
-        -------
-        ndarray or DataFrame
-            Same type and shape as ``X``; observed entries unchanged.
-        """
-        return _wrap(X, self.fit(X).completed_.copy())
