@@ -22,9 +22,7 @@ PENDING: dict[str, set[str]] = {
     "test_figure_text_is_legible": {
     },
     "test_figures_have_downloads": set(),
-    "test_blocks_fit_the_column": {
-        "notebooks/08_your_data.html",
-    },
+    "test_blocks_fit_the_column": set(),
     "test_setup_and_assert_cells_collapsed": set(),
     "test_captions_name_paper_figures": {
     },

@@ -344,9 +344,9 @@ def plot_report(fit: Fit, path: Path, max_domains: int = 12) -> int:
     adj = fit.adjusted
     doms = list(adj.models)[:max_domains]
     d = len(adj.unmixing)
-    ncols = min(3, len(doms))
+    ncols = min(2, len(doms))  # at most 10 in wide: legible when shown at a page's width
     nrows = -(-len(doms) // ncols)
-    width = max(4.0, (1.6 + 1.6 * d)) * ncols
+    width = min(10.0, max(4.0, 1.6 + 1.6 * d) * ncols)
     fig = Figure(figsize=(width, 0.8 + 0.5 * d + 1.0 + 3.0 * nrows), layout="constrained")
     grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[0.8 + 0.5 * d] + [3.0] * nrows)
     plot_unmixing(adj.unmixing, [str(b) for b in adj.r2.columns], fig.add_subplot(grid[0, :]),
