@@ -49,14 +49,15 @@ book: data
 test: unit notebooks
 
 unit: data
-	$(BIN)/python -m pytest tests -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+	$(BIN)/python -m pytest tests -q -n 2; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
 
 notebooks: data
 	rm -rf $(NBDIR) && mkdir -p $(NBDIR)
 	for nb in $(NOTEBOOKS); do \
 	  $(BIN)/jupytext --quiet --to ipynb --output $(NBDIR)/$$(basename $$nb .md).ipynb $$nb || exit 1; \
 	done
-	cd $(NBDIR) && ../../$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q .
+	cd $(NBDIR) && ../../$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
+	  -n 2 --dist loadfile .
 
 ## browser-test: open every page of the built book (run `make book` first) in headless Chromium,
 ## offline, at 1400 px; screenshots in _build/screenshots. One page: make browser-test PAGE=02_hca
