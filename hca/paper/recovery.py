@@ -122,7 +122,7 @@ class Settings:
     n_boot: int = 50
     boot_seeds: tuple[int, ...] = (0, 1, 2, 3)
     restarts: int = 10
-    n_jobs: int | None = -1
+    n_jobs: int | None = None
 
     @classmethod
     def fast(cls) -> Settings:

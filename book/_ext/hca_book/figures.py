@@ -63,11 +63,41 @@ def _export(app: Sphinx, source: Path, target_stem: Path) -> list[tuple[str, Pat
     if ext == ".svg":
         pdf = target_stem.with_suffix(".pdf")
         if not (fresh and pdf.is_file()):
-            import cairosvg
-
-            cairosvg.svg2pdf(url=str(source), write_to=str(pdf))
+            _pdf_jobs(app).append((str(source), str(pdf)))  # converted at build-finished
         files.append(("PDF", pdf))
     return files
+
+
+def _pdf_jobs(app: Sphinx) -> list[tuple[str, str]]:
+    if not hasattr(app, "_hca_pdf_jobs"):
+        app._hca_pdf_jobs = []
+    return app._hca_pdf_jobs
+
+
+def _svg_to_pdf(job: tuple[str, str]) -> str | None:
+    import cairosvg
+
+    try:
+        cairosvg.svg2pdf(url=job[0], write_to=job[1])
+    except Exception as exc:  # noqa: BLE001 - reported by the caller
+        hint = " (cairosvg needs the system library libcairo2)" if "cairo" in str(exc).lower() \
+            else ""
+        return f"{Path(job[0]).name}: {exc}{hint}"
+    return None
+
+
+def convert_pdfs(app: Sphinx, exc: Exception | None) -> None:
+    """Convert the queued SVG figures to PDF, two at a time (the book's machine has 2 cores)."""
+    jobs = _pdf_jobs(app)
+    if exc is not None or not jobs:
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        errors = [e for e in pool.map(_svg_to_pdf, jobs) if e]
+    for err in errors:
+        logger.warning(f"hca_book: could not convert a figure to PDF: {err}")
+    jobs.clear()
 
 
 def _links_paragraph(page_uri: str, outdir: Path, files: list[tuple[str, Path]],
@@ -129,3 +159,4 @@ def add_figure_links(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 def setup(app: Sphinx) -> None:
     app.connect("doctree-resolved", add_figure_links)
+    app.connect("build-finished", convert_pdfs)
