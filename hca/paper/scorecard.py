@@ -273,8 +273,11 @@ def _claim_md(r: ClaimRow) -> str:
     return f"**{_cell(r.id)}**{link}"
 
 
-def _group_key(cid: str) -> str:
-    return cid.split("-", 1)[0]
+def _group_key(cid: str) -> str | None:
+    """The table or figure whose cells ``cid`` is one of (``T2a``, ``T3b``, ``F8``), or None:
+    only the cells of a table, and Figure 8's leaderboard cells, are counted together."""
+    key = cid.split("-", 1)[0]
+    return key if (key[:1] == "T" and key[1:2].isdigit()) or key == "F8" else None
 
 
 def _counts_md(verdicts: Sequence[str]) -> str:
@@ -285,20 +288,20 @@ def _counts_md(verdicts: Sequence[str]) -> str:
 def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
     """The chapter's verdict box (MyST markdown): one line per claim with its verdict under
     each setup, each claim linked to the book figure that shows it (``{numref}``, so a broken
-    link fails the build). Claims of one table or figure (ids sharing a prefix such as
-    ``T2a``) with at least ``min_group`` members get one line with their verdict counts."""
+    link fails the build). The cells of one table (ids such as ``T2a-z1-bbh``) or of Figure 8
+    get one line with their verdict counts when there are at least ``min_group`` of them."""
     if not rows:
         raise ValueError("verdict_box_markdown: no claims")
     setups = list(rows[0].setups)
     head = "| claim | " + " | ".join(SETUPS[s].label for s in setups) + " |"
     lines = [head, "|" + "---|" * (len(setups) + 1)]
-    sizes: dict[str, int] = {}
+    sizes: dict[str | None, int] = {}
     for r in rows:
         sizes[_group_key(r.id)] = sizes.get(_group_key(r.id), 0) + 1
     done: set[str] = set()
     for r in rows:
         key = _group_key(r.id)
-        if sizes[key] >= min_group:
+        if key is not None and sizes[key] >= min_group:
             if key in done:
                 continue
             done.add(key)
