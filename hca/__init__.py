@@ -52,16 +52,23 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   robustness        the robustness overview
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
-  replication       the paper's frames and the shared fits of every chapter
+  setups            the two setups every claim is judged under: authors' and careful
+  replication       the paper's frames and the shared fits of every chapter, per setup
+  cache             chapter results computed once per process and once per build
+  claims            the claim-evaluator registry and the shared verdict rules
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups
   mmlu              MMLU by subject (Appendix H.5)
   recovery          the recovery chapter under both setups (Figure 18, Table 3, H.3, claims)
   recovery_stability  its headline over bootstrap x seed refits; the domain-rule evidence
+  interpretation    the factors' meaning: Figure 3, Tables 2a-2b, Figure 8, Appendices D, I
+  scaling           sigmoid laws and fine-tuning ATEs, the authors' scaling_law.ipynb setup
+  completion        Appendix G: global vs local completion at the text's and the code's rate
+  v1                Leaderboard v1 (Appendix H.4)
   robustness        the headline results under perturbations
-  scorecard         every quantitative claim of the paper, ours next to it
+  scorecard         every claim of the paper under both setups; verdict boxes, JSON
 cli/              python -m hca: data, fit (and scorecard)
-  fit               python -m hca fit on a user's CSV
+  fit               python -m hca fit on a user's CSV (inputs, report + JSON Schema, notes)
 __main__          entry point of python -m hca
 """
 
