@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.data.registry import V2_BENCHMARKS, benchmark_label
 from hca.estimator.results import r_squared
 from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.validation import check_frame, check_is_fitted, check_matrix
@@ -63,9 +63,6 @@ _TOL = 1e-6
 
 
 # =========================================================================== helpers
-def _label(name: str) -> str:
-    return BENCHMARK_LABELS.get(name, name)
-
 
 # =========================================================================== alignment
 @dataclass(frozen=True, eq=False)
@@ -124,7 +121,7 @@ class Alignment:
         """
         U = self.unmixing / self.slopes[:, None] if benchmark_units else self.unmixing
         return pd.DataFrame(U, index=list(self.factor_names),
-                            columns=[_label(b) for b in self.feature_names])
+                            columns=[benchmark_label(b) for b in self.feature_names])
 
     def _scores(self, X: Any, method: str) -> np.ndarray:
         return check_matrix(X, name=f"Alignment.{method}: X", columns=self.feature_names)
@@ -174,7 +171,7 @@ class Alignment:
         lines = ["OLS alignment (factors in leaderboard points):"]
         for i, (z, b) in enumerate(zip(self.factor_names, self.benchmarks)):
             lines.append(
-                f"  {z} ~ {_label(b)}: z_adj = {self.intercepts[i]:.3g} + {self.slopes[i]:.3g} x, "
+                f"  {z} ~ {benchmark_label(b)}: z_adj = {self.intercepts[i]:.3g} + {self.slopes[i]:.3g} x, "
                 f"R^2 = {self.r2_table.loc[z, b]:.3f}")
         return "\n".join(lines)
 
@@ -358,7 +355,7 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
     variables = pd.DataFrame(Z, columns=list(alignment.factor_names), index=df.index)
     if include_benchmarks:
         for b in alignment.feature_names:
-            variables[_label(b)] = df[b].to_numpy(dtype=float)
+            variables[benchmark_label(b)] = df[b].to_numpy(dtype=float)
     logc = df["log10_compute"].astype(float)
     base_mask = base_checkpoint_mask(df)
     counts = df["base_model"].value_counts()
@@ -464,7 +461,7 @@ def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFram
         dz = dz / alignment.factors(scale).std(axis=0)
     out = pd.DataFrame(index=after.index)
     for j, c in enumerate(cols):
-        out[f"d_{_label(c)}"] = dx[:, j]
+        out[f"d_{benchmark_label(c)}"] = dx[:, j]
     names = list(alignment.factor_names)
     for i, z in enumerate(names):
         out[f"d_{z}"] = dz[:, i]

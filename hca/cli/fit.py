@@ -116,7 +116,12 @@ def _run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from hca.cli.inputs import PLOT_SUFFIXES, check_output_path, load_leaderboard, write_atomic
+    from hca.cli.inputs import (
+        PLOT_SUFFIXES,
+        check_output_path,
+        load_leaderboard,
+        write_atomic,
+    )
     from hca.cli.notes import Notes, Progress
 
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]

@@ -11,7 +11,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = [
+    "benchmark_label",
     "DataFile",
     "DataIntegrityError",
     "DataDownloadError",
@@ -115,6 +116,12 @@ BENCHMARK_LABELS: dict[str, str] = {
     "arc": "ARC", "hellaswag": "HellaSwag", "mmlu": "MMLU", "truthfulqa": "TruthfulQA",
     "winogrande": "Winogrande", "gsm8k": "GSM8K",
 }
+
+
+def benchmark_label(name: str) -> str:
+    """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``); other names
+    are returned as they are."""
+    return BENCHMARK_LABELS.get(str(name), str(name))
 MMLU_SUBJECTS: tuple[str, ...] = (
     "abstract_algebra", "anatomy", "astronomy", "business_ethics", "clinical_knowledge",
     "college_biology", "college_chemistry", "college_computer_science", "college_mathematics",

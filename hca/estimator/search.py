@@ -24,7 +24,6 @@ positions) form a tree whose nodes carry a lower bound on the MIC of every compl
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.completion import (

@@ -38,12 +38,12 @@ import pandas as pd
 
 from hca.attribution.compute import add_compute
 from hca.data import (
-    BENCHMARK_LABELS,
     V2_BENCHMARKS,
     authors_code_values,
     authors_tokens,
     load_paper_values,
 )
+from hca.data.registry import benchmark_label
 from hca.estimator.results import ols_adjustment, r_squared
 from hca.interpret import (
     Alignment,
@@ -96,9 +96,6 @@ _B = list(V2_BENCHMARKS)
 _IN = "In sample"
 _FLOP = 6.0 * 1e9 * 1e12  # 6 N D with N in billions and D in trillions
 
-
-def _label(b: str) -> str:
-    return BENCHMARK_LABELS.get(b, b)
 
 
 @dataclass(frozen=True)
@@ -197,7 +194,7 @@ class InterpretationResults:
     @property
     def order(self) -> str:
         """Our causal order as benchmarks (``"MATH Lvl 5 → BBH → IFEval"``)."""
-        return " → ".join(_label(b) for b in self.alignment.benchmarks)
+        return " → ".join(benchmark_label(b) for b in self.alignment.benchmarks)
 
     def role_factor(self, role: str) -> str | None:
         """Our factor with ``role`` (None if no factor has it)."""
@@ -485,11 +482,11 @@ def _missing(role: str) -> Outcome:
 def _row_text(res: InterpretationResults, z: str, k: int = 3) -> str:
     row = res.unmixing().loc[z]
     top = row.abs().sort_values(ascending=False).index[:k]
-    return ", ".join(f"{_label(b)} {row[b]:+.2f}" for b in top)
+    return ", ".join(f"{benchmark_label(b)} {row[b]:+.2f}" for b in top)
 
 
 def _set_text(items) -> str:
-    return "{" + ", ".join(_label(b) for b in items) + "}"
+    return "{" + ", ".join(benchmark_label(b) for b in items) + "}"
 
 
 @claim("F3a-general", "F3a-ifeval", "F3a-math", chapter="interpretation",
@@ -509,7 +506,7 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
             row = res.unmixing().loc[z].abs()
             smallest = row.idxmin() == "ifeval"
             if v == "reproduced" and not smallest:
-                v, reason = "partly", f"same set, but {_label(row.idxmin())} is smaller than IFEval"
+                v, reason = "partly", f"same set, but {benchmark_label(row.idxmin())} is smaller than IFEval"
             reason += "; IFEval's weight the smallest" if smallest else ""
         out[cid] = Outcome(f"our {z}: dominant {_set_text(got)} ({_row_text(res, z)})", v,
                            reason, value=float(len(set(got) ^ set(paper))))
@@ -673,7 +670,7 @@ def _instruct(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outco
 
 def _compute_text(res: InterpretationResults) -> str:
     names = list(res.alignment.factor_names)
-    return ", ".join(f"{z} ({_label(b)}-aligned) r = {res.compute_r[z]:.2f}"
+    return ", ".join(f"{z} ({benchmark_label(b)}-aligned) r = {res.compute_r[z]:.2f}"
                      for z, b in zip(names, res.alignment.benchmarks)) + \
         f" ({len(res.checkpoints)} base checkpoints)"
 
@@ -722,13 +719,13 @@ def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Ou
         return {"D-z1-positive": _missing("general")}
     col = res.oriented_mixing(g)
     n_pos = int((col > 0).sum())
-    neg = [_label(b) for b in _B if col[b] <= 0]
+    neg = [benchmark_label(b) for b in _B if col[b] <= 0]
     urow = res.unmixing().loc[g]
     signs = "".join("+" if urow[b] > 0 else "−" for b in _B)
     v = grade(n_pos >= 5, n_pos == 4)
     ours = (f"our {g}: mixing loadings > 0 on {n_pos} of 6" + (
         f" (not {', '.join(neg)})" if neg else "") + f"; unmixing row signs {signs} "
-        f"({', '.join(_label(b) for b in _B)})")
+        f"({', '.join(benchmark_label(b) for b in _B)})")
     return {"D-z1-positive": Outcome(ours, v, f"{n_pos} of 6 loadings positive",
                                      value=float(n_pos))}
 
@@ -744,6 +741,6 @@ def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outc
     worst = float(ratios.max())
     v = grade(worst <= 0.25, worst <= 0.5)
     ours = (f"our {i}: |loading| / IFEval's = " +
-            ", ".join(f"{_label(b)} {ratios[b]:.2f}" for b in four))
+            ", ".join(f"{benchmark_label(b)} {ratios[b]:.2f}" for b in four))
     return {"D-z2-mixing": Outcome(ours, v, f"largest ratio {worst:.2f} "
-                                   f"({_label(ratios.idxmax())})", value=worst)}
+                                   f"({benchmark_label(ratios.idxmax())})", value=worst)}

@@ -47,7 +47,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.data.registry import BENCHMARK_LABELS, MMLU_SUBJECTS
 from hca.estimator.model import HCA, clone_hca
-from hca.paper.claims import Outcome, claim, grade, numeric_verdict, paper_list, share_text
+from hca.paper.claims import (
+    Outcome,
+    claim,
+    grade,
+    numeric_verdict,
+    paper_list,
+    share_text,
+)
 from hca.stability import fit_record
 from hca.validation import check_frame, check_matrix
 

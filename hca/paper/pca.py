@@ -37,7 +37,13 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from hca import subspace as ss
-from hca.attribution.domains import REGIMES, RegimeCuts, nd_regimes, stack_groups, top_within
+from hca.attribution.domains import (
+    REGIMES,
+    RegimeCuts,
+    nd_regimes,
+    stack_groups,
+    top_within,
+)
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict

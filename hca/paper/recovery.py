@@ -34,7 +34,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values, load_paper_values
-from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.data.registry import V2_BENCHMARKS, benchmark_label
 from hca.estimator.model import HCA
 from hca.estimator.results import OLSAdjustment
 from hca.interpret import noise_shares
@@ -73,7 +73,12 @@ from hca.paper.replication import (
     v2_frame,
 )
 from hca.paper.setups import Setup, get_setup
-from hca.stability import StabilityResult, matches_alignment, ranked_orders, seed_stability
+from hca.stability import (
+    StabilityResult,
+    matches_alignment,
+    ranked_orders,
+    seed_stability,
+)
 
 __all__ = ["Settings", "RecoveryResults", "run", "table3", "figure18_table",
            "FILTERED_MAX_ITER", "role_index", "order_text", "pooled_within_variance"]
@@ -85,13 +90,10 @@ _ROLE_NAMES = {GENERAL: "general", IFEVAL: "IFEval", MATH: "MATH Lvl 5"}
 B2 = list(V2_BENCHMARKS)
 
 
-def _label(b: str) -> str:
-    return BENCHMARK_LABELS.get(b, b)
-
 
 def order_text(alignment: Sequence[str]) -> str:
     """``"MATH Lvl 5 → BBH → IFEval"``."""
-    return " → ".join(_label(b) for b in alignment)
+    return " → ".join(benchmark_label(b) for b in alignment)
 
 
 def role_index(alignment: Sequence[str], role: frozenset) -> int | None:
@@ -378,7 +380,7 @@ def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     same = float(counts.loc[counts["order"] == " > ".join(al), "share"].sum())
     n = len(seeds.records)
     out = {"S4-aligned-benchmarks": Outcome(
-        f"{', '.join(_label(b) for b in al)} (R² {r2}; the same in {same:.0%} of {n} FastICA "
+        f"{', '.join(benchmark_label(b) for b in al)} (R² {r2}; the same in {same:.0%} of {n} FastICA "
         "seeds)", set_verdict(roles, _ROLE_NAMES.values()),
         f"{len(roles)} of the paper's three roles (general, IFEval, MATH Lvl 5) have a factor",
         value=float(len(roles)))}
@@ -518,7 +520,7 @@ def _variance(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r = res.variance["ratio"]
     gm, other = r[["bbh", "mmlu_pro"]], r[["gpqa", "musr"]]
     ok = bool((gm <= 0.75).all() and gm.max() < other.min())
-    text = ", ".join(f"{_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr"))
+    text = ", ".join(f"{benchmark_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr"))
     return {"H.3-variance-drop": Outcome(
         f"filtered / unfiltered pooled within-domain variance: {text}",
         grade(ok, bool((gm < 1).all())),
@@ -555,22 +557,22 @@ def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     rel = rec["relative_error"].sort_values(ascending=False)
     worst = list(rel.index[:2])
     out = {"F19-worst-two": Outcome(
-        "largest relative errors: " + ", ".join(f"{_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
+        "largest relative errors: " + ", ".join(f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
         set_verdict(worst, paper_list(rows, "F19-worst-two")),
-        f"worst two: {', '.join(_label(b) for b in worst)}")}
+        f"worst two: {', '.join(benchmark_label(b) for b in worst)}")}
     mse = rec["mse"]
     others = mse.drop(["gpqa", "musr"])
     top, inside = mse.idxmax() == "musr", bool(others.min() <= mse["gpqa"] <= others.max())
     out["F19-mse"] = Outcome(
         f"MSE MUSR {mse['musr']:.1f}, GPQA {mse['gpqa']:.1f}, the other four "
         f"{others.min():.1f}-{others.max():.1f}", grade(top and inside, top),
-        (f"{_label(mse.idxmax())} largest" if not top else "MUSR largest")
+        (f"{benchmark_label(mse.idxmax())} largest" if not top else "MUSR largest")
         + ("; GPQA within the others' range" if inside else "; GPQA outside the others' range"))
     four = paper_list(rows, "F19-four-near-perfect")
     worst4 = float(rec.loc[four, "relative_error"].max())
     cen = float(rec.loc[four, "centred_relative_error"].max())
     out["F19-four-near-perfect"] = Outcome(
-        "relative errors " + ", ".join(f"{_label(b)} {rec.loc[b, 'relative_error']:.4f}"
+        "relative errors " + ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}"
                                        for b in four)
         + f" (centred within domains: up to {cen:.3f})",
         grade(worst4 <= 0.02, worst4 <= 0.05), f"largest of the four: {worst4:.4f}",
@@ -584,11 +586,11 @@ def _low(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     low = list(m.index[:2])
     raw = res.means["mean raw accuracy"]
     return {"F19-low-accuracy": Outcome(
-        "lowest mean scores: " + ", ".join(f"{_label(b)} {m[b]:.1f}" for b in m.index[:3])
-        + "; raw accuracy " + ", ".join(f"{_label(b)} {raw[b]:.2f}" for b in raw.index)
+        "lowest mean scores: " + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
+        + "; raw accuracy " + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
         + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others",
         set_verdict(low, paper_list(rows, "F19-low-accuracy")),
-        f"two lowest means: {', '.join(_label(b) for b in low)}")}
+        f"two lowest means: {', '.join(benchmark_label(b) for b in low)}")}
 
 
 # =========================================================================== claims: the fit

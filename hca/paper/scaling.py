@@ -51,7 +51,7 @@ from hca.causal import (
     stratum_effects,
 )
 from hca.data import V2_BENCHMARKS, authors_code_values
-from hca.data.registry import BENCHMARK_LABELS
+from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.replication import v2_frame
@@ -92,9 +92,6 @@ AUTHORS_FIGURE12: dict[str, str] = {"Qwen2.5-0.5B": "qwen2.5-0.5b", "Qwen2.5-7B"
 LINEAGES: tuple[str, ...] = ("Llama", "Qwen")
 _SEED = 0
 
-
-def _label(b: str) -> str:
-    return BENCHMARK_LABELS.get(b, b)
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,7 @@ class Bridge:
         for step, r in self.steps.iterrows():
             a = self.ates.loc[step, "all"]
             lines.append(f"  {step} {r['change']}: {int(r['models'])} models; "
-                         + ", ".join(f"{_label(b)} {a[b]:+.1f}" for b in BENCH))
+                         + ", ".join(f"{benchmark_label(b)} {a[b]:+.1f}" for b in BENCH))
         return "\n".join(lines)
 
 
@@ -250,7 +247,7 @@ class ScalingResults:
         g = self.r2_gaps.loc["all"]
         return (f"{self.setup.label}: {len(self.rows):,} models in the ATE population, "
                 f"{len(self.official):,} official models for the sigmoid law; backdoor ATE "
-                + ", ".join(f"{_label(b)} {e.loc[b, 'ate']:+.1f}" for b in BENCH)
+                + ", ".join(f"{benchmark_label(b)} {e.loc[b, 'ate']:+.1f}" for b in BENCH)
                 + f"; R² gap (BBH, MMLU-PRO, GPQA minus the rest) {g['gap']:+.2f}")
 
 
@@ -611,7 +608,7 @@ def _fig13a(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 def _diff_text(c: pd.DataFrame, b: str) -> str:
     r = c.loc[b]
-    return (f"{_label(b)} {r['diff']:+.1f} [{r['ci95_low']:+.1f}, {r['ci95_high']:+.1f}] "
+    return (f"{benchmark_label(b)} {r['diff']:+.1f} [{r['ci95_low']:+.1f}, {r['ci95_high']:+.1f}] "
             f"(80 %: [{r['ci80_low']:+.1f}, {r['ci80_high']:+.1f}])")
 
 
@@ -638,9 +635,9 @@ def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     v = grade(len(sure) == len(GENERAL),
               len(neg) == len(GENERAL) and (bool(sure) or len(sure80) == len(GENERAL)))
     which = ("all three" if len(neg) == len(GENERAL) else
-             ", ".join(map(_label, neg)) + " only" if neg else "none of the three")
+             ", ".join(map(benchmark_label, neg)) + " only" if neg else "none of the three")
     reason = (f"Qwen drops more on {which}"
-              + (f"; 95 % interval below 0 on {', '.join(map(_label, sure))}" if sure
+              + (f"; 95 % interval below 0 on {', '.join(map(benchmark_label, sure))}" if sure
                  else "; no 95 % interval below 0"))
     out["F13bc-general"] = Outcome("Qwen − Llama: " + "; ".join(_diff_text(c, b)
                                                                for b in GENERAL),
@@ -655,7 +652,7 @@ def _gap_outcome(res: ScalingResults, subset: str, implied: bool) -> Outcome:
             else "cluster bootstrap by base model")
     ours = (f"mean R² gap {g['gap']:+.2f} [{g['ci95_low']:+.2f}, {g['ci95_high']:+.2f}] "
             f"(80 %: [{g['ci80_low']:+.2f}, {g['ci80_high']:+.2f}]; {boot}); R² "
-            + ", ".join(f"{_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER))
+            + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER))
     v = interval_verdict(g["gap"], (g["ci95_low"], g["ci95_high"]),
                          (g["ci80_low"], g["ci80_high"]))
     reason = ("higher on average, 95 % interval above 0" if v == "reproduced" else
@@ -671,8 +668,8 @@ def _fig14(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r2 = res.r2.loc["all", "r2"]
     pairs = [(k, o) for k in KNOWLEDGE for o in OTHER]
     good = [(k, o) for k, o in pairs if r2[k] > r2[o]]
-    bad = [f"{_label(k)} < {_label(o)}" for k, o in pairs if (k, o) not in good]
-    ours = f"{len(good)} of 9 pairs; R² " + ", ".join(f"{_label(b)} {r2[b]:.2f}"
+    bad = [f"{benchmark_label(k)} < {benchmark_label(o)}" for k, o in pairs if (k, o) not in good]
+    ours = f"{len(good)} of 9 pairs; R² " + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}"
                                                        for b in KNOWLEDGE + OTHER)
     pw = Outcome(ours, grade(len(good) == 9, len(good) >= 7),
                  ("all pairs ordered" if not bad else "exceptions: " + ", ".join(bad))
@@ -697,11 +694,11 @@ def _tau_order(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     good = [(o, k) for o, k in pairs if tau.loc[o, "tau"] > tau.loc[k, "tau"]]
     above = [o for o in OTHER if tau.loc[o, "ci95_low"] > 0]
     ours = (f"{len(good)} of 9 pairs with τ larger for IFEval/MATH/MUSR; τ "
-            + ", ".join(f"{_label(b)} {_ci(tau.loc[b], 'tau')}" for b in OTHER + KNOWLEDGE))
+            + ", ".join(f"{benchmark_label(b)} {_ci(tau.loc[b], 'tau')}" for b in OTHER + KNOWLEDGE))
     v = grade(len(good) == 9 and len(above) == 3, len(good) >= 7)
-    missing = [_label(o) for o in OTHER if o not in above]
+    missing = [benchmark_label(o) for o in OTHER if o not in above]
     reason = (f"{len(good)} of 9 pairs ordered; 95 % interval of τ above 0 for "
-              f"{', '.join(map(_label, above)) or 'none'}"
+              f"{', '.join(map(benchmark_label, above)) or 'none'}"
               + (f", not for {', '.join(missing)}" if missing else ""))
     return {"F14-tau-order": Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))}
 
@@ -742,7 +739,7 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
     recs = []
     for name, res in results.items():
         for b in BENCH:
-            base = {"outcome": _label(b), "setup": SETUPS[name].label}
+            base = {"outcome": benchmark_label(b), "setup": SETUPS[name].label}
             if what == "tau":
                 r = res.tau.loc[b]
                 recs.append({**base, "subset": "all", "tau": r["tau"],
@@ -764,4 +761,4 @@ def printed_values(what: str) -> dict[str, float]:
     (:func:`hca.data.authors_code_values`; scaling_law.ipynb, all official rows)."""
     key = {"ate": "ate", "tau": "sigmoid-tau", "r2": "sigmoid-r2"}[what]
     acv = authors_code_values()["value"]
-    return {_label(b): float(acv[f"{key}-{b}"]) for b in BENCH}
+    return {benchmark_label(b): float(acv[f"{key}-{b}"]) for b in BENCH}

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS
+from hca.data.registry import V1_BENCHMARKS, benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -40,7 +40,13 @@ from hca.paper.claims import (
     share_text,
 )
 from hca.paper.constants import PAPER_V1_DOMAINS, PAPER_V1_SINV
-from hca.paper.replication import domain_data, estimator, main_fit, seed_refits, v1_frame
+from hca.paper.replication import (
+    domain_data,
+    estimator,
+    main_fit,
+    seed_refits,
+    v1_frame,
+)
 from hca.paper.setups import Setup, get_setup
 
 __all__ = [
@@ -65,9 +71,6 @@ DOMAIN_NOTE = ("Leaderboard v1 has no public domain rule of the authors: both se
 _B1 = list(V1_BENCHMARKS)
 _OUTSIDE = "Llama-2-7B"  # the domain the paper leaves out of S_inv
 
-
-def _label(b: str) -> str:
-    return BENCHMARK_LABELS.get(b, b)
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,7 @@ def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
 
 def order_text(alignment: Sequence[str]) -> str:
     """``"HellaSwag → TruthfulQA → GSM8K"``."""
-    return " → ".join(_label(b) for b in alignment)
+    return " → ".join(benchmark_label(b) for b in alignment)
 
 
 # =========================================================================== shared steps
@@ -228,7 +231,7 @@ def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
     pair_tau = ss.pair_thresholds(nulls)
     boot = ss.bootstrap_distance_matrix(X6, dom6, order=doms, n_boot=n_boot, random_state=0)
     lev = ss.benchmark_leverage(ss.group_subspaces(X6, dom6, order=doms),
-                                columns=[_label(b) for b in _B1])
+                                columns=[benchmark_label(b) for b in _B1])
     return V1Subspaces(
         sizes=pd.Series(dom6).value_counts().reindex(doms).rename("models"),
         spectra=spectra, nulls=nulls, tau=tau, pair_tau=pair_tau, boot=boot,

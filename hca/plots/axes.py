@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hca.data.registry import BENCHMARK_LABELS
+from hca.data.registry import benchmark_label  # noqa: F401  (part of hca.plots' API)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -19,9 +19,6 @@ __all__ = [
 ]
 
 
-def benchmark_label(name: str) -> str:
-    """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``)."""
-    return BENCHMARK_LABELS.get(str(name), str(name))
 
 
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:

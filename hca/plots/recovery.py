@@ -14,7 +14,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
-from hca.plots.estimator import plot_causal_graph, plot_mixing, plot_scm_weights, plot_unmixing
+from hca.plots.estimator import (
+    plot_causal_graph,
+    plot_mixing,
+    plot_scm_weights,
+    plot_unmixing,
+)
 
 __all__ = [
     "plot_recovered_dgp",
