@@ -36,3 +36,24 @@ def mmlu():
     from hca.data import load_mmlu_by_task
 
     return load_mmlu_by_task()
+
+
+@pytest.fixture(scope="session")
+def check_chapter_rows():
+    """A checker: every scorecard row of a chapter has a valid outcome under both setups, and
+    that outcome is the chapter's own evaluator applied to ``results[setup]``."""
+    from hca.data import load_paper_values
+    from hca.paper import claims, setups
+
+    def check(chapter: str, rows, results) -> None:
+        paper = load_paper_values()
+        specs = claims.registered(chapter)
+        for r in rows:
+            assert set(r.setups) == set(setups.SETUP_NAMES), r.id
+            spec = next(x for x in specs if r.id in x.ids)
+            for s in setups.SETUP_NAMES:
+                o = r.setups[s]
+                assert isinstance(o, claims.Outcome) and o.verdict in claims.VERDICTS, (r.id, s)
+                assert spec.fn(results[s], paper.loc[list(spec.ids)])[r.id] == o, (r.id, s)
+
+    return check

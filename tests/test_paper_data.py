@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
 from hca.paper import cache
 from hca.paper import data as data_chapter
