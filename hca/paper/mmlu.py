@@ -549,26 +549,27 @@ class MMLUResults:
 def _subject_fit(setup, data: MMLUData, subjects: Sequence[str], domains: Sequence[str], *,
                  min_size: int | None, sweep_seeds: Sequence[int] | None,
                  seeds: Sequence[int], n_jobs: int | None) -> SubjectFit:
-    from hca import stability as st
     from hca import subspace as ss
     from hca.estimator.model import mic_by_subset
     from hca.paper.replication import domain_data, estimator
 
+    from hca.paper.cache import cached
+
     subjects, domains = list(subjects), list(domains)
     est = estimator(setup, search="sequential")
-    table = sweeps = None
+    table = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
         if min_size is not None:
             X, labels = domain_data(data.frame, data.available, subjects)
             table = mic_by_subset(est, X, labels, candidates=list(data.available),
                                   min_size=min_size, n_jobs=n_jobs)
-            if sweep_seeds:
-                sweeps = st.subset_stability(est, X, labels, candidates=list(data.available),
-                                             min_size=min_size, seeds=sweep_seeds,
-                                             n_jobs=n_jobs)
         Xd, ld = domain_data(data.frame, domains, subjects)
         model = est.fit(Xd, ld)
+    sweeps, seed_records = cached(
+        "mmlu_seed_sweeps", _seed_sweeps, setup.seed_free(), tuple(subjects), tuple(domains),
+        None if min_size is None else int(min_size),
+        tuple(int(x) for x in sweep_seeds or ()), tuple(int(x) for x in seeds), n_jobs)
     rows = data.frame["base_model"].isin(domains)
     return SubjectFit(
         subjects=tuple(subjects), domains=tuple(domains),
@@ -577,8 +578,27 @@ def _subject_fit(setup, data: MMLUData, subjects: Sequence[str], domains: Sequen
                                                          subjects], label=d)
                  for d in domains},
         table=table, min_size=int(min_size or len(domains)), sweeps=sweeps, model=model,
-        alignment=factor_alignment(model.unmixing_, subjects),
-        seeds=seed_fits(est, Xd, ld, seeds=seeds, n_jobs=n_jobs))
+        alignment=factor_alignment(model.unmixing_, subjects), seeds=seed_records)
+
+
+def _seed_sweeps(setup, subjects: tuple, domains: tuple, min_size: int | None,
+                 sweep_seeds: tuple, seeds: tuple, n_jobs: int | None) -> tuple:
+    """The subset sweeps over ``sweep_seeds`` and the refits over ``seeds`` of one subject
+    fit (keyed by the seed-free setup: every member of an ensemble shares them)."""
+    from hca import stability as st
+    from hca.paper.replication import domain_data, estimator
+
+    data = mmlu_data()
+    est = estimator(setup, search="sequential")
+    sweeps = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if min_size is not None and sweep_seeds:
+            X, labels = domain_data(data.frame, data.available, list(subjects))
+            sweeps = st.subset_stability(est, X, labels, candidates=list(data.available),
+                                         min_size=min_size, seeds=sweep_seeds, n_jobs=n_jobs)
+    Xd, ld = domain_data(data.frame, list(domains), list(subjects))
+    return sweeps, seed_fits(est, Xd, ld, seeds=seeds, n_jobs=n_jobs)
 
 
 def _compute(setup, settings: Settings) -> MMLUResults:
@@ -620,6 +640,12 @@ def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults
     from hca.paper.setups import get_setup
 
     return cached("mmlu", _compute, get_setup(setup), Settings() if settings is None else settings)
+
+
+def ensemble_key(res: MMLUResults) -> float:
+    """What makes a run of the chapter's ensemble typical: the summed MIC of its
+    mathematics, physics and cross-subject fits (:func:`hca.paper.scorecard.typical_seed`)."""
+    return float(res.math.model.mic_ + res.physics.model.mic_ + res.cross.model.mic_)
 
 
 # =========================================================================== claims
@@ -692,7 +718,7 @@ def _row_share(H: Any, i: int, j: int) -> float:
 
 
 @claim("H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", chapter="mmlu",
-       figure="fig-mmlu-math-mic")
+       figure="fig-mmlu-math-mic", ensemble=True)
 def _math(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.math
     return {"H.5-math-mic": _mic_outcome(f, rows, "H.5-math-mic"),
@@ -701,7 +727,7 @@ def _math(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 
 @claim("H.5-phys-mic", "H.5-phys-minimal", "H.5-phys-z1", chapter="mmlu",
-       figure="fig-mmlu-physics-mic")
+       figure="fig-mmlu-physics-mic", ensemble=True)
 def _physics(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.physics
     return {"H.5-phys-mic": _mic_outcome(f, rows, "H.5-phys-mic"),
@@ -709,7 +735,7 @@ def _physics(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
             "H.5-phys-z1": _z1_outcome(f, rows.loc["H.5-phys-z1", "value"])}
 
 
-@claim("H.5-cross-order", chapter="mmlu", figure="fig-mmlu-cross")
+@claim("H.5-cross-order", chapter="mmlu", figure="fig-mmlu-cross", ensemble=True)
 def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = tuple(rows.loc["H.5-cross-order", "value"].split(">"))
     f = res.cross
@@ -722,7 +748,7 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
                                        value=k / n)}
 
 
-@claim("H.5-math-z23", chapter="mmlu", figure="fig-mmlu-math")
+@claim("H.5-math-z23", chapter="mmlu", figure="fig-mmlu-math", ensemble=True)
 def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     target = set(paper_list(rows, "H.5-math-z23"))
     f = res.math
@@ -748,7 +774,7 @@ def _mixture_rows(W: Any, subjects: Sequence[str], pair: Sequence[str]) -> list[
     return [bool(W[i, idx].sum() >= 0.8 and (W[i, idx] >= 0.1).all()) for i in (1, 2)]
 
 
-@claim("H.5-phys-z23", chapter="mmlu", figure="fig-mmlu-physics")
+@claim("H.5-phys-z23", chapter="mmlu", figure="fig-mmlu-physics", ensemble=True)
 def _phys_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pair = paper_list(rows, "H.5-phys-z23")
     f = res.physics
