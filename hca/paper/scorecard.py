@@ -48,6 +48,7 @@ __all__ = [
     "chapter_results",
     "chapter_ensemble",
     "typical_seed",
+    "typical_run",
     "evaluate_chapter",
     "build_scorecard",
     "HEADLINE",
@@ -133,6 +134,13 @@ def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
     mod = chapter_module(chapter)
     keys = [mod.ensemble_key(r) for r in chapter_ensemble(chapter, setup, fast)]
     return ENSEMBLE_SEEDS[typical_index(keys)]
+
+
+def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
+    """The chapter's results at its :func:`typical_seed` under ``setup``: the single run the
+    book shows (a member of the ensemble the verdicts are read from)."""
+    seed = typical_seed(chapter, setup, fast)
+    return chapter_results(chapter, get_setup(setup).with_seed(seed), fast)
 
 
 def _ensemble_outcomes(spec: ClaimSpec, chapter: str, setup: str, fast: bool,
