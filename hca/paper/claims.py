@@ -23,7 +23,8 @@ the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -323,6 +324,18 @@ def typical_index(keys: Sequence[float]) -> int:
     return int(np.argmin(np.abs(k - np.median(k))))
 
 
+_SEED0 = re.compile(r"\bseed([- ])0\b")
+
+
+def _relabel(o: Outcome, seed: int) -> Outcome:
+    """Evaluators call the run they judge "seed 0" (the setup's own seed); name the run's
+    seed instead."""
+    if seed == 0:
+        return o
+    sub = lambda text: _SEED0.sub(lambda m: f"seed{m.group(1)}{seed}", text)  # noqa: E731
+    return replace(o, ours=sub(o.ours), reason=sub(o.reason))
+
+
 def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
                      typical: int | None = None) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
@@ -342,6 +355,7 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
     n = len(outcomes)
     if n == 0 or n != len(seeds):
         raise ValueError(f"ensemble_outcome: {n} outcomes for {len(seeds)} seeds")
+    outcomes = [_relabel(o, int(sd)) for o, sd in zip(outcomes, seeds)]
     verdicts = [o.verdict for o in outcomes]
     share = verdicts.count("reproduced") / n
     share_partly = (verdicts.count("reproduced") + verdicts.count("partly")) / n
