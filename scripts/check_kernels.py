@@ -2,7 +2,8 @@
 """Does the scorecard depend on the processor's floating-point path? Compute it under several
 OpenBLAS kernels and report every verdict and `ours` value that differs.
 
-    .venv/bin/python scripts/check_kernels.py [--only recovery,mmlu] [--fast] [--keep DIR]
+    .venv/bin/python scripts/check_kernels.py [--only recovery,mmlu] [--fast] [--jobs 3]
+                                              [--keep DIR [--reuse]]
 
 Runs ``python -m hca scorecard --json`` with the results cache off (``HCA_RESULTS_CACHE=off``)
 three times: with the machine's default kernels (``OPENBLAS_CORETYPE`` unset), with
@@ -35,9 +36,9 @@ def _label(kernel: str | None) -> str:
     return "machine default" if kernel is None else f"OPENBLAS_CORETYPE={kernel}"
 
 
-def run_scorecard(kernel: str | None, out: Path, args: argparse.Namespace,
-                  pinned: bool) -> float:
-    """One scorecard run in a fresh process; returns its wall seconds."""
+def start_scorecard(kernel: str | None, out: Path, args: argparse.Namespace,
+                    pinned: bool) -> subprocess.Popen:
+    """Start one scorecard run in a fresh process."""
     env = dict(os.environ, HCA_RESULTS_CACHE="off")
     if not pinned:
         env.pop("OPENBLAS_CORETYPE", None)
@@ -48,9 +49,7 @@ def run_scorecard(kernel: str | None, out: Path, args: argparse.Namespace,
         cmd += ["--only", args.only]
     if args.fast:
         cmd.append("--fast")
-    start = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
 
 
 def _flatten(records: list) -> dict:
@@ -81,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", help="chapters or claim-id prefixes (python -m hca scorecard)")
     p.add_argument("--fast", action="store_true", help="small repetition counts (a smoke test)")
     p.add_argument("--keep", type=Path, help="folder to keep the JSON of every run in")
+    p.add_argument("--reuse", action="store_true",
+                   help="with --keep: compare the JSON files already there instead of rerunning")
+    p.add_argument("--jobs", type=int, default=1, help="scorecard runs at a time (default 1)")
     args = p.parse_args(argv)
     pinned = {v: os.environ[v] for v in LEFT_ALONE if os.environ.get(v)}
     if pinned:
@@ -90,13 +92,19 @@ def main(argv: list[str] | None = None) -> int:
     kernels = (None,) if pinned else KERNELS
     folder = args.keep or Path(tempfile.mkdtemp(prefix="hca_kernels_"))
     folder.mkdir(parents=True, exist_ok=True)
-    runs = {}
-    for kernel in kernels:
-        out = folder / f"scorecard-{kernel or 'default'}.json"
-        seconds = run_scorecard(kernel, out, args, bool(pinned))
-        runs[kernel] = _flatten(json.loads(out.read_text(encoding="utf-8")))
-        print(f"{_label(kernel)}: {len(runs[kernel])} claim x setup outcomes in {seconds:.0f} s "
-              f"({out})")
+    outs = {k: folder / f"scorecard-{k or 'default'}.json" for k in kernels}
+    todo = [k for k in kernels if not (args.reuse and outs[k].is_file())]
+    start, running = time.perf_counter(), {}
+    while todo or running:
+        while todo and len(running) < max(1, args.jobs):
+            k = todo.pop(0)
+            running[k] = start_scorecard(k, outs[k], args, bool(pinned))
+        k, proc = next(iter(running.items()))
+        if proc.wait() != 0:
+            raise SystemExit(f"the scorecard failed under {_label(k)}")
+        del running[k]
+        print(f"{_label(k)}: done after {time.perf_counter() - start:.0f} s ({outs[k]})")
+    runs = {k: _flatten(json.loads(outs[k].read_text(encoding="utf-8"))) for k in kernels}
     ref = runs[kernels[0]]
     bad_verdicts, worst_share = 0, 1.0
     for kernel in kernels[1:]:
