@@ -82,7 +82,7 @@ def test_key_values(results, ensembles):
     # processors: read over the ensemble)
     for s, e in ensembles.items():
         conv = [all(m.fit_filtered.ica_converged_[d] for d in PAPER_V2_FOUR) for m in e]
-        assert np.mean(conv) >= 0.75, s
+        assert np.mean(conv) >= 0.75, (s, np.mean(conv))
     ev = a.evidence
     assert ev.levers.shape == (6, 5) and ev.optimum.shape == (4, 8)
     assert ev.levers.loc[("this book", "CSV", "domain"), "rank of 16 (seed 0)"] == 16

@@ -132,6 +132,13 @@ class Ensemble:
     low: float | None = None
     high: float | None = None
 
+    def value_text(self) -> str:
+        """``"median 0.037 of 20 runs"`` (empty without values): the ensemble's value, as
+        shown beside the typical run."""
+        if self.median is None:
+            return ""
+        return f"median {_num(self.median)} of {self.runs} runs"
+
     def text(self) -> str:
         """``"ensemble of 20 seeds: median 0.037 (0.036-0.072); reproduced in 19 of 20"``."""
         spread = ""
@@ -341,7 +348,8 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
     The verdict follows :data:`ENSEMBLE_RULE`. ``ours`` is the typical run's value, labelled
-    with its seed, then the ensemble's median and range and its shares; ``value`` is the
+    with its seed, and the ensemble's median; ``reason`` gives the shares behind the verdict
+    and the range of the runs' values (the parts that move when one run moves); ``value`` is the
     median of the runs' values (the typical run's when they have none); the typical run's
     ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's, from
     :func:`typical_index`); by default the run whose value is nearest the median (or whose
@@ -375,7 +383,8 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
     typical = outcomes[t]
     reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly); "
               f"the typical run (seed {ens.typical_seed}): {typical.reason}")
-    return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}; {ens.text()}]",
+    med = f"; {ens.value_text()}" if ens.median is not None else ""
+    return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
                    verdict=verdict, reason=reason,
                    value=ens.median if numeric else typical.value,
                    stability=typical.stability, ensemble=ens)

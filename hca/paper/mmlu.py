@@ -651,9 +651,11 @@ def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults
 
 
 def ensemble_key(res: MMLUResults) -> float:
-    """What makes a run of the chapter's ensemble typical: the summed MIC of its
-    mathematics, physics and cross-subject fits (:func:`hca.paper.scorecard.typical_seed`)."""
-    return float(res.math.model.mic_ + res.physics.model.mic_ + res.cross.model.mic_)
+    """What makes a run of the chapter's ensemble typical: the MIC of its mathematics fit,
+    whose FastICA runs converge in a few iterations in every domain (the physics and
+    cross-subject fits reach several optima, and Figure 30's Llama-2-13B never converges;
+    :func:`hca.paper.scorecard.typical_seed`)."""
+    return float(res.math.model.mic_)
 
 
 # =========================================================================== claims
