@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -278,7 +278,7 @@ def _token_keys() -> tuple[str, ...]:
     return tuple(sorted(authors_tokens().index, key=len, reverse=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
     from hca.data.loaders import load_leaderboard_v2
 

@@ -22,7 +22,8 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Callable, NoReturn, Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 __all__ = ["main", "register_command", "one_line"]
 

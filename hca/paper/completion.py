@@ -324,7 +324,7 @@ def rate_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
     for share in res0.main_shares:
         row = {("authors' notebook", "global"): printed.loc[_key_index(printed, share), "global"],
                ("authors' notebook", "local"): printed.loc[_key_index(printed, share), "local"]}
-        for name, res in results.items():
+        for res in results.values():
             s = res.at(share)
             row[(res.setup.label, "global")] = s["global_mean"]
             row[(res.setup.label, "local")] = s["local_mean"]

@@ -335,7 +335,7 @@ def _latent_ols_gap(alignment: Alignment, X: pd.DataFrame, oos: dict) -> float:
     gap = 0.0
     for i in range(len(alignment.factor_names)):
         best, best_coef = -np.inf, None
-        for j, b in enumerate(_B):
+        for j in range(len(_B)):
             design = np.column_stack([np.ones(len(x)), x[:, j], Z[:, :i]])
             coef, *_ = np.linalg.lstsq(design, Z[:, i], rcond=None)
             r2 = r_squared(Z[:, i], Z[:, i] - design @ coef)

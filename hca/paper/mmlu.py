@@ -364,7 +364,7 @@ class Settings:
     n_jobs: int | None = None
 
     @classmethod
-    def fast(cls) -> "Settings":
+    def fast(cls) -> Settings:
         """Small counts for unit tests (verdicts may differ from the book's)."""
         return cls(seeds=(0, 1, 2), sweep_seeds=(0, 1), alt_seeds=(0,))
 

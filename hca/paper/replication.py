@@ -18,10 +18,10 @@ the same fit show the same object.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Sequence
+from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,21 +51,21 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_frame_cached() -> pd.DataFrame:
     from hca.attribution.domains import load_v2_domains
 
     return load_v2_domains()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v1_frame_cached() -> pd.DataFrame:
     from hca.attribution.domains import load_v1_domains
 
     return load_v1_domains()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_authors_cached(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
     from hca.attribution.authors import v2_frame_authors
 
