@@ -56,7 +56,7 @@ def table_path(name: str) -> Any:
     """Location of the packaged table ``name`` (a :class:`importlib.resources` traversable)."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r}; the package ships {TABLES}")
-    return resources.files("hca.data").joinpath("tables", f"{name}.csv")
+    return resources.files("hca.data").joinpath("tables").joinpath(f"{name}.csv")
 
 
 def _read(name: str, path: str | Path | None, **kwargs: Any) -> tuple[pd.DataFrame, str]:
