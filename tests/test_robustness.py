@@ -261,7 +261,7 @@ def test_compact_summary_and_plots(table):
     assert "bootstrap" in table.summary() and "ICA seed" in table.summary()
     ax = hp.plot_robustness(table)
     assert len(ax.get_yticklabels()) == len(table.table)
-    ax2 = hp.plot_s_inv_membership(table, CANDS, paper=FOUR)
+    ax2 = hp.plot_s_inv_membership(table, CANDS, highlight=FOUR)
     assert len(ax2.patches) == len(table.table) * len(CANDS) + len(FOUR)
     plt.close("all")
 

@@ -26,9 +26,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.paper.constants import FIGURE8_COLUMNS
+#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
+FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
+    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
+    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
+    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
+}
+#: Figure 8's column order.
+FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
 
 __all__ = [
+    "FIGURE8_CHECKPOINTS",
+    "FIGURE8_COLUMNS",
     "TABLES",
     "authors_code_values",
     "authors_tokens",

@@ -4,16 +4,16 @@ Appendix G removes scores of the Qwen2.5-14B fine-tunes and compares completing 
 whole leaderboard ("global") with completing the domain alone ("local"): at random
 (Figure 15a) and in blocks, three benchmarks fully observed (Figures 15b and 16).
 :func:`run` computes our side under one setup (:mod:`hca.paper.setups`) with
-:func:`hca.completion.run_appendix_g`, and the evaluators below judge the four claims.
+:func:`hca.paper.appendix_g.run_appendix_g`, and the evaluators below judge the four claims.
 
 ``careful``
-    This book's design (:class:`hca.completion.AppendixGDesign` defaults): the table of
+    This book's design (:class:`hca.paper.appendix_g.AppendixGDesign` defaults): the table of
     one row per model, the domain by this book's attribution, only the domain's rows lose
     entries, soft-impute with the validated shrinkage (centred, solved to its limit), SMC
     for the blocks (one block of rows), the text's hidden share and 1,000 repetitions.
 ``authors``
     The authors' code (``hlzhang109/causal-eval``, ``scripts/matrix_completion.ipynb``,
-    :meth:`hca.completion.AppendixGDesign.authors`): the final 4,576-row table with
+    :meth:`hca.paper.appendix_g.AppendixGDesign.authors`): the final 4,576-row table with
     precision duplicates, the local rows every model whose name contains the authors'
     label ``qwen2.5-14b`` (their ``choose_subset_indices``), every row masked,
     ``fancyimpute.SoftImpute(max_rank=3)`` with its defaults for both patterns
@@ -39,16 +39,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.completion import (
     AUTHORS_SOFT_IMPUTE,
-    AppendixGDesign,
-    AppendixGResults,
     compare_approaches,
     domain_matrix,
     global_vs_local,
     random_mask_diagnostics,
-    run_appendix_g,
 )
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
+from hca.paper.appendix_g import AppendixGDesign, AppendixGResults, run_appendix_g
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS
@@ -120,7 +118,7 @@ class Settings:
                    diagnostic_draws=2, solver_reps=2, n_jobs=1)
 
     def design(self, setup: Setup) -> AppendixGDesign:
-        """The :class:`~hca.completion.AppendixGDesign` of ``setup`` with these counts."""
+        """The :class:`~hca.paper.appendix_g.AppendixGDesign` of ``setup`` with these counts."""
         authors = setup.completion == "authors"
         other = next(s.hidden_share for s in SETUPS.values()
                      if s.hidden_share != setup.hidden_share)

@@ -1,9 +1,15 @@
 """Every constant of the paper in one place: its domain sets, its roles of the factors, its
 subjects and checkpoints (Jin, Syrgkanis, Kakade & Zhang, 2025). Values are the paper's,
-cited by section; nothing here is computed.
+cited by section; nothing here is computed. The authors' labels and Figure 8's checkpoints
+are defined in the library modules that read them (:mod:`hca.attribution.authors`,
+:mod:`hca.data.tables`) and re-exported here, so the library never imports the paper.
 """
 
 from __future__ import annotations
+
+# Defined in the library next to the code that reads them, re-exported here with the rest:
+from hca.attribution.authors import AUTHORS_LABELS, AUTHORS_V2_LABELS
+from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 
 __all__ = [
     "PAPER_V2_BASES",
@@ -24,6 +30,7 @@ __all__ = [
     "PAPER_MATH_DOMAINS",
     "PAPER_PHYSICS_DOMAINS",
     "PAPER_ALIGNMENT",
+    "PAPER_PATTERNS",
 ]
 
 
@@ -51,8 +58,6 @@ PAPER_V1_BASES: tuple[str, ...] = (
     "Llama-2-70B",
     "Mixtral-8x7B",
 )
-#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
-AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
 #: The paper's invariant set on v2 (Section 2) and the four domains it fits (Section 4).
 PAPER_V2_SINV: tuple[str, ...] = (
     "Llama-3-8B", "Llama-3.1-8B", "Qwen2-7B", "Qwen2.5-7B", "Qwen2.5-14B")
@@ -66,12 +71,6 @@ PAPER_V2_PRETRAINED: dict[str, str] = {
     "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
     "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
 }
-#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
-#: base models of Section 1.1 -> this book's names.
-AUTHORS_V2_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
-    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
-    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 #: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
 PAPER_V1_DOMAINS: tuple[str, ...] = (
     "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
@@ -81,14 +80,6 @@ PAPER_V1_SINV: tuple[str, ...] = (
 PAPER_OOS_DOMAINS: tuple[str, ...] = (
     "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
     "Llama-3.2-1B")
-#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
-FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
-    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
-    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
-    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
-}
-#: Figure 8's column order.
-FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
 #: The three mathematics subjects of Figure 28 (column names).
 MATH_SUBJECTS: tuple[str, ...] = (
     "mmlu_college_mathematics", "mmlu_elementary_mathematics", "mmlu_high_school_mathematics")
@@ -107,3 +98,5 @@ PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
 #: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
 PAPER_ALIGNMENT: tuple[frozenset, ...] = (
     frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+#: The named patterns the chapters flag in :mod:`hca.stability` records: ``paper_order``.
+PAPER_PATTERNS: dict[str, tuple[frozenset, ...]] = {"paper_order": PAPER_ALIGNMENT}

@@ -45,8 +45,9 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.data.registry import BENCHMARK_LABELS, MMLU_SUBJECTS
+from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, clone_hca
+from hca.interpret import cluster_order
 from hca.paper.claims import (
     Outcome,
     claim,
@@ -101,9 +102,9 @@ def subject_columns(subjects: Sequence[str]) -> list[str]:
     return out
 
 
-def subject_label(column: str) -> str:
-    """Display name of an ``mmlu_<subject>`` column (``"college mathematics"``)."""
-    return BENCHMARK_LABELS.get(column, str(column))
+#: Display name of an ``mmlu_<subject>`` column (``"college mathematics"``): the library's
+#: :func:`hca.data.benchmark_label`, under the name this chapter uses.
+subject_label = benchmark_label
 
 
 @lru_cache(maxsize=1)
@@ -148,37 +149,6 @@ def domain_counts(frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: 
     out["usable"] = out["n_models"] > n_benchmarks
     out.index.name = "base_model"
     return out
-
-
-def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
-    """Order of the variables of a correlation matrix by hierarchical clustering.
-
-    Agglomerative clustering (``scipy.cluster.hierarchy.linkage``) on the distance
-    ``1 - corr`` with optimal leaf ordering, so that similar subjects sit side by side.
-
-    Parameters
-    ----------
-    corr : DataFrame
-        Square, symmetric correlation matrix with matching index and columns.
-    method : str, default="average"
-        Linkage method.
-
-    Returns
-    -------
-    list
-        The labels of ``corr`` in leaf order.
-    """
-    from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
-    from scipy.spatial.distance import squareform
-
-    if not isinstance(corr, pd.DataFrame) or list(corr.index) != list(corr.columns):
-        raise ValueError("corr must be a square DataFrame with identical index and columns")
-    values = check_matrix(corr, name="corr")  # NaN: a constant column
-    dist = np.clip(1.0 - (values + values.T) / 2.0, 0.0, None)
-    np.fill_diagonal(dist, 0.0)
-    condensed = squareform(dist, checks=False)
-    link = optimal_leaf_ordering(linkage(condensed, method=method), condensed)
-    return [corr.index[i] for i in leaves_list(link)]
 
 
 def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:

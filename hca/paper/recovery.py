@@ -49,7 +49,7 @@ from hca.paper.claims import (
     set_verdict,
     share_text,
 )
-from hca.paper.constants import PAPER_ALIGNMENT, PAPER_V2_FOUR, PAPER_V2_SINV
+from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.recovery_stability import (
     EXCLUDED,
     DomainRuleEvidence,
@@ -218,7 +218,8 @@ class RecoveryResults:
 def _quiet_seed_stability(est: HCA, X, labels, seeds, n_jobs) -> StabilityResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return seed_stability(est, X, labels, seeds=seeds, n_jobs=n_jobs)
+        return seed_stability(est, X, labels, seeds=seeds, patterns=PAPER_PATTERNS,
+                              n_jobs=n_jobs)
 
 
 def _figure18(setup: Setup, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
@@ -283,7 +284,7 @@ def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
     return RecoveryResults(
         setup=setup, sizes=frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
         subsets=_figure18(setup, X_sinv, l_sinv), fit=fit, adjustment=adj,
-        seeds=seed_refits(setup, settings.seeds), ranked=ranked_orders(fit, n=5),
+        seeds=seed_refits(setup, settings.seeds), ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
         headline=headline_stability(setup, X_sinv, l_sinv, n_boot=settings.n_boot,
                                     seeds=settings.boot_seeds, n_jobs=settings.n_jobs),
         reconstruction=_reconstruction(fit), means=means, below_share=below, filtered=filt,

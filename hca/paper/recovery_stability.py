@@ -41,7 +41,7 @@ from hca.data.registry import V2_BENCHMARKS
 from hca.estimator.model import HCA, clone_hca, mic_by_subset
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
-from hca.paper.constants import PAPER_ALIGNMENT, PAPER_V2_FOUR, PAPER_V2_SINV
+from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.replication import domain_data, estimator
 from hca.paper.setups import Setup
 from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
@@ -385,4 +385,5 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     return DomainRuleEvidence(sizes=sizes, crossing=crossing, newer_base=newer, levers=levers,
                               restarts=int(restarts), optimum=optimum,
                               optimum_alignment=tuple(best.adjust().benchmarks),
-                              optimum_ranked=ranked_orders(best, n=5))
+                              optimum_ranked=ranked_orders(best, n=5,
+                                                           patterns=PAPER_PATTERNS))

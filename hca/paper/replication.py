@@ -28,6 +28,7 @@ import pandas as pd
 
 from hca.data.registry import V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.constants import (
+    PAPER_PATTERNS,
     PAPER_V1_SINV,
     PAPER_V2_FOUR,
     PAPER_V2_PRETRAINED,
@@ -127,7 +128,7 @@ def _seed_refits(setup: Setup, seeds: tuple[int, ...]):
     from hca.stability import seed_stability
 
     X, labels = main_data(setup)
-    return seed_stability(estimator(setup), X, labels, seeds=seeds)
+    return seed_stability(estimator(setup), X, labels, seeds=seeds, patterns=PAPER_PATTERNS)
 
 
 def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):

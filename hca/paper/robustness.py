@@ -78,7 +78,7 @@ from hca.paper.constants import (
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
-from hca.stability import bootstrap_samples
+from hca.stability import bootstrap_samples, matches_alignment
 from hca.validation import check_fraction, check_frame
 
 __all__ = [
@@ -151,7 +151,9 @@ def role_pattern(alignment: Sequence[str],
 
 
 def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) -> Any:
-    """Whether an alignment follows a pattern of roles (see the module docstring).
+    """Whether an alignment follows a pattern of roles (see the module docstring): the
+    library's :func:`hca.stability.matches_alignment`, not strict, on the names without the
+    ``_raw`` suffix.
 
     Returns
     -------
@@ -159,19 +161,7 @@ def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) ->
         Same length: every factor's benchmark is in its role. More factors: the first factor
         of every role exists and they come in the pattern's order. Fewer factors: NA.
     """
-    names = [_base_name(b) for b in alignment]
-    roles = [frozenset(p) for p in pattern]
-    if len(names) < len(roles):
-        return pd.NA
-    if len(names) == len(roles):
-        return all(n in r for n, r in zip(names, roles))
-    firsts = []
-    for r in roles:
-        hit = next((i for i, n in enumerate(names) if n in r), None)
-        if hit is None:
-            return False
-        firsts.append(hit)
-    return all(a < b for a, b in zip(firsts, firsts[1:]))
+    return matches_alignment([_base_name(b) for b in alignment], pattern, strict=False)
 
 
 # =========================================================================== one fit
@@ -675,11 +665,6 @@ class RobustnessTable:
                          f"({r['order_share']:.0%}); paper {_yes_no(r['paper_order'])}, "
                          f"default {_yes_no(r['default_order'])}")
         return "\n".join(lines)
-
-
-def truthy(value: Any) -> bool:
-    """True only for a non-missing true value (NA and None count as False)."""
-    return value is not None and not pd.isna(value) and bool(value)
 
 
 def _yes_no(value: Any) -> str:

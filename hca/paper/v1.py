@@ -39,7 +39,7 @@ from hca.paper.claims import (
     ratio_band,
     share_text,
 )
-from hca.paper.constants import PAPER_V1_DOMAINS, PAPER_V1_SINV
+from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_DOMAINS, PAPER_V1_SINV
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -379,7 +379,8 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
         subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_DOMAINS), min_size=3,
                                 n_jobs=settings.n_jobs)
     adj = fit.adjust()
-    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, n_jobs=settings.n_jobs)
+    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
+                              n_jobs=settings.n_jobs)
     boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
                                    random_state=setup.ica_seed, n_jobs=settings.n_jobs)
     v2 = seed_refits(setup, settings.v2_seeds)
@@ -389,7 +390,7 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
     ica_optima(setup, settings.solution_seeds)
     return V1Results(
         setup=setup, settings=settings, domain_note=DOMAIN_NOTE, X5=X5, dom5=dom5, fit=fit,
-        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit),
+        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit, patterns=PAPER_PATTERNS),
         subsets=subsets, seeds=seeds, boots=boots,
         v2_alignment=tuple(main_fit(setup).adjust().benchmarks),
         v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),

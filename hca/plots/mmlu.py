@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.paper.mmlu import cluster_order, subject_label
+from hca.data.registry import benchmark_label
+from hca.interpret import cluster_order
 from hca.plots.axes import get_axes
 
 __all__ = [
@@ -27,14 +28,14 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
     corr : DataFrame
         Correlation matrix.
     order : sequence, optional
-        Label order; default :func:`cluster_order`.
+        Label order; default :func:`hca.interpret.cluster_order`.
     ax : matplotlib Axes, optional
     vmin : float, optional
         Lower end of the colour scale (default: the smallest correlation).
     annotate : bool, default=False
         Write the values in the cells (for small matrices).
     labels : dict, optional
-        Display names; default :func:`subject_label`.
+        Display names; default :func:`hca.data.benchmark_label`.
 
     Returns
     -------
@@ -45,7 +46,7 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
     ax = get_axes(ax)
     lo = float(np.nanmin(mat.to_numpy())) if vmin is None else vmin
     im = ax.imshow(mat.to_numpy(), cmap="viridis", vmin=lo, vmax=1.0)
-    names = [(labels or {}).get(c, subject_label(c)) for c in order]
+    names = [(labels or {}).get(c, benchmark_label(c)) for c in order]
     ax.set_xticks(range(len(order)), names, rotation=90)
     ax.set_yticks(range(len(order)), names)
     if annotate:
