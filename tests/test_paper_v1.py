@@ -57,7 +57,7 @@ def test_results_both_setups(results):
     assert a.setup.residual == "shared" and c.setup.residual == "domain"
     assert "no public domain rule" in a.domain_note
     assert a.pca is c.pca  # Figure 23b does not depend on the estimator's options
-    assert list(a.pca.sizes.index) == list(v1.PAPER_V1_DOMAINS)
+    assert list(a.pca.sizes.index) == list(v1.PAPER_V1_BASES)
     assert a.pca.mean_distance.idxmax() == "Llama-2-7B"
     assert a.pca.dist.to_numpy().max() == pytest.approx(0.128, abs=0.005)
     assert a.pca.spectra["all v1 models"].cumulative[2] > 0.97

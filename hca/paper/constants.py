@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Defined in the library next to the code that reads them, re-exported here with the rest:
 from hca.attribution.authors import AUTHORS_LABELS, AUTHORS_V2_LABELS
-from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
+from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS, load_paper_values
 
 __all__ = [
     "PAPER_V2_BASES",
@@ -18,7 +18,6 @@ __all__ = [
     "PAPER_V2_SINV",
     "PAPER_V2_FOUR",
     "PAPER_V2_PRETRAINED",
-    "PAPER_V1_DOMAINS",
     "PAPER_V1_SINV",
     "AUTHORS_V2_LABELS",
     "PAPER_OOS_DOMAINS",
@@ -58,9 +57,17 @@ PAPER_V1_BASES: tuple[str, ...] = (
     "Llama-2-70B",
     "Mixtral-8x7B",
 )
-#: The paper's invariant set on v2 (Section 2) and the four domains it fits (Section 4).
-PAPER_V2_SINV: tuple[str, ...] = (
-    "Llama-3-8B", "Llama-3.1-8B", "Qwen2-7B", "Qwen2.5-7B", "Qwen2.5-14B")
+
+
+def _paper_set(cid: str) -> tuple[str, ...]:
+    """The ``;``-separated value of claim ``cid`` in ``paper_values.csv`` (the one place the
+    paper's values are written)."""
+    return tuple(s for s in load_paper_values().loc[cid, "value"].split(";") if s)
+
+
+#: The paper's invariant set on v2 (Section 2, claim F2b-sinv-v2 of ``paper_values.csv``).
+PAPER_V2_SINV: tuple[str, ...] = _paper_set("F2b-sinv-v2")
+#: The four domains the paper fits (Section 4).
 PAPER_V2_FOUR: tuple[str, ...] = ("Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B")
 #: The official pretrained checkpoint of every v2 domain of S_inv (its leaderboard row is the
 #: reference of Appendix H.3's filter; the same five ids as the authors' notebook).
@@ -71,11 +78,9 @@ PAPER_V2_PRETRAINED: dict[str, str] = {
     "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
     "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
 }
-#: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
-PAPER_V1_DOMAINS: tuple[str, ...] = (
-    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
-PAPER_V1_SINV: tuple[str, ...] = (
-    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-70B", "Mixtral-8x7B")
+#: The invariant set the paper reads off Figure 23b on v1 (claim H.4-sinv-v1 of
+#: ``paper_values.csv``); its six domains are :data:`PAPER_V1_BASES`.
+PAPER_V1_SINV: tuple[str, ...] = _paper_set("H.4-sinv-v1")
 #: The base models of Table 2b's out-of-sample columns, in the paper's order.
 PAPER_OOS_DOMAINS: tuple[str, ...] = (
     "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",

@@ -43,7 +43,7 @@ from hca.data import (
     authors_tokens,
     load_paper_values,
 )
-from hca.data.registry import benchmark_label
+from hca.data.registry import alignment_text, benchmark_label
 from hca.estimator.results import ols_adjustment, r_squared
 from hca.interpret import (
     Alignment,
@@ -194,7 +194,7 @@ class InterpretationResults:
     @property
     def order(self) -> str:
         """Our causal order as benchmarks (``"MATH Lvl 5 → BBH → IFEval"``)."""
-        return " → ".join(benchmark_label(b) for b in self.alignment.benchmarks)
+        return alignment_text(self.alignment.benchmarks)
 
     def role_factor(self, role: str) -> str | None:
         """Our factor with ``role`` (None if no factor has it)."""

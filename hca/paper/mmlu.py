@@ -386,13 +386,13 @@ class MMLUData:
 
 def _data() -> MMLUData:
     from hca import subspace as ss
-    from hca.paper.constants import PAPER_V1_DOMAINS
+    from hca.paper.constants import PAPER_V1_BASES
 
     frame = mmlu_frame()
-    counts = domain_counts(frame, PAPER_V1_DOMAINS, n_benchmarks=3)
-    layers = pd.crosstab(frame["base_model"], frame["layer"]).reindex(list(PAPER_V1_DOMAINS))
+    counts = domain_counts(frame, PAPER_V1_BASES, n_benchmarks=3)
+    layers = pd.crosstab(frame["base_model"], frame["layer"]).reindex(list(PAPER_V1_BASES))
     counts = counts.join(layers.fillna(0).astype(int))
-    available = tuple(d for d in PAPER_V1_DOMAINS if counts.loc[d, "usable"])
+    available = tuple(d for d in PAPER_V1_BASES if counts.loc[d, "usable"])
     cols = subject_columns(MMLU_SUBJECTS)
     corr = frame[cols].corr()
     off = corr.to_numpy()[np.triu_indices(len(cols), 1)]

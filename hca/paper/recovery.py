@@ -34,7 +34,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values, load_paper_values
-from hca.data.registry import V2_BENCHMARKS, benchmark_label
+from hca.data.registry import V2_BENCHMARKS, alignment_text, benchmark_label
 from hca.estimator.model import HCA
 from hca.estimator.results import OLSAdjustment
 from hca.interpret import noise_shares
@@ -91,9 +91,8 @@ B2 = list(V2_BENCHMARKS)
 
 
 
-def order_text(alignment: Sequence[str]) -> str:
-    """``"MATH Lvl 5 → BBH → IFEval"``."""
-    return " → ".join(benchmark_label(b) for b in alignment)
+#: ``"MATH Lvl 5 → BBH → IFEval"``: the library's :func:`hca.data.alignment_text`.
+order_text = alignment_text
 
 
 def role_index(alignment: Sequence[str], role: frozenset) -> int | None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hca.data.frames import domain_data
 from hca.data.registry import V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.constants import (
     PAPER_PATTERNS,
@@ -137,24 +138,6 @@ def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
     from hca.paper.cache import cached
 
     return cached("seed_refits", _seed_refits, get_setup(setup), tuple(int(s) for s in seeds))
-
-
-def domain_data(frame: pd.DataFrame, domains: Sequence[str],
-                benchmarks: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Rows of ``frame`` whose ``base_model`` is in ``domains``: scores and domain labels.
-
-    Raises
-    ------
-    ValueError
-        If a requested domain has no model, or a benchmark column is missing.
-    """
-    check_frame(frame, ["base_model", *benchmarks], context="domain_data")
-    present = set(frame["base_model"].dropna())
-    absent = [d for d in domains if d not in present]
-    if absent:
-        raise ValueError(f"no model is attributed to domain(s) {absent}")
-    rows = frame[frame["base_model"].isin(list(domains))]
-    return rows[list(benchmarks)].reset_index(drop=True), rows["base_model"].to_numpy(dtype=object)
 
 
 def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,

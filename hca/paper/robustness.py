@@ -68,7 +68,8 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca import subspace as ss
-from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.data.frames import domain_data
+from hca.data.registry import V2_BENCHMARKS, alignment_text
 from hca.estimator.ica import check_ica
 from hca.estimator.model import HCA, clone_hca
 from hca.estimator.search import HCASearchResult
@@ -127,13 +128,10 @@ def _base_name(name: str) -> str:
     return name[: -len(_RAW)] if name.endswith(_RAW) else name
 
 
-def _label(name: str) -> str:
-    return BENCHMARK_LABELS.get(_base_name(name), _base_name(name))
-
-
 def order_label(alignment: Sequence[str]) -> str:
-    """``("math_lvl_5", "bbh", "ifeval")`` -> ``"MATH Lvl 5 > BBH > IFEval"``."""
-    return " > ".join(_label(b) for b in alignment)
+    """``("math_lvl_5", "bbh_raw", "ifeval")`` -> ``"MATH Lvl 5 > BBH > IFEval"``
+    (:func:`hca.data.alignment_text` of the names without ``_raw``)."""
+    return alignment_text([_base_name(b) for b in alignment], sep=" > ")
 
 
 def role_pattern(alignment: Sequence[str],
@@ -289,27 +287,19 @@ class SInvResult:
 
 def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
                        candidates: Sequence[str] = PAPER_V2_BASES, n_components: int = 3, *,
-                       n_splits: int = 50, n_boot: int = 0,
+                       n_splits: int = 200, n_boot: int = 0,
                        random_state: int = 0) -> SInvResult:
-    """The S_inv rule of the PCA chapter on one frame (``hca.subspace``).
+    """The S_inv rule of the PCA chapter on one frame (:func:`hca.subspace.invariant_set_rule`).
 
     ``tau`` is the 95 % quantile of split-half null distances pooled over the candidates
     (``n_splits`` per domain); S_inv is the largest set of candidates whose pairwise
     rank-``n_components`` subspace distances are all ``<= tau``. With ``n_boot > 0`` the
     rule is also applied, with the same ``tau``, to ``n_boot`` bootstrap distance matrices.
     """
-    check_frame(frame, ["base_model", *benchmarks])
-    rows = frame[frame["base_model"].isin(list(candidates))]
-    X = rows[list(benchmarks)]
-    labels = rows["base_model"].astype(object).to_numpy()
-    absent = [c for c in candidates if c not in set(labels)]
-    if absent:
-        raise ValueError(f"no model is attributed to candidate domain(s) {absent}")
-    nulls = ss.split_half_nulls(X, labels, n_components=n_components, order=list(candidates),
-                                n_splits=n_splits, random_state=random_state)
-    tau = ss.null_threshold(nulls, 0.95)
-    dist = ss.distance_matrix(X, labels, n_components=n_components, order=list(candidates))
-    members = tuple(ss.invariant_set(dist, tau))
+    X, labels = domain_data(frame, candidates, benchmarks, context="invariant_set_rule")
+    rule = ss.invariant_set_rule(X, labels, candidates, n_components=n_components,
+                                 n_splits=n_splits, random_state=random_state)
+    members, tau, dist = rule.members, rule.threshold, rule.dist
     share = float("nan")
     if n_boot:
         boot = ss.bootstrap_distance_matrix(X, labels, n_components=n_components,
@@ -443,16 +433,8 @@ def paper_settings(frame: pd.DataFrame, final_frame: pd.DataFrame | None = None,
 
 # =========================================================================== rows
 def _domain_rows(setting: Setting, domains: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    rows = setting.frame[setting.frame["base_model"].isin(list(domains))]
-    absent = [d for d in domains if d not in set(rows["base_model"])]
-    if absent:
-        raise ValueError(f"setting {setting.name!r}: no model in domain(s) {absent}")
-    X = rows[list(setting.benchmarks)].reset_index(drop=True)
-    if X.isna().any().any():
-        bad = list(X.columns[X.isna().any()])
-        raise ValueError(f"setting {setting.name!r}: missing scores in column(s) {bad} "
-                         f"within the fitted domains")
-    return X, rows["base_model"].astype(object).to_numpy()
+    return domain_data(setting.frame, domains, setting.benchmarks, complete=True,
+                       context=f"setting {setting.name!r}")
 
 
 def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict:
@@ -463,7 +445,7 @@ def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict
 
 def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
                 candidates: Sequence[str] = PAPER_V2_BASES, n_boot: int = 20,
-                n_splits: int = 50, level: float = 0.9, random_state: int = 0,
+                n_splits: int = 200, level: float = 0.9, random_state: int = 0,
                 reference: Sequence[str] | None = None,
                 pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
                 s_inv: SInvResult | None = None,
@@ -557,7 +539,7 @@ def _resampling_record(name: str, group: str, setting: Setting, models: int, mic
 
 
 def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str] = PAPER_V2_FOUR,
-                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 50,
+                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 200,
                   level: float = 0.9, random_state: int = 0,
                   reference: Sequence[str] | None = None,
                   pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
@@ -681,7 +663,7 @@ def run_perturbations(
     n_boot: int = 20,
     n_boot_models: int = 100,
     seeds: Iterable[int] = range(20),
-    n_splits: int = 50,
+    n_splits: int = 200,
     level: float = 0.9,
     random_state: int = 0,
     pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import V1_BENCHMARKS, benchmark_label
+from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -39,7 +39,7 @@ from hca.paper.claims import (
     ratio_band,
     share_text,
 )
-from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_DOMAINS, PAPER_V1_SINV
+from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -160,9 +160,8 @@ def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
     return table
 
 
-def order_text(alignment: Sequence[str]) -> str:
-    """``"HellaSwag → TruthfulQA → GSM8K"``."""
-    return " → ".join(benchmark_label(b) for b in alignment)
+#: ``"HellaSwag → TruthfulQA → GSM8K"``: the library's :func:`hca.data.alignment_text`.
+order_text = alignment_text
 
 
 # =========================================================================== shared steps
@@ -221,7 +220,7 @@ def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
     from hca import subspace as ss
     from hca.paper.pca import invariant_set_rule
 
-    doms = list(PAPER_V1_DOMAINS)
+    doms = list(PAPER_V1_BASES)
     frame = v1_frame()
     X6, dom6 = domain_data(frame, doms, _B1)
     spectra = {"all v1 models": ss.explained_variance(frame[_B1], label="all v1 models")}
@@ -371,12 +370,12 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
 
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
-    X6, dom6 = domain_data(frame, PAPER_V1_DOMAINS, _B1)
+    X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
     est = estimator(setup, search="sequential")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = est.fit(X5, dom5)
-        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_DOMAINS), min_size=3,
+        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3,
                                 n_jobs=settings.n_jobs)
     adj = fit.adjust()
     seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
@@ -429,7 +428,7 @@ def _sinv(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     v = grade(outside and not others, outside and len(others) == 1)
     if not outside:
         reason = (f"{_OUTSIDE} is inside our invariant set"
-                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_DOMAINS) else ""))
+                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_BASES) else ""))
     else:
         reason = ("the paper's five, Llama-2-7B apart" if not others else
                   f"Llama-2-7B apart; {', '.join(sorted(others))} differ")
