@@ -299,8 +299,10 @@ def test_page_run_on_the_real_data(monkeypatch):
 
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
-    res = rb.run(rb.Settings.fast())
-    assert rb.run(rb.Settings.fast()) is res
+    res = rb.run("careful", rb.Settings.fast())
+    assert rb.run("careful", rb.Settings.fast()) is res
+    with pytest.raises(ValueError, match="perturbs the careful setup"):
+        rb.run("authors", rb.Settings.fast())
     t = res.table.table
     assert res.models["authors"] == len(v2_frame("authors")) == 4576
     assert t.loc["authors' domain rule", "models"] == res.authors_tables["models"].iloc[-1]

@@ -79,6 +79,7 @@ from hca.paper.constants import (
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
+from hca.paper.setups import Setup, get_setup
 from hca.stability import bootstrap_samples, matches_alignment
 from hca.validation import check_fraction, check_frame
 
@@ -886,12 +887,12 @@ def raw_score_map(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_FOUR,
     return pd.DataFrame(out).T.rename_axis("benchmark")
 
 
-def _compute(settings: Settings) -> RobustnessResults:
+def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
     from hca.attribution.domains import attach_domains
     from hca.data.loaders import load_leaderboard_v2
     from hca.paper.replication import v2_frame
 
-    frame = v2_frame("careful")
+    frame = v2_frame(setup)
     final = attach_domains(load_leaderboard_v2(include_final=True))
     authors = v2_frame("authors")
     table = run_perturbations(
@@ -905,8 +906,18 @@ def _compute(settings: Settings) -> RobustnessResults:
         random_state=settings.random_state), raw_score_map(frame), settings)
 
 
-def run(settings: Settings | None = None) -> RobustnessResults:
-    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`)."""
+def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RobustnessResults:
+    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`).
+
+    The page perturbs the careful setup (its frame is the default setting; the authors'
+    domain rule and the final table are perturbations of it), so ``setup`` must be
+    ``"careful"``; the argument is there so that every chapter is run the same way
+    (:class:`hca.paper.chapters.Chapter`).
+    """
     from hca.paper.cache import cached
 
-    return cached("robustness", _compute, Settings() if settings is None else settings)
+    setup = get_setup(setup)
+    if setup.name != "careful":
+        raise ValueError(f"the robustness page perturbs the careful setup; got setup "
+                         f"{setup.name!r} (the authors' domain rule is one of its rows)")
+    return cached("robustness", _compute, setup, Settings() if settings is None else settings)
