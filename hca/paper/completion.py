@@ -54,7 +54,7 @@ from hca.paper.replication import v2_frame
 from hca.paper.setups import SETUPS, Setup, get_setup
 
 __all__ = ["Settings", "CompletionResults", "run", "printed_means", "rate_table",
-           "DOMAIN", "EQUAL_WITHIN"]
+           "design_table", "DOMAIN", "EQUAL_WITHIN"]
 
 #: The domain of Appendix G.
 DOMAIN = "Qwen2.5-14B"
@@ -311,6 +311,27 @@ def printed_means() -> pd.DataFrame:
                         "value": rows["value"].to_numpy()})
     return out.pivot(index="p", columns="approach", values="value").rename_axis(
         "hidden_share").rename_axis(None, axis=1)[["global", "local"]]
+
+
+def _design_row(res: CompletionResults) -> dict[str, str]:
+    d = res.design
+    own = res.at(res.setup.hidden_share)
+    return {"models in the table": f"{res.n_rows:,}",
+            "local rows": f"{res.n_local} ({res.local_rule})",
+            "rows that lose entries": "every row" if d.mask_scope == "all" else "the domain's",
+            "random pattern": res.method["random"],
+            "block pattern": res.method["block"] + (
+                ", one block of rows" if d.same_rows else ", rows drawn per column"),
+            "hidden share of the claim": f"{res.setup.hidden_share:g} ({int(own['n'])} "
+                                         "repetitions)",
+            "blocks: repetitions per set": f"{d.n_reps_block} per p, {d.n_reps_sets} at "
+                                           f"p = {d.p_sets:g}"}
+
+
+def design_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
+    """The design of every setup side by side (one column per setup, as on the page): table
+    size, local rows, masks, methods, the claim's hidden share and the repetitions."""
+    return pd.DataFrame({r.setup.label: _design_row(r) for r in results.values()})
 
 
 def rate_table(results: dict[str, CompletionResults]) -> pd.DataFrame:

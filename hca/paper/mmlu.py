@@ -62,6 +62,7 @@ from hca.validation import check_frame, check_matrix
 __all__ = [
     "subject_columns",
     "subject_label",
+    "short_label",
     "mmlu_frame",
     "domain_counts",
     "cluster_order",
@@ -593,7 +594,8 @@ def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults
 
 
 # =========================================================================== claims
-def _label(col: str) -> str:
+def short_label(col: str) -> str:
+    """A subject's short display name (``"college math"``)."""
     return subject_label(col).replace("mathematics", "math")
 
 
@@ -648,11 +650,11 @@ def _z1_outcome(fit: SubjectFit, subject: str) -> Outcome:
     tops = fit.seeds["top"].map(lambda t: t[0])
     k, n = int((tops == subject).sum()), len(tops)
     counts = tops.value_counts(normalize=True)
-    ours = (f"seed 0: z1 = {_label(top0)} (squared weight "
+    ours = (f"seed 0: z1 = {short_label(top0)} (squared weight "
             f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
-            "seeds: " + ", ".join(f"{_label(c)} {v:.0%}" for c, v in counts.items()))
+            "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items()))
     return Outcome(ours, _seed_rule(top0 == subject, k, n),
-                   _seed_reason(top0 == subject, k, n, f"z1 = {_label(subject)}"),
+                   _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
                    value=k / n)
 
 
@@ -685,7 +687,7 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.cross
     order = tuple(f.alignment["benchmark"])
     k, n = int((f.seeds["order"] == paper).sum()), len(f.seeds)
-    ours = (f"seed 0: {' → '.join(_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
+    ours = (f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
             f"choice of base models); the paper's order in {share_text(k, n)}")
     return {"H.5-cross-order": Outcome(ours, _seed_rule(order == paper, k, n),
                                        _seed_reason(order == paper, k, n, "the paper's order"),
@@ -702,7 +704,7 @@ def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k, n = int(sum(t == target for t in tops)), len(tops)
     one = sum(t in target for t in top0) == 1
     half = k >= 0.5 * n
-    ours = (f"seed 0: top(z2) = {_label(top0[0])}, top(z3) = {_label(top0[1])}; "
+    ours = (f"seed 0: top(z2) = {short_label(top0[0])}, top(z3) = {short_label(top0[1])}; "
             f"{{elementary, high school}} in {share_text(k, n)}")
     reason = _seed_reason(ok0, k, n, "{top(z2), top(z3)} = {elementary, high-school math}")
     if not ok0 and not half and one:

@@ -81,7 +81,7 @@ from hca.stability import (
 )
 
 __all__ = ["Settings", "RecoveryResults", "run", "table3", "figure18_table",
-           "FILTERED_MAX_ITER", "role_index", "order_text", "pooled_within_variance"]
+           "FILTERED_MAX_ITER", "role_index", "order_text", "ranked_table", "pooled_within_variance"]
 
 #: FastICA iterations of the filtered fits (see the module docstring).
 FILTERED_MAX_ITER = 5000
@@ -304,6 +304,14 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Rec
 
 
 # =========================================================================== tables
+def ranked_table(ranked: pd.DataFrame, n: int = 3) -> pd.DataFrame:
+    """The first ``n`` rows of :func:`hca.stability.ranked_orders` (recorded with the paper's
+    pattern) by rank: MIC, the order as text (:func:`order_text`) and whether it is the
+    paper's."""
+    out = ranked.head(n).assign(order=ranked["order"].map(lambda o: order_text(o.split(" > "))))
+    return out.set_index("rank")[["mic", "order", "paper_order"]]
+
+
 def table3(results: Mapping[str, RecoveryResults]) -> pd.DataFrame:
     """Table 3 of the paper beside the authors' notebook and ours under every setup.
 
