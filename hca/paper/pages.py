@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from hca import plots
-from hca.data.registry import BENCHMARK_LABELS
+from hca.data.registry import benchmark_label
 from hca.paper.mmlu import short_label
 from hca.paper.setups import SETUP_NAMES, SETUPS
 from hca.stability import matches_alignment
@@ -88,7 +88,7 @@ def v1_dgp_figure(res: Any, benchmarks: Sequence[str]):
 def v1_graphs_figure(res: Any):
     """Every v1 domain's causal graph after the OLS adjustment (five domains, six panels)."""
     fig, axes = _subplots(3, 2, (8, 8.4))
-    labels = [BENCHMARK_LABELS[b] for b in res.adjustment.benchmarks]
+    labels = [benchmark_label(b) for b in res.adjustment.benchmarks]
     for ax, d in zip(axes.ravel(), res.fit.domains_):
         plots.plot_causal_graph(res.adjustment.models[d], ax=ax, node_labels=labels)
     axes.ravel()[-1].axis("off")
