@@ -290,11 +290,11 @@ def seed_stability(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int]
                            "seed", tuple(patterns or ()))
 
 
-def bootstrap_index(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_index(domains: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Row indices resampled with replacement within every domain (sizes kept)."""
     parts = []
-    for label in pd.unique(pd.Series(labels, dtype=object)):
-        rows = np.flatnonzero(labels == label)
+    for label in pd.unique(pd.Series(domains, dtype=object)):
+        rows = np.flatnonzero(domains == label)
         parts.append(rng.choice(rows, size=len(rows), replace=True))
     return np.concatenate(parts)
 

@@ -264,14 +264,14 @@ def _fit_one_ica(Xk: np.ndarray, label: Hashable, d: int, ica: str, random_state
     )
 
 
-def fit_icas(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int, *,
+def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable], d: int, *,
              ica: str = "fastica", random_state: Any = 0, max_iter: int = 1000,
              tol: float | None = None, n_restarts: int = 1) -> dict[Hashable, DomainICA]:
     """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`)."""
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    return {label: _fit_one_ica(values[labels == label], label, d, ica, random_state, max_iter,
+    return {label: _fit_one_ica(values[domains == label], label, d, ica, random_state, max_iter,
                                 tol, n_restarts)
             for label in order}
 

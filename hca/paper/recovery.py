@@ -253,10 +253,10 @@ def _means(frame: pd.DataFrame) -> tuple[pd.DataFrame, float]:
     return means, float(below.mean())
 
 
-def pooled_within_variance(X: pd.DataFrame, labels: np.ndarray) -> pd.Series:
+def pooled_within_variance(X: pd.DataFrame, domains: np.ndarray) -> pd.Series:
     """Per column, the within-domain variance pooled over the domains (ddof = #domains)."""
-    dev = X - X.groupby(labels).transform("mean")
-    return (dev ** 2).sum() / (len(X) - len(pd.unique(labels)))
+    dev = X - X.groupby(domains).transform("mean")
+    return (dev ** 2).sum() / (len(X) - len(pd.unique(domains)))
 
 
 def _general_shares(adj: OLSAdjustment) -> pd.Series:

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from hca.data.registry import benchmark_label
 from hca.interpret import cluster_order
@@ -18,9 +18,9 @@ __all__ = [
 ]
 
 
-def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Any = None,
+def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Axes | None = None,
                                vmin: float | None = None, annotate: bool = False,
-                               labels: dict | None = None) -> Any:
+                               labels: dict | None = None) -> Axes:
     """Heat map of a correlation matrix with rows and columns in clustering order.
 
     Parameters
