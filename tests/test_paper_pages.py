@@ -126,3 +126,21 @@ def test_mmlu_helpers():
         "mmlu_conceptual_physics", "mmlu_high_school_physics", "mmlu_college_physics"])
     z2, z3 = pages.mmlu_mixture_share(fit)
     assert z2 == pytest.approx(1.0) and z3 == pytest.approx(0.5)
+
+
+def test_subject_and_mic_panels():
+    from hca import plots
+    from hca.subspace import explained_variance
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["s1", "s2", "s3"])
+    grid = plots.plot_subject_panels(X.corr(), {"A": explained_variance(X)},
+                                     {"one": np.eye(3), "two": 2 * np.eye(3)}, ["a", "b", "c"])
+    assert grid.shape == (2, 2) and grid[1, 1].get_title() == "(c) mixing matrix, two"
+    table = pd.DataFrame({"subset": [("a", "b"), ("a", "c")], "size": [2, 2],
+                          "mic": [0.1, 0.2], "certified": [True, True]})
+    panels = plots.plot_mic_panels({"x": table, "y": table}, {"x": ("a", "b"), "y": ("a", "c")})
+    assert [ax.get_title() for ax in panels] == ["x", "y"]
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

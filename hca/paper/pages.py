@@ -1,5 +1,6 @@
-"""What the chapter pages show beyond the chapters' own results: multi-panel figures, small
-tables and shares composed from :func:`hca.paper.<chapter>.run` results.
+"""What the chapter pages show beyond the chapters' own results: small tables and shares
+composed from ``hca.paper.<chapter>.run`` results, and the adapters from those results to the
+multi-panel figures of :mod:`hca.plots` (which draw every figure).
 
 The notebooks hold narrative, calls and figures; the helpers they would otherwise define live
 here, one section per page, with unit tests (``tests/test_paper_pages.py``).
@@ -37,25 +38,11 @@ __all__ = [
 ]
 
 
-def _subplots(nrows: int, ncols: int, figsize: tuple[float, float]):
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(nrows, ncols, figsize=figsize)
-
-
 # =========================================================================== 03 interpretation
 def alignment_figure(res: Any):
-    """Paper Figure 3b for one setup: each adjusted factor against its aligned benchmark,
-    in-sample models and the other base models' (:func:`hca.plots.plot_alignment`), one
-    legend below. ``res`` is an :class:`hca.paper.interpretation.InterpretationResults`."""
-    fig, axes = _subplots(1, 3, (10.5, 3.9))
-    for k, ax in enumerate(axes):
-        plots.plot_alignment(res.alignment, k, res.in_sample, res.oos_scores, ax=ax)
-        ax.get_legend() and ax.get_legend().remove()
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=9, frameon=False)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
-    return fig
+    """Paper Figure 3b for one setup (:func:`hca.plots.plot_alignment_panels`); ``res`` is an
+    :class:`hca.paper.interpretation.InterpretationResults`. Returns the figure."""
+    return plots.plot_alignment_panels(res.alignment, res.in_sample, res.oos_scores)[0].figure
 
 
 # =========================================================================== 06 leaderboard v1
@@ -74,26 +61,17 @@ def v1_mic_summary(res: Any, s_inv: Sequence[str]) -> dict[str, float]:
 
 
 def v1_dgp_figure(res: Any, benchmarks: Sequence[str]):
-    """Every v1 domain's structural weights (with its alpha) and the mixing matrix G."""
-    fig, axes = _subplots(2, 3, (10, 6.2))
-    for ax, d in zip(axes.ravel(), res.fit.domains_):
-        plots.plot_scm_weights(res.fit.models_[d], ax=ax, kind="structural", colorbar=False,
-                               title=f"{d} (α = {res.fit.inexactness_[d]:.3f})")
-    plots.plot_mixing(res.fit.mixing_, list(benchmarks), ax=axes.ravel()[-1],
-                      title="mixing matrix G", colorbar=False)
-    fig.tight_layout()
-    return fig
+    """Every v1 domain's structural weights and the mixing matrix G
+    (:func:`hca.plots.plot_domain_scms`). Returns the figure."""
+    return plots.plot_domain_scms(res.fit, benchmarks)[0, 0].figure
 
 
 def v1_graphs_figure(res: Any):
-    """Every v1 domain's causal graph after the OLS adjustment (five domains, six panels)."""
-    fig, axes = _subplots(3, 2, (8, 8.4))
+    """Every v1 domain's causal graph after the OLS adjustment
+    (:func:`hca.plots.plot_domain_graphs`). Returns the figure."""
     labels = [benchmark_label(b) for b in res.adjustment.benchmarks]
-    for ax, d in zip(axes.ravel(), res.fit.domains_):
-        plots.plot_causal_graph(res.adjustment.models[d], ax=ax, node_labels=labels)
-    axes.ravel()[-1].axis("off")
-    fig.tight_layout()
-    return fig
+    models = {d: res.adjustment.models[d] for d in res.fit.domains_}
+    return plots.plot_domain_graphs(models, labels)[0, 0].figure
 
 
 def alignment_share(records: pd.DataFrame, test: Callable[[tuple], bool]) -> float:
@@ -136,36 +114,26 @@ def _fits(results: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 def mmlu_subject_figure(results: Mapping[str, Any], name: str):
-    """(a) correlations, (b) spectra within the base models, (c) mixing matrix per setup of
-    the subject fit ``name`` (``"math"``, ``"physics"``, ``"cross"``)."""
+    """Figures 28-30 for the subject fit ``name`` (``"math"``, ``"physics"``, ``"cross"``):
+    the careful setup's correlations and spectra, each setup's mixing matrix
+    (:func:`hca.plots.plot_subject_panels`). Returns the figure."""
     fits = _fits(results, name)
     f = fits["careful"]
     names = [mmlu_label(x) for x in f.subjects]
-    fig, axes = _subplots(2, 2, (8, 6.4))
-    plots.plot_matrix(f.corr.to_numpy(), names, names, ax=axes[0, 0], vmax=1.0,
-                      title="(a) correlations", colorbar=False)
-    plots.plot_explained_variance(f.spectra, ax=axes[0, 1])
-    axes[0, 1].set_title("(b) explained variance")
-    axes[0, 1].set_xticks([1, 2, 3])
-    for ax, s in zip(axes[1], SETUP_NAMES):
-        plots.plot_mixing(fits[s].model.mixing_, names, ax=ax, colorbar=False,
-                          title=f"(c) mixing matrix, {SETUPS[s].label}")
-    fig.tight_layout()
-    return fig
+    mixings = {SETUPS[s].label: fits[s].model.mixing_ for s in SETUP_NAMES}
+    return plots.plot_subject_panels(f.corr, f.spectra, mixings, names)[0, 0].figure
 
 
 def mmlu_mic_figure(results: Mapping[str, Any], name: str, short: Mapping[str, str],
                     paper_mic: float | None = None):
-    """The MIC of every subset of base models for the subject fit ``name``, per setup."""
-    fig, axes = _subplots(2, 1, (8, 8.6))
-    for ax, s in zip(axes, SETUP_NAMES):
-        f = getattr(results[s], name)
-        ref = {"paper": paper_mic} if paper_mic is not None else None
-        plots.plot_mic_by_subset(f.table, ax=ax, highlight=f.domains, short_names=short,
-                                 reference=ref)
-        ax.set_title(SETUPS[s].label)
-    fig.tight_layout()
-    return fig
+    """The MIC of every subset of base models for the subject fit ``name``, one panel per
+    setup (:func:`hca.plots.plot_mic_panels`). Returns the figure."""
+    fits = _fits(results, name)
+    tables = {SETUPS[s].label: fits[s].table for s in SETUP_NAMES}
+    highlights = {SETUPS[s].label: fits[s].domains for s in SETUP_NAMES}
+    ref = {"paper": paper_mic} if paper_mic is not None else None
+    return plots.plot_mic_panels(tables, highlights, short_names=short,
+                                 reference=ref)[0].figure
 
 
 def mmlu_seed_table(results: Mapping[str, Any], name: str, k: int | None = None

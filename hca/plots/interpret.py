@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
 from hca.interpret import Alignment, base_checkpoint_mask
-from hca.plots.axes import benchmark_label, get_axes
+from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
 from hca.plots.estimator import plot_unmixing
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "plot_r2_comparison",
     "plot_compute_factor",
     "plot_lookup_cells",
+    "plot_alignment_panels",
 ]
 
 
@@ -217,3 +219,21 @@ def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax: Axes | None =
                                       for r in ours.index])
     ax.tick_params(length=0)
     return ax
+
+
+def plot_alignment_panels(alignment: Alignment, in_sample: pd.DataFrame,
+                          others: Mapping[str, pd.DataFrame] | None = None,
+                          axes: Any = None) -> np.ndarray:
+    """Figure 3b: every adjusted factor against its benchmark (:func:`plot_alignment`), one
+    panel per factor, with one legend below the panels. Returns the axes."""
+    k = len(alignment.factor_names)
+    grid = get_axes_grid(axes, 1, k, figsize=(3.5 * k, 3.9))
+    panels = grid.ravel()
+    for i, ax in enumerate(panels):
+        plot_alignment(alignment, i, in_sample, others, ax=ax)
+        ax.get_legend() and ax.get_legend().remove()
+    fig = panels[0].figure
+    handles, labels = panels[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    return panels
