@@ -553,6 +553,7 @@ def test_plots_return_axes():
 
 
 # --------------------------------------------------------------------------- Appendix G
+@pytest.mark.slow  # more than ~5 s
 def test_run_appendix_g_small_design():
     X, local = _two_subspaces(n_out=200, n_dom=40, seed=27, noise=1.0)
     frame = pd.DataFrame(X, columns=COLS)

@@ -12,6 +12,9 @@ from hca.paper.constants import PAPER_V2_FOUR
 from hca.paper.recovery_stability import four_smallest, read_sweep, subset_rank
 from hca.paper.setups import SETUP_NAMES
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F18-four-smallest", "S4-best-four", "S4-aligned-benchmarks", "S4-order", "T3a-z1",
        "T3a-z2", "T3a-z3", "T3b-Llama-3-8B", "T3b-Llama-3.1-8B", "T3b-Qwen2.5-7B",
        "T3b-Qwen2.5-14B", "F4-llama3-weight", "F4-llama3-scale", "F21-llama3-weight",

@@ -11,6 +11,9 @@ from hca.paper import cache, claims, setups
 from hca.paper import scorecard as sc
 from hca.paper import v1
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["H.4-sinv-v1", "H.4-mic-small", "H.4-order", "F25-llama13-weight",
        "F25-llama13-scale", "H.4-llama3-z23", "H.4-aligned-benchmarks",
        "H.4-v1-v2-consistent", "H.4-mixtral-in"]

@@ -135,6 +135,7 @@ def test_robust_fit_four_components_uses_certified_sequential_search(exact):
     assert fit.mic < 0.02 and len(fit.alignment) == 4
 
 
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_bootstrap_fits_deterministic(frame):
     rows = frame[frame["base_model"].isin(FOUR)]
     X, dom = rows[list(BENCH)], rows["base_model"].to_numpy(dtype=object)
@@ -236,6 +237,7 @@ def test_run_perturbations_structure(table):
     assert (sizes == t["n_resamples"]).all()
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_run_perturbations_deterministic(frame, table):
     again = _run(frame)
     pd.testing.assert_frame_equal(table.table, again.table)
@@ -292,6 +294,7 @@ def test_precedence_counts():
         rb.precedence(reps, names=("x",))
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_page_run_on_the_real_data(monkeypatch):
     """rb.run: the page's table with the authors' setup's frame as the authors' row."""
     from hca.paper import cache

@@ -136,6 +136,7 @@ def test_ica_solutions_unique_for_strongly_non_gaussian_sources(sim):
     assert (table["solution"] == 1).all() and (table["share"] == 1.0).all()
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_ica_solutions_finds_several_optima_for_gaussian_sources():
     rng = np.random.default_rng(2)
     G = rng.normal(size=(6, 3))
