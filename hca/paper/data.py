@@ -8,8 +8,10 @@ under one setup (:mod:`hca.paper.setups`), and the evaluators below judge them.
 Under the ``authors`` setup the v2 domains come from the authors' rule on their table (every
 CSV row with its precision duplicates, plus the final table's score-only models), counted by
 the authors' own labels (``authors_label``), named as in this book where a label is one of the
-eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. Leaderboard v1 has no
-public rule of the authors, so both setups count v1 with this book's attribution.
+eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. On Leaderboard v1 the
+``authors`` setup counts the labels of the same rule run on every row of the v1 file, as the
+authors did (:func:`hca.attribution.authors.v1_frame_authors`); :func:`authors_printed_sizes`
+with ``board="v1"`` gives the counts their notebook printed.
 
 Two audits of this book's attribution do not depend on the setup: :func:`attribution_audit`
 (layers, reasons for leaving models out, the held-out hub check, the authors' coarse labels,
@@ -24,7 +26,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hca.attribution.authors import AUTHORS_GEMMA2_9B_PARAMS, authors_base_model
+from hca.attribution.authors import (
+    AUTHORS_GEMMA2_9B_PARAMS,
+    AUTHORS_V1_LABELS,
+    authors_base_model,
+)
 from hca.attribution.identify import domain_sizes
 from hca.data import authors_code_values, authors_tokens, pretraining_tokens
 from hca.data.registry import V2_BENCHMARKS
@@ -64,7 +70,8 @@ class DataResults:
     ----------
     setup : Setup
     v2_sizes, v1_sizes : Series
-        Models per base model, largest first (v2 under the setup's rule; v1 this book's).
+        Models per base model, largest first, under the setup's rule (the authors' labels
+        counted as their notebooks print them, every row of their table).
     table_rows : int
         Rows of the setup's v2 table.
     n_four, n_sinv, n_eight : int
@@ -96,6 +103,14 @@ def _v2_sizes(setup: Setup, frame: pd.DataFrame) -> pd.Series:
     return labels.map(lambda x: AUTHORS_V2_LABELS.get(x, x)).value_counts().rename("models")
 
 
+def _v1_sizes(setup: Setup) -> pd.Series:
+    frame = v1_frame(setup)
+    if setup.domain_rule == "book":
+        return domain_sizes(frame)
+    labels = frame["authors_label"].dropna().astype(str)
+    return labels.map(lambda x: AUTHORS_V1_LABELS.get(x, x)).value_counts().rename("models")
+
+
 def _complete(frame: pd.DataFrame, domains) -> int:
     rows = frame[frame["base_model"].isin(list(domains))]
     return int(rows[list(V2_BENCHMARKS)].notna().all(axis=1).sum())
@@ -112,7 +127,7 @@ def _gemma_tokens(setup: Setup) -> pd.Series:
 def _compute(setup: Setup, settings: Settings) -> DataResults:
     frame = v2_frame(setup)
     return DataResults(
-        setup=setup, v2_sizes=_v2_sizes(setup, frame), v1_sizes=domain_sizes(v1_frame(setup)),
+        setup=setup, v2_sizes=_v2_sizes(setup, frame), v1_sizes=_v1_sizes(setup),
         table_rows=len(frame), n_four=_complete(frame, PAPER_V2_FOUR),
         n_sinv=_complete(frame, PAPER_V2_SINV), n_eight=_complete(frame, PAPER_V2_BASES),
         gemma_tokens=_gemma_tokens(setup))
