@@ -45,7 +45,8 @@ from hca.paper.constants import (
 from hca.paper.replication import v1_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes", "GemmaGap",
+__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes",
+           "authors_family_counts", "GemmaGap",
            "gemma_gap", "AttributionAudit", "attribution_audit"]
 
 #: The Gemma-2 sizes of Appendix B: this book's base-model names and the authors' labels.
@@ -146,6 +147,41 @@ def authors_printed_sizes() -> pd.Series:
     rows = t[t["id"].str.startswith("size-")]
     return pd.Series(rows["value"].astype(int).to_numpy(),
                      index=[i[len("size-"):] for i in rows["id"]], name="models")
+
+
+def authors_family_counts() -> pd.DataFrame:
+    """Models per base-model family as ``find_token_size.ipynb`` printed them (the
+    ``family-*`` rows of :func:`hca.data.authors_code_values`; their 4,576-row table) beside
+    the same rule (``strict=True``: the notebook's function) on the final table.
+
+    Columns ``printed``, ``ours``, ``difference`` (ours − printed) and ``final_only`` (of ours,
+    rows only in the final HTML table, which have a name and a parameter count only). Row
+    ``matched`` is the total with a token count. ``attrs["unmatched_final_only"]`` counts the
+    final-only rows the rule cannot label: steps 2 and 4 (base-model field, architecture) do
+    not run on them.
+    """
+    from hca.attribution.authors import authors_token_family, v2_frame_authors
+
+    acv = authors_code_values()
+    rows = acv[acv["id"].str.startswith("family-")]
+    printed = pd.Series(rows["value"].astype(int).to_numpy(),
+                        index=[i[len("family-"):] for i in rows["id"]], name="printed")
+    frame = v2_frame_authors(include_final=True, dedupe=False)
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    fam = pd.Series([authors_token_family(authors_base_model(*r, strict=True))
+                     for r in frame[cols].itertuples(index=False)], index=frame.index)
+    final_only = frame["architecture"].isna() & frame["base_model_hub"].isna()
+    ours = fam.value_counts()
+    ours["matched"] = int(fam.notna().sum())
+    fo = fam[final_only].value_counts()
+    fo["matched"] = int(fam[final_only].notna().sum())
+    out = pd.DataFrame({"printed": printed, "ours": ours.reindex(printed.index, fill_value=0),
+                        "final_only": fo.reindex(printed.index, fill_value=0)}).astype(int)
+    out.insert(2, "difference", out["ours"] - out["printed"])
+    out.index.name = "family"
+    out.attrs["unmatched_final_only"] = int((final_only & fam.isna()).sum())
+    out.attrs["final_only"] = int(final_only.sum())
+    return out
 
 
 # =========================================================================== Gemma-2-9B
