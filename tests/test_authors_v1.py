@@ -104,3 +104,14 @@ def test_check_relative_band_flags_a_bad_row():
     card = type("C", (), {"rows": [row]})
     assert check_relative_band(card) == [("T2a-z3-musr", "careful", 0.02, 0.14, "partly")]
     assert isinstance(pd.Series(dtype=float), pd.Series)
+
+
+def test_v1_per_domain_table():
+    from hca.paper import v1
+
+    p = v1.subspaces(n_splits=5, n_boot=3, domain_rule="authors")
+    t = p.per_domain()
+    assert list(t.index) == list(v1.PAPER_V1_DOMAINS)
+    assert t["models"].tolist() == [2084, 510, 386, 364, 159, 120]
+    assert t["mean distance"].idxmax() == "Llama-2-7B"
+    assert ((t["in S_inv (bootstrap)"] >= 0) & (t["in S_inv (bootstrap)"] <= 1)).all()

@@ -51,7 +51,8 @@ from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.setups import Setup, get_setup
 
 __all__ = ["Settings", "InvariantSet", "Figure11", "PCAResults", "run", "invariant_set_rule",
-           "figure11", "v2_table", "variant_table", "GEMMA", "CUTOFF_RANGE", "rank3_cutoffs"]
+           "figure11", "v2_table", "variant_table", "GEMMA", "CUTOFF_RANGE", "rank3_cutoffs",
+           "rank3_common_text", "rank3_knife_edges"]
 
 B2: list[str] = list(V2_BENCHMARKS)
 LABELS: list[str] = [BENCHMARK_LABELS[b] for b in B2]
@@ -523,6 +524,29 @@ def rank3_cutoffs(res: PCAResults) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "spectrum"
     return out
+
+
+def rank3_common_text(res: PCAResults) -> str:
+    """Where the cut-offs (within :data:`CUTOFF_RANGE`) that make all seven domains other than
+    :data:`GEMMA` rank 3 lie, in words (``"from 90.2% to 93.3%"`` or ``"none: ..."``)."""
+    dom = rank3_cutoffs(res).drop("all models")
+    lo, hi = max(dom["low"].max(), CUTOFF_RANGE[0]), min(dom["high"].min(), CUTOFF_RANGE[1])
+    if hi > lo:
+        return f"from {lo:.2%} to {hi:.2%}"
+    return (f"none: {dom['low'].idxmax()} is rank 3 only above {dom['low'].max():.2%}, "
+            f"{dom['high'].idxmin()} only up to {dom['high'].min():.2%}")
+
+
+def rank3_knife_edges(res: PCAResults, cutoff: float = 0.9, width: float = 0.005) -> str:
+    """The domains whose effective rank at ``cutoff`` flips within ``width`` of it (their two-
+    or three-component share lies that close), as ``"Mistral-7B (90.16%)"``; ``"none"``."""
+    dom = rank3_cutoffs(res).drop("all models")
+    parts = []
+    for b, two, three in zip(dom.index, dom["two"], dom["three"]):
+        near = [x for x in (two, three) if abs(x - cutoff) < width]
+        if near:
+            parts.append(f"{b} ({near[0]:.2%})")
+    return ", ".join(parts) or "none"
 
 
 def _range_text(low: float, high: float) -> str:

@@ -238,6 +238,20 @@ class V1Subspaces:
         """The distance matrix of the full data."""
         return self.boot.point
 
+    def per_domain(self) -> pd.DataFrame:
+        """One row per domain: models, 95 % split-half null quantile, mean distance to the
+        others, TruthfulQA and HellaSwag leverage, share of bootstrap invariant sets holding
+        it."""
+        return pd.DataFrame({
+            "models": self.sizes,
+            "null 95 %": pd.Series({d: float(np.quantile(v, 0.95))
+                                    for d, v in self.nulls.items()}),
+            "mean distance": self.mean_distance,
+            "TruthfulQA leverage": self.leverage["TruthfulQA"],
+            "HellaSwag leverage": self.leverage["HellaSwag"],
+            "in S_inv (bootstrap)": self.membership,
+        })
+
     def summary(self) -> str:
         return (f"S_inv (pooled tau = {self.tau:.3f}): {', '.join(self.s_inv)}; largest "
                 f"distance {self.dist.to_numpy().max():.3f}; farthest on average: "
