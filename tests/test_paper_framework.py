@@ -168,4 +168,8 @@ def test_scorecard_judges_the_chapters_own_results(monkeypatch):
     for cid in sc.HEADLINE:
         row = next(r for r in card.rows if r.id == cid)
         assert all(o.stability is not None for o in row.setups.values()), cid
+    # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
+    from test_authors_v1 import check_relative_band
+
+    assert check_relative_band(card) == []
     cache.clear_memory()
