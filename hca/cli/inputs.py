@@ -134,12 +134,11 @@ def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         big = np.abs(values) > MAX_ABS_SCORE
         if not big.any():
-            centred = values - np.nanmean(values, axis=0)
-            sums = np.nansum(centred ** 2, axis=0)
+            sums = np.nansum(values ** 2, axis=0)
             if np.all(np.isfinite(sums)):
                 return
             col = int(np.flatnonzero(~np.isfinite(sums))[0])
-            row = int(np.nanargmax(np.abs(centred[:, col])))
+            row = int(np.nanargmax(np.abs(values[:, col])))
             big = np.zeros_like(big)
             big[row, col] = True
     row, col = (int(v) for v in np.argwhere(big)[0])
