@@ -295,10 +295,19 @@ def test_plot_with_57_benchmarks_is_compact_and_labels_follow_the_alignment(tmp_
     assert code == 0, err
     svg = fig.read_text()
     report = json.loads((tmp_path / "r.json").read_text())
-    named = [c for c in cols if c in svg]
-    assert len(named) < 57  # only the heavily weighted benchmarks are named
     for a in report["alignment"]:
         assert a["benchmark"] in svg  # the node labels (and their outlined cells)
+    # the unmixing panel names only the heavily weighted benchmarks (and the aligned ones)
+    from matplotlib.figure import Figure
+
+    H = np.array(report["unmixing"])
+    ax = Figure().add_subplot()
+    assigned = [cols.index(a["benchmark"]) for a in report["alignment"]]
+    report_module._draw_matrix(ax, H, cols, "H", outlined=assigned)
+    named = [t.get_text() for t in ax.get_yticklabels()]
+    assert 3 <= len(named) < 57 and {cols[j] for j in assigned} <= set(named)
+    big = np.max(np.abs(H), axis=0) >= report_module.LABEL_SHARE * np.abs(H).max()
+    assert set(named) == {cols[j] for j in range(57) if big[j]} | {cols[j] for j in assigned}
 
 
 # --------------------------------------------------------------------------- progress
