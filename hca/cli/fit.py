@@ -1,16 +1,20 @@
 """``python -m hca fit``: run HCA on a user's own leaderboard CSV.
 
 Reads a CSV with one row per model, a column naming each model's domain (its base model)
-and one numeric column per benchmark; prints the recovered causal order, each domain's
-structural equations after the OLS ambiguity adjustment, the MIC, the alignment of factors
-with benchmarks and its stability over FastICA seeds; ``--json PATH`` also writes the full
-report (every setting and diagnostic, described by ``hca/cli/report.schema.json``) and
-``--plot PATH`` the unmixing matrix and causal graphs (SVG, PNG or PDF).
+and one numeric column per benchmark; prints the recovered causal order (also in benchmark
+terms), the MIC with its range under random rotations of the ICA sources and what it means,
+the one-to-one alignment of factors with benchmarks, each domain's structural equations
+after the OLS ambiguity adjustment, and the stability over FastICA seeds; ``--json PATH``
+also writes the full report (every setting and diagnostic, described by
+``hca/cli/report.schema.json``) and ``--plot PATH`` the unmixing matrix, the alignment's R^2
+table and the causal graphs (SVG, PNG or PDF). Outputs never harm a file
+(:mod:`hca.cli.outputs`).
 
 Everything that can be checked before fitting is checked first (options, output paths,
-the CSV, domain sizes, the size of an exhaustive search), each problem in one line.
-Python warnings become one-line notes on stderr; a progress bar appears on stderr (when it
-is a terminal) for runs longer than two seconds.
+the CSV, the scale of the scores, domain sizes by the library's own rule, the size of an
+exhaustive search), each problem in one line. Python warnings become one-line notes on
+stderr; progress (with an ETA per domain's ICA and per search level) appears on stderr as a
+bar on a terminal, or as plain lines with ``--progress``.
 
 This module imports only :mod:`argparse` at import time so that ``--help`` is fast.
 """
@@ -145,8 +149,8 @@ def _run(args: argparse.Namespace) -> int:
     import sys
 
     from hca.cli.inputs import PLOT_SUFFIXES, load_leaderboard
-    from hca.cli.outputs import check_output_path, write_outputs
     from hca.cli.notes import Notes, Progress
+    from hca.cli.outputs import check_output_path, write_outputs
 
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     outputs = {}

@@ -1,8 +1,7 @@
-"""Inputs and outputs of ``python -m hca fit``: the leaderboard CSV and the files written.
+"""Inputs of ``python -m hca fit``: the leaderboard CSV (the outputs: :mod:`hca.cli.outputs`).
 
 Every problem is reported as a one-line :class:`ValueError` naming the file, the column,
-the row or the option, before anything is fitted; outputs are written atomically (a
-temporary file in the same folder, renamed into place), so a failure leaves nothing behind.
+the row or the option, before anything is fitted.
 """
 
 from __future__ import annotations
