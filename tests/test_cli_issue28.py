@@ -360,3 +360,18 @@ def test_recovery_study_small_grid():
     model = HCA().fit(sim.X, sim.domains)
     assert order_recovered(model, sim.G)
     assert not order_recovered(model, sim.G[:, ::-1])  # the reversed order is not the truth
+
+
+def test_dev_stdout_through_a_pipe(scm_csv, tmp_path):
+    """/dev/stdout is a link to the process's pipe: written through, never replaced."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "hca", *map(str, _fit_args(
+        scm_csv, "--null-draws", 0, "--json", "/dev/stdout"))],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("{")
+    report = json.JSONDecoder().raw_decode(proc.stdout)[0]
+    jsonschema.validate(report, report_schema())
+    assert "wrote /dev/stdout" in proc.stdout and list(tmp_path.iterdir()) == []

@@ -77,7 +77,10 @@ def check_output_path(path: str | os.PathLike, option: str,
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise ValueError(f"{option} {path}: the file name must end in "
                          f"{', '.join(suffixes)} (got {path.suffix or 'no suffix'!r})")
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if _kind(path) == "stream":  # a device or FIFO, possibly through links (/dev/stdout)
+        target = path
+    else:
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
     kind = _kind(target)
     via = f" (the link's target {target})" if target != path else ""
     if kind == "folder":
@@ -117,6 +120,8 @@ def _as_output(path: str | os.PathLike | Output) -> Output:
     if isinstance(path, Output):
         return path
     path = Path(path)
+    if _kind(path) == "stream":
+        return Output(path, path, True)
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     return Output(path, target, _kind(target) == "stream")
 
