@@ -100,9 +100,10 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--drop-duplicates", action="store_true",
                    help="drop rows that repeat an earlier row (same domain and scores; "
                         "reported) instead of counting them twice")
-    p.add_argument("--null-draws", metavar="N", type=_int_at_least(0), default=20,
+    p.add_argument("--null-draws", metavar="N", type=_int_at_least(0), default=None,
                    help="random rotations of the ICA sources for the MIC's reference range "
-                        "(one search each; 0 skips it; default 20)")
+                        "(one search each; 0 skips it; default 20, fewer (at least 5, with a "
+                        "note) when 20 searches would take more than a minute)")
     p.add_argument("--n-jobs", metavar="N", type=int, default=None,
                    help="parallel jobs (joblib) for the per-domain ICA and the --seeds "
                         "refits; the results do not depend on it (default: one)")
@@ -145,6 +146,7 @@ def _check_domains(board, n_components: int, search: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
     import sys
 
@@ -175,9 +177,11 @@ def _run(args: argparse.Namespace) -> int:
         format_report,
         mic_reference,
         plot_report,
+        reference_draws,
         search_note,
         trust_note,
     )
+    from hca.estimator.progress import listen
 
     settings = FitSettings(
         n_components=args.n_components, search=args.search, max_nodes=args.max_nodes,
@@ -195,16 +199,19 @@ def _run(args: argparse.Namespace) -> int:
                             "rows_dropped_duplicates": board.dropped_duplicates})
     if note:
         announce(note)
-    steps = args.seeds + (args.null_draws > 0) + ("--plot" in outputs)
+    steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
     with Progress(steps, enabled=args.progress) as progress:
         fits = fit_seeds(board, settings, notes, progress, announce=announce)
         for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
             notes.drop(category)  # one note each below, instead of one per seed or domain
         reference = None
-        if args.null_draws > 0:
-            progress.stage(f"MIC reference ({args.null_draws} random rotations)")
-            reference = mic_reference(fits.reference.model, args.null_draws)
+        draws = reference_draws(fits.reference.model, args.null_draws, announce)
+        if draws > 0:
+            progress.stage(f"MIC reference ({draws} random rotations)")
+            with listen(progress.listener):
+                reference = mic_reference(fits.reference.model, draws)
             progress.advance()
+        settings = dataclasses.replace(settings, null_draws=draws)
         report = build_report(board, settings, fits, csv=args.csv, domain_col=args.domain_col,
                               reference=reference)
         for line in early:

@@ -37,6 +37,7 @@ __all__ = [
     "seed_record",
     "fit_seeds",
     "mic_reference",
+    "reference_draws",
     "build_report",
     "format_report",
     "plot_report",
@@ -185,6 +186,37 @@ def fit_seeds(board: Leaderboard, settings: FitSettings, notes: Notes | None = N
         if progress is not None:
             progress.advance(len(rest))
     return Fits(reference, records, seconds)
+
+
+#: ``--null-draws`` by default: this many random rotations, fewer (at least
+#: :data:`MIN_NULL_DRAWS`) when they would take longer than :data:`NULL_BUDGET_SECONDS`.
+DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
+
+
+def reference_draws(model: HCA, requested: int | None,
+                    announce: Callable[[str], None] | None = None) -> int:
+    """How many random rotations the MIC reference uses.
+
+    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) one search
+    is timed and :data:`DEFAULT_NULL_DRAWS` are used if they fit in
+    :data:`NULL_BUDGET_SECONDS`, else as many as fit (at least :data:`MIN_NULL_DRAWS`).
+    ``announce`` gets a note with the estimate when the draws take longer than that budget
+    or fewer than the default are used."""
+    if requested == 0:
+        return 0
+    start = time.perf_counter()
+    rotation_null(model, 1, random_state=0)
+    one = time.perf_counter() - start
+    draws = requested
+    if requested is None:
+        fit = int(NULL_BUDGET_SECONDS // max(one, 1e-9))
+        draws = max(MIN_NULL_DRAWS, min(DEFAULT_NULL_DRAWS, fit))
+    if announce is not None and (draws < DEFAULT_NULL_DRAWS and requested is None
+                                 or one * draws > NULL_BUDGET_SECONDS):
+        announce(f"the MIC reference uses {draws} random rotations, one search of "
+                 f"{_duration(one)} each: about {_duration(one * draws)} "
+                 "(--null-draws N sets the number, 0 skips it)")
+    return int(draws)
 
 
 def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | None:
