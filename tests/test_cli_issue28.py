@@ -390,3 +390,15 @@ def test_default_null_draws_fit_a_time_budget(scm_csv, tmp_path, capsys, monkeyp
     code, _, err = _run(["fit", scm_csv, "--domain-col", "base", "--benchmarks",
                          ",".join(BENCH), "--null-draws", 0, "--json", dest], capsys)
     assert code == 0 and json.loads(dest.read_text())["mic_reference"] is None
+
+
+def test_n_jobs_gives_the_same_report(scm_csv, tmp_path, capsys):
+    reports = []
+    for extra in ([], ["--n-jobs", 2]):
+        dest = tmp_path / f"r{len(reports)}.json"
+        code, _, err = _run(_fit_args(scm_csv, "--seeds", 2, "--json", dest, *extra), capsys)
+        assert code == 0, err
+        reports.append(json.loads(dest.read_text()))
+    assert reports[1]["settings"].pop("n_jobs") == 2
+    assert reports[0]["settings"].pop("n_jobs") is None
+    assert reports[0] == reports[1]
