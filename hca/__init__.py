@@ -26,8 +26,10 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   search            steps 2-3: row residuals and the search over row orders (MIC)
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
+  progress          progress reports (ICA per domain, search levels) for a listener
 synthetic         simulated exact and inexact linear SCMs
-stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it)
+stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC
+                  under random rotations; recovery of a known order vs the data's size
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
   sigmoid           the sigmoid scaling law and its bootstrap
@@ -78,6 +80,7 @@ cli/              python -m hca: data, fit (and scorecard, declared by paper/sco
   inputs            reading and checking the user's CSV
   report            the fit report and its JSON Schema
   notes             warnings as one-line notes
+  outputs           files written without harming them (atomic, links followed, devices)
 __main__          entry point of python -m hca
 """
 

@@ -169,6 +169,8 @@ def test_scorecard_judges_the_chapters_own_results(monkeypatch):
     for cid in sc.HEADLINE:
         row = next(r for r in card.rows if r.id == cid)
         assert all(o.stability is not None for o in row.setups.values()), cid
+    # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
+    assert relative_band_violations(card) == []
     cache.clear_memory()
 
 

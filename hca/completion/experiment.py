@@ -539,7 +539,7 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
     Parameters
     ----------
     frame : DataFrame
-        Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`run_appendix_g`.
+        Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`hca.paper.appendix_g.run_appendix_g`.
     by : sequence of str
         Columns to group by (empty: one group).
     level : float

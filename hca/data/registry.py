@@ -242,7 +242,8 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
     ------
     ValueError
         ``HCA_DATA_DIR`` or ``HCA_CACHE_DIR`` names a file (or ``HCA_DATA_DIR`` nothing),
-        or the cache folder cannot be created.
+        a folder stands where the data file should be, or the cache folder cannot be
+        created.
     DataIntegrityError
         A local copy exists but its checksum is wrong, or a download's checksum is wrong.
     DataDownloadError
@@ -253,10 +254,16 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
     env = os.environ.get("HCA_DATA_DIR")
     if data_dir is not None:
         candidate = data_dir / spec.name
+        if candidate.is_dir():
+            raise ValueError(f"HCA_DATA_DIR={env}: {spec.name} is a folder, not the data file; "
+                             "remove or rename it, or point HCA_DATA_DIR elsewhere")
         if candidate.is_file():
             return _verify(candidate, spec, f"HCA_DATA_DIR={env}")
     cache = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
     cached = cache / spec.name
+    if cached.is_dir():
+        raise ValueError(f"{cached} is a folder, not the data file {spec.name}; remove or "
+                         "rename it")
     if cached.is_file():
         return _verify(cached, spec, "the cache")
     if not download:

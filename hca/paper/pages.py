@@ -26,6 +26,7 @@ __all__ = [
     "v1_dgp_figure",
     "v1_graphs_figure",
     "alignment_share",
+    "refit_share",
     "v1_is_paper_order",
     "v1_reasoning_first",
     "v1_selected_edge",
@@ -78,6 +79,14 @@ def alignment_share(records: pd.DataFrame, test: Callable[[tuple], bool]) -> flo
     """Share of refits (rows of :mod:`hca.stability` records, column ``alignment``) whose
     alignment passes ``test``."""
     return float(np.mean([bool(test(tuple(x))) for x in records["alignment"]]))
+
+
+def refit_share(res: Any, test: Callable[[tuple], bool], what: str = "seeds") -> float:
+    """:func:`alignment_share` of a chapter result's FastICA-seed refits (``res.seeds``) or,
+    with ``what="boot"``, of its bootstrap refits (``res.boots``)."""
+    if what not in ("seeds", "boot"):
+        raise ValueError(f"what must be 'seeds' or 'boot', got {what!r}")
+    return alignment_share(res.seeds.records if what == "seeds" else res.boots.records, test)
 
 
 def v1_is_paper_order(alignment: Sequence[str], roles: Sequence[frozenset]) -> bool:

@@ -88,16 +88,25 @@ def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     return _v2_authors_cached(s.final_table, s.keep_duplicates).copy()
 
 
-def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
-    """The de-duplicated v1 leaderboard with base-model domains attached (a fresh copy).
+@cache
+def _v1_authors_cached(keep_duplicates: bool) -> pd.DataFrame:
+    from hca.attribution.authors import v1_frame_authors
 
-    The same under both setups: v1 never had a base-model column and the authors' rule for it
-    is not public, so this book's attribution is used for both (the setup still changes the
-    estimator's options).
+    return v1_frame_authors(dedupe=not keep_duplicates)
+
+
+def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
+    """The v1 leaderboard with base-model domains in ``base_model`` (a fresh copy).
+
+    ``None`` or ``"careful"``: this book's attribution, one row per model.
+    ``"authors"``: the authors' rule on every row of the v1 file (precision duplicates kept,
+    :func:`hca.attribution.authors.v1_frame_authors`); ``authors_label`` holds the authors'
+    label of every row and ``base_model`` this book's name of the six base models of
+    Appendix H.4.
     """
-    if setup is not None:
-        get_setup(setup)  # validate the name
-    return _v1_frame_cached().copy()
+    if setup is None or get_setup(setup).domain_rule == "book":
+        return _v1_frame_cached().copy()
+    return _v1_authors_cached(get_setup(setup).keep_duplicates).copy()
 
 
 def estimator(setup: str | Setup, n_components: int = 3, **params: Any):
