@@ -176,14 +176,3 @@ def test_ranked_orders_flags_named_patterns(sim):
     assert bool(table["mine"].iloc[0]) and not table["paper_order"].any()
     assert "mine" not in ranked_orders(model, n=2).columns
 
-
-def test_rotation_null_is_far_above_the_fit(sim):
-    from hca.stability import rotation_null
-
-    X, dom = sim
-    model = HCA().fit(X, dom)
-    null = rotation_null(model, n_draws=3, random_state=0)
-    assert null.shape == (3,) and np.all(null > model.mic_) and null.mean() > 5 * model.mic_
-    np.testing.assert_array_equal(null, rotation_null(model, n_draws=3, random_state=0))
-    with pytest.raises(ValueError, match="needs a fitted HCA"):
-        rotation_null(HCA())
