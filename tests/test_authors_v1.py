@@ -92,7 +92,7 @@ def test_v1_per_domain_table():
 
     p = v1.subspaces(n_splits=5, n_boot=3, domain_rule="authors")
     t = p.per_domain()
-    assert list(t.index) == list(v1.PAPER_V1_DOMAINS)
+    assert list(t.index) == list(v1.PAPER_V1_BASES)
     assert t["models"].tolist() == [2084, 510, 386, 364, 159, 120]
     assert t["mean distance"].idxmax() == "Llama-2-7B"
     assert ((t["in S_inv (bootstrap)"] >= 0) & (t["in S_inv (bootstrap)"] <= 1)).all()

@@ -10,6 +10,9 @@ from hca.paper import cache, setups
 from hca.paper import completion as pc
 from hca.paper import scorecard as sc
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F15a-local", "F15b-local", "F16-no-worse", "F16-mostly-better"]
 
 

@@ -11,6 +11,9 @@ from hca.paper import pca
 from hca.paper import scorecard as sc
 from hca.paper.constants import PAPER_V2_BASES, PAPER_V2_SINV
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F2a-rank3", "F2b-sinv-v2", "S2-ica-span", "F9-rank3", "F9-gemma-rank2", "F11a-moe",
        "F11b-nd", "F11c-mix", "F11d-year", "F11a-two-archs", "F11b-three-similar"]
 

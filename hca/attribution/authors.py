@@ -4,15 +4,24 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hca.paper.constants import AUTHORS_V2_LABELS
+#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
+AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
+#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
+#: base models of Section 1.1 -> this book's names.
+AUTHORS_V2_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
+    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 
 __all__ = [
+    "AUTHORS_LABELS",
+    "AUTHORS_V2_LABELS",
     "AUTHORS_GEMMA2_9B_PARAMS",
     "AUTHORS_V1_LABELS",
     "authors_base_model",
@@ -290,7 +299,7 @@ def _token_keys() -> tuple[str, ...]:
     return tuple(sorted(authors_tokens().index, key=len, reverse=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
     from hca.data.loaders import load_leaderboard_v2
 
@@ -314,7 +323,7 @@ def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.Da
     return _v2_authors_cached(bool(include_final), bool(dedupe)).copy()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v1_authors_cached(dedupe: bool) -> pd.DataFrame:
     from hca.data.loaders import load_leaderboard_v1
 

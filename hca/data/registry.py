@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pandas as pd
 
 __all__ = [
     "benchmark_label",
+    "alignment_text",
     "DataFile",
     "DataIntegrityError",
     "DataDownloadError",
@@ -122,6 +124,13 @@ def benchmark_label(name: str) -> str:
     """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``); other names
     are returned as they are."""
     return BENCHMARK_LABELS.get(str(name), str(name))
+
+
+def alignment_text(alignment: Sequence[str], sep: str = " → ") -> str:
+    """A causal order of benchmark columns as text: ``("math_lvl_5", "bbh")`` ->
+    ``"MATH Lvl 5 → BBH"`` (display names by :func:`benchmark_label`, joined by ``sep``)."""
+    return sep.join(benchmark_label(b) for b in alignment)
+
 MMLU_SUBJECTS: tuple[str, ...] = (
     "abstract_algebra", "anatomy", "astronomy", "business_ethics", "clinical_knowledge",
     "college_biology", "college_chemistry", "college_computer_science", "college_mathematics",

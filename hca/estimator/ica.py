@@ -275,7 +275,7 @@ def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
     return result, [(w.message, w.category) for w in caught]
 
 
-def fit_icas(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int, *,
+def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable], d: int, *,
              ica: str = "fastica", random_state: Any = 0, max_iter: int = 1000,
              tol: float | None = None, n_restarts: int = 1,
              n_jobs: int | None = None) -> dict[Hashable, DomainICA]:
@@ -290,7 +290,7 @@ def fit_icas(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], 
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    args = [(values[labels == label], label, d, ica, random_state, max_iter, tol, n_restarts)
+    args = [(values[domains == label], label, d, ica, random_state, max_iter, tol, n_restarts)
             for label in order]
     out = {}
     if n_jobs in (None, 1) or isinstance(random_state, np.random.RandomState):

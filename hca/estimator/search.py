@@ -293,7 +293,7 @@ def evaluate_order(
         weights=tuple(weights),
         J=tuple(Js),
         alphas=alphas,
-        mic=float(alphas.max()),
+        mic=float(np.max(alphas)),
         rank1_error=errors,
         unmixing_error=np.array(unmix),
         residual=residual,

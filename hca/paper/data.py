@@ -23,6 +23,7 @@ than the authors'). The sizes the authors' notebook printed are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -291,8 +292,8 @@ class AttributionAudit:
 
     layer_shares: pd.DataFrame
     reasons: pd.DataFrame
-    hub_check: object
-    authors_check: object
+    hub_check: Any
+    authors_check: Any
     qwen7: pd.DataFrame
     qwen7_unattributed: int
     qwen7_merges: int

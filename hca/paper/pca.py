@@ -44,6 +44,7 @@ from hca.attribution.domains import (
     stack_groups,
     top_within,
 )
+from hca.data.frames import domain_data
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
@@ -203,29 +204,19 @@ class InvariantSet:
                 + ", ".join(f"{b} {n}" for b, n in self.sizes.items()) + ")")
 
 
-def _domain_rows(frame: pd.DataFrame, domains, col: str = "base_model", benchmarks=B2):
-    rows = frame[frame[col].isin(list(domains))]
-    absent = [d for d in domains if d not in set(rows[col])]
-    if absent:
-        raise ValueError(f"no model is attributed to domain(s) {absent}")
-    return rows[list(benchmarks)], rows[col].astype(object).to_numpy()
-
-
 def invariant_set_rule(frame: pd.DataFrame, label: str, candidates=PAPER_V2_BASES, *,
                        n_splits: int = 200, random_state: int = 0,
                        col: str = "base_model", benchmarks=B2) -> InvariantSet:
-    """The book's ``S_inv`` rule on the ``candidates`` domains of ``frame`` (used on v2 here
-    and on v1 by :mod:`hca.paper.v1`): the pooled 95 % quantile of the split-half null
-    distances is the threshold, and the largest set of domains whose pairwise distances
-    are all within it is the invariant set."""
-    X, g = _domain_rows(frame, candidates, col, benchmarks)
+    """The book's ``S_inv`` rule (:func:`hca.subspace.invariant_set_rule`) on the
+    ``candidates`` domains of ``frame`` (used on v2 here and on v1 by :mod:`hca.paper.v1`):
+    the pooled 95 % quantile of the split-half null distances is the threshold, and the
+    largest set of domains whose pairwise distances are all within it is the invariant set."""
+    X, g = domain_data(frame, candidates, benchmarks, by=col)
     order = list(candidates)
-    nulls = ss.split_half_nulls(X, g, order=order, n_splits=n_splits, random_state=random_state)
-    tau = ss.null_threshold(nulls, 0.95)
-    dist = ss.distance_matrix(X, g, order=order)
+    rule = ss.invariant_set_rule(X, g, order, n_splits=n_splits, random_state=random_state)
     sizes = pd.Series(g).value_counts().reindex(order).rename("models")
-    return InvariantSet(label, sizes, nulls, float(tau), dist,
-                        tuple(ss.invariant_set(dist, tau)), ss.candidate_sets(dist, tau))
+    return InvariantSet(label, sizes, rule.nulls, rule.threshold, rule.dist, rule.members,
+                        ss.candidate_sets(rule.dist, rule.threshold))
 
 
 # =========================================================================== Figure 11
@@ -440,14 +431,14 @@ def _boot_sets(boot: ss.BootstrapDistances, tau: float) -> tuple:
 
 def _figure10(frame: pd.DataFrame, settings: Settings):
     top = list(frame["domain"].value_counts().index[:settings.n_top])
-    X, g = _domain_rows(frame, top, "domain")
+    X, g = domain_data(frame, top, B2, by="domain")
     cmp = _compare(X, g, top, settings.n_splits_wide, settings.random_state)
     lev = ss.benchmark_leverage(ss.group_subspaces(X, g, order=top), columns=LABELS)
     return cmp, tuple(ss.invariant_set(cmp.dist, cmp.threshold)), lev[["MATH Lvl 5", "MUSR"]]
 
 
 def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
-    X, g = _domain_rows(frame, PAPER_V2_BASES)
+    X, g = domain_data(frame, PAPER_V2_BASES, B2)
     order = list(PAPER_V2_BASES)
     spectra = {b: ss.explained_variance(X[g == b], label=b) for b in order}
     boot = ss.bootstrap_distance_matrix(X, g, order=order, n_boot=settings.n_boot,

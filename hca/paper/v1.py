@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import V1_BENCHMARKS, benchmark_label
+from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -40,7 +40,7 @@ from hca.paper.claims import (
     ratio_band,
     share_text,
 )
-from hca.paper.constants import PAPER_V1_DOMAINS, PAPER_V1_SINV
+from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -164,9 +164,8 @@ def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
     return table
 
 
-def order_text(alignment: Sequence[str]) -> str:
-    """``"HellaSwag → TruthfulQA → GSM8K"``."""
-    return " → ".join(benchmark_label(b) for b in alignment)
+#: ``"HellaSwag → TruthfulQA → GSM8K"``: the library's :func:`hca.data.alignment_text`.
+order_text = alignment_text
 
 
 def authors_v1_counts() -> pd.DataFrame:
@@ -267,7 +266,7 @@ def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subsp
     from hca import subspace as ss
     from hca.paper.pca import invariant_set_rule
 
-    doms = list(PAPER_V1_DOMAINS)
+    doms = list(PAPER_V1_BASES)
     frame = _rule_frame(domain_rule)
     X6, dom6 = domain_data(frame, doms, _B1)
     spectra = {"all v1 models": ss.explained_variance(frame[_B1], label="all v1 models")}
@@ -421,15 +420,16 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
 
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
-    X6, dom6 = domain_data(frame, PAPER_V1_DOMAINS, _B1)
+    X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
     est = estimator(setup, search="sequential")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = est.fit(X5, dom5)
-        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_DOMAINS), min_size=3,
+        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3,
                                 n_jobs=settings.n_jobs)
     adj = fit.adjust()
-    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, n_jobs=settings.n_jobs)
+    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
+                              n_jobs=settings.n_jobs)
     boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
                                    random_state=setup.ica_seed, n_jobs=settings.n_jobs)
     v2 = seed_refits(setup, settings.v2_seeds)
@@ -439,7 +439,7 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
     ica_optima(setup, settings.solution_seeds)
     return V1Results(
         setup=setup, settings=settings, domain_note=DOMAIN_NOTE[setup.domain_rule], X5=X5, dom5=dom5, fit=fit,
-        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit),
+        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit, patterns=PAPER_PATTERNS),
         subsets=subsets, seeds=seeds, boots=boots,
         v2_alignment=tuple(main_fit(setup).adjust().benchmarks),
         v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
@@ -478,7 +478,7 @@ def _sinv(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     v = grade(outside and not others, outside and len(others) == 1)
     if not outside:
         reason = (f"{_OUTSIDE} is inside our invariant set"
-                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_DOMAINS) else ""))
+                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_BASES) else ""))
     else:
         reason = ("the paper's five, Llama-2-7B apart" if not others else
                   f"Llama-2-7B apart; {', '.join(sorted(others))} differ")
