@@ -11,6 +11,9 @@ from hca.paper import cache, claims, setups
 from hca.paper import scorecard as sc
 from hca.paper import v1
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["H.4-sinv-v1", "H.4-mic-small", "H.4-order", "F25-llama13-weight",
        "F25-llama13-scale", "H.4-llama3-z23", "H.4-aligned-benchmarks",
        "H.4-v1-v2-consistent", "H.4-mixtral-in"]
@@ -55,25 +58,29 @@ def test_results_both_setups(results):
     a, c = results["authors"], results["careful"]
     assert v1.run("careful", v1.Settings.fast()) is c  # the chapter's object, not a copy
     assert a.setup.residual == "shared" and c.setup.residual == "domain"
-    assert "no public domain rule" in a.domain_note
-    assert a.pca is c.pca  # Figure 23b does not depend on the estimator's options
-    assert list(a.pca.sizes.index) == list(v1.PAPER_V1_DOMAINS)
-    assert a.pca.mean_distance.idxmax() == "Llama-2-7B"
-    assert a.pca.dist.to_numpy().max() == pytest.approx(0.128, abs=0.005)
+    assert "authors' rule" in a.domain_note and "this book's" in c.domain_note
+    assert a.pca is not c.pca  # Figure 23b on each setup's own domains
+    assert a.pca is v1.subspaces(a.settings.n_splits, a.settings.n_boot, "authors")
+    for r in (a, c):
+        assert list(r.pca.sizes.index) == list(v1.PAPER_V1_BASES)
+        assert r.pca.mean_distance.idxmax() == "Llama-2-7B"
+    # the authors' rule on every row of the v1 file: their printed domain sizes (but 1)
+    assert a.pca.sizes.tolist() == [2084, 510, 386, 364, 159, 120]
+    assert a.pca.dist.to_numpy().max() == pytest.approx(0.136, abs=0.005)
+    assert c.pca.dist.to_numpy().max() == pytest.approx(0.128, abs=0.005)
     assert a.pca.spectra["all v1 models"].cumulative[2] > 0.97
-    # single fits land in one of several FastICA optima (MIC about 0.06-0.07 or 0.10-0.13):
-    # values are checked on the ensemble of 20 seeds, with tolerances from its spread
+    # single fits land in one of several FastICA optima (careful: MIC about 0.06-0.07 or
+    # 0.10-0.13): values are checked on the ensemble of 20 seeds, tolerances from its spread
     ens = {s: sc.chapter_ensemble("v1", s, fast=True) for s in setups.SETUP_NAMES}
     for s, e in ens.items():
         assert e[0] is results[s] and all(m.seeds is e[0].seeds for m in e)  # shared sweeps
-        mics = np.array([m.fit.mic_ for m in e])
-        assert 0.05 < mics.min() and mics.max() < 0.14 and 0.07 < np.median(mics) < 0.12
-        orders = [tuple(m.adjustment.benchmarks) for m in e]
-        assert orders.count(("hellaswag", "gsm8k", "truthfulqa")) >= 0.6 * len(e)
-        tabs = [v1.edge_table(m.record, m.domains, *v1.paper_roles()[1:]) for m in e]
-        assert sum(t is not None and t["weight"].idxmax() == "Llama-3-8B" for t in tabs) >= 18
-    v2a = [m.v2_alignment for m in ens["authors"]]
-    assert sum(al[1:] == ("mmlu_pro", "math_lvl_5") for al in v2a) >= 18
+        assert all(0 <= m.fit.mic_ < 0.2 for m in e)
+    mics = np.array([m.fit.mic_ for m in ens["careful"]])
+    assert 0.05 < mics.min() and mics.max() < 0.14 and 0.07 < np.median(mics) < 0.12
+    orders = [tuple(m.adjustment.benchmarks) for m in ens["careful"]]
+    assert orders.count(("hellaswag", "gsm8k", "truthfulqa")) >= 0.6 * len(orders)
+    tabs = [v1.edge_table(m.record, m.domains, *v1.paper_roles()[1:]) for m in ens["careful"]]
+    assert sum(t is not None and t["weight"].idxmax() == "Llama-3-8B" for t in tabs) >= 18
     assert all(m.v2_alignment[0] == "math_lvl_5" for m in ens["careful"])
     for r in (a, c):
         assert len(r.subsets) == 42 and r.n_uncertified == 0
@@ -90,18 +97,21 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     assert [r.id for r in rows] == IDS
     check_chapter_rows("v1", rows, results)
     by = {r.id: r.setups for r in rows}
+    # careful: all six domains lie within the pooled threshold, Llama-2-7B is not apart;
+    # the authors' rule: the paper's five, Llama-2-7B apart
+    assert by["H.4-sinv-v1"]["careful"].verdict == "not reproduced"
+    assert by["H.4-sinv-v1"]["authors"].verdict == "reproduced"
+    assert by["H.4-mixtral-in"]["careful"].verdict == "partly"
+    assert by["H.4-mixtral-in"]["authors"].verdict == "reproduced"
+    assert by["H.4-order"]["authors"].ours.startswith("seed 0: TruthfulQA → HellaSwag")
     for s in setups.SETUP_NAMES:
-        # all six domains lie within the pooled threshold: Llama-2-7B is not apart
-        assert by["H.4-sinv-v1"][s].verdict == "not reproduced"
-        assert by["H.4-mixtral-in"][s].verdict == "partly"
-        # MIC < 0.10 in about half the runs (two groups of optima): partly
+        # MIC < 0.10 in part of the runs (groups of optima): read over the ensemble
         assert by["H.4-mic-small"][s].verdict in ("reproduced", "partly")
-        assert by["H.4-mic-small"][s].ensemble.share_partly == 1.0
         assert by["H.4-aligned-benchmarks"][s].verdict == "reproduced"
-        # the runs have no TruthfulQA -> reasoning edge: never decided by a median
-        for cid in ("F25-llama13-weight", "F25-llama13-scale"):
-            assert by[cid][s].verdict != "reproduced"
-            assert by[cid][s].ensemble.share == 0.0
+    # careful: the runs have no TruthfulQA -> reasoning edge: never decided by a median
+    for cid in ("F25-llama13-weight", "F25-llama13-scale"):
+        assert by[cid]["careful"].verdict != "reproduced"
+        assert by[cid]["careful"].ensemble.share == 0.0
     assert by["H.4-v1-v2-consistent"]["authors"].verdict == "reproduced"
     assert by["H.4-v1-v2-consistent"]["careful"].verdict == "partly"
     assert "Llama-2-7B ranks 1 of 6" in by["H.4-sinv-v1"]["careful"].ours
