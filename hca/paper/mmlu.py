@@ -530,9 +530,8 @@ def _subject_fit(setup, data: MMLUData, subjects: Sequence[str], domains: Sequen
                  seeds: Sequence[int], n_jobs: int | None) -> SubjectFit:
     from hca import subspace as ss
     from hca.estimator.model import mic_by_subset
-    from hca.paper.replication import domain_data, estimator
-
     from hca.paper.cache import cached
+    from hca.paper.replication import domain_data, estimator
 
     subjects, domains = list(subjects), list(domains)
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
