@@ -144,7 +144,7 @@ def test_every_claim_has_exactly_one_evaluator():
 
 
 @pytest.mark.slow  # more than ~5 s
-def test_scorecard_judges_the_chapters_own_results(monkeypatch):
+def test_scorecard_judges_the_chapters_own_results(monkeypatch, relative_band_violations):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (fast settings; the same object, not a
     recomputation with copied settings)."""
