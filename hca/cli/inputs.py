@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from hca.data import domain_data
+
 __all__ = [
     "Leaderboard",
     "load_leaderboard",
@@ -231,17 +233,15 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
     n_repeated = int(repeated.sum())
     if drop_duplicates and n_repeated:
         X, labels = X[~repeated], labels[~repeated]
-    domains = labels.astype(str).to_numpy(dtype=object)
-    small: dict = {}
-    if min_domain_size > 0:
-        names, counts = np.unique(domains, return_counts=True)
-        small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
-        keep = ~np.isin(domains, list(small))
-        X, domains = X[keep], domains[keep]
-        if X.empty:
-            raise ValueError(f"{path}: every domain has fewer than {min_domain_size} rows "
-                             "(nothing left after --min-domain-size)")
-    return Leaderboard(X.reset_index(drop=True), domains, rows_read=len(df),
+    frame = X.assign(**{domain_col: labels.astype(str).to_numpy(dtype=object)})
+    names, counts = np.unique(frame[domain_col].to_numpy(dtype=str), return_counts=True)
+    small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
+    kept = [str(k) for k in names if str(k) not in small]
+    if not kept:
+        raise ValueError(f"{path}: every domain has fewer than {min_domain_size} rows "
+                         "(nothing left after --min-domain-size)")
+    X, domains = domain_data(frame, kept, benchmarks, by=domain_col, context=str(path))
+    return Leaderboard(X, domains, rows_read=len(df),
                        dropped_incomplete=dropped, dropped_domains=small,
                        duplicated_rows=n_repeated,
                        dropped_duplicates=n_repeated if drop_duplicates else 0)
