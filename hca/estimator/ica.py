@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -195,11 +196,13 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
 # it, so every caller shares the runs (bounded, least recently used first out).
 _MEMO: OrderedDict = OrderedDict()
 _MEMO_SIZE = 50_000
+_MEMO_LOCK = threading.Lock()  # joblib's threading backend and Dask threads share the memo
 
 
 def clear_fastica_memo() -> None:
     """Forget the FastICA runs memoised in this process (:func:`fastica_runs`)."""
-    _MEMO.clear()
+    with _MEMO_LOCK:
+        _MEMO.clear()
 
 
 def _digest(Xk: np.ndarray) -> str:
@@ -225,24 +228,27 @@ def fastica_runs(Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1
     digest = _digest(Xk)
     keys = [(digest, int(d), int(max_iter), float(tol), int(s)) if _is_int_seed(s) else None
             for s in seeds]
-    missing = sorted({k[-1] for k in keys if k is not None and k not in _MEMO})
+    with _MEMO_LOCK:
+        found = {k: _MEMO[k] for k in keys if k is not None and k in _MEMO}
+    missing = sorted({k[-1] for k in keys if k is not None and k not in found})
     if missing:
         batch = fastica_batch(Xk, d, missing, max_iter=max_iter, tol=tol,
                               whitened=whiten(Xk, d))
         for i, s in enumerate(missing):
             W = batch.components[i]
             objective = float(np.sum(ica_negentropy((Xk - batch.mean) @ W.T)))
-            _MEMO[(digest, int(d), int(max_iter), float(tol), s)] = _Run(
+            found[(digest, int(d), int(max_iter), float(tol), s)] = _Run(
                 W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective)
-        while len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        with _MEMO_LOCK:
+            _MEMO.update(found)
+            while len(_MEMO) > _MEMO_SIZE:
+                _MEMO.popitem(last=False)
     runs = []
     for s, k in zip(seeds, keys):
         if k is None:
             runs.append(_fastica_run(Xk, d, s, max_iter, tol))
         else:
-            _MEMO.move_to_end(k)
-            r = _MEMO[k]
+            r = found[k]
             runs.append(_Run(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter,
                              r.objective))
     return runs
