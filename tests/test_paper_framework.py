@@ -190,22 +190,29 @@ def _runs(verdicts, values=None):
     return [Outcome(f"v{i}", v, "r", value=x) for i, (v, x) in enumerate(zip(verdicts, values))]
 
 
-@pytest.mark.parametrize("counts, expected", [
-    ((14, 0, 6, 0), "reproduced"),        # 14/20 >= 2/3
-    ((13, 0, 7, 0), "partly"),            # 13/20 < 2/3, >= 1/3
-    ((0, 7, 13, 0), "partly"),            # 7/20 at least partly
-    ((3, 3, 14, 0), "not reproduced"),    # 6/20 < 1/3
-    ((5, 0, 5, 10), "not applicable"),    # half the runs
-    ((10, 0, 1, 9), "partly"),            # n/a counts as not holding
+@pytest.mark.parametrize("counts, expected, borderline", [
+    ((17, 0, 3, 0), "reproduced", False),      # 17/20 clears 2/3 by more than 0.105
+    ((14, 0, 6, 0), "partly", True),           # 14/20 >= 2/3 but within 0.105: borderline
+    ((13, 0, 7, 0), "partly", True),           # 13/20 < 2/3 (within the margin), >= 1/3
+    ((0, 9, 11, 0), "partly", False),          # 9/20 at least partly: clears 1/3 + 0.105
+    ((0, 7, 13, 0), "not reproduced", True),   # 7/20 >= 1/3 but within 0.105: borderline
+    ((3, 3, 14, 0), "not reproduced", True),   # 6/20 < 1/3
+    ((1, 0, 19, 0), "not reproduced", False),
+    ((5, 0, 5, 10), "not applicable", False),  # half the runs
+    ((10, 0, 1, 9), "partly", False),          # n/a counts as not holding
 ])
-def test_ensemble_rule(counts, expected):
-    from hca.paper.claims import ENSEMBLE_RULE, ensemble_outcome
+def test_ensemble_rule(counts, expected, borderline):
+    from hca.paper.claims import ENSEMBLE_RULE, borderline_margin, ensemble_outcome
 
     verdicts = (["reproduced"] * counts[0] + ["partly"] * counts[1]
                 + ["not reproduced"] * counts[2] + ["not applicable"] * counts[3])
     o = ensemble_outcome(_runs(verdicts), range(20))
     assert o.verdict == expected and o.ensemble.runs == 20 and o.ensemble.rule == ENSEMBLE_RULE
     assert o.ensemble.share == pytest.approx(counts[0] / 20)
+    assert bool(o.ensemble.borderline) == borderline
+    assert ("borderline:" in o.reason) == borderline
+    assert borderline_margin(20) == pytest.approx(0.1054, abs=1e-4)
+    assert borderline_margin(60) == pytest.approx(0.0609, abs=1e-4)
 
 
 def test_ensemble_outcome_typical_run_and_spread():
@@ -215,7 +222,8 @@ def test_ensemble_outcome_typical_run_and_spread():
     o = ensemble_outcome(_runs(["not reproduced"] + ["reproduced"] * 4, values), [0, 1, 2, 3, 4])
     assert o.ensemble.typical_seed == 4 and "seed 4" in o.ours and o.ours.startswith("v4")
     assert o.value == pytest.approx(0.0372) and o.ensemble.low == 0.036 and o.ensemble.high == 0.07
-    assert o.verdict == "reproduced" and "median 0.037" in o.ours
+    # 4 of 5 runs: within one standard error (0.21 for 5 runs) of 2/3, so borderline
+    assert o.verdict == "partly" and o.ensemble.borderline and "median 0.037" in o.ours
     forced = ensemble_outcome(_runs(["reproduced"] * 5, values), [0, 1, 2, 3, 4], typical=1)
     assert forced.ensemble.typical_seed == 1
     assert typical_index([0.07, 0.037, 0.038]) == 2 and typical_index([1.0, 1.0]) == 0

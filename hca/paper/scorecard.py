@@ -98,7 +98,7 @@ class ClaimRow:
                                  "median": None if e.median is None else round(e.median, 6),
                                  "range": None if e.low is None else [round(e.low, 6),
                                                                       round(e.high, 6)],
-                                 "rule": e.rule}
+                                 "rule": e.rule, "borderline": e.borderline}
             setups[name] = d
         return {"id": self.id, "section": self.section, "claim": self.claim,
                 "paper": self.paper, "criterion": self.criterion, "kind": self.kind,
