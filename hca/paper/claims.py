@@ -41,6 +41,7 @@ __all__ = [
     "Ensemble",
     "ENSEMBLE_RULE",
     "borderline_margin",
+    "needs_more_runs",
     "ensemble_outcome",
     "typical_index",
     "ClaimSpec",
@@ -97,14 +98,18 @@ class Stability:
 
 
 #: The rule that turns the verdicts of an ensemble's runs into the claim's verdict (fixed
-#: before the ensembles were computed; CONTRIBUTING.md states it too). The borderline margin
-#: is one binomial standard error of a share of ``n`` runs at either threshold,
-#: sqrt((1/3)(2/3)/n) (:func:`borderline_margin`): a share that clears a threshold by less
-#: than that could fall on the other side with other runs, or on another CPU.
+#: before the ensembles were computed; CONTRIBUTING.md states it too). The margin is one
+#: binomial standard error of a share of ``n`` runs at either threshold, sqrt((1/3)(2/3)/n)
+#: (:func:`borderline_margin`): a share within two of them of a threshold after the first 20
+#: runs is read from 60 runs instead (:func:`needs_more_runs`); a final share within one of
+#: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
+#: other side with other seeds, or on another CPU).
 ENSEMBLE_RULE = ("reproduced if at least 2/3 of the runs are reproduced; partly if at least "
                  "1/3 are reproduced or partly; else not reproduced; not applicable if at "
-                 "least half the runs are; borderline: a share that clears 2/3 or 1/3 by less "
-                 "than one binomial standard error, sqrt(2/9/runs), gives the lower verdict")
+                 "least half the runs are; read from 60 runs when a share of the first 20 lies "
+                 "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
+                 "borderline (flagged, verdict unchanged) when the final share lies within one "
+                 "(sqrt(2/9/runs))")
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
 
 
@@ -138,8 +143,8 @@ class Ensemble:
     median, low, high : float or None
         Median and range of the runs' values (None when the claim has no value).
     borderline : str
-        Empty, or why a share lies within :func:`borderline_margin` of a threshold (the
-        verdict is then the lower one).
+        Empty, or which share lies within :func:`borderline_margin` of a threshold (flagged;
+        the verdict is the rule's).
     """
 
     runs: int
@@ -398,22 +403,38 @@ def _relabel(o: Outcome, seed: int) -> Outcome:
     return replace(o, ours=sub(o.ours), reason=sub(o.reason))
 
 
+def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
+    """Which of the two shares lies within ``z`` binomial standard errors of its threshold."""
+    n = len(verdicts)
+    share = verdicts.count("reproduced") / n
+    share_partly = share + verdicts.count("partly") / n
+    m = z * borderline_margin(n)
+    return [f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
+            for what, x, t, label in (("reproduced", share, _REPRODUCED_SHARE, "2/3"),
+                                      ("at least partly", share_partly, _PARTLY_SHARE, "1/3"))
+            if abs(x - t) < m - 1e-12]
+
+
+def needs_more_runs(verdicts: Sequence[str], more: int) -> bool:
+    """Whether an ensemble of ``len(verdicts)`` runs is read from ``more`` runs instead
+    (:data:`ENSEMBLE_RULE`): a share within two binomial standard errors of 2/3 or 1/3 and
+    fewer runs than ``more``, unless at least half the runs are not applicable."""
+    n = len(verdicts)
+    if n == 0 or n >= more or verdicts.count("not applicable") / n >= _NA_SHARE:
+        return False
+    return bool(_near_thresholds(verdicts, 2.0))
+
+
 def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
     """The verdict of :data:`ENSEMBLE_RULE` from the runs' verdicts, and the borderline
-    reason (empty when no share lies within the margin of a threshold)."""
+    flag (empty when no share lies within one standard error of its threshold)."""
     n = len(verdicts)
     if verdicts.count("not applicable") / n >= _NA_SHARE:
         return "not applicable", ""
     share = verdicts.count("reproduced") / n
     share_partly = share + verdicts.count("partly") / n
-    m = borderline_margin(n)
-    near = [f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
-            for what, x, t, label in (("reproduced", share, _REPRODUCED_SHARE, "2/3"),
-                                      ("at least partly", share_partly, _PARTLY_SHARE, "1/3"))
-            if abs(x - t) < m - 1e-12]
-    verdict = grade(share >= _REPRODUCED_SHARE + m - 1e-12,
-                    share_partly >= _PARTLY_SHARE + m - 1e-12)
-    return verdict, "; ".join(near)
+    verdict = grade(share >= _REPRODUCED_SHARE - 1e-12, share_partly >= _PARTLY_SHARE - 1e-12)
+    return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
 
 
 def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
@@ -452,8 +473,8 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
                    high=float(values.max()) if numeric else None, borderline=borderline)
     typical = outcomes[t]
     why = f"; borderline: {borderline}" if borderline else ""
-    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly, each cleared by "
-              f"more than {borderline_margin(n):.3f}){why}; the typical run (seed {ens.typical_seed}): {typical.reason}")
+    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){why}; "
+              f"the typical run (seed {ens.typical_seed}): {typical.reason}")
     med = f"; {ens.value_text()}" if ens.median is not None else ""
     return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
                    verdict=verdict, reason=reason,
