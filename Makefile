@@ -29,7 +29,7 @@ export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,book]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,book,lab]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -72,7 +72,10 @@ browser-test: venv
 	$(BIN)/python -m pytest tests_browser -q -p no:cacheprovider $(if $(PAGE),-k '$(PAGE)')
 
 ## run-notebook NB=notebooks/01_latent_pca.md: execute one notebook to build/run/<name>.ipynb
+## (scripts/check_rerun.sh checks it and `.venv/bin/jupyter lab`, as .ci/run does)
 run-notebook: data
+	@test -n "$(NB)" || { echo "usage: make run-notebook NB=notebooks/00_data.md"; exit 2; }
+	@test -f "$(NB)" || { echo "run-notebook: no such notebook: $(NB)"; exit 2; }
 	mkdir -p build/run
 	$(BIN)/jupytext --to ipynb --execute --output build/run/$$(basename $(NB) .md).ipynb $(NB)
 
