@@ -56,6 +56,7 @@ from hca.plots.robustness import (  # noqa: F401
     plot_s_inv_membership,
 )
 from hca.plots.style import use_book_style  # noqa: F401
+from hca.plots.tables import captioned, table_markdown  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401
     plot_distance_matrix,
     plot_explained_variance,
@@ -109,4 +110,6 @@ __all__ = [
     "plot_s_inv_membership",
     "plot_clustered_correlation",
     "use_book_style",
+    "captioned",
+    "table_markdown",
 ]

@@ -133,7 +133,8 @@ def use_book_style() -> None:
 
     Sets :data:`BOOK_RC` in ``matplotlib.rcParams`` and, inside IPython/Jupyter, makes the
     inline backend emit SVG only (no PNG) without a creation date, so rebuilt figures are
-    byte-identical. Outside IPython only the rcParams change. Returns None, so that it can
+    byte-identical, and shows every DataFrame as a numbered, captioned book table
+    (:mod:`hca.plots.tables`). Outside IPython only the rcParams change. Returns None, so that it can
     end a setup cell without printing anything.
     """
     import matplotlib
@@ -148,3 +149,6 @@ def use_book_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
         set_matplotlib_formats("svg", metadata={"Date": None}, dpi=BOOK_RC["savefig.dpi"])
+        from hca.plots.tables import register_formatter
+
+        register_formatter(get_ipython())
