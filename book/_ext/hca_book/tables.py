@@ -23,5 +23,30 @@ class NumberCaptionedTables(SphinxTransform):
             self.document.set_id(table, suggested_prefix="table")
 
 
+
+
+#: Pages outside the numbered chapters whose figures and tables get a letter prefix ("Figure
+#: I.1" on the intro), so that the book's own figure there cannot be read as Paper Figure 1.
+PREFIXED = {"book/intro": "I"}
+
+
+def prefix_unnumbered(app: Sphinx, env) -> list[str]:
+    """Number the figures and tables of :data:`PREFIXED` pages "I.1", "I.2", ..."""
+    for docname, prefix in PREFIXED.items():
+        numbers = env.toc_fignumbers.get(docname)
+        if not numbers:
+            continue
+        for figtype, ids in numbers.items():
+            order = sorted(ids, key=lambda i: ids[i])
+            for k, node_id in enumerate(order, start=1):
+                ids[node_id] = (prefix, k)
+    return []
+
+
+def setup_numbering(app: Sphinx) -> None:
+    app.connect("env-get-updated", prefix_unnumbered, priority=900)
+
+
 def setup(app: Sphinx) -> None:
     app.add_transform(NumberCaptionedTables)
+    setup_numbering(app)
