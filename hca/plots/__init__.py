@@ -51,6 +51,7 @@ from hca.plots.recovery import (  # noqa: F401
     plot_claim_shares,
     plot_recovered_dgp,
 )
+from hca.plots.scorecard import VERDICT_COLORS, plot_verdict_summary  # noqa: F401
 from hca.plots.robustness import (  # noqa: F401
     plot_robustness,
     plot_s_inv_membership,
@@ -111,5 +112,6 @@ __all__ = [
     "plot_clustered_correlation",
     "use_book_style",
     "captioned",
+    "plot_verdict_summary",
     "table_markdown",
 ]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -69,7 +71,7 @@ def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
         if mask_zero and value == 0:
             continue
         dark = abs(value) > 0.6 * limit
-        ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize=fontsize,
+        ax.text(j, i, _no_negative_zero(fmt.format(value)), ha="center", va="center", fontsize=fontsize,
                 color="white" if dark else "black")
     ax.set_xticks(range(arr.shape[1]))
     ax.set_yticks(range(arr.shape[0]))
@@ -105,6 +107,11 @@ def plot_mixing(G: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
     arr = check_matrix(G, name="G")
     return plot_matrix(arr, [benchmark_label(b) for b in benchmarks],
                        _factor_labels(arr.shape[1], factor_names), ax, title=title, **kwargs)
+
+
+def _no_negative_zero(text: str) -> str:
+    """``"-0.00"`` -> ``"0.00"`` (a value that rounds to zero has no sign)."""
+    return text[1:] if re.fullmatch(r"[-−]0(\.0+)?", text) else text
 
 
 def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:

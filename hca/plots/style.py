@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 __all__ = [
     "BOOK_RC",
     "COLUMN_PX",
@@ -152,3 +155,100 @@ def use_book_style() -> None:
         from hca.plots.tables import register_formatter
 
         register_formatter(get_ipython())
+        _register_svg_with_data(get_ipython())
+
+
+def figure_data(fig: Any) -> pd.DataFrame:
+    """The data drawn in ``fig``, one row per point, bar or image cell (the book's "Data (CSV)"
+    download beside each figure).
+
+    Columns: ``panel`` (1-based axes number), ``panel_title``, ``series`` (the artist's label),
+    ``kind`` (``line``, ``points``, ``bar``, ``cell``), ``x``, ``y`` (data coordinates; for a
+    bar its centre and height, for an image cell its column and row) and ``value`` (an image
+    cell's value).
+    """
+    from matplotlib.collections import PathCollection
+    from matplotlib.container import BarContainer
+    from matplotlib.image import AxesImage
+
+    rows: list[dict] = []
+
+    def add(panel, title, series, kind, xs, ys, values=None) -> None:
+        values = [None] * len(xs) if values is None else values
+        for x, y, v in zip(xs, ys, values):
+            rows.append({"panel": panel, "panel_title": title, "series": series, "kind": kind,
+                         "x": x, "y": y, "value": v})
+
+    for k, ax in enumerate(fig.get_axes(), start=1):
+        title = ax.get_title() or ax.get_title(loc="left")
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            xs, ys = line.get_xdata(orig=True), line.get_ydata(orig=True)
+            try:
+                xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+            except (TypeError, ValueError):
+                continue
+            if xs.ndim == 0 or len(xs) != len(ys):
+                continue
+            add(k, title, "" if label.startswith("_") else label, "line", xs, ys)
+        for coll in ax.collections:
+            if isinstance(coll, PathCollection):
+                off = np.asarray(coll.get_offsets(), float)
+                if off.ndim == 2 and len(off):
+                    label = str(coll.get_label())
+                    add(k, title, "" if label.startswith("_") else label, "points",
+                        off[:, 0], off[:, 1])
+        for cont in ax.containers:
+            if isinstance(cont, BarContainer):
+                label = str(cont.get_label())
+                xs = [p.get_x() + p.get_width() / 2 for p in cont.patches]
+                ys = [p.get_height() for p in cont.patches]
+                if cont.orientation == "horizontal":
+                    xs = [p.get_width() for p in cont.patches]
+                    ys = [p.get_y() + p.get_height() / 2 for p in cont.patches]
+                add(k, title, "" if label.startswith("_") else label, "bar", xs, ys)
+        for im in ax.get_images():
+            if isinstance(im, AxesImage):
+                arr = np.ma.filled(np.ma.asarray(im.get_array(), dtype=float), np.nan)
+                if arr.ndim == 2:
+                    i, j = np.indices(arr.shape)
+                    add(k, title, "image", "cell", j.ravel(), i.ravel(), arr.ravel())
+    return pd.DataFrame(rows, columns=["panel", "panel_title", "series", "kind", "x", "y",
+                                       "value"])
+
+
+#: Marks the figure's data (CSV) inside its SVG; book/_ext/hca_book/figures.py writes it out.
+DATA_MARK = "hca-figure-data"
+
+
+def svg_with_data(fig: Any, svg: str) -> str:
+    """``svg`` with :func:`figure_data` of ``fig`` as CSV in a ``<metadata>`` element."""
+    try:
+        csv = figure_data(fig).to_csv(index=False)
+    except Exception:  # noqa: BLE001 - a figure without extractable data gets no CSV
+        return svg
+    if "]]>" in csv or not csv.strip():
+        return svg
+    block = f'<metadata id="{DATA_MARK}"><![CDATA[\n{csv}]]></metadata>\n'
+    end = svg.rfind("</svg>")
+    return svg if end < 0 else svg[:end] + block + svg[end:]
+
+
+def _register_svg_with_data(ip: Any) -> None:
+    from matplotlib.figure import Figure
+
+    formatter = ip.display_formatter.formatters["image/svg+xml"]
+    base = formatter.lookup_by_type(Figure)
+    if getattr(base, "_hca_with_data", False):  # use_book_style() called twice
+        return
+
+    def _svg(fig: Any) -> str | None:
+        svg = base(fig)
+        if svg is None:
+            return None
+        if isinstance(svg, bytes):
+            svg = svg.decode("utf-8")
+        return svg_with_data(fig, svg)
+
+    _svg._hca_with_data = True
+    formatter.for_type(Figure, _svg)
