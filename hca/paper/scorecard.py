@@ -336,7 +336,7 @@ def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
         counts.append(f"{SETUPS[s].label}: {analysis.count('reproduced')} of {len(analysis)} "
                       "analysis claims reproduced")
     caption = ("Verdicts of this chapter's claims under each setup (one line per claim; the "
-               "cells of one table or of Paper Figure 8 counted together, lookups included).")
+               "cells of one table or figure of the paper counted together, lookups included).")
     chapter = rows[0].chapter
     return (_table_md("\n".join(lines), caption, f"tab-{chapter}-verdicts") + "\n\n"
             + "; ".join(counts) + ".")

@@ -26,6 +26,7 @@ __all__ = ["captioned", "clean_frame", "format_cell", "table_markdown", "registe
 #: What a missing cell reads.
 MISSING = "–"
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:/[\w.+@-]+){2,}/([\w.+@-]+)")
+_PAPER_REF = re.compile(r"\b(Fig\.|Figures?|Tables?)\s*\d", re.I)
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_$\[\]<>|{}~^&#])")
 
 
@@ -119,7 +120,10 @@ def _default_caption(frame: pd.DataFrame) -> str:
     cols = [_label(c) for c in frame.columns]
     shown = ", ".join(cols[:6]) + (", …" if len(cols) > 6 else "")
     n = f"{len(frame)} row{'s' if len(frame) != 1 else ''}"
-    return (f"By {', '.join(rows)}: {shown} ({n})." if rows else f"{shown} ({n}).")
+    text = f"By {', '.join(rows)}: {shown} ({n})." if rows else f"{shown} ({n})."
+    if _PAPER_REF.search(text):  # a caption naming a paper figure must start with it
+        text = f"{n.capitalize()}, {frame.shape[1]} columns."
+    return text
 
 
 def table_markdown(frame: pd.DataFrame, caption: str | None = None,
