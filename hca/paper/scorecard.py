@@ -57,6 +57,10 @@ __all__ = [
 
 #: The headline claims whose stability over refits the scorecard reports.
 HEADLINE: tuple[str, ...] = ("S4-order", "S4-best-four", "F18-four-smallest", "F2b-sinv-v2")
+#: Short names of the headline claims (figure labels).
+HEADLINE_NAMES: dict[str, str] = {"S4-order": "causal order", "S4-best-four": "best four domains",
+                                  "F18-four-smallest": "four smallest MICs",
+                                  "F2b-sinv-v2": "the five domains of S_inv"}
 
 _PAPER_FIELDS = ("id", "section", "claim", "paper", "criterion", "kind", "citation")
 
@@ -446,7 +450,8 @@ def summary_counts(card: Scorecard, kind: str | None = "analysis") -> pd.DataFra
 def headline_shares(card: Scorecard) -> pd.DataFrame:
     """Share of refits in which each headline claim holds (rows) per setup (columns)."""
     by_id = {r.id: r for r in card.rows}
-    data = {cid: {s: o.stability.share for s, o in by_id[cid].setups.items() if o.stability}
+    data = {f"{HEADLINE_NAMES.get(cid, cid)}\n({cid})":
+            {s: o.stability.share for s, o in by_id[cid].setups.items() if o.stability}
             for cid in HEADLINE if cid in by_id}
     return pd.DataFrame(data).T.rename_axis("claim")
 

@@ -70,7 +70,7 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
     ax.set_xlabel("analysis claims")
     ax.set_xlim(0, counts.T.groupby(level=0).sum().T.to_numpy().max() * 1.22)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 - 0.25 / max(len(counts), 1)),
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1),
               ncols=len(verdicts), frameon=False, fontsize=9)
     ax.set_title("(a) verdicts by chapter and setup", loc="left", fontsize=11)
     if shares is None:
@@ -90,7 +90,7 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
     bx.set_xticks([0, 0.5, 1], ["0", "50%", "100%"])
     bx.set_xlabel("share of refits in which it holds")
     bx.spines[["top", "right"]].set_visible(False)
-    bx.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14 - 0.25 / max(len(counts), 1)),
+    bx.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1),
               ncols=len(shares.columns), frameon=False, fontsize=9)
     bx.set_title("(b) headline claims", loc="left", fontsize=11)
     return [ax, bx]

@@ -3,7 +3,8 @@
 - ``_data/scorecard.json`` and ``_data/scorecard.csv``: the scorecard
   (:func:`hca.paper.scorecard.build_scorecard`; the results are read from the results cache
   the executed notebooks filled, so this costs seconds), and ``_data/paper_values.csv``, the
-  paper's side.
+  paper's side; written when a page links them (the intro and the scorecard page do; a
+  one-chapter build of ``scripts/check_notebook.sh`` does not).
 - ``_data/notebooks/<chapter>.ipynb``: every notebook page of the book as a Jupyter notebook
   (jupytext, without outputs: run it to get them), linked under the page's title.
 
@@ -38,6 +39,8 @@ def _write(path: Path, text: str) -> None:
 def write_scorecard(app: Sphinx, exc: Exception | None) -> None:
     if exc is not None or getattr(app.builder, "format", "") != "html":
         return
+    if not getattr(app, "_hca_download_used", False):  # no page links them (one-page builds)
+        return
     from hca.data import load_paper_values
     from hca.paper.scorecard import build_scorecard, scorecard_csv
 
@@ -62,10 +65,7 @@ def write_notebooks(app: Sphinx, exc: Exception | None) -> None:
         source = Path(app.srcdir) / f"{docname}.md"
         nb = jupytext.read(source)
         target = Path(app.outdir) / DATA_DIR / "notebooks" / f"{Path(docname).name}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        jupytext.write(nb, tmp, fmt="ipynb")
-        tmp.replace(target)
+        _write(target, jupytext.writes(nb, fmt="ipynb"))
 
 
 def _notebook_docs(app: Sphinx) -> list[str]:
@@ -102,6 +102,7 @@ def resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for ref in doctree.findall(nodes.reference):
         if ref.get("hca_download"):
             ref["refuri"] = relative_uri(page, ref["refuri"])
+            app._hca_download_used = True
     if docname not in _notebook_docs(app):
         return
     section = next(iter(doctree.findall(nodes.section)), None)
