@@ -495,8 +495,9 @@ def _share_text(o: Outcome, record: dict) -> str:
 def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
     """One row per claim, both setups side by side, for the scorecard page's table.
 
-    Columns: chapter, claim id, claim, kind, the paper's value, then per setup its verdict,
-    our value, the reason and the stability (or ensemble) share, and the figure. With
+    Columns: chapter, claim id, claim, kind, the paper's value, then per setup its verdict and
+    one cell with our value, the stability (or ensemble) share of a headline claim and the
+    reason, and the figure. With
     ``html`` the verdicts are ``<span class="verdict verdict-...">`` and the figure a link to
     its anchor on the chapter's page (relative to a page in ``notebooks/``).
     """
@@ -510,9 +511,9 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
             v = o.verdict
             d[f"{label}: verdict"] = (f'<span class="verdict verdict-{v.replace(" ", "-")}">'
                                       f"{v}</span>" if html else v)
-            d[f"{label}: ours"] = o.ours
-            d[f"{label}: reason"] = o.reason
-            d[f"{label}: stability"] = _share_text(o, recs[r.id]["setups"][s])
+            share = _share_text(o, recs[r.id]["setups"][s])
+            d[f"{label}: ours, why"] = (f"{o.ours}" + (f" [holds in {share}]" if share else "")
+                                        + f". Why: {o.reason}")
         nb = CHAPTERS[r.chapter][0]
         d["figure"] = ((f'<a href="{nb}.html#{r.figure}">{r.figure}</a>' if html else r.figure)
                        if r.figure else "")
