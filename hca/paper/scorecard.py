@@ -495,7 +495,7 @@ def _share_text(o: Outcome, record: dict) -> str:
 def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
     """One row per claim, both setups side by side, for the scorecard page's table.
 
-    Columns: chapter, claim id, claim, kind, the paper's value, then per setup its verdict and
+    Columns: chapter (its number), claim id, claim, kind, the paper's value, then per setup its verdict and
     one cell with our value, the stability (or ensemble) share of a headline claim and the
     reason, and the figure. With
     ``html`` the verdicts are ``<span class="verdict verdict-...">`` and the figure a link to
@@ -504,7 +504,7 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
     recs = {r["id"]: r for r in card.records()}
     rows = []
     for r in card.rows:
-        d = {"chapter": chapter_label(r.chapter), "id": r.id, "claim": r.claim,
+        d = {"chapter": str(chapter_number(r.chapter)), "id": r.id, "claim": r.claim,
              "kind": r.kind, "paper": r.paper}
         for s, o in r.setups.items():
             label = SETUPS[s].label
@@ -515,7 +515,8 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
             d[f"{label}: ours, why"] = (f"{o.ours}" + (f" [holds in {share}]" if share else "")
                                         + f". Why: {o.reason}")
         nb = CHAPTERS[r.chapter][0]
-        d["figure"] = ((f'<a href="{nb}.html#{r.figure}">{r.figure}</a>' if html else r.figure)
+        d["figure"] = ((f'<a href="{nb}.html#{r.figure}" title="{r.figure}">figure</a>'
+                        if html else r.figure)
                        if r.figure else "")
         rows.append(d)
     return pd.DataFrame(rows)
