@@ -530,15 +530,18 @@ def test_scorecard_table_filters(browser_context, base_url: str, html_dir: Path)
                     h.endswith("verdict")), None)
         assert col is not None, f"no filter box for the careful setup's verdict: {headers}"
         box = tab.locator("table.dataTable thead input").nth(col)
-        box.fill("not reproduced")
+        box.focus()
+        box.press_sequentially("not reproduced")  # as a reader types (keyup events)
         tab.wait_for_timeout(500)
         expected = sum(r["setups"]["careful"]["verdict"] == "not reproduced" for r in records)
         assert shown() == expected, (shown(), expected)
         box.fill("")
+        box.press("Backspace")
         tab.wait_for_timeout(300)
         assert shown() == total
         search = tab.locator(".dt-search input, .dataTables_filter input").first
-        search.fill("S4-order")
+        search.focus()
+        search.press_sequentially("S4-order")
         tab.wait_for_timeout(500)
         n = shown()
         assert 1 <= n < total, f"searching 'S4-order' shows {n} of {total} rows"
