@@ -560,7 +560,7 @@ def synthesis_markdown(card: Scorecard, *, near_tie: float | None = None,
         for r in rows:  # the first claim of each chapter, in book order
             seen.setdefault(r.chapter, r)
         picked = list(seen.values())[:n]
-        return "; ".join(f"{_cell(r.claim).rstrip('.')} ({r.id}, chapter "
+        return "; ".join(f"\u201c{_cell(r.claim).rstrip('.')}\u201d ({r.id}, chapter "
                          f"{chapter_number(r.chapter)})" for r in picked)
 
     lines = [
