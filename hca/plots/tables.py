@@ -1,8 +1,9 @@
 """Tables as the book shows them: numbered, captioned, clean.
 
 Every DataFrame a notebook displays goes through :func:`table_markdown` (the display formatter
-that :func:`hca.plots.use_book_style` installs): it becomes a MyST ``{table}`` directive with a
-caption, which the book numbers per chapter like its figures ("Table 3.1"). The cells are
+that :func:`hca.plots.use_book_style` installs): in the book it becomes a MyST ``{table}``
+directive with a caption, which the book numbers per chapter like its figures ("Table 3.1");
+Jupyter still shows pandas' own HTML. The cells are
 cleaned on the way: a missing value reads "–", a boolean "yes"/"no", a whole float has no
 ".0", negative zero is "0", a machine path is reduced to its file name, nothing is truncated,
 and a plain 0..n-1 index is dropped (a meaningful index becomes the first column).
@@ -161,7 +162,8 @@ def _markdown_repr(frame: pd.DataFrame) -> str:
 
 
 def register_formatter(ipython: Any) -> None:
-    """Show DataFrames in ``ipython`` as :func:`table_markdown` (and not as pandas' HTML)."""
-    formatters = ipython.display_formatter.formatters
-    formatters["text/markdown"].for_type(pd.DataFrame, _markdown_repr)
-    formatters["text/html"].for_type(pd.DataFrame, lambda frame: None)
+    """Give DataFrames in ``ipython`` a ``text/markdown`` form, :func:`table_markdown`.
+
+    The book renders it (``_config.yml`` ranks ``text/markdown`` above ``text/html``); Jupyter
+    still shows pandas' HTML, which it prefers."""
+    ipython.display_formatter.formatters["text/markdown"].for_type(pd.DataFrame, _markdown_repr)
