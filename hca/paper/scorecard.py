@@ -484,12 +484,15 @@ def scorecard_csv(card: Scorecard) -> str:
 
 
 def _share_text(o: Outcome, record: dict) -> str:
-    ens = record.get("ensemble")
-    if isinstance(ens, dict) and "share" in ens:
-        return f"{float(ens['share']):.0%} of {ens.get('n_fits', ens.get('n', '?'))} fits"
+    parts = []
     if o.stability is not None:
-        return f"{o.stability.share:.0%} of {o.stability.n_fits} refits"
-    return ""
+        parts.append(f"{o.stability.share:.0%} of {o.stability.n_fits} refits")
+    ens = record.get("ensemble")  # the seed ensemble's share, where the claim has one
+    if isinstance(ens, dict) and ens.get("share") is not None:
+        runs = ens.get("runs", ens.get("n_fits"))
+        parts.append(f"{float(ens['share']):.0%} of {runs} seeds" if runs else
+                     f"{float(ens['share']):.0%} of the seed ensemble")
+    return "; ".join(parts)
 
 
 def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
