@@ -336,18 +336,9 @@ def format_report(report: dict) -> str:
 def plot_report(fit: Fit, path: Path, max_domains: int = 12) -> int:
     """The unmixing matrix and the causal graphs of (at most ``max_domains``) domains, saved
     to ``path`` (format from the suffix). Returns the number of domains drawn."""
-    import matplotlib
     from matplotlib.figure import Figure
 
     from hca.plots import plot_causal_graph, plot_unmixing
-    from hca.plots.style import BOOK_RC
-
-    with matplotlib.rc_context(BOOK_RC):  # text kept as text in an SVG, legible sizes
-        return _draw_report(fit, path, max_domains, Figure, plot_causal_graph, plot_unmixing)
-
-
-def _draw_report(fit: Fit, path: Path, max_domains: int, Figure, plot_causal_graph,
-                 plot_unmixing) -> int:
 
     adj = fit.adjusted
     doms = list(adj.models)[:max_domains]
