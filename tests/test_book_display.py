@@ -74,6 +74,13 @@ def test_figure_data_and_svg_metadata():
     kinds = data.groupby("kind").size().to_dict()
     assert kinds == {"bar": 2, "cell": 4, "line": 2, "points": 1}
     assert data.loc[data["kind"] == "bar", "y"].tolist() == [5, 6]
+    fig2, ax2 = plt.subplots()
+    ax2.barh([0, 1], [3, 4])
+    ax2.set_yticks([0, 1], ["first", "second"])
+    labelled = figure_data(fig2)
+    assert labelled["y_label"].tolist() == ["first", "second"]
+    assert labelled["x"].tolist() == [3, 4]
+    plt.close(fig2)
     svg = svg_with_data(fig, "<svg></svg>")
     assert svg.startswith('<svg><metadata id="hca-figure-data"><![CDATA[\npanel,')
     plt.close(fig)

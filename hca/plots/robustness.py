@@ -53,8 +53,9 @@ def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
         if not r["mic_lo"] <= r["mic"] <= r["mic_hi"]:  # the point fit lies outside its band
             outside += 1
             ax.plot([edge, r["mic"]], [yi, yi], ":", color=c, linewidth=1.5, zorder=2)
-            ax.annotate("outside", (r["mic"], yi), xytext=(8, 0), textcoords="offset points",
-                        va="center", fontsize=9, color=c)
+            ax.annotate("outside", (r["mic"], yi), xytext=(0, 7), textcoords="offset points",
+                        ha="left" if r["mic"] < 0.02 else "center", va="bottom", fontsize=9,
+                        color=c)
     ax.set_yticks(y, list(t.index))
     ax.set_xlabel("MIC of HCA on the four domains")
     ax.set_xlim(left=0)

@@ -164,8 +164,9 @@ def figure_data(fig: Any) -> pd.DataFrame:
 
     Columns: ``panel`` (1-based axes number), ``panel_title``, ``series`` (the artist's label),
     ``kind`` (``line``, ``points``, ``bar``, ``cell``), ``x``, ``y`` (data coordinates; for a
-    bar its centre and height, for an image cell its column and row) and ``value`` (an image
-    cell's value).
+    bar its centre and height, for an image cell its column and row), ``x_label``,
+    ``y_label`` (the tick label at that position on a categorical axis) and ``value`` (an
+    image cell's value).
     """
     from matplotlib.collections import PathCollection
     from matplotlib.container import BarContainer
@@ -173,14 +174,30 @@ def figure_data(fig: Any) -> pd.DataFrame:
 
     rows: list[dict] = []
 
+    def ticks(axis: Any) -> dict:
+        """Tick position -> its label, for a categorical axis (labels that are not numbers)."""
+        out = {}
+        for loc, lab in zip(axis.get_ticklocs(), axis.get_ticklabels()):
+            text = lab.get_text().replace("\u2212", "-").strip()
+            try:
+                float(text.rstrip("%"))
+            except ValueError:
+                if text:
+                    out[round(float(loc), 9)] = text
+        return out
+
     def add(panel, title, series, kind, xs, ys, values=None) -> None:
         values = [None] * len(xs) if values is None else values
         for x, y, v in zip(xs, ys, values):
             rows.append({"panel": panel, "panel_title": title, "series": series, "kind": kind,
-                         "x": x, "y": y, "value": v})
+                         "x": x, "y": y,
+                         "x_label": xlab.get(round(float(x), 9), "") if xlab else "",
+                         "y_label": ylab.get(round(float(y), 9), "") if ylab else "",
+                         "value": v})
 
     for k, ax in enumerate(fig.get_axes(), start=1):
         title = ax.get_title() or ax.get_title(loc="left")
+        xlab, ylab = ticks(ax.xaxis), ticks(ax.yaxis)
         for line in ax.get_lines():
             label = str(line.get_label())
             xs, ys = line.get_xdata(orig=True), line.get_ydata(orig=True)
@@ -214,7 +231,7 @@ def figure_data(fig: Any) -> pd.DataFrame:
                     i, j = np.indices(arr.shape)
                     add(k, title, "image", "cell", j.ravel(), i.ravel(), arr.ravel())
     return pd.DataFrame(rows, columns=["panel", "panel_title", "series", "kind", "x", "y",
-                                       "value"])
+                                       "x_label", "y_label", "value"])
 
 
 #: Marks the figure's data (CSV) inside its SVG; book/_ext/hca_book/figures.py writes it out.
