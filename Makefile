@@ -24,7 +24,7 @@ export MKL_NUM_THREADS ?= 1
 export OPENBLAS_CORETYPE ?= Haswell
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 
-.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean print-env
+.PHONY: book test unit notebooks data venv bench browser-test run-notebook lab clean print-env
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ run-notebook: data
 	@test -f "$(NB)" || { echo "run-notebook: no such notebook: $(NB)"; exit 2; }
 	mkdir -p build/run
 	$(BIN)/jupytext --to ipynb --execute --output build/run/$$(basename $(NB) .md).ipynb $(NB)
+
+## lab: JupyterLab on the chapters (open a .md with "Open With > Jupytext Notebook")
+lab: venv
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## bench: print the timings of the benchmark scripts
 bench: data
