@@ -21,8 +21,23 @@ for stub in 00_data 01_latent_pca 02_hca_recovery 03_interpretation 04_scaling_a
             05_matrix_completion 06_leaderboard_v1 07_mmlu_subtasks 08_your_data; do
   printf '# %s\n' "$stub" > "$work/book/notebooks/$stub.md"
 done
-for other in "$repo"/notebooks/*.md; do  # keep {doc} links to other chapters resolvable
-  [ "$other" = "$repo/$nb" ] || printf '# %s\n' "$(basename "$other" .md)" > "$work/book/notebooks/$(basename "$other")"
+# keep {doc}, {ref} and {numref} links to other chapters resolvable: a stub per chapter with its
+# title, its section labels and a placeholder figure per figure anchor (the scorecard page
+# links every chapter's figures)
+for other in "$repo"/notebooks/*.md; do
+  [ "$other" = "$repo/$nb" ] && continue
+  "$bin/python" - "$other" "$work/book/notebooks/$(basename "$other")" <<'PY'
+import re
+import sys
+
+src = open(sys.argv[1], encoding="utf-8").read()
+out = [next((l for l in src.splitlines() if l.startswith("# ")), "# chapter"), ""]
+for label in re.findall(r"^\(([\w-]+)\)=$", src, re.M):
+    out += [f"({label})=", f"## {label}", ""]
+for name in re.findall(r"^ *name: (fig-[\w-]+)", src, re.M):
+    out += ["```{figure} ../book/pipeline.svg", f":name: {name}", "", f"Stub of {name}.", "```", ""]
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out))
+PY
 done
 cp "$repo/$nb" "$work/book/notebooks/"
 {
