@@ -24,7 +24,7 @@ export MKL_NUM_THREADS ?= 1
 export OPENBLAS_CORETYPE ?= Haswell
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 
-.PHONY: book test unit notebooks data venv bench browser-test run-notebook lab clean print-env
+.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean print-env
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,6 +80,7 @@ run-notebook: data
 	$(BIN)/jupytext --to ipynb --execute --output build/run/$$(basename $(NB) .md).ipynb $(NB)
 
 ## lab: JupyterLab on the chapters (open a .md with "Open With > Jupytext Notebook")
+.PHONY: lab
 lab: venv
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
