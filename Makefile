@@ -24,7 +24,7 @@ export MKL_NUM_THREADS ?= 1
 export OPENBLAS_CORETYPE ?= Haswell
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 
-.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean print-env
+.PHONY: book test unit notebooks data venv bench browser-test run-notebook clean print-env lint
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ book: data
 	$(BIN)/jcache project -p $(JCACHE) execute -e local-parallel -t 900
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo "Open _build/html/index.html"
+
+## lint: ruff, the type checker and the import contracts (the floors) on hca/
+lint: venv
+	$(BIN)/ruff check hca
+	$(BIN)/mypy hca
+	$(BIN)/lint-imports
 
 ## test: unit tests, then every notebook through nbval
 test: unit notebooks

@@ -10,6 +10,7 @@ data/             the data: pinned public files and their tidy loaders
   registry          the pinned files: registry, verified fetch, cache
   loaders           tidy leaderboard and base-model frames (one row per model)
   tables            the small cited tables shipped inside the package (importlib.resources)
+  frames            leaderboard frame -> (X, domains), the one step every estimator starts from
 attribution/      leaderboard models -> base models (the paper's domains), pretraining compute
   catalogue         canonical base models: names, sizes, architectures, release dates
   identify          layered identification of every model's base model (Appendix B)
@@ -25,8 +26,10 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   search            steps 2-3: row residuals and the search over row orders (MIC)
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
+  progress          progress reports (ICA per domain, search levels) for a listener
 synthetic         simulated exact and inexact linear SCMs
-stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it)
+stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC
+                  under random rotations; recovery of a known order vs the data's size
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
   sigmoid           the sigmoid scaling law and its bootstrap
@@ -37,9 +40,8 @@ causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
   bootstrap         resampling (optionally by domain) and percentile intervals
 completion/       matrix completion, global vs local (Remark 1, Appendix G)
   estimators        SoftImpute, StructuredCompletion, ColumnMeans
-  experiment        the experiment design of Appendix G
+  experiment        global vs local completion of one domain, sweeps and their summaries
   masks             missing-entry masks and the error on hidden entries
-  kernels           numerical kernels of the estimators
 plots/            every figure function (ax=None, returns the axes; pyplot imported lazily)
   axes              get_axes / get_axes_grid (the one "use ax or make a figure" helper)
   estimator         HCA fits: matrices, causal graphs, MIC by subset
@@ -50,8 +52,10 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   mmlu              clustered subject correlations
   recovery          recovered DGPs, every domain's causal graph, shares of refits
   robustness        the robustness overview
+  style             the book's figure style (font sizes readable on the page)
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
+  chapters          the shape every chapter follows and the explicit list of chapters
   setups            the two setups every claim is judged under: authors' and careful
   replication       the paper's frames and the shared fits of every chapter, per setup
   cache             chapter results computed once per process and once per build
@@ -64,11 +68,19 @@ paper/            the paper's own settings and analyses
   interpretation    the factors' meaning: Figure 3, Tables 2a-2b, Figure 8, Appendices D, I
   scaling           sigmoid laws and fine-tuning ATEs, the authors' scaling_law.ipynb setup
   completion        Appendix G: global vs local completion at the text's and the code's rate
+  appendix_g        Appendix G's designs (this book's and the authors' code's) and their runner
   v1                Leaderboard v1 (Appendix H.4)
   robustness        the headline results under perturbations
   scorecard         every claim of the paper under both setups; verdict boxes, JSON
-cli/              python -m hca: data, fit (and scorecard)
-  fit               python -m hca fit on a user's CSV (inputs, report + JSON Schema, notes)
+  glue              the notebooks' one glue helper and cell formatters
+  pages             tables, shares and figure adapters of the chapter pages
+cli/              python -m hca: data, fit (and scorecard, declared by paper/scorecard)
+  data              python -m hca data: fetch and verify the pinned files
+  fit               python -m hca fit on a user's CSV
+  inputs            reading and checking the user's CSV
+  report            the fit report and its JSON Schema
+  notes             warnings as one-line notes
+  outputs           files written without harming them (atomic, links followed, devices)
 __main__          entry point of python -m hca
 """
 

@@ -36,10 +36,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
+from scipy.spatial.distance import squareform
 
 from hca.data.registry import V2_BENCHMARKS, benchmark_label
+from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.estimator.results import r_squared
-from hca.paper.constants import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.validation import check_frame, check_is_fitted, check_matrix
 
 __all__ = [
@@ -56,6 +58,7 @@ __all__ = [
     "raw_to_normalized",
     "compare_tables",
     "noise_shares",
+    "cluster_order",
 ]
 
 
@@ -625,3 +628,32 @@ def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
     if not rows:
         raise ValueError("noise_shares: no domain model given")
     return pd.DataFrame(rows, index=names).T
+
+
+# =========================================================================== clustering
+def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
+    """Order of the variables of a correlation matrix by hierarchical clustering.
+
+    Agglomerative clustering (``scipy.cluster.hierarchy.linkage``) on the distance
+    ``1 - corr`` with optimal leaf ordering, so that similar subjects sit side by side.
+
+    Parameters
+    ----------
+    corr : DataFrame
+        Square, symmetric correlation matrix with matching index and columns.
+    method : str, default="average"
+        Linkage method.
+
+    Returns
+    -------
+    list
+        The labels of ``corr`` in leaf order.
+    """
+    if not isinstance(corr, pd.DataFrame) or list(corr.index) != list(corr.columns):
+        raise ValueError("corr must be a square DataFrame with identical index and columns")
+    values = check_matrix(corr, name="corr")  # NaN: a constant column
+    dist = np.clip(1.0 - (values + values.T) / 2.0, 0.0, None)
+    np.fill_diagonal(dist, 0.0)
+    condensed = squareform(dist, checks=False)
+    link = optimal_leaf_ordering(linkage(condensed, method=method), condensed)
+    return [corr.index[i] for i in leaves_list(link)]

@@ -57,3 +57,28 @@ def check_chapter_rows():
                 assert spec.fn(results[s], paper.loc[list(spec.ids)])[r.id] == o, (r.id, s)
 
     return check
+
+
+def _relative_band_violations(card) -> list:
+    """Every numeric claim judged by a tolerance: reproduced/partly only inside the band."""
+    from hca.data import load_paper_values
+    from hca.paper import claims
+
+    pv = load_paper_values()
+    bad = []
+    for row in card.rows:
+        p = pv.loc[row.id]
+        if not str(p["tolerance"]).strip():
+            continue
+        paper = float(p["value"])
+        for s, o in row.setups.items():
+            if o.verdict in ("reproduced", "partly") and abs(paper) > claims.NEAR_ZERO:
+                if o.value is None or not 0.4 <= o.value / paper <= 2.5:
+                    bad.append((row.id, s, o.value, paper, o.verdict))
+    return bad
+
+
+@pytest.fixture(scope="session")
+def relative_band_violations():
+    """The rows of a scorecard that say reproduced/partly outside 0.4-2.5 x the paper value."""
+    return _relative_band_violations

@@ -232,7 +232,8 @@ def test_small_domain_hint(scm_frame, tmp_path, capsys, no_fit):
     csv = tmp_path / "small.csv"
     df.to_csv(csv, index=False)
     code, _, err = _run(_fit_args(csv), capsys)
-    _one_error(err, code, "domain 'tiny' has 2 rows")
+    _one_error(err, code, "domain 'tiny' has 2 models but at least 4 (the number of "
+                          "benchmarks) plus one are needed")  # the library's own rule
     assert "--min-domain-size 5" in err
 
 
@@ -474,3 +475,23 @@ def test_first_version_helpers_still_importable(scm_frame):
     report = fit_report(scm_frame[BENCH], scm_frame["base"].to_numpy())
     jsonschema.validate(report, report_schema())
     assert os.path.basename(__file__) == "test_cli.py"
+
+
+def test_load_leaderboard_goes_through_domain_data(tmp_path, monkeypatch):
+    import hca.cli.inputs as inputs
+
+    calls = []
+    real = inputs.domain_data
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("by"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inputs, "domain_data", spy)
+    path = tmp_path / "board.csv"
+    path.write_text("dom,x,y\n1,0.1,0.2\n2,0.3,0.4\n1,0.5,0.7\n1,0.6,0.1\n")
+    board = inputs.load_leaderboard(path, "dom", ["x", "y"], min_domain_size=2)
+    assert calls == ["dom"]  # the library's one frame -> (X, domains) step
+    assert list(board.domains) == ["1", "1", "1"] and board.domains.dtype == object
+    assert board.X["y"].tolist() == [0.2, 0.7, 0.1] and list(board.X.index) == [0, 1, 2]
+    assert board.dropped_domains == {"2": 1}

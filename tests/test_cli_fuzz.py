@@ -10,6 +10,8 @@ import io
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +66,7 @@ def csv_bytes(draw) -> bytes:
            ["--dropna"], ["--min-domain-size", "3"], ["--n-components", "1"],
            ["--n-components", "2"], ["--search", "sequential"], ["--seeds", "2"],
            ["--max-nodes", "5"]]), max_size=3))
+@pytest.mark.slow  # more than ~5 s
 def test_random_csvs_never_traceback(content, benchmarks, options):
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)

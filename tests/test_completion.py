@@ -10,7 +10,6 @@ import pytest
 
 from hca.completion import (
     AUTHORS_SOFT_IMPUTE,
-    AppendixGDesign,
     ColumnMeans,
     SoftImpute,
     StructuredCompletion,
@@ -26,8 +25,8 @@ from hca.completion import (
     random_mask_diagnostics,
     rmse_by_row_observed,
     rmse_on_mask,
-    run_appendix_g,
 )
+from hca.paper.appendix_g import AppendixGDesign, run_appendix_g
 from hca.plots import plot_rmse_by_column_set, plot_rmse_distributions, plot_rmse_vs_p
 
 COLS = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
@@ -554,6 +553,7 @@ def test_plots_return_axes():
 
 
 # --------------------------------------------------------------------------- Appendix G
+@pytest.mark.slow  # more than ~5 s
 def test_run_appendix_g_small_design():
     X, local = _two_subspaces(n_out=200, n_dom=40, seed=27, noise=1.0)
     frame = pd.DataFrame(X, columns=COLS)

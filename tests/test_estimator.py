@@ -260,6 +260,7 @@ SEQUENTIAL_CASES = [
 
 
 @pytest.mark.parametrize("d, K, alpha, noise, seed", SEQUENTIAL_CASES)
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_sequential_equals_exhaustive(d, K, alpha, noise, seed):
     sim = simulate_scm(
         n_domains=K, n_per_domain=5, n_components=d, alpha=alpha, random_state=100 + seed
@@ -358,6 +359,7 @@ def test_ols_adjustment_known_answer():
 
 
 # --------------------------------------------------------------------------- subsets
+@pytest.mark.slow  # more than ~5 s
 def test_mic_by_subset(exact_sim):
     keep = np.isin(exact_sim.domains, ["D1", "D2", "D3", "D4"])
     X, dom = exact_sim.X[keep][::2], exact_sim.domains[keep][::2]

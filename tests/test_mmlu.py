@@ -168,6 +168,7 @@ def exact_scm():
     return pd.concat(frames, ignore_index=True), np.array(labels, dtype=object), causal
 
 
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_seed_fits_recovers_the_order_among_benchmarks(exact_scm):
     X, labels, causal = exact_scm
     fits = mmlu.seed_fits(HCA(), X, labels, seeds=[0, 1, 2])

@@ -10,6 +10,9 @@ from hca.paper import cache, setups
 from hca.paper import completion as pc
 from hca.paper import scorecard as sc
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F15a-local", "F15b-local", "F16-no-worse", "F16-mostly-better"]
 
 
@@ -76,10 +79,16 @@ def test_printed_means_and_rate_table(results):
     assert pm.loc[0.8, "local"] > pm.loc[0.8, "global"]
     assert pm.loc[0.2, "local"] < pm.loc[0.2, "global"]
     t = pc.rate_table(results)
+    # fast settings run no curve: the two main shares; the book's adds 0.1 from the curve
     assert list(t.index) == [0.2, 0.8]
     assert t.columns.get_level_values(0).unique().tolist() == [
         "authors' notebook", "authors' setup", "careful setup"]
     assert t.loc[0.2, ("authors' notebook", "global")] == pm.loc[0.2, "global"]
+    reps = t[("authors' setup", "repetitions")]
+    assert reps[0.2] == results["authors"].at(0.2)["n"] >= 1
+    assert list(pc.rate_table(results, shares=(0.2,)).index) == [0.2]
+    with pytest.raises(ValueError, match="hidden share 0.1 was not run"):
+        pc.rate_table(results, shares=(0.1,))
 
 
 def test_every_claim_answered_under_both_setups(results, check_chapter_rows, monkeypatch):

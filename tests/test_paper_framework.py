@@ -143,6 +143,7 @@ def test_every_claim_has_exactly_one_evaluator():
                                                       if len(v) > 1}
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_scorecard_judges_the_chapters_own_results(monkeypatch):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (fast settings; the same object, not a
@@ -168,4 +169,29 @@ def test_scorecard_judges_the_chapters_own_results(monkeypatch):
     for cid in sc.HEADLINE:
         row = next(r for r in card.rows if r.id == cid)
         assert all(o.stability is not None for o in row.setups.values()), cid
+    # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
+    assert relative_band_violations(card) == []
     cache.clear_memory()
+
+
+def test_every_chapter_has_the_declared_shape():
+    """Every chapter of the explicit list follows hca.paper.chapters.ChapterModule: Settings
+    with fast(), run(setup, settings); every chapter with claims is in the list."""
+    import dataclasses
+    import inspect
+
+    from hca.paper.chapters import CHAPTER_LIST, chapter
+
+    keys = [c.key for c in CHAPTER_LIST]
+    assert len(set(keys)) == len(keys)
+    assert [k for k in keys if k in claims.CHAPTERS] == list(claims.CHAPTERS)
+    for c in CHAPTER_LIST:
+        settings = c.module.Settings
+        assert dataclasses.is_dataclass(settings) and settings.__dataclass_params__.frozen, c.key
+        assert isinstance(settings.fast(), settings) and isinstance(c.settings(), settings)
+        params = list(inspect.signature(c.module.run).parameters)
+        assert params[:2] == ["setup", "settings"], (c.key, params)
+        assert (len(c.claims()) > 0) == (c.key in claims.CHAPTERS), c.key
+        assert chapter(c.key) is c
+    with pytest.raises(ValueError, match="unknown chapter"):
+        chapter("nope")

@@ -9,6 +9,9 @@ from hca.paper import cache, mmlu, setups
 from hca.paper import constants as pc
 from hca.paper import scorecard as sc
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F27-one-factor", "H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", "H.5-phys-mic",
        "H.5-phys-minimal", "H.5-phys-z1", "H.5-cross-order", "H.5-math-z23", "H.5-phys-z23"]
 

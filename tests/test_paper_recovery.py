@@ -12,6 +12,9 @@ from hca.paper.constants import PAPER_V2_FOUR
 from hca.paper.recovery_stability import four_smallest, read_sweep, subset_rank
 from hca.paper.setups import SETUP_NAMES
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F18-four-smallest", "S4-best-four", "S4-aligned-benchmarks", "S4-order", "T3a-z1",
        "T3a-z2", "T3a-z3", "T3b-Llama-3-8B", "T3b-Llama-3.1-8B", "T3b-Qwen2.5-7B",
        "T3b-Qwen2.5-14B", "F4-llama3-weight", "F4-llama3-scale", "F21-llama3-weight",
@@ -41,8 +44,9 @@ def test_same_objects(results):
 
 def test_key_values(results):
     a, c = results["authors"], results["careful"]
-    assert a.fit.mic_ == pytest.approx(0.0715, abs=0.003)
-    assert c.fit.mic_ == pytest.approx(0.1514, abs=0.003)
+    assert rec.mic_as_expected("authors", a.fit.mic_)
+    assert rec.mic_as_expected("careful", c.fit.mic_)
+    assert not rec.mic_as_expected("careful", a.fit.mic_)
     assert len(a.subsets) == len(c.subsets) == 16 and a.subsets["certified"].all()
     # the seed-0 sweep reads the four-domain fit exactly as main_fit does
     for r in (a, c):
@@ -59,7 +63,7 @@ def test_key_values(results):
     assert rec.figure18_table(results).shape == (6, 3)
     # Appendix H.3: BBH and MMLU-PRO lose most of their within-domain variance
     for r in (a, c):
-        assert (r.variance.loc[["bbh", "mmlu_pro"], "ratio"] < 0.6).all()
+        assert (r.variance.loc[["bbh", "mmlu_pro"], "ratio"] <= rec.VARIANCE_DROP_MAX).all()
         assert r.fit_filtered.ica_converged_ == {d: True for d in PAPER_V2_FOUR}
     ev = a.evidence
     assert ev.levers.shape == (6, 5) and ev.optimum.shape == (4, 8)

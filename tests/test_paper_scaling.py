@@ -11,6 +11,9 @@ from hca.paper import cache, claims, setups
 from hca.paper import scaling as ch
 from hca.paper import scorecard as sc
 
+#: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
+pytestmark = pytest.mark.slow
+
 IDS = ["F7-bbh-tau", "F12-bigger-better", "F13a-ifeval", "F13a-math_lvl_5", "F13a-bbh",
        "F13a-gpqa", "F13a-musr", "F13a-mmlu_pro", "F13bc-math_lvl_5", "F13bc-ifeval",
        "F13bc-general", "F14-group", "F14-pairwise", "F7-bbh-fit", "F14-llama-lineage",

@@ -87,6 +87,7 @@ def test_filter_below_base_errors():
         r.filter_below_base(df, domains=["Mistral-7B"])
 
 
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_fit_v2_on_another_frame():
     default = r.fit_v2()
     same = r.fit_v2(frame=r.v2_frame())

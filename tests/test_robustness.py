@@ -135,6 +135,7 @@ def test_robust_fit_four_components_uses_certified_sequential_search(exact):
     assert fit.mic < 0.02 and len(fit.alignment) == 4
 
 
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_bootstrap_fits_deterministic(frame):
     rows = frame[frame["base_model"].isin(FOUR)]
     X, dom = rows[list(BENCH)], rows["base_model"].to_numpy(dtype=object)
@@ -236,6 +237,7 @@ def test_run_perturbations_structure(table):
     assert (sizes == t["n_resamples"]).all()
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_run_perturbations_deterministic(frame, table):
     again = _run(frame)
     pd.testing.assert_frame_equal(table.table, again.table)
@@ -261,7 +263,7 @@ def test_compact_summary_and_plots(table):
     assert "bootstrap" in table.summary() and "ICA seed" in table.summary()
     ax = hp.plot_robustness(table)
     assert len(ax.get_yticklabels()) == len(table.table)
-    ax2 = hp.plot_s_inv_membership(table, CANDS, paper=FOUR)
+    ax2 = hp.plot_s_inv_membership(table, CANDS, highlight=FOUR)
     assert len(ax2.patches) == len(table.table) * len(CANDS) + len(FOUR)
     plt.close("all")
 
@@ -292,6 +294,7 @@ def test_precedence_counts():
         rb.precedence(reps, names=("x",))
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_page_run_on_the_real_data(monkeypatch):
     """rb.run: the page's table with the authors' setup's frame as the authors' row."""
     from hca.paper import cache
@@ -299,8 +302,10 @@ def test_page_run_on_the_real_data(monkeypatch):
 
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
-    res = rb.run(rb.Settings.fast())
-    assert rb.run(rb.Settings.fast()) is res
+    res = rb.run("careful", rb.Settings.fast())
+    assert rb.run("careful", rb.Settings.fast()) is res
+    with pytest.raises(ValueError, match="perturbs the careful setup"):
+        rb.run("authors", rb.Settings.fast())
     t = res.table.table
     assert res.models["authors"] == len(v2_frame("authors")) == 4576
     assert t.loc["authors' domain rule", "models"] == res.authors_tables["models"].iloc[-1]

@@ -197,6 +197,7 @@ def test_sigmoid_fit_rejects_bad_input(kwargs, match):
         fit_sigmoid_law(**kwargs)
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_bootstrap_sigmoid_covers_truth_and_is_deterministic():
     log_c, t, y = sigmoid_data(150, seed=6)
     bs = bootstrap_sigmoid(log_c, t, y, n_boot=100, random_state=11)
@@ -224,6 +225,7 @@ def test_bootstrap_sigmoid_rejects_bad_settings():
 
 
 # ----------------------------------------------------------------------------- ATE
+@pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_backdoor_and_ipw_remove_confounding_continuous_x():
     x, t, y = confounded_continuous(800, seed=0)
     bd = ate_backdoor(x, t, y, n_boot=200, random_state=0)
@@ -270,6 +272,7 @@ def test_stratified_drops_strata_without_both_arms():
     assert np.isnan(res.ci_low) and "not computed" in res.summary()
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_backdoor_bootstrap_coverage():
     hits = []
     for seed in range(20):
@@ -674,6 +677,7 @@ def _panel_frame(seed: int = 31):
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_fit_sigmoid_panel():
     df = _panel_frame()
     subsets = {"all": None, "A": df["lineage"].eq("A").to_numpy()}
@@ -732,6 +736,7 @@ def test_fit_sigmoid_panel():
     plt.close("all")
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_ate_panel_and_contrast():
     x, t, y, _ = confounded_strata(seed=40)
     df = pd.DataFrame({"log_c": np.r_[x, x], "T": np.r_[t, t],

@@ -49,6 +49,7 @@ def sequential(Ms, **kwargs):
 
 
 # --------------------------------------------------------------------------- many domains
+@pytest.mark.slow  # more than ~5 s
 def test_fifty_domains_bounded_memory_and_not_certified():
     Ms, truth = scrambled(50, alpha=0.1, noise=0.05, seed=1)
     tracemalloc.start()
@@ -74,6 +75,7 @@ def test_max_nodes_bounds_every_level():
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), K=st.integers(14, 40))
+@pytest.mark.slow  # more than ~5 s
 def test_exact_scm_identified_beyond_enumeration(seed, K):
     """Levels too large to enumerate: an exact SCM is still recovered (MIC 0)."""
     Ms, truth = scrambled(K, seed=seed)
@@ -82,6 +84,7 @@ def test_exact_scm_identified_beyond_enumeration(seed, K):
     assert all(np.array_equal(p, t) for p, t in zip(res.permutations, truth))
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_small_budget_agrees_with_optimum_often():
     """Forced to explore the first level by alternating search, the answer stays close to
     the certified optimum (found by enumeration with a large budget)."""
@@ -97,6 +100,7 @@ def test_small_budget_agrees_with_optimum_often():
     assert np.mean(gaps < 1e-9) >= 0.5 and gaps.max() < 0.05
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_enumerable_problems_unchanged():
     """Where every level fits in max_nodes, the search is the plain certified beam search:
     same order and MIC as exhaustive, everything enumerated."""

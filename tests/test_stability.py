@@ -17,9 +17,11 @@ from hca.stability import (
     seed_stability,
     subset_stability,
 )
-from hca.paper.constants import PAPER_ALIGNMENT
 from hca.stability import bootstrap_index
 from hca.synthetic import simulate_scm
+
+#: A pattern like the paper's (general, IFEval, MATH); the library knows no paper.
+PATTERN = (frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
 
 
 @pytest.fixture(scope="module")
@@ -29,19 +31,25 @@ def sim():
 
 
 def test_matches_alignment():
-    assert matches_alignment(("bbh", "ifeval", "math_lvl_5"), PAPER_ALIGNMENT)
-    assert matches_alignment(("mmlu_pro", "ifeval", "math_lvl_5"), PAPER_ALIGNMENT)
-    assert not matches_alignment(("ifeval", "mmlu_pro", "math_lvl_5"), PAPER_ALIGNMENT)
-    assert not matches_alignment(("bbh", "ifeval"), PAPER_ALIGNMENT)
+    assert matches_alignment(("bbh", "ifeval", "math_lvl_5"), PATTERN)
+    assert matches_alignment(("mmlu_pro", "ifeval", "math_lvl_5"), PATTERN)
+    assert not matches_alignment(("ifeval", "mmlu_pro", "math_lvl_5"), PATTERN)
+    assert not matches_alignment(("bbh", "ifeval"), PATTERN)
+    # not strict: more factors -> the first of every role in order; fewer -> NA
+    assert matches_alignment(("bbh", "gpqa", "ifeval", "math_lvl_5"), PATTERN, strict=False)
+    assert not matches_alignment(("ifeval", "bbh", "math_lvl_5", "musr"), PATTERN, strict=False)
+    assert not matches_alignment(("bbh", "gpqa", "musr", "ifeval"), PATTERN, strict=False)
+    assert matches_alignment(("bbh", "ifeval"), PATTERN, strict=False) is pd.NA
 
 
 def test_fit_record(sim):
     X, dom = sim
     model = HCA().fit(X, dom)
-    rec = fit_record(model)
+    rec = fit_record(model, patterns={"paper_order": PATTERN})
     adj = model.adjust()
     assert rec["mic"] == model.mic_ and rec["alignment"] == adj.benchmarks
     assert rec["order"] == " > ".join(adj.benchmarks) and rec["paper_order"] is False
+    assert "paper_order" not in fit_record(model)  # no pattern, no column
     for label in model.domains_:
         assert rec[f"alpha[{label}]"] == model.inexactness_[label]
         assert rec[f"w[{label}] z1->z3"] == pytest.approx(adj.models[label].A[2, 0])
@@ -52,21 +60,24 @@ def test_fit_record(sim):
 
 def test_seed_stability_on_exact_scm(sim):
     X, dom = sim
-    res = seed_stability(HCA(), X, dom, seeds=range(4))
+    res = seed_stability(HCA(), X, dom, seeds=range(4), patterns={"paper_order": PATTERN})
     assert isinstance(res, StabilityResult) and res.kind == "seed"
     assert res.records["seed"].tolist() == [0, 1, 2, 3]
     assert res.records["mic"].max() < 0.02  # exact SCM: every seed finds it
     counts = res.alignment_counts()
     assert counts["share"].sum() == pytest.approx(1.0) and counts["share"].iloc[0] == 1.0
     assert res.modal_alignment == res.records["alignment"].iloc[0]
-    assert res.paper_order_share() == 0.0
+    assert res.pattern_share("paper_order") == 0.0 and res.patterns == ("paper_order",)
+    with pytest.raises(ValueError, match="no pattern 'other'"):
+        res.pattern_share("other")
     q = res.quantiles()
     assert list(q.columns) == ["q05", "q50", "q95"] and "mic" in q.index
     w = res.weights()
     assert (w["n"] == 4).all() and (w["q05"] <= w["q95"]).all()
     assert "4 seed refits" in res.summary()
     # the estimator carries the settings; its random_state is replaced by every seed
-    res2 = seed_stability(HCA(random_state=99), X, dom, seeds=range(4), n_jobs=2)
+    res2 = seed_stability(HCA(random_state=99), X, dom, seeds=range(4), n_jobs=2,
+                          patterns={"paper_order": PATTERN})
     pd.testing.assert_frame_equal(res.records, res2.records)
     with pytest.raises(TypeError, match="estimator must be an HCA instance"):
         seed_stability(X, X, dom, seeds=range(2))
@@ -125,6 +136,7 @@ def test_ica_solutions_unique_for_strongly_non_gaussian_sources(sim):
     assert (table["solution"] == 1).all() and (table["share"] == 1.0).all()
 
 
+@pytest.mark.slow  # more than ~5 s
 def test_ica_solutions_finds_several_optima_for_gaussian_sources():
     rng = np.random.default_rng(2)
     G = rng.normal(size=(6, 3))
@@ -153,3 +165,14 @@ def test_ranked_orders(sim):
         ranked_orders(model, n=0)
     with pytest.raises(ValueError, match="needs a fitted HCA"):
         ranked_orders(HCA())
+
+
+def test_ranked_orders_flags_named_patterns(sim):
+    X, dom = sim
+    model = HCA().fit(X, dom)
+    order = tuple(model.adjust().benchmarks)
+    own = tuple(frozenset({b}) for b in order)
+    table = ranked_orders(model, n=2, patterns={"mine": own, "paper_order": PATTERN})
+    assert bool(table["mine"].iloc[0]) and not table["paper_order"].any()
+    assert "mine" not in ranked_orders(model, n=2).columns
+

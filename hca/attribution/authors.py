@@ -4,23 +4,41 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hca.paper.constants import AUTHORS_V2_LABELS
+#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
+AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
+#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
+#: base models of Section 1.1 -> this book's names.
+AUTHORS_V2_LABELS: dict[str, str] = {
+    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
+    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
 
 __all__ = [
+    "AUTHORS_LABELS",
+    "AUTHORS_V2_LABELS",
     "AUTHORS_GEMMA2_9B_PARAMS",
+    "AUTHORS_V1_LABELS",
     "authors_base_model",
     "authors_token_family",
     "v2_frame_authors",
+    "v1_frame_authors",
 ]
 
 #: Parameter window (billions) in which the authors' rule calls a Gemma-2 model Gemma-2-9B.
 AUTHORS_GEMMA2_9B_PARAMS: tuple[float, float] = (8.9, 9.5)
+
+#: The authors' labels of the six v1 base models of Appendix H.4 -> this book's names (the six
+#: most frequent labels their rule gives on the v1 file, printed by scripts/subgroup_pca.ipynb,
+#: cell jIvjpr5bUCj5, hlzhang109/causal-eval @ 248059ca8849635b0508167116feaf06a07918d9).
+AUTHORS_V1_LABELS: dict[str, str] = {
+    "mistral-7b": "Mistral-7B", "llama-2-13b": "Llama-2-13B", "llama-3-8b": "Llama-3-8B",
+    "llama-2-7b": "Llama-2-7B", "llama-2-70b": "Llama-2-70B", "mixtral-8x7b": "Mixtral-8x7B"}
 
 
 # ----------------------------------------------------------------------------------------
@@ -111,12 +129,8 @@ def _family(label: str) -> str | None:
 
 def _spelled(name: str) -> str | None:
     """Step 1: a family spelled with its size; None if absent or of an unknown family."""
-    for pattern, template in _SPELLED:
-        m = pattern.search(name)
-        if m:
-            label = template.format(m.group(1)) if "{}" in template else template
-            return label if _family(label) in _KNOWN_FAMILIES else None
-    return None
+    label = _spelled_any(name)
+    return label if label is not None and _family(label) in _KNOWN_FAMILIES else None
 
 
 def _by_words(name: str, params: float | None) -> str | None:
@@ -141,11 +155,18 @@ def _by_words(name: str, params: float | None) -> str | None:
 
 
 def _spelled_any(name: str) -> str | None:
-    """The first spelled family-with-size label, whatever its family (``"mistral-7b"``)."""
+    """The first spelled family-with-size label, whatever its family (``"mistral-7b"``).
+
+    After the patterns, the notebook's special case of ``get_explicit_base_model``: a name
+    holding both ``mixtral`` and ``8x7b`` anywhere (``"mixtral-megamerge-dare-8x7b"``) is
+    ``mixtral-8x7b``.
+    """
     for pattern, template in _SPELLED:
         m = pattern.search(name)
         if m:
             return template.format(m.group(1)) if "{}" in template else template
+    if "mixtral" in name and "8x7b" in name:
+        return "mixtral-8x7b"
     return None
 
 
@@ -278,7 +299,7 @@ def _token_keys() -> tuple[str, ...]:
     return tuple(sorted(authors_tokens().index, key=len, reverse=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
     from hca.data.loaders import load_leaderboard_v2
 
@@ -300,3 +321,40 @@ def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.Da
     cannot apply to them).
     """
     return _v2_authors_cached(bool(include_final), bool(dedupe)).copy()
+
+
+@cache
+def _v1_authors_cached(dedupe: bool) -> pd.DataFrame:
+    from hca.data.loaders import load_leaderboard_v1
+
+    df = load_leaderboard_v1(dedupe=dedupe)
+    cols = ["model_id", "architecture", "params_b"]
+    labels = [authors_base_model(name, None, arch, params, strict=True)
+              for name, arch, params in df[cols].itertuples(index=False)]
+    df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
+    df["base_model"] = df["authors_label"].map(AUTHORS_V1_LABELS).astype("string")
+    return df
+
+
+def v1_frame_authors(dedupe: bool = False) -> pd.DataFrame:
+    """Leaderboard v1 with domains by the authors' rule, as their code builds it.
+
+    The authors ran the very function that labels v2 (``determine_pretraining_tokens``) on
+    the v1 file: hlzhang109/causal-eval @ 248059ca8849635b0508167116feaf06a07918d9,
+    ``scripts/find_token_size.ipynb``, cell ``FT0_FLe0MxZI``, last line (commented there,
+    ``process_csv(TABLE_DIR + 'open_llm_leaderboard_old.csv', ...)``); ``scripts/main.ipynb``
+    (cell ``4HFSJYAt8eLf``) and ``scripts/find_proximal_benchmark.ipynb`` (cell
+    ``HV6fN1TnwgoF``) keep the commented configuration that reads the result, and
+    ``scripts/subgroup_pca.ipynb`` (cell ``jIvjpr5bUCj5``) prints its label counts. So this is
+    :func:`authors_base_model` with ``strict=True`` (the notebook's function literally) on
+    every row of the v1 file: v1 has no Base Model column (step 2 never applies), and its
+    parameter counts are whole billions (``#Params (B)`` rounded by the leaderboard).
+
+    ``authors_label`` holds the label of every row and ``base_model`` the book's name of the
+    six base models of Appendix H.4 (:data:`AUTHORS_V1_LABELS`; NA elsewhere). Domains are the
+    exact labels; the authors' notebooks select a domain's rows by substring
+    (``str.contains``), which would also put the ``llama-2-70b`` rows into ``llama-2-7b``'s
+    domain: this function does not (a row belongs to one domain). By default every CSV row is
+    kept (their table keeps the duplicates at another precision).
+    """
+    return _v1_authors_cached(bool(dedupe)).copy()

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from hca import attribution as bm
-from hca.paper.constants import AUTHORS_LABELS
+from hca.attribution.authors import AUTHORS_LABELS
 from hca.validation import check_frame, check_positive_int
 
 __all__ = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -310,7 +310,7 @@ def _arch_ok(b: BaseModel, arch: str | None) -> bool:
     return arch is None or arch in b.archs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _earliest_descendant_date(released: str) -> str:
     return (pd.Timestamp(released) - pd.Timedelta(days=_DATE_MARGIN_DAYS)).strftime("%Y-%m-%d")
 
@@ -335,7 +335,7 @@ _TRUSTED_ORGS = {
 _HUB_SUFFIX = re.compile(r"(?:-(?:bnb-4bit|4bit|8bit|unsloth-bnb-4bit|fp8|awq|gptq|hf|gguf))+$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hub_lookup() -> dict[str, BaseModel]:
     out: dict[str, BaseModel] = {}
     for b in BASE_MODELS:

@@ -22,7 +22,8 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Callable, NoReturn, Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 __all__ = ["main", "register_command", "one_line"]
 
@@ -81,14 +82,20 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 
 def _load_command(name: str | None) -> None:
-    """Import the module that registers ``name`` (if it is a known command)."""
+    """Import the module of ``name`` (if it is a known command): it registers the command,
+    or declares it as ``COMMAND = (name, help, setup, run)`` (modules outside :mod:`hca.cli`,
+    such as :mod:`hca.paper.scorecard`, do not import the command line)."""
     if name in COMMAND_MODULES and name not in _COMMANDS:
         module = COMMAND_MODULES[name][0]
         try:
-            importlib.import_module(module)
+            mod = importlib.import_module(module)
         except ModuleNotFoundError as err:  # e.g. the paper subpackage stripped out
             if err.name != module:
                 raise
+            return
+        declared = getattr(mod, "COMMAND", None)
+        if declared is not None and declared[0] not in _COMMANDS:
+            register_command(*declared)
 
 
 def build_parser(command: str | None = None) -> OneLineParser:

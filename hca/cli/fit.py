@@ -1,16 +1,20 @@
 """``python -m hca fit``: run HCA on a user's own leaderboard CSV.
 
 Reads a CSV with one row per model, a column naming each model's domain (its base model)
-and one numeric column per benchmark; prints the recovered causal order, each domain's
-structural equations after the OLS ambiguity adjustment, the MIC, the alignment of factors
-with benchmarks and its stability over FastICA seeds; ``--json PATH`` also writes the full
-report (every setting and diagnostic, described by ``hca/cli/report.schema.json``) and
-``--plot PATH`` the unmixing matrix and causal graphs (SVG, PNG or PDF).
+and one numeric column per benchmark; prints the recovered causal order (also in benchmark
+terms), the MIC with its range under random rotations of the ICA sources and what it means,
+the one-to-one alignment of factors with benchmarks, each domain's structural equations
+after the OLS ambiguity adjustment, and the stability over FastICA seeds; ``--json PATH``
+also writes the full report (every setting and diagnostic, described by
+``hca/cli/report.schema.json``) and ``--plot PATH`` the unmixing matrix, the alignment's R^2
+table and the causal graphs (SVG, PNG or PDF). Outputs never harm a file
+(:mod:`hca.cli.outputs`).
 
 Everything that can be checked before fitting is checked first (options, output paths,
-the CSV, domain sizes, the size of an exhaustive search), each problem in one line.
-Python warnings become one-line notes on stderr; a progress bar appears on stderr (when it
-is a terminal) for runs longer than two seconds.
+the CSV, the scale of the scores, domain sizes by the library's own rule, the size of an
+exhaustive search), each problem in one line. Python warnings become one-line notes on
+stderr; progress (with an ETA per domain's ICA and per search level) appears on stderr as a
+bar on a terminal, or as plain lines with ``--progress``.
 
 This module imports only :mod:`argparse` at import time so that ``--help`` is fast.
 """
@@ -50,6 +54,22 @@ def _int_at_least(low: int):
     return parse
 
 
+#: Seeds numpy's and scikit-learn's generators accept.
+MAX_SEED = 2**32 - 1
+
+
+def _int_between(low: int, high: int):
+    def parse(text: str) -> int:
+        value = _int_at_least(low)(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high} (2**32 - 1, the largest "
+                                             f"seed numpy accepts), got {value}")
+        return value
+
+    parse.__name__ = f"integer in {low}..{high}"
+    return parse
+
+
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("csv", help="CSV with a header line and one row per model")
     p.add_argument("--domain-col", metavar="COLUMN", required=True, help="column naming each model's domain")
@@ -64,8 +84,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-nodes", metavar="N", type=_int_at_least(1), default=1_000_000,
                    help="budget of the sequential search (prefixes evaluated; it also bounds "
                         "memory); default 1000000")
-    p.add_argument("--random-state", metavar="SEED", type=_int_at_least(0), default=0,
-                   help="FastICA seed of the reported fit (default 0)")
+    p.add_argument("--random-state", metavar="SEED", type=_int_between(0, MAX_SEED), default=0,
+                   help="FastICA seed of the reported fit, 0 to 2**32 - 1 (default 0)")
     p.add_argument("--n-restarts", metavar="N", type=_int_at_least(1), default=1,
                    help="FastICA runs per domain, the best by negentropy kept (default 1)")
     p.add_argument("--seeds", metavar="N", type=_int_at_least(1), default=1,
@@ -77,18 +97,34 @@ def _setup(p: argparse.ArgumentParser) -> None:
                         "instead of stopping")
     p.add_argument("--min-domain-size", type=_int_at_least(0), default=0, metavar="N",
                    help="drop domains with fewer than N rows (reported)")
-    p.add_argument("--json", metavar="PATH", help="also write the full report as JSON")
+    p.add_argument("--drop-duplicates", action="store_true",
+                   help="drop rows that repeat an earlier row (same domain and scores; "
+                        "reported) instead of counting them twice")
+    p.add_argument("--null-draws", metavar="N", type=_int_at_least(0), default=None,
+                   help="random rotations of the ICA sources for the MIC's reference range "
+                        "(one search each; 0 skips it; default 20, fewer (at least 5, with a "
+                        "note) when 20 searches would take more than a minute)")
+    p.add_argument("--n-jobs", metavar="N", type=int, default=None,
+                   help="parallel jobs (joblib) for the per-domain ICA and the --seeds "
+                        "refits; the results do not depend on it (default: one)")
+    p.add_argument("--json", metavar="PATH",
+                   help="also write the full report as JSON (a file is replaced atomically, "
+                        "a link's target is written, a device or FIFO is written through)")
     p.add_argument("--plot", metavar="PATH",
                    help="also draw the unmixing matrix and the causal graphs (.svg, .png, .pdf)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on stderr for runs longer than 2 s (default: when "
-                        "stderr is a terminal)")
+                   help="progress on stderr with an ETA per domain's ICA and search level: a "
+                        "bar on a terminal (for runs longer than 2 s), plain 'progress:' "
+                        "lines otherwise (default: when stderr is a terminal)")
 
 
 def _check_domains(board, n_components: int, search: str) -> None:
-    """Problems visible before any ICA: too few domains, domains too small, too many factors,
-    an exhaustive search too large."""
+    """Problems visible before any ICA, by the library's own validation
+    (:func:`hca.validation.check_fit_data`: at least two domains, more models than benchmarks
+    in each, no constant benchmark, a valid number of factors), then the size of an
+    exhaustive search."""
     from hca.estimator.search import check_search_size
+    from hca.validation import check_fit_data
 
     sizes = board.domain_sizes()
     p = board.X.shape[1]
@@ -98,31 +134,25 @@ def _check_domains(board, n_components: int, search: str) -> None:
     if n_components > p:
         raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks "
                          f"({p})")
-    small = {k: v for k, v in sizes.items() if v < p}
-    if len(small) == 1:
-        (name, count), = small.items()
-        raise ValueError(f"domain {name!r} has {count} row{'s' * (count != 1)}; HCA needs at "
-                         f"least {p} (the number of benchmarks) per domain: drop smaller "
-                         f"domains with --min-domain-size {p + 1}")
-    if small:
-        name, count = min(small.items(), key=lambda kv: kv[1])
-        raise ValueError(f"{len(small)} of {len(sizes)} domains have fewer rows than the {p} "
-                         f"(the number of benchmarks) HCA needs per domain (e.g. {name!r}: "
-                         f"{count}); drop them with --min-domain-size {p + 1}")
+    try:
+        check_fit_data(board.X, board.domains, n_components)
+    except ValueError as err:
+        small = sum(v <= p for v in sizes.values())
+        if small and "models but at least" in str(err):
+            raise ValueError(f"{err} ({small} of {len(sizes)} domains have {p} rows or fewer); "
+                             f"drop them with --min-domain-size {p + 1}") from None
+        raise
     check_search_size(search, len(sizes), n_components, hint="use --search sequential")
 
 
 def _run(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
     import sys
 
-    from hca.cli.inputs import (
-        PLOT_SUFFIXES,
-        check_output_path,
-        load_leaderboard,
-        write_atomic,
-    )
+    from hca.cli.inputs import PLOT_SUFFIXES, load_leaderboard
     from hca.cli.notes import Notes, Progress
+    from hca.cli.outputs import check_output_path, write_outputs
 
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     outputs = {}
@@ -130,65 +160,91 @@ def _run(args: argparse.Namespace) -> int:
                                     ("--plot", args.plot, PLOT_SUFFIXES)):
         if value is not None:
             outputs[option] = check_output_path(value, option, suffixes, inputs=[args.csv])
-    if len(outputs) == 2 and outputs["--json"].resolve() == outputs["--plot"].resolve():
+    if (len(outputs) == 2 and not outputs["--json"].stream
+            and outputs["--json"].target.resolve() == outputs["--plot"].target.resolve()):
         raise ValueError("--json and --plot name the same file")
     board = load_leaderboard(args.csv, args.domain_col, benchmarks, dropna=args.dropna,
-                             min_domain_size=args.min_domain_size)
+                             min_domain_size=args.min_domain_size,
+                             drop_duplicates=args.drop_duplicates)
     _check_domains(board, args.n_components, args.search)
 
     from hca.cli.report import (
         FitSettings,
         build_report,
         convergence_note,
+        duplicates_note,
         fit_seeds,
         format_report,
+        mic_reference,
         plot_report,
+        reference_draws,
         search_note,
+        trust_note,
     )
+    from hca.estimator.progress import listen
 
     settings = FitSettings(
         n_components=args.n_components, search=args.search, max_nodes=args.max_nodes,
         random_state=args.random_state, n_restarts=args.n_restarts, seeds=args.seeds,
-        min_domain_size=args.min_domain_size, dropna=args.dropna)
+        min_domain_size=args.min_domain_size, dropna=args.dropna,
+        drop_duplicates=args.drop_duplicates, null_draws=args.null_draws, n_jobs=args.n_jobs)
     notes = Notes()
-    with Progress(args.seeds + ("--plot" in outputs), enabled=args.progress) as progress:
-        fits = fit_seeds(board, settings, notes, progress)
+    early = []
+
+    def announce(line: str) -> None:  # a note shown at once (e.g. the --seeds estimate)
+        print(f"note: {line}", file=sys.stderr, flush=True)
+        early.append(line)
+
+    note = duplicates_note({"duplicated_rows": board.duplicated_rows,
+                            "rows_dropped_duplicates": board.dropped_duplicates})
+    if note:
+        announce(note)
+    steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
+    with Progress(steps, enabled=args.progress) as progress:
+        fits = fit_seeds(board, settings, notes, progress, announce=announce)
         for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
             notes.drop(category)  # one note each below, instead of one per seed or domain
-        report = build_report(board, settings, fits, csv=args.csv, domain_col=args.domain_col)
+        reference = None
+        draws = reference_draws(fits.reference.model, args.null_draws, announce)
+        if draws > 0:
+            progress.stage(f"MIC reference ({draws} random rotations)")
+            with listen(progress.listener):
+                reference = mic_reference(fits.reference.model, draws)
+            progress.advance()
+        settings = dataclasses.replace(settings, null_draws=draws)
+        report = build_report(board, settings, fits, csv=args.csv, domain_col=args.domain_col,
+                              reference=reference)
+        for line in early:
+            notes.add(line)
         note = search_note(report)
         if note:
             n_unc = sum(not f["certified"] for f in report["stability"]["fits"])
             if args.seeds > 1:
                 note += f" (not certified in {n_unc} of {args.seeds} seeds)"
             notes.add(note)
-        note = convergence_note(report)
-        if note:
-            notes.add(note)
+        for note in (convergence_note(report), trust_note(report)):
+            if note:
+                notes.add(note)
         if len(report["domains"]) > 12 and "--plot" in outputs:
             notes.add(f"the figure shows the causal graphs of the first 12 of "
                       f"{len(report['domains'])} domains")
         report["notes"] = notes.lines()
         text = json.dumps(report, indent=2, allow_nan=False)  # fails before anything is written
-        written = []
-        try:  # all outputs or none
-            if "--plot" in outputs:
-                progress.stage("figure")
-                write_atomic(outputs["--plot"], lambda tmp: plot_report(fits[0], tmp))
-                written.append(outputs["--plot"])
-                progress.advance()
-            if "--json" in outputs:
-                write_atomic(outputs["--json"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
-                written.append(outputs["--json"])
-        except BaseException:
-            for path in written:
-                path.unlink(missing_ok=True)
-            raise
+        writers = {}
+        if "--plot" in outputs:
+            progress.stage("figure")
+            writers[outputs["--plot"]] = lambda tmp: plot_report(fits.reference, tmp)
+        if "--json" in outputs:
+            writers[outputs["--json"]] = lambda tmp: tmp.write_text(text, encoding="utf-8")
+        written = write_outputs(writers)  # all or none; streams written through
+        if "--plot" in outputs:
+            progress.advance()
     print(format_report(report))
-    for path in written[::-1]:
-        print(f"wrote {path}")
+    for out in written[::-1]:
+        print(f"wrote {out.path}")
     for line in report["notes"]:
-        print(f"note: {line}", file=sys.stderr)
+        if line not in early:
+            print(f"note: {line}", file=sys.stderr)
     return 0
 
 

@@ -1,21 +1,21 @@
-"""Inputs and outputs of ``python -m hca fit``: the leaderboard CSV and the files written.
+"""Inputs of ``python -m hca fit``: the leaderboard CSV (the outputs: :mod:`hca.cli.outputs`).
 
 Every problem is reported as a one-line :class:`ValueError` naming the file, the column,
-the row or the option, before anything is fitted; outputs are written atomically (a
-temporary file in the same folder, renamed into place), so a failure leaves nothing behind.
+the row or the option, before anything is fitted.
 """
 
 from __future__ import annotations
 
 import csv
 import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from hca.data import domain_data
 
 __all__ = [
     "Leaderboard",
@@ -53,6 +53,10 @@ class Leaderboard:
         are counted under ``"(missing domain)"``).
     dropped_domains : dict
         Domain -> rows, for the domains dropped by ``min_domain_size``.
+    duplicated_rows : int
+        Rows that repeat an earlier row (same domain and scores) among the complete rows.
+    dropped_duplicates : int
+        Of those, the rows dropped (``drop_duplicates``).
     """
 
     X: pd.DataFrame
@@ -60,6 +64,8 @@ class Leaderboard:
     rows_read: int
     dropped_incomplete: dict = field(default_factory=dict)
     dropped_domains: dict = field(default_factory=dict)
+    duplicated_rows: int = 0
+    dropped_duplicates: int = 0
 
     def domain_sizes(self) -> dict:
         """Domain -> rows used, in sorted order of the domains."""
@@ -118,8 +124,41 @@ def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
     return values
 
 
+#: Scores larger than this in absolute value are refused: FastICA's whitening squares and sums
+#: them, which overflows (or loses every digit) long before the float64 limit of 1.8e308.
+MAX_ABS_SCORE = 1e150
+
+
+def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
+    """Refuse scores too large to fit safely, naming the column and the data row."""
+    values = X.to_numpy(dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = np.abs(values) > MAX_ABS_SCORE
+        if not big.any():
+            sums = np.nansum(values ** 2, axis=0)
+            if np.all(np.isfinite(sums)):
+                return
+            col = int(np.flatnonzero(~np.isfinite(sums))[0])
+            row = int(np.nanargmax(np.abs(values[:, col])))
+            big = np.zeros_like(big)
+            big[row, col] = True
+    row, col = (int(v) for v in np.argwhere(big)[0])
+    raise ValueError(f"{path}: column {X.columns[col]!r} holds {values[row, col]:.3g} (data "
+                     f"row {int(rows[row]) + 1}), too large to fit safely (the limit is "
+                     f"{MAX_ABS_SCORE:.0e} and squared sums must stay finite); rescale the "
+                     "scores (e.g. to percent or to a 0-1 range)")
+
+
+def _duplicates(labels: pd.Series, X: pd.DataFrame) -> np.ndarray:
+    """Rows repeating an earlier row: same domain and the same score on every benchmark."""
+    frame = X.copy()
+    frame["__domain__"] = labels.astype(str).to_numpy()
+    return frame.duplicated(keep="first").to_numpy()
+
+
 def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Sequence[str], *,
-                     dropna: bool = False, min_domain_size: int = 0) -> Leaderboard:
+                     dropna: bool = False, min_domain_size: int = 0,
+                     drop_duplicates: bool = False) -> Leaderboard:
     """Read and validate a leaderboard CSV.
 
     Parameters
@@ -133,7 +172,10 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
     dropna : bool, default False
         Drop rows with a missing score or domain (counted per domain) instead of refusing.
     min_domain_size : int, default 0
-        Drop domains with fewer rows (after ``dropna``).
+        Drop domains with fewer rows (after ``dropna`` and ``drop_duplicates``).
+    drop_duplicates : bool, default False
+        Drop rows that repeat an earlier row (same domain and scores); they are counted
+        either way.
 
     Returns
     -------
@@ -186,18 +228,23 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
         if X.empty:
             raise ValueError(f"{path}: every row has a missing score or domain "
                              "(nothing left after --dropna)")
-    domains = labels.astype(str).to_numpy(dtype=object)
-    small: dict = {}
-    if min_domain_size > 0:
-        names, counts = np.unique(domains, return_counts=True)
-        small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
-        keep = ~np.isin(domains, list(small))
-        X, domains = X[keep], domains[keep]
-        if X.empty:
-            raise ValueError(f"{path}: every domain has fewer than {min_domain_size} rows "
-                             "(nothing left after --min-domain-size)")
-    return Leaderboard(X.reset_index(drop=True), domains, rows_read=len(df),
-                       dropped_incomplete=dropped, dropped_domains=small)
+    _check_scale(path, X, np.asarray(X.index))
+    repeated = _duplicates(labels, X)
+    n_repeated = int(repeated.sum())
+    if drop_duplicates and n_repeated:
+        X, labels = X[~repeated], labels[~repeated]
+    frame = X.assign(**{domain_col: labels.astype(str).to_numpy(dtype=object)})
+    names, counts = np.unique(frame[domain_col].to_numpy(dtype=str), return_counts=True)
+    small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
+    kept = [str(k) for k in names if str(k) not in small]
+    if not kept:
+        raise ValueError(f"{path}: every domain has fewer than {min_domain_size} rows "
+                         "(nothing left after --min-domain-size)")
+    X, domains = domain_data(frame, kept, benchmarks, by=domain_col, context=str(path))
+    return Leaderboard(X, domains, rows_read=len(df),
+                       dropped_incomplete=dropped, dropped_domains=small,
+                       duplicated_rows=n_repeated,
+                       dropped_duplicates=n_repeated if drop_duplicates else 0)
 
 
 def read_leaderboard_csv(path: str | os.PathLike, domain_col: str,
@@ -211,57 +258,5 @@ def read_leaderboard_csv(path: str | os.PathLike, domain_col: str,
 
 
 # --------------------------------------------------------------------------- outputs
-def check_output_path(path: str | os.PathLike, option: str,
-                      suffixes: Sequence[str] | None = None,
-                      inputs: Sequence[str | os.PathLike] = ()) -> Path:
-    """Check, before any work, that a file can be written at ``path``.
-
-    Refuses a folder, a missing or non-folder parent, a place where no file can be
-    created (probed with a temporary file, removed at once), an unexpected suffix and an
-    input file (``inputs``) that would be overwritten.
-    """
-    path = Path(path)
-    if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise ValueError(f"{option} {path}: the file name must end in "
-                         f"{', '.join(suffixes)} (got {path.suffix or 'no suffix'!r})")
-    if path.is_dir():
-        raise ValueError(f"{option} {path}: is a folder; give a file name")
-    parent = path.parent
-    if not parent.exists():
-        raise ValueError(f"{option} {path}: folder {parent} does not exist")
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: {parent} is not a folder")
-    for other in inputs:
-        if path.exists() and Path(other).exists() and path.samefile(other):
-            raise ValueError(f"{option} {path}: would overwrite the input file")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"{option} {path}: the file exists and is not writable")
-    try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
-    except OSError as err:
-        raise ValueError(f"{option} {path}: cannot write in {parent} "
-                         f"({err.strerror or type(err).__name__})") from None
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``;
-    the temporary file is removed whatever happens."""
-    path = Path(path)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; use the usual mode
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+# kept here for the scripts of the first version; see :mod:`hca.cli.outputs`
+from hca.cli.outputs import check_output_path, write_atomic  # noqa: E402

@@ -10,6 +10,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from hca.cli import one_line
 
 __all__ = ["Notes", "Progress"]
@@ -62,21 +64,40 @@ class Notes:
         return out
 
 
-class Progress:
-    """A progress bar on stderr (tqdm) shown only when the work lasts more than ``delay`` s.
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
-    The bar counts steps (``advance``) and shows the current stage (``stage``); a
-    background thread refreshes the elapsed time while a long step runs. ``enabled=None``
-    shows it only when stderr is a terminal.
+
+class Progress:
+    """Progress on stderr: the seeds done, and within a fit each domain's ICA and each level
+    of the search, with an estimate of the time left (ETA) of the current step.
+
+    On a terminal (``enabled=None`` and stderr a terminal, or ``enabled=True``) a tqdm bar
+    that appears once the work lasts more than ``delay`` s; a background thread refreshes
+    the elapsed time while a long step runs. Off a terminal with ``enabled=True``
+    (``--progress``), plain lines ``hca fit: [seeds done/steps] stage: step, ETA`` on
+    stderr once the work lasts more than ``delay`` s, at most one every ``interval`` s (and
+    at every new stage). The library reports its steps to
+    :meth:`listener` (:func:`hca.estimator.progress.listen`).
     """
 
     def __init__(self, total: int, enabled: bool | None = None, delay: float = 2.0,
-                 desc: str = "hca fit") -> None:
+                 desc: str = "hca fit", interval: float = 1.0) -> None:
+        tty = sys.stderr.isatty()
         if enabled is None:
-            enabled = sys.stderr.isatty()
+            enabled = tty
         self.bar = None
+        self.plain = bool(enabled) and not tty
+        self.total, self.done, self.interval = total, 0, interval
+        self.desc, self.delay, self._start = desc, delay, time.monotonic()
+        self._stage, self._detail = "", ""
+        self._step_start: dict[str, float] = {}
+        self._step_end = time.monotonic()
+        self._last_line = -np.inf
         self._stop = threading.Event()
-        if enabled:
+        if enabled and tty:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, desc=desc, file=sys.stderr, delay=delay, leave=False,
@@ -92,11 +113,43 @@ class Progress:
                 bar.refresh()
                 bar.last_print_t = time.time()  # so that close() clears the line
 
-    def stage(self, text: str) -> None:
+    def _show(self, force: bool = False) -> None:
+        text = self._stage + (f": {self._detail}" if self._detail else "")
         if self.bar is not None:
             self.bar.set_postfix_str(text, refresh=False)
+        elif self.plain:
+            now = time.monotonic()
+            if now - self._start < self.delay:
+                return
+            if force or now - self._last_line >= self.interval:
+                self._last_line = now
+                print(f"{self.desc}: [{self.done}/{self.total}] {text}", file=sys.stderr,
+                      flush=True)
+
+    def stage(self, text: str) -> None:
+        self._stage, self._detail = text, ""
+        self._step_start.clear()
+        self._step_end = time.monotonic()
+        self._show(force=True)
+
+    def listener(self, step: str, done: int, total: int) -> None:
+        """``(step, done, total)`` from the library: shown with the ETA of that step."""
+        now = time.monotonic()
+        start = self._step_start.setdefault(step, self._step_end)
+        done = min(done, total)
+        elapsed = now - start
+        eta = ""
+        if 0 < done < total and elapsed > 0:
+            eta = f", ETA {_clock(elapsed / done * (total - done))}"
+        what = f"domain {done}/{total}" if step == "ICA" else f"{done}/{total}"
+        self._detail = f"{step} {what}{eta}"
+        if done >= total:
+            self._step_start.pop(step, None)
+            self._step_end = now
+        self._show(force=done >= total and self.plain and step == "ICA")
 
     def advance(self, n: int = 1) -> None:
+        self.done += n
         if self.bar is not None:
             self.bar.update(n)
 

@@ -7,8 +7,11 @@ The JSON report is described by ``report.schema.json`` (shipped with the package
 from __future__ import annotations
 
 import json
+import time
+import warnings
 from collections import Counter
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -18,16 +21,23 @@ import pandas as pd
 import hca
 from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
+from hca.data.registry import benchmark_label
 from hca.estimator.model import HCA
-from hca.estimator.results import OLSAdjustment
+from hca.estimator.progress import listen
+from hca.estimator.results import WEAK_MATCH_R2, OLSAdjustment, one_to_one_alignment
 from hca.estimator.search import check_search_size, n_row_orders_text
+from hca.stability import TRUSTED_DOMAIN_SIZE, rotation_null, seed_stability
 
 __all__ = [
     "REPORT_VERSION",
     "ORIENTATION",
     "FitSettings",
     "Fit",
+    "Fits",
+    "seed_record",
     "fit_seeds",
+    "mic_reference",
+    "reference_draws",
     "build_report",
     "format_report",
     "plot_report",
@@ -35,7 +45,7 @@ __all__ = [
     "fit_report",
 ]
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 #: How to read the matrices of the report.
 ORIENTATION = {
     "weights": (
@@ -52,6 +62,8 @@ ORIENTATION = {
 #: Two seeds give the same factor when the absolute cosine of their unmixing rows is at least
 #: this (after matching the factors of the two seeds one to one).
 SAME_FACTOR = 0.9
+#: ``--seeds``: a note with the estimated run time when the other seeds would take longer.
+ESTIMATE_NOTE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,9 @@ class FitSettings:
     tol: float = 1e-4
     min_domain_size: int = 0
     dropna: bool = False
+    drop_duplicates: bool = False
+    null_draws: int = 20
+    n_jobs: int | None = None
 
     def seed_list(self) -> list[int]:
         return [self.random_state + i for i in range(self.seeds)]
@@ -77,7 +92,8 @@ class FitSettings:
     def estimator(self, seed: int) -> HCA:
         return HCA(n_components=self.n_components, search=self.search, residual=self.residual,
                    beam_width=self.beam_width, max_nodes=self.max_nodes, random_state=seed,
-                   max_iter=self.max_iter, tol=self.tol, n_restarts=self.n_restarts)
+                   max_iter=self.max_iter, tol=self.tol, n_restarts=self.n_restarts,
+                   n_jobs=self.n_jobs)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,26 +105,144 @@ class Fit:
     adjusted: OLSAdjustment
 
     @property
+    def assignment(self) -> pd.DataFrame:
+        """The one-to-one alignment of the factors with benchmarks
+        (:func:`hca.estimator.results.one_to_one_alignment`)."""
+        return one_to_one_alignment(self.adjusted.r2)
+
+    @property
     def alignment(self) -> tuple:
-        return tuple(str(b) for b in self.adjusted.benchmarks)
+        return tuple(self.assignment["benchmark"])
+
+
+@dataclass(frozen=True, eq=False)
+class Fits:
+    """The reported fit (first seed), a record per seed (:func:`seed_record`, with
+    ``seed``) and the measured time of one fit in seconds."""
+
+    reference: Fit
+    records: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __getitem__(self, i: int) -> Fit:  # ``fits[0]``, as in the first version
+        if i != 0:
+            raise IndexError("only the reference fit is kept; see .records")
+        return self.reference
+
+
+def seed_record(model: HCA) -> dict:
+    """What the seed agreement reads off one fit (module level: sent to joblib workers)."""
+    return {"mic": float(model.mic_), "certified": bool(model.search_result_.certified),
+            "alignment": tuple(one_to_one_alignment(model.adjust().r2)["benchmark"]),
+            "unmixing": np.array(model.unmixing_),
+            "ica_converged": bool(all(model.ica_converged_.values()))}
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def fit_seeds(board: Leaderboard, settings: FitSettings, notes: Notes | None = None,
-              progress: Progress | None = None) -> list[Fit]:
-    """Fit HCA once per FastICA seed; warnings become ``notes``."""
+              progress: Progress | None = None,
+              announce: Callable[[str], None] | None = None) -> Fits:
+    """Fit HCA with the first seed (timed; warnings become ``notes``), then refit the other
+    seeds with :func:`hca.stability.seed_stability` (through joblib: any backend).
+
+    When the other seeds would take longer than :data:`ESTIMATE_NOTE_SECONDS` (from the
+    measured time of the first fit), ``announce`` gets a note with the estimate first.
+    """
     notes = notes if notes is not None else Notes()
-    fits = []
     seeds = settings.seed_list()
-    for i, seed in enumerate(seeds):
+    listener = progress.listener if progress is not None else (lambda *a: None)
+    if progress is not None:
+        progress.stage(f"seed {seeds[0]} (1/{len(seeds)})")
+    start = time.perf_counter()
+    with notes.capture(run=seeds[0]), listen(listener):
+        model = settings.estimator(seeds[0]).fit(board.X, board.domains)
+        adjusted = model.adjust(board.X)
+    seconds = time.perf_counter() - start
+    if progress is not None:
+        progress.advance()
+    reference = Fit(seeds[0], model, adjusted)
+    records = [{"seed": seeds[0], **seed_record(model)}]
+    rest = seeds[1:]
+    if rest:
+        estimate = seconds * len(rest)
+        if estimate > ESTIMATE_NOTE_SECONDS and announce is not None:
+            announce(f"--seeds {len(seeds)}: one fit took {_duration(seconds)}, so the other "
+                     f"{len(rest)} seeds will take about {_duration(estimate)} on one core "
+                     "(fewer --seeds, or a joblib backend with more workers, is faster)")
         if progress is not None:
-            progress.stage(f"seed {seed} ({i + 1}/{len(seeds)}): ICA per domain and search")
-        with notes.capture(run=seed):
-            model = settings.estimator(seed).fit(board.X, board.domains)
-            adjusted = model.adjust(board.X)
-        fits.append(Fit(seed, model, adjusted))
+            progress.stage(f"seeds {rest[0]}-{rest[-1]} ({len(rest)} more)")
+        with warnings.catch_warnings(), listen(listener):
+            warnings.simplefilter("ignore")  # what they say is in the records
+            sweep = seed_stability(settings.estimator(seeds[0]), board.X, board.domains,
+                                   seeds=rest, n_jobs=settings.n_jobs, record=seed_record)
+        records += sweep.records.to_dict("records")
         if progress is not None:
-            progress.advance()
-    return fits
+            progress.advance(len(rest))
+    return Fits(reference, records, seconds)
+
+
+#: ``--null-draws`` by default: this many random rotations, fewer (at least
+#: :data:`MIN_NULL_DRAWS`) when they would take longer than :data:`NULL_BUDGET_SECONDS`.
+DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
+
+
+def reference_draws(model: HCA, requested: int | None,
+                    announce: Callable[[str], None] | None = None) -> int:
+    """How many random rotations the MIC reference uses.
+
+    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) one search
+    is timed and :data:`DEFAULT_NULL_DRAWS` are used if they fit in
+    :data:`NULL_BUDGET_SECONDS`, else as many as fit (at least :data:`MIN_NULL_DRAWS`).
+    ``announce`` gets a note with the estimate when the draws take longer than that budget
+    or fewer than the default are used."""
+    if requested == 0:
+        return 0
+    start = time.perf_counter()
+    rotation_null(model, 1, random_state=0)
+    one = time.perf_counter() - start
+    draws = requested
+    if requested is None:
+        fit = int(NULL_BUDGET_SECONDS // max(one, 1e-9))
+        draws = max(MIN_NULL_DRAWS, min(DEFAULT_NULL_DRAWS, fit))
+    if announce is not None and (draws < DEFAULT_NULL_DRAWS and requested is None
+                                 or one * draws > NULL_BUDGET_SECONDS):
+        announce(f"the MIC reference uses {draws} random rotations, one search of "
+                 f"{_duration(one)} each: about {_duration(one * draws)} "
+                 "(--null-draws N sets the number, 0 skips it)")
+    return int(draws)
+
+
+def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | None:
+    """The MIC under random rotations of every domain's ICA sources
+    (:func:`hca.stability.rotation_null`) and what the fitted MIC means against it."""
+    if n_draws <= 0:
+        return None
+    null = rotation_null(model, n_draws, random_state)
+    mic = float(model.mic_)
+    q05, q50, q95 = (float(v) for v in np.quantile(null, [0.05, 0.5, 0.95]))
+    share = float(np.mean(null <= mic))
+    if mic < q05:
+        reading = ("below the range under random rotations: the domains' ICA sources line up "
+                   "in a common hierarchy better than arbitrary sources would")
+    elif mic <= q95:
+        reading = ("inside the range under random rotations: nothing in this fit says that the "
+                   "domains share a hierarchy; do not read the causal order as a finding")
+    else:
+        reading = ("above the range under random rotations: the ICA sources fit a common "
+                   "hierarchy worse than arbitrary sources; do not read the causal order as a "
+                   "finding")
+    return {"method": "MIC after rotating every domain's ICA sources by a random rotation "
+                      "(hca.stability.rotation_null)",
+            "n_draws": int(n_draws), "random_state": int(random_state),
+            "q05": q05, "median": q50, "q95": q95, "share_at_or_below": share,
+            "reading": reading}
 
 
 def _factor_match(ref: np.ndarray, other: np.ndarray) -> tuple[bool, list[float]]:
@@ -123,28 +257,28 @@ def _factor_match(ref: np.ndarray, other: np.ndarray) -> tuple[bool, list[float]
     return same, [float(c) for c in cosines]
 
 
-def seed_agreement(fits: list[Fit]) -> dict:
+def seed_agreement(fits: Fits) -> dict:
     """How often the causal order and the alignment of each seed agree with the first's."""
-    ref = fits[0]
+    ref = fits.records[0]
     records = []
-    for fit in fits:
-        same_order, cosines = _factor_match(ref.model.unmixing_, fit.model.unmixing_)
+    for rec in fits.records:
+        same_order, cosines = _factor_match(ref["unmixing"], rec["unmixing"])
         records.append({
-            "seed": fit.seed,
-            "mic": float(fit.model.mic_),
-            "certified": bool(fit.model.search_result_.certified),
-            "alignment": list(fit.alignment),
+            "seed": int(rec["seed"]),
+            "mic": float(rec["mic"]),
+            "certified": bool(rec["certified"]),
+            "alignment": [str(b) for b in rec["alignment"]],
             "same_order": same_order,
-            "same_alignment": fit.alignment == ref.alignment,
+            "same_alignment": tuple(rec["alignment"]) == tuple(ref["alignment"]),
             "factor_cosines": cosines,
-            "ica_converged": bool(all(fit.model.ica_converged_.values())),
+            "ica_converged": bool(rec["ica_converged"]),
         })
     counts = Counter(tuple(r["alignment"]) for r in records)
     modal, n_modal = counts.most_common(1)[0]
     n = len(records)
     return {
-        "seeds": [f.seed for f in fits],
-        "reference_seed": ref.seed,
+        "seeds": [r["seed"] for r in records],
+        "reference_seed": records[0]["seed"],
         "same_factor_threshold": SAME_FACTOR,
         "order_agreement": sum(r["same_order"] for r in records) / n,
         "alignment_agreement": sum(r["same_alignment"] for r in records) / n,
@@ -172,10 +306,29 @@ def _domains_block(board: Leaderboard, model: HCA) -> dict:
     return out
 
 
-def build_report(board: Leaderboard, settings: FitSettings, fits: list[Fit], *,
-                 csv: str = "", domain_col: str = "", notes: list[str] | None = None) -> dict:
+def order_text(assignment: pd.DataFrame) -> str:
+    """The causal order in benchmark terms: ``z1 (≈ IFEval) -> z2 (≈ MATH Lvl 5) -> z3``
+    (a factor that matches no benchmark well keeps its bare name)."""
+    return " -> ".join(z if row.weak else f"{z} (≈ {benchmark_label(row.benchmark)})"
+                       for z, row in assignment.iterrows())
+
+
+def trust(board: Leaderboard, n_components: int) -> dict:
+    """Whether the domains are numerous and large enough for the search to be trusted, by
+    the rule drawn in chapter 11 from :func:`hca.stability.recovery_study`."""
+    sizes = board.domain_sizes()
+    smallest = min(sizes.values())
+    return {"n_domains": len(sizes), "smallest_domain": int(smallest),
+            "min_domains": int(n_components), "min_domain_size": TRUSTED_DOMAIN_SIZE,
+            "trusted": bool(len(sizes) >= n_components and smallest >= TRUSTED_DOMAIN_SIZE)}
+
+
+def build_report(board: Leaderboard, settings: FitSettings, fits: Fits, *,
+                 csv: str = "", domain_col: str = "", notes: list[str] | None = None,
+                 reference: dict | None = None) -> dict:
     """The JSON-ready report of a run (see ``report.schema.json``)."""
-    fit = fits[0]
+    fit = fits.reference
+    assignment = fit.assignment
     model, adj = fit.model, fit.adjusted
     res = model.search_result_
     factors = list(adj.r2.index)
@@ -190,6 +343,8 @@ def build_report(board: Leaderboard, settings: FitSettings, fits: list[Fit], *,
             "rows_used": int(len(board.X)),
             "rows_dropped_incomplete": int(sum(board.dropped_incomplete.values())),
             "rows_dropped_small_domains": int(sum(board.dropped_domains.values())),
+            "duplicated_rows": int(board.duplicated_rows),
+            "rows_dropped_duplicates": int(board.dropped_duplicates),
             "dropped_incomplete": {str(k): int(v) for k, v in board.dropped_incomplete.items()},
             "dropped_domains": {str(k): int(v) for k, v in board.dropped_domains.items()},
         },
@@ -213,11 +368,16 @@ def build_report(board: Leaderboard, settings: FitSettings, fits: list[Fit], *,
         },
         "mic": float(model.mic_),
         "inexactness": {str(k): float(v) for k, v in model.inexactness_.items()},
+        "mic_reference": reference,
         "causal_order": factors,
+        "causal_order_text": order_text(assignment),
+        "weak_match_r2": WEAK_MATCH_R2,
         "alignment": [
-            {"factor": z, "benchmark": str(b), "r2": float(adj.r2.loc[z, b])}
-            for z, b in zip(factors, adj.benchmarks)
+            {"factor": z, "benchmark": str(row.benchmark), "r2": float(row.r2),
+             "weak": bool(row.weak), "ols_pick": str(b)}
+            for (z, row), b in zip(assignment.iterrows(), adj.benchmarks)
         ],
+        "trust": trust(board, d),
         "r2_table": {z: {str(b): float(v) for b, v in adj.r2.loc[z].items()} for z in factors},
         "graphs": {
             str(k): {
@@ -304,6 +464,48 @@ def _counts(counts: dict, n: int = 8) -> str:
     return shown + (f", ... ({len(counts)} in all)" if len(counts) > n else "")
 
 
+def trust_note(report: dict) -> str | None:
+    """A note when the domains are too few or too small for the search to be trusted."""
+    t = report["trust"]
+    if t["trusted"]:
+        return None
+    parts = []
+    if t["n_domains"] < t["min_domains"]:
+        parts.append(f"{t['n_domains']} domains for {t['min_domains']} factors (Theorem 1 "
+                     "needs at least as many domains as factors)")
+    if t["smallest_domain"] < t["min_domain_size"]:
+        parts.append(f"the smallest domain has {t['smallest_domain']} models (on simulated "
+                     f"data HCA recovered a known order reliably only from about "
+                     f"{t['min_domain_size']} models per domain; chapter 11, "
+                     "hca.stability.recovery_study)")
+    return ("the data may be too few for the search to be trusted: " + "; ".join(parts)
+            + "; check the order with --seeds and the MIC reference")
+
+
+def duplicates_note(inp: dict) -> str | None:
+    """A note for duplicated model rows that were kept."""
+    n = inp["duplicated_rows"] - inp["rows_dropped_duplicates"]
+    if n <= 0:
+        return None
+    return (f"{n} row{'s' * (n != 1)} repeat an earlier row (same domain and scores) and "
+            "count twice; --drop-duplicates drops them")
+
+
+def _reference_lines(report: dict) -> list[str]:
+    ref = report["mic_reference"]
+    if ref is None:
+        return ["  (no reference: --null-draws 0)"]
+    return [
+        f"  Reference on the same data: after rotating every domain's ICA sources at random "
+        f"({ref['n_draws']} draws) the MIC is {ref['q05']:.4f}-{ref['q95']:.4f} (5-95%, "
+        f"median {ref['median']:.4f}); {ref['share_at_or_below']:.0%} of the draws are at or "
+        f"below {report['mic']:.4f}.",
+        "  Meaning: the MIC is the largest share of a domain's ICA sources that one common "
+        "hierarchy leaves unexplained (0 = every domain fits it exactly); this value is "
+        f"{ref['reading']}.",
+    ]
+
+
 def format_report(report: dict) -> str:
     """The text printed by ``python -m hca fit``."""
     doms = report["domains"]
@@ -317,14 +519,21 @@ def format_report(report: dict) -> str:
         _rows_line(report["input"]),
         f"Search: {s['method']} over {s['row_orders']} row orders, {cert} "
         f"({s['nodes_evaluated']:,} prefixes evaluated)",
+        f"Causal order: {report['causal_order_text']}",
         f"MIC = {report['mic']:.4f}  (per domain: "
         + ", ".join(f"{k} {v:.4f}" for k, v in list(report["inexactness"].items())[:12])
         + (", ..." if len(doms) > 12 else "") + ")",
-        "Causal order and alignment (benchmark with the largest R^2, earlier factors as "
-        "controls):",
+        *_reference_lines(report),
+        f"Alignment (one benchmark per factor, the largest total R^2 of z_i ~ z_1..z_(i-1) + "
+        f"benchmark; R^2 below {report['weak_match_r2']:.2f}: matches no benchmark well):",
     ]
-    lines += [f"  {a['factor']}  <->  {a['benchmark']}  (R^2 = {a['r2']:.2f})"
-              for a in report["alignment"]]
+    width = max(len(a["benchmark"]) for a in report["alignment"])
+    for a in report["alignment"]:
+        flag = ", matches no benchmark well" if a["weak"] else ""
+        pick = (f"; alone, the OLS adjustment would pick {a['ols_pick']}"
+                if a["ols_pick"] != a["benchmark"] else "")
+        lines.append(f"  {a['factor']}  <->  {a['benchmark']:<{width}}  "
+                     f"(R^2 = {a['r2']:.2f}{flag}{pick})")
     lines.append(_stability_line(report["stability"]))
     lines.append("Causal graphs (after the OLS adjustment; unit-variance sources):")
     for dom, g in report["graphs"].items():
@@ -333,26 +542,84 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+#: ``--plot``: with more benchmarks than this the unmixing matrix is drawn benchmarks down
+#: the page, without cell values, and only the benchmarks whose largest |weight| is at least
+#: :data:`LABEL_SHARE` of the matrix's largest are named.
+COMPACT_BENCHMARKS = 15
+LABEL_SHARE = 0.25
+
+
+def _draw_matrix(ax, M: np.ndarray, benchmarks: list[str], title: str,
+                 outlined: list[int] | None = None, **kwargs) -> None:
+    """Factors x benchmarks as a heatmap (benchmarks down the page, without cell values and
+    with only the heavily weighted ones named, beyond :data:`COMPACT_BENCHMARKS`); the cell
+    of every factor's one-to-one benchmark outlined."""
+    from matplotlib.patches import Rectangle
+
+    from hca.plots import plot_matrix
+
+    d, p = M.shape
+    names = [benchmark_label(b) for b in benchmarks]
+    factors = [f"z{i + 1}" for i in range(d)]
+    if p <= COMPACT_BENCHMARKS:
+        plot_matrix(M, factors, names, ax, title=title, **kwargs)
+        cells = [(j, i) for i, j in enumerate(outlined or [])]
+    else:
+        keep = np.max(np.abs(M), axis=0) >= LABEL_SHARE * np.max(np.abs(M))
+        keep[list(outlined or [])] = True
+        plot_matrix(M.T, None, factors, ax, title=title, fmt="", fontsize=7, **kwargs)
+        ax.set_yticks([j for j in range(p) if keep[j]])
+        ax.set_yticklabels([names[j] for j in range(p) if keep[j]], fontsize=6)
+        cells = [(i, j) for i, j in enumerate(outlined or [])]
+    for x, y in cells:
+        ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, lw=2, ec="black"))
+
+
 def plot_report(fit: Fit, path: Path, max_domains: int = 12) -> int:
-    """The unmixing matrix and the causal graphs of (at most ``max_domains``) domains, saved
-    to ``path`` (format from the suffix). Returns the number of domains drawn."""
+    """The unmixing matrix, the R^2 table of the alignment and the causal graphs of (at most
+    ``max_domains``) domains, saved to ``path`` (format from the suffix).
+
+    The node labels of the graphs are the one-to-one alignment (in parentheses when the
+    factor matches no benchmark well), the outlined cells of the R^2 table. Returns the
+    number of domains drawn."""
     from matplotlib.figure import Figure
 
-    from hca.plots import plot_causal_graph, plot_unmixing
+    from hca.plots import plot_causal_graph
 
     adj = fit.adjusted
+    assignment = fit.assignment
+    benchmarks = [str(b) for b in adj.r2.columns]
+    assigned = [benchmarks.index(b) for b in assignment["benchmark"]]
+    node_labels = [f"({benchmark_label(b)})" if w else benchmark_label(b)
+                   for b, w in zip(assignment["benchmark"], assignment["weak"])]
     doms = list(adj.models)[:max_domains]
-    d = len(adj.unmixing)
+    d, p = adj.unmixing.shape
     ncols = min(2, len(doms))  # at most 10 in wide: legible when shown at a page's width
     nrows = -(-len(doms) // ncols)
     width = min(10.0, max(4.0, 1.6 + 1.6 * d) * ncols)
-    fig = Figure(figsize=(width, 0.8 + 0.5 * d + 1.0 + 3.0 * nrows), layout="constrained")
-    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[0.8 + 0.5 * d] + [3.0] * nrows)
-    plot_unmixing(adj.unmixing, [str(b) for b in adj.r2.columns], fig.add_subplot(grid[0, :]),
-                  title="Unmixing matrix after the OLS adjustment (z = H x)")
+    compact = p > COMPACT_BENCHMARKS
+    top = 1.0 + 0.12 * p if compact else 0.8 + 0.5 * d
+    fig = Figure(figsize=(width, (top if compact else 2 * top) + 1.0 + 3.0 * nrows),
+                 layout="constrained")
+    if compact:  # the two matrices side by side, benchmarks down the page
+        grid = fig.add_gridspec(nrows + 1, 2, height_ratios=[top] + [3.0] * nrows)
+        ax_h, ax_r = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        first = 1
+    else:
+        grid = fig.add_gridspec(nrows + 2, ncols, height_ratios=[top, top] + [3.0] * nrows)
+        ax_h, ax_r = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, :])
+        first = 2
+    titles = (("Unmixing H (z = H x)", "R^2 of z_i ~ z_<i + benchmark\n(outlined: node labels)")
+              if compact else
+              ("Unmixing matrix after the OLS adjustment (z = H x)",
+               "R^2 of z_i ~ z_1..z_(i-1) + benchmark; outlined: the aligned benchmark "
+               "(node labels)"))
+    _draw_matrix(ax_h, adj.unmixing, benchmarks, titles[0])
+    _draw_matrix(ax_r, adj.r2.to_numpy(dtype=float), benchmarks, titles[1], outlined=assigned,
+                 vmax=1.0)
     for i, dom in enumerate(doms):
-        ax = fig.add_subplot(grid[1 + i // ncols, i % ncols])
-        plot_causal_graph(adj.models[dom], ax, title=str(dom), node_labels=list(fit.alignment))
+        ax = fig.add_subplot(grid[first + i // ncols, i % ncols])
+        plot_causal_graph(adj.models[dom], ax, title=str(dom), node_labels=node_labels)
     fig.savefig(path, format=path.suffix.lstrip(".").lower())
     return len(doms)
 
@@ -369,6 +636,7 @@ def fit_report(X: pd.DataFrame, domains: np.ndarray, n_components: int = 3,
     first version of the command line)."""
     board = Leaderboard(pd.DataFrame(X).reset_index(drop=True),
                         np.asarray(domains, dtype=object), rows_read=len(X))
-    settings = FitSettings(n_components=n_components, search=search, random_state=random_state)
+    settings = FitSettings(n_components=n_components, search=search, random_state=random_state,
+                           null_draws=0)
     return build_report(board, settings, fit_seeds(board, settings))
 

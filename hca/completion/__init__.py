@@ -1,4 +1,5 @@
-"""Matrix completion (soft-impute, structured completion, column means) and Appendix G's experiment.
+"""Matrix completion (soft-impute, structured completion, column means) and the comparison of
+global and local completion of one domain (Appendix G's designs: :mod:`hca.paper.appendix_g`).
 """
 
 from __future__ import annotations
@@ -11,17 +12,14 @@ from hca.completion.estimators import (  # noqa: F401
 )
 from hca.completion.experiment import (  # noqa: F401
     AUTHORS_SOFT_IMPUTE,
-    SOFT_IMPUTE_PARAMS,
-    AppendixGDesign,
-    AppendixGResults,
     compare_approaches,
     completion_sweep,
     domain_matrix,
     global_vs_local,
+    local_row_positions,
     paired_rmse,
     random_mask_diagnostics,
     rmse_by_row_observed,
-    run_appendix_g,
 )
 from hca.completion.masks import (  # noqa: F401
     mask_block,
@@ -45,10 +43,7 @@ __all__ = [
     "paired_rmse",
     "compare_approaches",
     "AUTHORS_SOFT_IMPUTE",
-    "SOFT_IMPUTE_PARAMS",
-    "AppendixGDesign",
-    "AppendixGResults",
-    "run_appendix_g",
     "rmse_by_row_observed",
     "random_mask_diagnostics",
+    "local_row_positions",
 ]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from hca.data.frames import domain_data  # noqa: F401
 from hca.data.loaders import (  # noqa: F401
     load_leaderboard_v1,
     load_leaderboard_v2,
@@ -21,6 +22,8 @@ from hca.data.registry import (  # noqa: F401
     DataDownloadError,
     DataFile,
     DataIntegrityError,
+    alignment_text,
+    benchmark_label,
     fetch,
     fetch_file,
     provenance_table,
@@ -38,6 +41,7 @@ from hca.data.tables import (  # noqa: F401
 )
 
 __all__ = [
+    "domain_data",
     "TABLES",
     "authors_code_values",
     "authors_tokens",
@@ -58,6 +62,8 @@ __all__ = [
     "fetch_file",
     "sha256sum",
     "provenance_table",
+    "alignment_text",
+    "benchmark_label",
     "load_leaderboard_v2",
     "load_leaderboard_v2_final_html",
     "load_leaderboard_v1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pandas as pd
 
 __all__ = [
     "benchmark_label",
+    "alignment_text",
     "DataFile",
     "DataIntegrityError",
     "DataDownloadError",
@@ -122,6 +124,13 @@ def benchmark_label(name: str) -> str:
     """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``); other names
     are returned as they are."""
     return BENCHMARK_LABELS.get(str(name), str(name))
+
+
+def alignment_text(alignment: Sequence[str], sep: str = " → ") -> str:
+    """A causal order of benchmark columns as text: ``("math_lvl_5", "bbh")`` ->
+    ``"MATH Lvl 5 → BBH"`` (display names by :func:`benchmark_label`, joined by ``sep``)."""
+    return sep.join(benchmark_label(b) for b in alignment)
+
 MMLU_SUBJECTS: tuple[str, ...] = (
     "abstract_algebra", "anatomy", "astronomy", "business_ethics", "clinical_knowledge",
     "college_biology", "college_chemistry", "college_computer_science", "college_mathematics",
@@ -233,7 +242,8 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
     ------
     ValueError
         ``HCA_DATA_DIR`` or ``HCA_CACHE_DIR`` names a file (or ``HCA_DATA_DIR`` nothing),
-        or the cache folder cannot be created.
+        a folder stands where the data file should be, or the cache folder cannot be
+        created.
     DataIntegrityError
         A local copy exists but its checksum is wrong, or a download's checksum is wrong.
     DataDownloadError
@@ -244,10 +254,16 @@ def fetch_file(spec: DataFile, cache_dir: str | os.PathLike | None = None,
     env = os.environ.get("HCA_DATA_DIR")
     if data_dir is not None:
         candidate = data_dir / spec.name
+        if candidate.is_dir():
+            raise ValueError(f"HCA_DATA_DIR={env}: {spec.name} is a folder, not the data file; "
+                             "remove or rename it, or point HCA_DATA_DIR elsewhere")
         if candidate.is_file():
             return _verify(candidate, spec, f"HCA_DATA_DIR={env}")
     cache = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
     cached = cache / spec.name
+    if cached.is_dir():
+        raise ValueError(f"{cached} is a folder, not the data file {spec.name}; remove or "
+                         "rename it")
     if cached.is_file():
         return _verify(cached, spec, "the cache")
     if not download:

@@ -26,9 +26,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.paper.constants import FIGURE8_COLUMNS
+#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
+FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
+    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
+    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
+    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
+}
+#: Figure 8's column order.
+FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
 
 __all__ = [
+    "FIGURE8_CHECKPOINTS",
+    "FIGURE8_COLUMNS",
     "TABLES",
     "authors_code_values",
     "authors_tokens",
@@ -56,7 +65,7 @@ def table_path(name: str) -> Any:
     """Location of the packaged table ``name`` (a :class:`importlib.resources` traversable)."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r}; the package ships {TABLES}")
-    return resources.files("hca.data").joinpath("tables", f"{name}.csv")
+    return resources.files("hca.data").joinpath("tables").joinpath(f"{name}.csv")
 
 
 def _read(name: str, path: str | Path | None, **kwargs: Any) -> tuple[pd.DataFrame, str]:

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
+from hca.estimator.progress import notify
 from hca.validation import check_fit_data, check_positive_int
 
 __all__ = [
@@ -264,16 +266,46 @@ def _fit_one_ica(Xk: np.ndarray, label: Hashable, d: int, ica: str, random_state
     )
 
 
-def fit_icas(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int, *,
+def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
+    """:func:`_fit_one_ica` with its warnings returned (to re-emit them in the caller's
+    process, whatever joblib backend ran it)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _fit_one_ica(*args)
+    return result, [(w.message, w.category) for w in caught]
+
+
+def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable], d: int, *,
              ica: str = "fastica", random_state: Any = 0, max_iter: int = 1000,
-             tol: float | None = None, n_restarts: int = 1) -> dict[Hashable, DomainICA]:
-    """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`)."""
+             tol: float | None = None, n_restarts: int = 1,
+             n_jobs: int | None = None) -> dict[Hashable, DomainICA]:
+    """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`).
+
+    ``n_jobs`` (other than ``None`` and 1) runs the domains in parallel with
+    :class:`joblib.Parallel`; every domain gets the same ``random_state`` either way, so the
+    result does not depend on ``n_jobs`` (a ``RandomState`` instance, whose draws depend on
+    the order of the domains, always runs the domains one after another). Progress is
+    reported per domain (:func:`hca.estimator.progress.notify`, stage ``"ICA"``).
+    """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    return {label: _fit_one_ica(values[labels == label], label, d, ica, random_state, max_iter,
-                                tol, n_restarts)
-            for label in order}
+    args = [(values[domains == label], label, d, ica, random_state, max_iter, tol, n_restarts)
+            for label in order]
+    out = {}
+    if n_jobs in (None, 1) or isinstance(random_state, np.random.RandomState):
+        for i, a in enumerate(args):
+            out[a[1]] = _fit_one_ica(*a)
+            notify("ICA", i + 1, len(args))
+        return out
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_one_ica_quietly)(*a) for a in args)
+    for i, (a, (result, caught)) in enumerate(zip(args, results)):
+        for message, category in caught:
+            warnings.warn(message, category, stacklevel=_outside_hca())
+        out[a[1]] = result
+        notify("ICA", i + 1, len(args))
+    return out
 
 
 def domain_ica(

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 
 from hca.estimator.ica import check_ica, fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
@@ -31,6 +31,7 @@ from hca.validation import (
 )
 
 __all__ = [
+    "EXPECTED_FAILED_CHECKS",
     "HCA",
     "clone_hca",
     "mic_by_subset",
@@ -38,7 +39,28 @@ __all__ = [
 
 
 # =========================================================================== estimator
-class HCA(BaseEstimator):
+#: scikit-learn's common checks (``check_estimator``) that cannot apply to HCA, with the
+#: reason: pass it as ``expected_failed_checks`` (scikit-learn 1.6+ removed the xfail tag).
+#: Every other check passes with ``HCA(n_components=1)`` (the checks' data have 1-2 columns).
+EXPECTED_FAILED_CHECKS: dict[str, str] = {
+    "check_fit_score_takes_y": "fit's second argument is `domains` (the domain of every "
+                               "row), not a target `y`",
+    "check_transformer_general": "fit_transform takes `domains`, not the keyword `y`",
+    "check_requires_y_none": "the message for missing domains names `domains`, not `y`",
+    "check_fit2d_1sample": "one row is one domain: the message says that HCA needs at least "
+                           "2 domains, not scikit-learn's '1 sample' wording",
+    "check_fit2d_predict1d": "hca.validation's message for 1-D input differs from "
+                             "scikit-learn's 'Reshape your data'",
+    "check_estimators_empty_data_messages": "hca.validation's message for 0 columns differs "
+                                            "from scikit-learn's wording",
+    "check_complex_data": "hca.validation refuses complex data with a TypeError naming it "
+                          "(scikit-learn expects a ValueError)",
+    "check_transformer_data_not_an_array": "the domains must be matched to the rows, so X must "
+                                           "have a length (an array or DataFrame)",
+}
+
+
+class HCA(TransformerMixin, BaseEstimator):
     """Hierarchical Component Analysis (Appendix C of Jin et al., 2025).
 
     Parameters
@@ -68,6 +90,9 @@ class HCA(BaseEstimator):
         ICA runs per domain; the converged run with the largest negentropy is kept
         (see :func:`domain_ica`). The default, one run seeded with ``random_state``, is the
         authors' setting; FastICA can stop in different local optima for different seeds.
+    n_jobs : int, optional
+        Domains whose ICA runs in parallel (:class:`joblib.Parallel`; ``None``: one after
+        another). Every domain gets the same seed, so the fit does not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -81,6 +106,8 @@ class HCA(BaseEstimator):
         Domain -> :class:`DomainICA`.
     ica_converged_ : dict
         Domain -> whether ICA converged.
+    n_iter_ : int
+        Largest number of ICA iterations over the domains.
     unmixing_ : ndarray of shape (n_components, n_benchmarks)
         ``H_hat`` (orthonormal rows), ``z = H_hat x``.
     mixing_ : ndarray of shape (n_benchmarks, n_components)
@@ -122,6 +149,7 @@ class HCA(BaseEstimator):
         max_iter: int = 1000,
         tol: float | None = None,
         n_restarts: int = 1,
+        n_jobs: int | None = None,
     ):
         self.n_components = n_components
         self.ica = ica
@@ -133,6 +161,7 @@ class HCA(BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.n_restarts = n_restarts
+        self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------- fitting
     def fit(self, X: Any, domains: Any) -> HCA:
@@ -170,6 +199,7 @@ class HCA(BaseEstimator):
         self.domains_ = order
         self.ica_ = self._fit_icas(data.values, data.labels, order)
         self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
+        self.n_iter_ = max(int(ica.n_iter) for ica in self.ica_.values())
         self._X_train = np.array(data.values, dtype=float, copy=True)
         self._labels_train = data.labels
         return self._fit_search()
@@ -184,7 +214,7 @@ class HCA(BaseEstimator):
         """Step 1 with this estimator's ICA settings, on validated data."""
         return fit_icas(values, labels, order, int(self.n_components), ica=self.ica,
                         random_state=self.random_state, max_iter=self.max_iter, tol=self.tol,
-                        n_restarts=self.n_restarts)
+                        n_restarts=self.n_restarts, n_jobs=self.n_jobs)
 
     def _search(self, unmixings: Mapping) -> HCASearchResult:
         """Steps 2-3 with this estimator's search settings."""
@@ -228,6 +258,10 @@ class HCA(BaseEstimator):
         """Validate new data against the fitted benchmarks."""
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             return check_matrix(X, columns=list(self.feature_names_in_))
+        n_columns = np.shape(X)[1] if np.ndim(X) == 2 else None
+        if n_columns is not None and n_columns != self.n_features_in_:
+            raise ValueError(f"X has {n_columns} features, but HCA is expecting "
+                             f"{self.n_features_in_} features as input (the fitted benchmarks)")
         return check_matrix(X, columns=self._benchmarks)
 
     def transform(self, X: Any) -> np.ndarray:
@@ -247,6 +281,25 @@ class HCA(BaseEstimator):
     def fit_transform(self, X: Any, domains: Any) -> np.ndarray:
         """Fit, then return the latent factors of ``X``."""
         return self.fit(X, domains).transform(X)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the factors :meth:`transform` returns: ``z1, ..., z{n_components}`` in
+        causal order. ``input_features``, if given, must be the fitted benchmarks."""
+        self._check_fitted()
+        if input_features is not None and list(input_features) != list(self._benchmarks):
+            raise ValueError(f"input_features {list(input_features)} are not the fitted "
+                             f"benchmarks {list(self._benchmarks)}")
+        return np.array([f"z{i + 1}" for i in range(len(self.unmixing_))], dtype=object)
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn tags: a transformer whose ``fit`` needs the domains as its second
+        argument (``y`` in scikit-learn's checks); see :data:`EXPECTED_FAILED_CHECKS` for the
+        common checks that cannot apply."""
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the domains
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = False
+        return tags
 
     # ----------------------------------------------------------------- adjustment
     def adjust(self, X: Any = None) -> OLSAdjustment:

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "WEAK_MATCH_R2",
+    "one_to_one_alignment",
     "DomainSCM",
     "OLSAdjustment",
     "r_squared",
@@ -179,3 +181,44 @@ def ols_adjustment(Z: np.ndarray, X: np.ndarray, benchmark_names: Sequence[str])
         Zadj[:, i] = Zadj[:, i] - Zadj[:, :i] @ a
     r2 = pd.DataFrame(table, index=factor_names(d), columns=list(benchmark_names))
     return L, coefs, chosen, r2
+
+
+#: A factor "matches no benchmark well" when its one-to-one benchmark explains less than
+#: this share of its variance (R^2 of the OLS adjustment, :func:`one_to_one_alignment`).
+WEAK_MATCH_R2 = 0.5
+
+
+def one_to_one_alignment(r2: pd.DataFrame, weak: float = WEAK_MATCH_R2) -> pd.DataFrame:
+    """Match factors to distinct benchmarks, maximising the total R^2.
+
+    The OLS adjustment picks, for every factor, the benchmark with the largest R^2 (Section
+    4), so two factors can pick the same benchmark. This is the assignment
+    (:func:`scipy.optimize.linear_sum_assignment`) of one distinct benchmark to every factor
+    with the largest sum of R^2 (of ``z_i ~ z_1..z_{i-1} + x_B``, the table ``r2``).
+
+    Parameters
+    ----------
+    r2 : DataFrame
+        Factors (rows, causal order) x benchmarks, e.g. :attr:`OLSAdjustment.r2`; at least as
+        many benchmarks as factors.
+    weak : float, default=WEAK_MATCH_R2
+        A factor whose assigned benchmark has ``R^2 < weak`` is flagged ``weak``.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by factor: ``benchmark``, ``r2``, ``weak`` (bool) and ``best`` (the
+        per-factor maximum the OLS adjustment picks, for comparison).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    values = r2.to_numpy(dtype=float)
+    if values.shape[0] > values.shape[1]:
+        raise ValueError(f"{values.shape[0]} factors but only {values.shape[1]} benchmarks: "
+                         "a one-to-one alignment needs at least as many benchmarks")
+    rows, cols = linear_sum_assignment(np.nan_to_num(values, nan=-1.0), maximize=True)
+    chosen = values[rows, cols]
+    return pd.DataFrame({"benchmark": [str(r2.columns[c]) for c in cols],
+                         "r2": chosen, "weak": chosen < weak,
+                         "best": [str(r2.columns[int(np.nanargmax(v))]) for v in values]},
+                        index=pd.Index([str(r2.index[r]) for r in rows], name="factor"))

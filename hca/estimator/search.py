@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from hca.estimator.progress import notify
 from hca.estimator.results import factor_names
 
 __all__ = [
@@ -292,7 +293,7 @@ def evaluate_order(
         weights=tuple(weights),
         J=tuple(Js),
         alphas=alphas,
-        mic=float(alphas.max()),
+        mic=float(np.max(alphas)),
         rank1_error=errors,
         unmixing_error=np.array(unmix),
         residual=residual,
@@ -648,15 +649,17 @@ class _Best:
             self.mic, self.rows = float(leaves.lb[i]), leaves.full_rows(i)
 
 
-def _exhaustive(tree: _SearchTree, nodes: _Nodes, best: _Best) -> None:
-    """Depth-first traversal of every row order."""
+def _exhaustive(tree: _SearchTree, nodes: _Nodes, best: _Best, total: int = 0) -> None:
+    """Depth-first traversal of every row order (progress: complete orders of ``total``)."""
     last = nodes.depth == tree.d - 1
     for batch in tree.children(nodes):
         if last:
             tree.n_leaves += len(batch)
             best.update(batch)
+            if total:
+                notify("search", tree.n_leaves, total)
         else:
-            _exhaustive(tree, batch.nodes(), best)
+            _exhaustive(tree, batch.nodes(), best, total)
 
 
 def _smallest(lb: np.ndarray, width: int) -> tuple[np.ndarray, float]:
@@ -739,6 +742,7 @@ def _beam(tree: _SearchTree, width: int, first: _FirstLevel | None,
         (nodes, discarded), partial = first.take(width), not first.enumerated
         full = first.total > width
     for j in range(1, tree.d - 1):
+        notify(f"search (beam {width}), level", j, tree.d)
         if len(nodes) * tree.n_combos(tree.d - j) <= max_nodes:
             nodes, dropped = _beam_level(tree, nodes, width)
         else:
@@ -749,10 +753,12 @@ def _beam(tree: _SearchTree, width: int, first: _FirstLevel | None,
             dropped = min(dropped, unexplored)
         full = full or dropped < np.inf and len(nodes) == width
         discarded = min(discarded, dropped)
+    notify(f"search (beam {width}), level", tree.d - 1, tree.d)
     best = _Best()
     for batch in tree.children(nodes):
         tree.n_leaves += len(batch)
         best.update(batch)
+    notify(f"search (beam {width}), level", tree.d, tree.d)
     return best, discarded, partial, full
 
 
@@ -873,7 +879,7 @@ def hca_search(
     enumerated = True
     if search == "exhaustive":
         best = _Best()
-        _exhaustive(tree, tree.root(), best)
+        _exhaustive(tree, tree.root(), best, math.factorial(d) ** K)
         certified, width = True, 0
     else:
         best, certified, width, partial = _sequential(tree, int(beam_width), int(max_nodes))

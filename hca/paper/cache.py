@@ -22,7 +22,6 @@ a folder.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import platform
@@ -33,6 +32,9 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
+
+import joblib
+from filelock import FileLock
 
 __all__ = ["cached", "cache_dir", "fingerprint", "clear_memory"]
 
@@ -85,13 +87,10 @@ def clear_memory() -> None:
 
 @contextmanager
 def _locked(path: Path):
+    """An exclusive lock on ``path`` across processes (any platform, via :mod:`filelock`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with FileLock(str(path)):
+        yield
 
 
 def _key(name: str, args: tuple) -> str:
@@ -99,8 +98,6 @@ def _key(name: str, args: tuple) -> str:
 
 
 def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -> T:
-    import joblib
-
     key = _key(name, args)
     path = folder / f"{name}-{key}.joblib"
     with _locked(folder / f"{name}-{key}.lock"):

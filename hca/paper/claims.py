@@ -15,9 +15,9 @@ returns one :class:`Outcome` per row; the scorecard calls it once per setup
 
 Verdicts are ``reproduced``, ``partly``, ``not reproduced`` and ``not applicable`` (with the
 reason: a sanity check rather than evidence, an erratum in the paper, a cell that is not
-informative). The helpers below implement the criteria's recurring rules (numeric tolerance,
-set equality, ratio bands, intervals, shares over seeds) so that every chapter applies them
-the same way.
+informative). The helpers below implement the criteria's recurring rules (numeric tolerance
+with its relative band, set equality, ratio bands, intervals, shares over seeds) so that every
+chapter applies them the same way.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ __all__ = [
     "claim",
     "registered",
     "grade",
+    "NEAR_ZERO",
+    "RELATIVE_BAND",
+    "in_relative_band",
     "numeric_verdict",
     "set_verdict",
     "ratio_band",
@@ -172,16 +175,50 @@ def grade(ok: bool, partly: bool) -> str:
     return "reproduced" if ok else ("partly" if partly else "not reproduced")
 
 
+#: A paper value at most this large in size is "near zero": judged on absolute tolerances only.
+NEAR_ZERO: float = 0.05
+#: Ratio band ``ours / paper`` outside which no numeric claim with ``|paper| > NEAR_ZERO`` is
+#: reproduced or partly (whatever its absolute tolerance).
+RELATIVE_BAND: tuple[float, float] = (0.4, 2.5)
+
+
+def in_relative_band(ours: float | None, paper: float) -> bool:
+    """Whether ``ours`` may count as reproducing ``paper`` on the relative rule: always when
+    ``|paper| <= NEAR_ZERO`` (near zero: only the absolute tolerance applies), otherwise when
+    ``ours / paper`` lies in :data:`RELATIVE_BAND` (which also requires the same sign)."""
+    if ours is None or not np.isfinite(ours):
+        return False
+    if abs(float(paper)) <= NEAR_ZERO + 1e-12:
+        return True
+    lo, hi = RELATIVE_BAND
+    return lo - 1e-12 <= float(ours) / float(paper) <= hi + 1e-12
+
+
 def numeric_verdict(ours: float | None, paper: float, tolerance: str) -> tuple[str, str]:
     """Verdict of ``|ours - paper|`` against ``tolerance = "<reproduced>/<partly>"`` and its
-    reason (``ours − paper = +0.012``)."""
+    reason (``ours − paper = +0.012``).
+
+    Two rules, both required for ``reproduced`` or ``partly``: the absolute tolerance, and,
+    when the paper's value is not near zero (``|paper| > NEAR_ZERO``), the relative band
+    (``ours / paper`` in :data:`RELATIVE_BAND`, 0.4 to 2.5), so that an absolute tolerance
+    never passes a value a small fraction or a large multiple of the paper's. A paper value
+    of at most 0.05 in size is near zero: there the absolute tolerance alone decides (a ratio
+    to a number that small says nothing), and the reason says so.
+    """
     a, b = parse_tolerance(tolerance)
     if ours is None or not np.isfinite(ours):
         return "not reproduced", "no value of ours"
     diff = float(ours) - float(paper)
     v = grade(abs(diff) <= a + 1e-12, abs(diff) <= b + 1e-12)
     digits = 4 if a < 0.01 else 3
-    return v, f"ours − paper = {diff:+.{digits}f}"
+    reason = f"ours − paper = {diff:+.{digits}f}"
+    if abs(float(paper)) <= NEAR_ZERO + 1e-12:
+        return v, f"{reason} (paper value near zero, |paper| ≤ {NEAR_ZERO}: absolute tolerance)"
+    if v != "not reproduced" and not in_relative_band(ours, paper):
+        lo, hi = RELATIVE_BAND
+        return "not reproduced", (f"{reason}, but ours/paper = {float(ours) / float(paper):.2f}"
+                                  f" lies outside {lo}-{hi}")
+    return v, reason
 
 
 def set_verdict(ours: Iterable, paper: Iterable) -> str:

@@ -4,16 +4,16 @@ Appendix G removes scores of the Qwen2.5-14B fine-tunes and compares completing 
 whole leaderboard ("global") with completing the domain alone ("local"): at random
 (Figure 15a) and in blocks, three benchmarks fully observed (Figures 15b and 16).
 :func:`run` computes our side under one setup (:mod:`hca.paper.setups`) with
-:func:`hca.completion.run_appendix_g`, and the evaluators below judge the four claims.
+:func:`hca.paper.appendix_g.run_appendix_g`, and the evaluators below judge the four claims.
 
 ``careful``
-    This book's design (:class:`hca.completion.AppendixGDesign` defaults): the table of
+    This book's design (:class:`hca.paper.appendix_g.AppendixGDesign` defaults): the table of
     one row per model, the domain by this book's attribution, only the domain's rows lose
     entries, soft-impute with the validated shrinkage (centred, solved to its limit), SMC
     for the blocks (one block of rows), the text's hidden share and 1,000 repetitions.
 ``authors``
     The authors' code (``hlzhang109/causal-eval``, ``scripts/matrix_completion.ipynb``,
-    :meth:`hca.completion.AppendixGDesign.authors`): the final 4,576-row table with
+    :meth:`hca.paper.appendix_g.AppendixGDesign.authors`): the final 4,576-row table with
     precision duplicates, the local rows every model whose name contains the authors'
     label ``qwen2.5-14b`` (their ``choose_subset_indices``), every row masked,
     ``fancyimpute.SoftImpute(max_rank=3)`` with its defaults for both patterns
@@ -39,16 +39,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.completion import (
     AUTHORS_SOFT_IMPUTE,
-    AppendixGDesign,
-    AppendixGResults,
     compare_approaches,
     domain_matrix,
     global_vs_local,
     random_mask_diagnostics,
-    run_appendix_g,
 )
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
+from hca.paper.appendix_g import AppendixGDesign, AppendixGResults, run_appendix_g
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS
@@ -56,7 +54,7 @@ from hca.paper.replication import v2_frame
 from hca.paper.setups import SETUPS, Setup, get_setup
 
 __all__ = ["Settings", "CompletionResults", "run", "printed_means", "rate_table",
-           "DOMAIN", "EQUAL_WITHIN"]
+           "design_table", "DOMAIN", "EQUAL_WITHIN"]
 
 #: The domain of Appendix G.
 DOMAIN = "Qwen2.5-14B"
@@ -120,7 +118,7 @@ class Settings:
                    diagnostic_draws=2, solver_reps=2, n_jobs=1)
 
     def design(self, setup: Setup) -> AppendixGDesign:
-        """The :class:`~hca.completion.AppendixGDesign` of ``setup`` with these counts."""
+        """The :class:`~hca.paper.appendix_g.AppendixGDesign` of ``setup`` with these counts."""
         authors = setup.completion == "authors"
         other = next(s.hidden_share for s in SETUPS.values()
                      if s.hidden_share != setup.hidden_share)
@@ -315,19 +313,51 @@ def printed_means() -> pd.DataFrame:
         "hidden_share").rename_axis(None, axis=1)[["global", "local"]]
 
 
-def rate_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
-    """Mean RMSE of global and local completion at the two hidden shares: the authors'
-    printed means beside each setup's (columns ``(source, approach)``)."""
+def _design_row(res: CompletionResults) -> dict[str, str]:
+    d = res.design
+    own = res.at(res.setup.hidden_share)
+    return {"models in the table": f"{res.n_rows:,}",
+            "local rows": f"{res.n_local} ({res.local_rule})",
+            "rows that lose entries": "every row" if d.mask_scope == "all" else "the domain's",
+            "random pattern": res.method["random"],
+            "block pattern": res.method["block"] + (
+                ", one block of rows" if d.same_rows else ", rows drawn per column"),
+            "hidden share of the claim": f"{res.setup.hidden_share:g} ({int(own['n'])} "
+                                         "repetitions)",
+            "blocks: repetitions per set": f"{d.n_reps_block} per p, {d.n_reps_sets} at "
+                                           f"p = {d.p_sets:g}"}
+
+
+def design_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
+    """The design of every setup side by side (one column per setup, as on the page): table
+    size, local rows, masks, methods, the claim's hidden share and the repetitions."""
+    return pd.DataFrame({r.setup.label: _design_row(r) for r in results.values()})
+
+
+def rate_table(results: dict[str, CompletionResults],
+               shares: tuple[float, ...] | None = None) -> pd.DataFrame:
+    """Mean RMSE of global and local completion: the authors' printed means beside each
+    setup's (columns ``(source, approach)``, and ``(setup, "repetitions")``).
+
+    ``shares`` defaults to 0.1 (when the curve over shares was run) and the two hidden shares
+    run with many repetitions (the setups' 0.2 and 0.8): the three the chapter discusses. A share off the two main ones comes from the curve (fewer
+    repetitions; the ``repetitions`` column says how many).
+    """
     printed = printed_means()
     res0 = next(iter(results.values()))
+    if shares is None:  # 0.1 where the curve was run (not under Settings.fast())
+        run_ps = res0.random_summary().index.get_level_values("p").unique()
+        extra = (0.1,) if any(np.isclose(0.1, q) for q in run_ps) else ()
+        shares = tuple(sorted({*extra, *res0.main_shares}))
     cols = {}
-    for share in res0.main_shares:
+    for share in shares:
         row = {("authors' notebook", "global"): printed.loc[_key_index(printed, share), "global"],
                ("authors' notebook", "local"): printed.loc[_key_index(printed, share), "local"]}
-        for name, res in results.items():
+        for res in results.values():
             s = res.at(share)
             row[(res.setup.label, "global")] = s["global_mean"]
             row[(res.setup.label, "local")] = s["local_mean"]
+            row[(res.setup.label, "repetitions")] = int(s["n"])
         cols[share] = row
     out = pd.DataFrame(cols).T
     out.index.name = "hidden share"

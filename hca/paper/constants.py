@@ -1,9 +1,15 @@
 """Every constant of the paper in one place: its domain sets, its roles of the factors, its
 subjects and checkpoints (Jin, Syrgkanis, Kakade & Zhang, 2025). Values are the paper's,
-cited by section; nothing here is computed.
+cited by section; nothing here is computed. The authors' labels and Figure 8's checkpoints
+are defined in the library modules that read them (:mod:`hca.attribution.authors`,
+:mod:`hca.data.tables`) and re-exported here, so the library never imports the paper.
 """
 
 from __future__ import annotations
+
+# Defined in the library next to the code that reads them, re-exported here with the rest:
+from hca.attribution.authors import AUTHORS_LABELS, AUTHORS_V2_LABELS
+from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS, load_paper_values
 
 __all__ = [
     "PAPER_V2_BASES",
@@ -12,7 +18,6 @@ __all__ = [
     "PAPER_V2_SINV",
     "PAPER_V2_FOUR",
     "PAPER_V2_PRETRAINED",
-    "PAPER_V1_DOMAINS",
     "PAPER_V1_SINV",
     "AUTHORS_V2_LABELS",
     "PAPER_OOS_DOMAINS",
@@ -24,6 +29,7 @@ __all__ = [
     "PAPER_MATH_DOMAINS",
     "PAPER_PHYSICS_DOMAINS",
     "PAPER_ALIGNMENT",
+    "PAPER_PATTERNS",
 ]
 
 
@@ -51,11 +57,17 @@ PAPER_V1_BASES: tuple[str, ...] = (
     "Llama-2-70B",
     "Mixtral-8x7B",
 )
-#: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
-AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
-#: The paper's invariant set on v2 (Section 2) and the four domains it fits (Section 4).
-PAPER_V2_SINV: tuple[str, ...] = (
-    "Llama-3-8B", "Llama-3.1-8B", "Qwen2-7B", "Qwen2.5-7B", "Qwen2.5-14B")
+
+
+def _paper_set(cid: str) -> tuple[str, ...]:
+    """The ``;``-separated value of claim ``cid`` in ``paper_values.csv`` (the one place the
+    paper's values are written)."""
+    return tuple(s for s in load_paper_values().loc[cid, "value"].split(";") if s)
+
+
+#: The paper's invariant set on v2 (Section 2, claim F2b-sinv-v2 of ``paper_values.csv``).
+PAPER_V2_SINV: tuple[str, ...] = _paper_set("F2b-sinv-v2")
+#: The four domains the paper fits (Section 4).
 PAPER_V2_FOUR: tuple[str, ...] = ("Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B")
 #: The official pretrained checkpoint of every v2 domain of S_inv (its leaderboard row is the
 #: reference of Appendix H.3's filter; the same five ids as the authors' notebook).
@@ -66,29 +78,13 @@ PAPER_V2_PRETRAINED: dict[str, str] = {
     "Qwen2.5-7B": "Qwen/Qwen2.5-7B",
     "Qwen2.5-14B": "Qwen/Qwen2.5-14B",
 }
-#: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
-#: base models of Section 1.1 -> this book's names.
-AUTHORS_V2_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
-    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
-    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
-#: The six v1 domains of Appendix H.4 and the invariant set the paper reads off Figure 23b.
-PAPER_V1_DOMAINS: tuple[str, ...] = (
-    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B")
-PAPER_V1_SINV: tuple[str, ...] = (
-    "Mistral-7B", "Llama-2-13B", "Llama-3-8B", "Llama-2-70B", "Mixtral-8x7B")
+#: The invariant set the paper reads off Figure 23b on v1 (claim H.4-sinv-v1 of
+#: ``paper_values.csv``); its six domains are :data:`PAPER_V1_BASES`.
+PAPER_V1_SINV: tuple[str, ...] = _paper_set("H.4-sinv-v1")
 #: The base models of Table 2b's out-of-sample columns, in the paper's order.
 PAPER_OOS_DOMAINS: tuple[str, ...] = (
     "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
     "Llama-3.2-1B")
-#: Figure 8's base / official instruct checkpoints (leaderboard model ids).
-FIGURE8_CHECKPOINTS: dict[str, tuple[str, str]] = {
-    "Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct"),
-    "Qwen2.5-7B": ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"),
-    "Qwen2.5-14B": ("Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"),
-}
-#: Figure 8's column order.
-FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr", "mmlu_pro")
 #: The three mathematics subjects of Figure 28 (column names).
 MATH_SUBJECTS: tuple[str, ...] = (
     "mmlu_college_mathematics", "mmlu_elementary_mathematics", "mmlu_high_school_mathematics")
@@ -107,3 +103,5 @@ PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
 #: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
 PAPER_ALIGNMENT: tuple[frozenset, ...] = (
     frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+#: The named patterns the chapters flag in :mod:`hca.stability` records: ``paper_order``.
+PAPER_PATTERNS: dict[str, tuple[frozenset, ...]] = {"paper_order": PAPER_ALIGNMENT}

@@ -8,8 +8,10 @@ under one setup (:mod:`hca.paper.setups`), and the evaluators below judge them.
 Under the ``authors`` setup the v2 domains come from the authors' rule on their table (every
 CSV row with its precision duplicates, plus the final table's score-only models), counted by
 the authors' own labels (``authors_label``), named as in this book where a label is one of the
-eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. Leaderboard v1 has no
-public rule of the authors, so both setups count v1 with this book's attribution.
+eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. On Leaderboard v1 the
+``authors`` setup counts the labels of the same rule run on every row of the v1 file, as the
+authors did (:func:`hca.attribution.authors.v1_frame_authors`); :func:`authors_printed_sizes`
+with ``board="v1"`` gives the counts their notebook printed.
 
 Two audits of this book's attribution do not depend on the setup: :func:`attribution_audit`
 (layers, reasons for leaving models out, the held-out hub check, the authors' coarse labels,
@@ -21,10 +23,15 @@ than the authors'). The sizes the authors' notebook printed are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
-from hca.attribution.authors import AUTHORS_GEMMA2_9B_PARAMS, authors_base_model
+from hca.attribution.authors import (
+    AUTHORS_GEMMA2_9B_PARAMS,
+    AUTHORS_V1_LABELS,
+    authors_base_model,
+)
 from hca.attribution.identify import domain_sizes
 from hca.data import authors_code_values, authors_tokens, pretraining_tokens
 from hca.data.registry import V2_BENCHMARKS
@@ -39,7 +46,8 @@ from hca.paper.constants import (
 from hca.paper.replication import v1_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes", "GemmaGap",
+__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes",
+           "authors_family_counts", "GemmaGap",
            "gemma_gap", "AttributionAudit", "attribution_audit"]
 
 #: The Gemma-2 sizes of Appendix B: this book's base-model names and the authors' labels.
@@ -64,7 +72,8 @@ class DataResults:
     ----------
     setup : Setup
     v2_sizes, v1_sizes : Series
-        Models per base model, largest first (v2 under the setup's rule; v1 this book's).
+        Models per base model, largest first, under the setup's rule (the authors' labels
+        counted as their notebooks print them, every row of their table).
     table_rows : int
         Rows of the setup's v2 table.
     n_four, n_sinv, n_eight : int
@@ -96,6 +105,14 @@ def _v2_sizes(setup: Setup, frame: pd.DataFrame) -> pd.Series:
     return labels.map(lambda x: AUTHORS_V2_LABELS.get(x, x)).value_counts().rename("models")
 
 
+def _v1_sizes(setup: Setup) -> pd.Series:
+    frame = v1_frame(setup)
+    if setup.domain_rule == "book":
+        return domain_sizes(frame)
+    labels = frame["authors_label"].dropna().astype(str)
+    return labels.map(lambda x: AUTHORS_V1_LABELS.get(x, x)).value_counts().rename("models")
+
+
 def _complete(frame: pd.DataFrame, domains) -> int:
     rows = frame[frame["base_model"].isin(list(domains))]
     return int(rows[list(V2_BENCHMARKS)].notna().all(axis=1).sum())
@@ -112,7 +129,7 @@ def _gemma_tokens(setup: Setup) -> pd.Series:
 def _compute(setup: Setup, settings: Settings) -> DataResults:
     frame = v2_frame(setup)
     return DataResults(
-        setup=setup, v2_sizes=_v2_sizes(setup, frame), v1_sizes=domain_sizes(v1_frame(setup)),
+        setup=setup, v2_sizes=_v2_sizes(setup, frame), v1_sizes=_v1_sizes(setup),
         table_rows=len(frame), n_four=_complete(frame, PAPER_V2_FOUR),
         n_sinv=_complete(frame, PAPER_V2_SINV), n_eight=_complete(frame, PAPER_V2_BASES),
         gemma_tokens=_gemma_tokens(setup))
@@ -131,6 +148,41 @@ def authors_printed_sizes() -> pd.Series:
     rows = t[t["id"].str.startswith("size-")]
     return pd.Series(rows["value"].astype(int).to_numpy(),
                      index=[i[len("size-"):] for i in rows["id"]], name="models")
+
+
+def authors_family_counts() -> pd.DataFrame:
+    """Models per base-model family as ``find_token_size.ipynb`` printed them (the
+    ``family-*`` rows of :func:`hca.data.authors_code_values`; their 4,576-row table) beside
+    the same rule (``strict=True``: the notebook's function) on the final table.
+
+    Columns ``printed``, ``ours``, ``difference`` (ours − printed) and ``final_only`` (of ours,
+    rows only in the final HTML table, which have a name and a parameter count only). Row
+    ``matched`` is the total with a token count. ``attrs["unmatched_final_only"]`` counts the
+    final-only rows the rule cannot label: steps 2 and 4 (base-model field, architecture) do
+    not run on them.
+    """
+    from hca.attribution.authors import authors_token_family, v2_frame_authors
+
+    acv = authors_code_values()
+    rows = acv[acv["id"].str.startswith("family-")]
+    printed = pd.Series(rows["value"].astype(int).to_numpy(),
+                        index=[i[len("family-"):] for i in rows["id"]], name="printed")
+    frame = v2_frame_authors(include_final=True, dedupe=False)
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    fam = pd.Series([authors_token_family(authors_base_model(*r, strict=True))
+                     for r in frame[cols].itertuples(index=False)], index=frame.index)
+    final_only = frame["architecture"].isna() & frame["base_model_hub"].isna()
+    ours = fam.value_counts()
+    ours["matched"] = int(fam.notna().sum())
+    fo = fam[final_only].value_counts()
+    fo["matched"] = int(fam[final_only].notna().sum())
+    out = pd.DataFrame({"printed": printed, "ours": ours.reindex(printed.index, fill_value=0),
+                        "final_only": fo.reindex(printed.index, fill_value=0)}).astype(int)
+    out.insert(2, "difference", out["ours"] - out["printed"])
+    out.index.name = "family"
+    out.attrs["unmatched_final_only"] = int((final_only & fam.isna()).sum())
+    out.attrs["final_only"] = int(final_only.sum())
+    return out
 
 
 # =========================================================================== Gemma-2-9B
@@ -240,8 +292,8 @@ class AttributionAudit:
 
     layer_shares: pd.DataFrame
     reasons: pd.DataFrame
-    hub_check: object
-    authors_check: object
+    hub_check: Any
+    authors_check: Any
     qwen7: pd.DataFrame
     qwen7_unattributed: int
     qwen7_merges: int

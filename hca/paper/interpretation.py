@@ -43,7 +43,7 @@ from hca.data import (
     authors_tokens,
     load_paper_values,
 )
-from hca.data.registry import benchmark_label
+from hca.data.registry import alignment_text, benchmark_label
 from hca.estimator.results import ols_adjustment, r_squared
 from hca.interpret import (
     Alignment,
@@ -194,7 +194,7 @@ class InterpretationResults:
     @property
     def order(self) -> str:
         """Our causal order as benchmarks (``"MATH Lvl 5 → BBH → IFEval"``)."""
-        return " → ".join(benchmark_label(b) for b in self.alignment.benchmarks)
+        return alignment_text(self.alignment.benchmarks)
 
     def role_factor(self, role: str) -> str | None:
         """Our factor with ``role`` (None if no factor has it)."""
@@ -335,7 +335,7 @@ def _latent_ols_gap(alignment: Alignment, X: pd.DataFrame, oos: dict) -> float:
     gap = 0.0
     for i in range(len(alignment.factor_names)):
         best, best_coef = -np.inf, None
-        for j, b in enumerate(_B):
+        for j in range(len(_B)):
             design = np.column_stack([np.ones(len(x)), x[:, j], Z[:, :i]])
             coef, *_ = np.linalg.lstsq(design, Z[:, i], rcond=None)
             r2 = r_squared(Z[:, i], Z[:, i] - design @ coef)

@@ -45,8 +45,9 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.data.registry import BENCHMARK_LABELS, MMLU_SUBJECTS
+from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, clone_hca
+from hca.interpret import cluster_order
 from hca.paper.claims import (
     Outcome,
     claim,
@@ -61,6 +62,7 @@ from hca.validation import check_frame, check_matrix
 __all__ = [
     "subject_columns",
     "subject_label",
+    "short_label",
     "mmlu_frame",
     "domain_counts",
     "cluster_order",
@@ -101,9 +103,9 @@ def subject_columns(subjects: Sequence[str]) -> list[str]:
     return out
 
 
-def subject_label(column: str) -> str:
-    """Display name of an ``mmlu_<subject>`` column (``"college mathematics"``)."""
-    return BENCHMARK_LABELS.get(column, str(column))
+#: Display name of an ``mmlu_<subject>`` column (``"college mathematics"``): the library's
+#: :func:`hca.data.benchmark_label`, under the name this chapter uses.
+subject_label = benchmark_label
 
 
 @lru_cache(maxsize=1)
@@ -148,37 +150,6 @@ def domain_counts(frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: 
     out["usable"] = out["n_models"] > n_benchmarks
     out.index.name = "base_model"
     return out
-
-
-def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
-    """Order of the variables of a correlation matrix by hierarchical clustering.
-
-    Agglomerative clustering (``scipy.cluster.hierarchy.linkage``) on the distance
-    ``1 - corr`` with optimal leaf ordering, so that similar subjects sit side by side.
-
-    Parameters
-    ----------
-    corr : DataFrame
-        Square, symmetric correlation matrix with matching index and columns.
-    method : str, default="average"
-        Linkage method.
-
-    Returns
-    -------
-    list
-        The labels of ``corr`` in leaf order.
-    """
-    from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
-    from scipy.spatial.distance import squareform
-
-    if not isinstance(corr, pd.DataFrame) or list(corr.index) != list(corr.columns):
-        raise ValueError("corr must be a square DataFrame with identical index and columns")
-    values = check_matrix(corr, name="corr")  # NaN: a constant column
-    dist = np.clip(1.0 - (values + values.T) / 2.0, 0.0, None)
-    np.fill_diagonal(dist, 0.0)
-    condensed = squareform(dist, checks=False)
-    link = optimal_leaf_ordering(linkage(condensed, method=method), condensed)
-    return [corr.index[i] for i in leaves_list(link)]
 
 
 def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
@@ -364,7 +335,7 @@ class Settings:
     n_jobs: int | None = None
 
     @classmethod
-    def fast(cls) -> "Settings":
+    def fast(cls) -> Settings:
         """Small counts for unit tests (verdicts may differ from the book's)."""
         return cls(seeds=(0, 1, 2), sweep_seeds=(0, 1), alt_seeds=(0,))
 
@@ -416,13 +387,13 @@ class MMLUData:
 
 def _data() -> MMLUData:
     from hca import subspace as ss
-    from hca.paper.constants import PAPER_V1_DOMAINS
+    from hca.paper.constants import PAPER_V1_BASES
 
     frame = mmlu_frame()
-    counts = domain_counts(frame, PAPER_V1_DOMAINS, n_benchmarks=3)
-    layers = pd.crosstab(frame["base_model"], frame["layer"]).reindex(list(PAPER_V1_DOMAINS))
+    counts = domain_counts(frame, PAPER_V1_BASES, n_benchmarks=3)
+    layers = pd.crosstab(frame["base_model"], frame["layer"]).reindex(list(PAPER_V1_BASES))
     counts = counts.join(layers.fillna(0).astype(int))
-    available = tuple(d for d in PAPER_V1_DOMAINS if counts.loc[d, "usable"])
+    available = tuple(d for d in PAPER_V1_BASES if counts.loc[d, "usable"])
     cols = subject_columns(MMLU_SUBJECTS)
     corr = frame[cols].corr()
     off = corr.to_numpy()[np.triu_indices(len(cols), 1)]
@@ -623,7 +594,8 @@ def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults
 
 
 # =========================================================================== claims
-def _label(col: str) -> str:
+def short_label(col: str) -> str:
+    """A subject's short display name (``"college math"``)."""
     return subject_label(col).replace("mathematics", "math")
 
 
@@ -678,11 +650,11 @@ def _z1_outcome(fit: SubjectFit, subject: str) -> Outcome:
     tops = fit.seeds["top"].map(lambda t: t[0])
     k, n = int((tops == subject).sum()), len(tops)
     counts = tops.value_counts(normalize=True)
-    ours = (f"seed 0: z1 = {_label(top0)} (squared weight "
+    ours = (f"seed 0: z1 = {short_label(top0)} (squared weight "
             f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
-            "seeds: " + ", ".join(f"{_label(c)} {v:.0%}" for c, v in counts.items()))
+            "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items()))
     return Outcome(ours, _seed_rule(top0 == subject, k, n),
-                   _seed_reason(top0 == subject, k, n, f"z1 = {_label(subject)}"),
+                   _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
                    value=k / n)
 
 
@@ -715,7 +687,7 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.cross
     order = tuple(f.alignment["benchmark"])
     k, n = int((f.seeds["order"] == paper).sum()), len(f.seeds)
-    ours = (f"seed 0: {' → '.join(_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
+    ours = (f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
             f"choice of base models); the paper's order in {share_text(k, n)}")
     return {"H.5-cross-order": Outcome(ours, _seed_rule(order == paper, k, n),
                                        _seed_reason(order == paper, k, n, "the paper's order"),
@@ -732,7 +704,7 @@ def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k, n = int(sum(t == target for t in tops)), len(tops)
     one = sum(t in target for t in top0) == 1
     half = k >= 0.5 * n
-    ours = (f"seed 0: top(z2) = {_label(top0[0])}, top(z3) = {_label(top0[1])}; "
+    ours = (f"seed 0: top(z2) = {short_label(top0[0])}, top(z3) = {short_label(top0[1])}; "
             f"{{elementary, high school}} in {share_text(k, n)}")
     reason = _seed_reason(ok0, k, n, "{top(z2), top(z3)} = {elementary, high-school math}")
     if not ok0 and not half and one:

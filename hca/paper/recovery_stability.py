@@ -41,7 +41,7 @@ from hca.data.registry import V2_BENCHMARKS
 from hca.estimator.model import HCA, clone_hca, mic_by_subset
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
-from hca.paper.constants import PAPER_ALIGNMENT, PAPER_V2_FOUR, PAPER_V2_SINV
+from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.replication import domain_data, estimator
 from hca.paper.setups import Setup
 from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
@@ -109,14 +109,14 @@ def subset_rank(table: pd.DataFrame, subset: Sequence[str], size: int | None = N
     return int((t["mic"] < mic).sum()) + 1, len(t), mic
 
 
-def sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
+def sweep(est: Any, X: pd.DataFrame, domains: np.ndarray) -> pd.DataFrame:
     """Figure 18's sweep: every subset of S_inv with at least :data:`SWEEP_MIN_SIZE` domains,
     the paper's four domains' alignment included (FastICA and search warnings silenced;
     convergence and certification are in the fits and the table)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        return mic_by_subset(est, X, labels, list(PAPER_V2_SINV), SWEEP_MIN_SIZE,
+        return mic_by_subset(est, X, domains, list(PAPER_V2_SINV), SWEEP_MIN_SIZE,
                              align=[PAPER_V2_FOUR])
 
 
@@ -199,7 +199,7 @@ def _fit_sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> dict:
     return read_sweep(sweep(est, X, labels))
 
 
-def headline_stability(setup: Setup, X: pd.DataFrame, labels: np.ndarray, *, n_boot: int,
+def headline_stability(setup: Setup, X: pd.DataFrame, domains: np.ndarray, *, n_boot: int,
                        seeds: Sequence[int], random_state: int = 0,
                        n_jobs: int | None = None) -> HeadlineStability:
     """The three headline claims over ``n_boot`` within-domain resamples x ``seeds``.
@@ -208,7 +208,7 @@ def headline_stability(setup: Setup, X: pd.DataFrame, labels: np.ndarray, *, n_b
     ----------
     setup : Setup
         Gives the estimator (:func:`hca.paper.replication.estimator`, sequential search).
-    X, labels
+    X, domains
         Scores and domains of S_inv.
     n_boot : int
         Bootstrap resamples of the models within every domain
@@ -219,7 +219,7 @@ def headline_stability(setup: Setup, X: pd.DataFrame, labels: np.ndarray, *, n_b
         Fits in parallel (:class:`joblib.Parallel`).
     """
     est = estimator(setup, search="sequential")
-    samples = bootstrap_samples(X, labels, n_boot, random_state)
+    samples = bootstrap_samples(X, domains, n_boot, random_state)
     jobs = [(b, int(s), Xb, lb) for b, (Xb, lb) in enumerate(samples) for s in seeds]
     reads = Parallel(n_jobs=n_jobs)(
         delayed(_fit_sweep)(clone_hca(est, random_state=s), Xb, lb) for _, s, Xb, lb in jobs)
@@ -385,4 +385,5 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     return DomainRuleEvidence(sizes=sizes, crossing=crossing, newer_base=newer, levers=levers,
                               restarts=int(restarts), optimum=optimum,
                               optimum_alignment=tuple(best.adjust().benchmarks),
-                              optimum_ranked=ranked_orders(best, n=5))
+                              optimum_ranked=ranked_orders(best, n=5,
+                                                           patterns=PAPER_PATTERNS))

@@ -18,16 +18,18 @@ the same fit show the same object.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Sequence
+from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from hca.data.frames import domain_data
 from hca.data.registry import V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.constants import (
+    PAPER_PATTERNS,
     PAPER_V1_SINV,
     PAPER_V2_FOUR,
     PAPER_V2_PRETRAINED,
@@ -51,21 +53,21 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_frame_cached() -> pd.DataFrame:
     from hca.attribution.domains import load_v2_domains
 
     return load_v2_domains()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v1_frame_cached() -> pd.DataFrame:
     from hca.attribution.domains import load_v1_domains
 
     return load_v1_domains()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2_authors_cached(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
     from hca.attribution.authors import v2_frame_authors
 
@@ -86,16 +88,25 @@ def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     return _v2_authors_cached(s.final_table, s.keep_duplicates).copy()
 
 
-def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
-    """The de-duplicated v1 leaderboard with base-model domains attached (a fresh copy).
+@cache
+def _v1_authors_cached(keep_duplicates: bool) -> pd.DataFrame:
+    from hca.attribution.authors import v1_frame_authors
 
-    The same under both setups: v1 never had a base-model column and the authors' rule for it
-    is not public, so this book's attribution is used for both (the setup still changes the
-    estimator's options).
+    return v1_frame_authors(dedupe=not keep_duplicates)
+
+
+def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
+    """The v1 leaderboard with base-model domains in ``base_model`` (a fresh copy).
+
+    ``None`` or ``"careful"``: this book's attribution, one row per model.
+    ``"authors"``: the authors' rule on every row of the v1 file (precision duplicates kept,
+    :func:`hca.attribution.authors.v1_frame_authors`); ``authors_label`` holds the authors'
+    label of every row and ``base_model`` this book's name of the six base models of
+    Appendix H.4.
     """
-    if setup is not None:
-        get_setup(setup)  # validate the name
-    return _v1_frame_cached().copy()
+    if setup is None or get_setup(setup).domain_rule == "book":
+        return _v1_frame_cached().copy()
+    return _v1_authors_cached(get_setup(setup).keep_duplicates).copy()
 
 
 def estimator(setup: str | Setup, n_components: int = 3, **params: Any):
@@ -127,7 +138,7 @@ def _seed_refits(setup: Setup, seeds: tuple[int, ...]):
     from hca.stability import seed_stability
 
     X, labels = main_data(setup)
-    return seed_stability(estimator(setup), X, labels, seeds=seeds)
+    return seed_stability(estimator(setup), X, labels, seeds=seeds, patterns=PAPER_PATTERNS)
 
 
 def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
@@ -136,24 +147,6 @@ def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
     from hca.paper.cache import cached
 
     return cached("seed_refits", _seed_refits, get_setup(setup), tuple(int(s) for s in seeds))
-
-
-def domain_data(frame: pd.DataFrame, domains: Sequence[str],
-                benchmarks: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Rows of ``frame`` whose ``base_model`` is in ``domains``: scores and domain labels.
-
-    Raises
-    ------
-    ValueError
-        If a requested domain has no model, or a benchmark column is missing.
-    """
-    check_frame(frame, ["base_model", *benchmarks], context="domain_data")
-    present = set(frame["base_model"].dropna())
-    absent = [d for d in domains if d not in present]
-    if absent:
-        raise ValueError(f"no model is attributed to domain(s) {absent}")
-    rows = frame[frame["base_model"].isin(list(domains))]
-    return rows[list(benchmarks)].reset_index(drop=True), rows["base_model"].to_numpy(dtype=object)
 
 
 def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,

@@ -68,7 +68,8 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca import subspace as ss
-from hca.data.registry import BENCHMARK_LABELS, V2_BENCHMARKS
+from hca.data.frames import domain_data
+from hca.data.registry import V2_BENCHMARKS, alignment_text
 from hca.estimator.ica import check_ica
 from hca.estimator.model import HCA, clone_hca
 from hca.estimator.search import HCASearchResult
@@ -78,7 +79,8 @@ from hca.paper.constants import (
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
-from hca.stability import bootstrap_samples
+from hca.paper.setups import Setup, get_setup
+from hca.stability import bootstrap_samples, matches_alignment
 from hca.validation import check_fraction, check_frame
 
 __all__ = [
@@ -127,13 +129,10 @@ def _base_name(name: str) -> str:
     return name[: -len(_RAW)] if name.endswith(_RAW) else name
 
 
-def _label(name: str) -> str:
-    return BENCHMARK_LABELS.get(_base_name(name), _base_name(name))
-
-
 def order_label(alignment: Sequence[str]) -> str:
-    """``("math_lvl_5", "bbh", "ifeval")`` -> ``"MATH Lvl 5 > BBH > IFEval"``."""
-    return " > ".join(_label(b) for b in alignment)
+    """``("math_lvl_5", "bbh_raw", "ifeval")`` -> ``"MATH Lvl 5 > BBH > IFEval"``
+    (:func:`hca.data.alignment_text` of the names without ``_raw``)."""
+    return alignment_text([_base_name(b) for b in alignment], sep=" > ")
 
 
 def role_pattern(alignment: Sequence[str],
@@ -151,7 +150,9 @@ def role_pattern(alignment: Sequence[str],
 
 
 def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) -> Any:
-    """Whether an alignment follows a pattern of roles (see the module docstring).
+    """Whether an alignment follows a pattern of roles (see the module docstring): the
+    library's :func:`hca.stability.matches_alignment`, not strict, on the names without the
+    ``_raw`` suffix.
 
     Returns
     -------
@@ -159,19 +160,7 @@ def order_matches(alignment: Sequence[str], pattern: Sequence[Iterable[str]]) ->
         Same length: every factor's benchmark is in its role. More factors: the first factor
         of every role exists and they come in the pattern's order. Fewer factors: NA.
     """
-    names = [_base_name(b) for b in alignment]
-    roles = [frozenset(p) for p in pattern]
-    if len(names) < len(roles):
-        return pd.NA
-    if len(names) == len(roles):
-        return all(n in r for n, r in zip(names, roles))
-    firsts = []
-    for r in roles:
-        hit = next((i for i, n in enumerate(names) if n in r), None)
-        if hit is None:
-            return False
-        firsts.append(hit)
-    return all(a < b for a, b in zip(firsts, firsts[1:]))
+    return matches_alignment([_base_name(b) for b in alignment], pattern, strict=False)
 
 
 # =========================================================================== one fit
@@ -299,27 +288,19 @@ class SInvResult:
 
 def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
                        candidates: Sequence[str] = PAPER_V2_BASES, n_components: int = 3, *,
-                       n_splits: int = 50, n_boot: int = 0,
+                       n_splits: int = 200, n_boot: int = 0,
                        random_state: int = 0) -> SInvResult:
-    """The S_inv rule of the PCA chapter on one frame (``hca.subspace``).
+    """The S_inv rule of the PCA chapter on one frame (:func:`hca.subspace.invariant_set_rule`).
 
     ``tau`` is the 95 % quantile of split-half null distances pooled over the candidates
     (``n_splits`` per domain); S_inv is the largest set of candidates whose pairwise
     rank-``n_components`` subspace distances are all ``<= tau``. With ``n_boot > 0`` the
     rule is also applied, with the same ``tau``, to ``n_boot`` bootstrap distance matrices.
     """
-    check_frame(frame, ["base_model", *benchmarks])
-    rows = frame[frame["base_model"].isin(list(candidates))]
-    X = rows[list(benchmarks)]
-    labels = rows["base_model"].astype(object).to_numpy()
-    absent = [c for c in candidates if c not in set(labels)]
-    if absent:
-        raise ValueError(f"no model is attributed to candidate domain(s) {absent}")
-    nulls = ss.split_half_nulls(X, labels, n_components=n_components, order=list(candidates),
-                                n_splits=n_splits, random_state=random_state)
-    tau = ss.null_threshold(nulls, 0.95)
-    dist = ss.distance_matrix(X, labels, n_components=n_components, order=list(candidates))
-    members = tuple(ss.invariant_set(dist, tau))
+    X, labels = domain_data(frame, candidates, benchmarks, context="invariant_set_rule")
+    rule = ss.invariant_set_rule(X, labels, candidates, n_components=n_components,
+                                 n_splits=n_splits, random_state=random_state)
+    members, tau, dist = rule.members, rule.threshold, rule.dist
     share = float("nan")
     if n_boot:
         boot = ss.bootstrap_distance_matrix(X, labels, n_components=n_components,
@@ -453,16 +434,8 @@ def paper_settings(frame: pd.DataFrame, final_frame: pd.DataFrame | None = None,
 
 # =========================================================================== rows
 def _domain_rows(setting: Setting, domains: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    rows = setting.frame[setting.frame["base_model"].isin(list(domains))]
-    absent = [d for d in domains if d not in set(rows["base_model"])]
-    if absent:
-        raise ValueError(f"setting {setting.name!r}: no model in domain(s) {absent}")
-    X = rows[list(setting.benchmarks)].reset_index(drop=True)
-    if X.isna().any().any():
-        bad = list(X.columns[X.isna().any()])
-        raise ValueError(f"setting {setting.name!r}: missing scores in column(s) {bad} "
-                         f"within the fitted domains")
-    return X, rows["base_model"].astype(object).to_numpy()
+    return domain_data(setting.frame, domains, setting.benchmarks, complete=True,
+                       context=f"setting {setting.name!r}")
 
 
 def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict:
@@ -473,7 +446,7 @@ def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict
 
 def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
                 candidates: Sequence[str] = PAPER_V2_BASES, n_boot: int = 20,
-                n_splits: int = 50, level: float = 0.9, random_state: int = 0,
+                n_splits: int = 200, level: float = 0.9, random_state: int = 0,
                 reference: Sequence[str] | None = None,
                 pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
                 s_inv: SInvResult | None = None,
@@ -567,7 +540,7 @@ def _resampling_record(name: str, group: str, setting: Setting, models: int, mic
 
 
 def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str] = PAPER_V2_FOUR,
-                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 50,
+                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 200,
                   level: float = 0.9, random_state: int = 0,
                   reference: Sequence[str] | None = None,
                   pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
@@ -677,11 +650,6 @@ class RobustnessTable:
         return "\n".join(lines)
 
 
-def truthy(value: Any) -> bool:
-    """True only for a non-missing true value (NA and None count as False)."""
-    return value is not None and not pd.isna(value) and bool(value)
-
-
 def _yes_no(value: Any) -> str:
     if value is pd.NA or value is None or (isinstance(value, float) and np.isnan(value)):
         return "n/a"
@@ -696,7 +664,7 @@ def run_perturbations(
     n_boot: int = 20,
     n_boot_models: int = 100,
     seeds: Iterable[int] = range(20),
-    n_splits: int = 50,
+    n_splits: int = 200,
     level: float = 0.9,
     random_state: int = 0,
     pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
@@ -919,12 +887,12 @@ def raw_score_map(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_FOUR,
     return pd.DataFrame(out).T.rename_axis("benchmark")
 
 
-def _compute(settings: Settings) -> RobustnessResults:
+def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
     from hca.attribution.domains import attach_domains
     from hca.data.loaders import load_leaderboard_v2
     from hca.paper.replication import v2_frame
 
-    frame = v2_frame("careful")
+    frame = v2_frame(setup)
     final = attach_domains(load_leaderboard_v2(include_final=True))
     authors = v2_frame("authors")
     table = run_perturbations(
@@ -938,8 +906,18 @@ def _compute(settings: Settings) -> RobustnessResults:
         random_state=settings.random_state), raw_score_map(frame), settings)
 
 
-def run(settings: Settings | None = None) -> RobustnessResults:
-    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`)."""
+def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RobustnessResults:
+    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`).
+
+    The page perturbs the careful setup (its frame is the default setting; the authors'
+    domain rule and the final table are perturbations of it), so ``setup`` must be
+    ``"careful"``; the argument is there so that every chapter is run the same way
+    (:class:`hca.paper.chapters.Chapter`).
+    """
     from hca.paper.cache import cached
 
-    return cached("robustness", _compute, Settings() if settings is None else settings)
+    setup = get_setup(setup)
+    if setup.name != "careful":
+        raise ValueError(f"the robustness page perturbs the careful setup; got setup "
+                         f"{setup.name!r} (the authors' domain rule is one of its rows)")
+    return cached("robustness", _compute, setup, Settings() if settings is None else settings)

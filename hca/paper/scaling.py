@@ -58,6 +58,7 @@ from hca.paper.replication import v2_frame
 from hca.paper.setups import SETUPS, Setup, get_setup
 
 __all__ = [
+    "printed_sigmoid",
     "Settings",
     "ScalingResults",
     "Bridge",
@@ -754,6 +755,35 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
                     lo, hi, val = r["r2_ci_low"], r["r2_ci_high"], r["r2"]
                 recs.append({**base, "subset": sub, what: val, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(recs)
+
+
+def printed_sigmoid(res: ScalingResults) -> pd.DataFrame:
+    """Every parameter of the sigmoid law with treatment the authors' notebook printed
+    (``L, x0, k, b`` and ``c``: scaling_law.ipynb, cell gKsjy_nl4nqF, cited in
+    :func:`hca.data.authors_code_values`) beside ours on all rows of ``res``.
+
+    Ours are put on their scale: ``x0`` is our ``log_c0`` minus
+    :data:`hca.causal.sigmoid.AUTHORS_LOG_OFFSET` (their ``x = ln(6 N D)`` with N in billions
+    and D in trillions), ``c`` is our ``tau``. Rows ``(outcome, parameter)``; columns
+    ``theirs``, ``ours``, ``se_ours`` and ``ratio`` (ours / theirs).
+    """
+    from hca.causal.sigmoid import AUTHORS_LOG_OFFSET
+
+    acv = authors_code_values()["value"]
+    recs = []
+    for b in BENCH:
+        fit = res.sigmoid.fits[("all", b)]
+        ours = {"L": fit.L, "x0": fit.log_c0 - AUTHORS_LOG_OFFSET, "k": fit.k, "b": fit.b,
+                "c": fit.tau}
+        se = {"L": fit.se["L"], "x0": fit.se["log_c0"], "k": fit.se["k"], "b": fit.se["b"],
+              "c": fit.se["tau"]}
+        for p in ("L", "x0", "k", "b", "c"):
+            key = f"sigmoid-tau-{b}" if p == "c" else f"sigmoid-{p}-{b}"
+            theirs = float(acv[key])
+            recs.append({"outcome": b, "parameter": p, "theirs": theirs, "ours": float(ours[p]),
+                         "se_ours": float(se[p]),
+                         "ratio": float(ours[p]) / theirs if theirs else np.nan})
+    return pd.DataFrame(recs).set_index(["outcome", "parameter"])
 
 
 def printed_values(what: str) -> dict[str, float]:

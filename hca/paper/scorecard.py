@@ -5,10 +5,11 @@ One source of truth for the book's scorecard page, each chapter's verdict box, t
 
 * the paper's side (claim, value, criterion, kind) comes only from the packaged table
   ``paper_values.csv`` (:func:`hca.data.load_paper_values`);
-* our side comes from the chapters' own results: for every chapter
-  (:data:`hca.paper.claims.CHAPTERS`) and setup (:data:`hca.paper.setups.SETUPS`),
-  ``hca.paper.<chapter>.run(setup)`` is computed once (:mod:`hca.paper.cache`) and every
-  evaluator registered for that chapter (:func:`hca.paper.claims.claim`) judges it.
+* our side comes from the chapters' own results: for every chapter with claims (the explicit
+  list :data:`hca.paper.chapters.CHAPTER_LIST`) and setup (:data:`hca.paper.setups.SETUPS`),
+  :meth:`hca.paper.chapters.Chapter.run` (the chapter module's ``run(setup, settings)``) is
+  computed once (:mod:`hca.paper.cache`) and every evaluator the chapter registered
+  (:meth:`hca.paper.chapters.Chapter.claims`) judges it.
 
 :func:`build_scorecard` returns a :class:`Scorecard`: one :class:`ClaimRow` per claim with the
 paper's side and an :class:`~hca.paper.claims.Outcome` per setup. :meth:`Scorecard.records`
@@ -18,7 +19,6 @@ is the JSON of ``--json`` (documented in the README).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import time
 from collections.abc import Sequence
@@ -29,7 +29,9 @@ from typing import Any
 import pandas as pd
 
 from hca.data.tables import load_paper_values
-from hca.paper.claims import CHAPTERS, KINDS, VERDICTS, ClaimSpec, Outcome, registered
+from hca.paper.chapters import CHAPTER_LIST
+from hca.paper.chapters import chapter as get_chapter
+from hca.paper.claims import CHAPTERS, KINDS, VERDICTS, ClaimSpec, Outcome
 from hca.paper.setups import SETUP_NAMES, SETUPS
 
 __all__ = [
@@ -97,17 +99,16 @@ class ClaimRow:
 
 
 def chapter_module(chapter: str):
-    """The module ``hca.paper.<chapter>`` (importing it registers its evaluators)."""
+    """The module ``hca.paper.<chapter>`` of a chapter with claims."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
-    return importlib.import_module(f"hca.paper.{chapter}")
+    return get_chapter(chapter).module
 
 
 def chapter_results(chapter: str, setup: str, fast: bool = False) -> Any:
-    """``hca.paper.<chapter>.run(setup)`` (small repetition counts with ``fast``)."""
-    mod = chapter_module(chapter)
-    settings = mod.Settings.fast() if fast else mod.Settings()
-    return mod.run(setup, settings)
+    """The chapter's ``run(setup, settings)`` (small repetition counts with ``fast``)."""
+    c = get_chapter(chapter)
+    return c.run(setup, c.settings(fast))
 
 
 def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Outcome]:
@@ -129,7 +130,7 @@ def evaluate_chapter(chapter: str, *, fast: bool = False, paper: pd.DataFrame | 
     paper = load_paper_values() if paper is None else paper
     per_setup: dict[str, dict[str, Outcome]] = {s: {} for s in setups}
     figures: dict[str, str | None] = {}
-    for spec in registered(chapter):
+    for spec in get_chapter(chapter).claims():
         rows = spec.rows(paper)
         if rows.empty:
             continue
@@ -247,7 +248,8 @@ def build_scorecard(only: Sequence[str] | None = None, *, fast: bool = False,
         If ``only`` names no chapter and matches no claim id.
     """
     paper = load_paper_values(paper_values)
-    chapters = list(CHAPTERS)
+    # the chapters with claims, in the order of the explicit list
+    chapters = [c.key for c in CHAPTER_LIST if c.key in CHAPTERS]
     prefixes: list[str] = []
     if only:
         chosen = [c for c in only if c in CHAPTERS]
@@ -256,14 +258,14 @@ def build_scorecard(only: Sequence[str] | None = None, *, fast: bool = False,
         if bad:
             raise ValueError(f"--only: {bad} match no chapter ({list(CHAPTERS)}) and no "
                              "claim id")
-        chapters = chosen if not prefixes else list(CHAPTERS)
+        chapters = chosen if not prefixes else chapters
     rows, seconds = [], {}
     for chapter in chapters:
         t0 = time.perf_counter()
         sub = paper
         if prefixes:
             sub = paper[paper["id"].map(lambda i: any(i.startswith(p) for p in prefixes))]
-            if not any(not s.rows(sub).empty for s in registered(chapter)):
+            if not any(not s.rows(sub).empty for s in get_chapter(chapter).claims()):
                 continue
         rows += evaluate_chapter(chapter, fast=fast, paper=sub)
         seconds[chapter] = time.perf_counter() - t0
@@ -639,11 +641,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register() -> None:
-    from hca.cli import register_command
-
-    register_command("scorecard", "the replication scorecard: every claim under both setups",
-                     _setup, _run)
-
-
-_register()
+#: The ``python -m hca scorecard`` command as ``(name, help, add_arguments, run)``: the
+#: command line (:mod:`hca.cli`) finds it here; the paper never imports the command line.
+COMMAND = ("scorecard", "the replication scorecard: every claim under both setups",
+           _setup, _run)

@@ -8,7 +8,8 @@ choice or fails under the paper's own setup too. So every chapter's analysis
     The paper's data and choices as far as public material allows, read off the authors'
     public code (``hlzhang109/causal-eval``: ``find_token_size.ipynb``, ``main.ipynb``,
     ``scaling_law.ipynb``, ``matrix_completion.ipynb``, ``utils_full.py``): the authors' looser
-    domain rule (:func:`hca.attribution.authors.v2_frame_authors`), the final 4,576-model table
+    domain rule (:func:`hca.attribution.authors.v2_frame_authors`; on Leaderboard v1
+    :func:`~hca.attribution.authors.v1_frame_authors`), the final 4,576-model table
     wherever an analysis needs only scores, precision duplicates kept, FastICA seed 0 with one
     run, residuals on the recovered rows of ``H`` (``residual="shared"``), the Figure 18 sweep
     over subsets of at least four domains, Appendix G's soft-impute defaults, hidden share (0.2)
@@ -28,9 +29,12 @@ sweeps that measure stability use the same seeds in both.
 
 What public data cannot reproduce is stated where it matters: the authors' 4,576-row table
 with its metadata is not public (the final HTML table has scores only), so analyses that need
-a model's type, architecture or provider use the 3,913-row CSV under both setups; Leaderboard
-v1 and MMLU by task have no public domain rule of the authors, so both setups use this book's
-attribution there and differ only in the estimator's options.
+a model's type, architecture or provider use the 3,913-row CSV under both setups. On
+Leaderboard v1 the authors ran their v2 rule on the v1 file (``find_token_size.ipynb``), so the
+``authors`` setup labels every row of the public v1 file with it
+(:func:`hca.attribution.authors.v1_frame_authors`); the MMLU-by-task file has no rule of
+theirs, so both setups use this book's attribution there and differ only in the estimator's
+options.
 """
 
 from __future__ import annotations

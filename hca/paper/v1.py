@@ -7,12 +7,13 @@ those five has a small MIC (Figure 23c), and the adjusted causal graphs and alig
 hierarchy from truthfulness through general reasoning to mathematics (Figures 24-26).
 
 :func:`run` computes our side under one setup (:mod:`hca.paper.setups`); the evaluators below
-judge it. Leaderboard v1 has no public domain rule of the authors, so both setups use this
-book's attribution (:func:`hca.paper.replication.v1_frame`) and differ only in the estimator's
-options (:meth:`~hca.paper.setups.Setup.hca_params`: residuals on the recovered rows of ``H``
-for ``authors``, Algorithm 1's per-domain residuals for ``careful``). The PCA analysis of
-Figure 23b and the FastICA local optima do not involve those options and are computed once for
-both setups (:func:`subspaces`, :func:`ica_optima`). Figure 23c sweeps the subsets of at least
+judge it. The ``authors`` setup labels the v1 file with the authors' own rule (their v2
+function, run on the v1 file in ``find_token_size.ipynb``:
+:func:`hca.attribution.authors.v1_frame_authors`, every row kept) and uses their estimator
+options (residuals on the recovered rows of ``H``); the ``careful`` setup uses this book's
+attribution (:func:`hca.paper.replication.v1_frame`) and Algorithm 1's per-domain residuals.
+The PCA analysis of Figure 23b and the FastICA local optima depend on the domains only, and
+are computed once per domain rule (:func:`subspaces`, :func:`ica_optima`). Figure 23c sweeps the subsets of at least
 three domains under both setups, as the paper states for this figure.
 
 Refits use ``search="sequential"``, which returns the exhaustive optimum when it certifies it;
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import V1_BENCHMARKS, benchmark_label
+from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -39,7 +40,7 @@ from hca.paper.claims import (
     ratio_band,
     share_text,
 )
-from hca.paper.constants import PAPER_V1_DOMAINS, PAPER_V1_SINV
+from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -63,11 +64,14 @@ __all__ = [
     "edge_table",
     "order_text",
     "DOMAIN_NOTE",
+    "authors_v1_counts",
 ]
 
-#: Why both setups use this book's attribution on v1 (shown on the page and in the results).
-DOMAIN_NOTE = ("Leaderboard v1 has no public domain rule of the authors: both setups use this "
-               "book's base-model attribution and differ only in the estimator's options")
+#: Where each setup's v1 domains come from (shown on the page and in the results).
+DOMAIN_NOTE = {
+    "authors": ("the authors' rule (their v2 function run on the v1 file, find_token_size.ipynb)"
+                " on every row of the public v1 file"),
+    "book": "this book's base-model attribution, one row per model"}
 _B1 = list(V1_BENCHMARKS)
 _OUTSIDE = "Llama-2-7B"  # the domain the paper leaves out of S_inv
 
@@ -160,9 +164,31 @@ def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
     return table
 
 
-def order_text(alignment: Sequence[str]) -> str:
-    """``"HellaSwag → TruthfulQA → GSM8K"``."""
-    return " → ".join(benchmark_label(b) for b in alignment)
+#: ``"HellaSwag → TruthfulQA → GSM8K"``: the library's :func:`hca.data.alignment_text`.
+order_text = alignment_text
+
+
+def authors_v1_counts() -> pd.DataFrame:
+    """The authors' v1 label counts: printed by their notebook beside the same rule on the
+    public v1 file (every row; :func:`hca.attribution.authors.v1_frame_authors`).
+
+    Indexed by the authors' label in their printed order (the ``v1size-*`` rows of
+    :func:`hca.data.authors_code_values`, from ``scripts/subgroup_pca.ipynb``); columns
+    ``printed``, ``ours`` and ``difference`` (ours − printed). Their v1 table itself is not
+    public, so a difference is a row of theirs missing from the public file (or one more).
+    """
+    from hca.data import authors_code_values
+
+    acv = authors_code_values()
+    rows = acv[acv["id"].str.startswith("v1size-")]
+    printed = pd.Series(rows["value"].astype(int).to_numpy(),
+                        index=[i[len("v1size-"):] for i in rows["id"]], name="printed")
+    ours = v1_frame("authors")["authors_label"].value_counts().reindex(printed.index,
+                                                                       fill_value=0)
+    out = pd.DataFrame({"printed": printed, "ours": ours.astype(int)})
+    out["difference"] = out["ours"] - out["printed"]
+    out.index.name = "authors' label"
+    return out
 
 
 # =========================================================================== shared steps
@@ -211,18 +237,37 @@ class V1Subspaces:
         """The distance matrix of the full data."""
         return self.boot.point
 
+    def per_domain(self) -> pd.DataFrame:
+        """One row per domain: models, 95 % split-half null quantile, mean distance to the
+        others, TruthfulQA and HellaSwag leverage, share of bootstrap invariant sets holding
+        it."""
+        return pd.DataFrame({
+            "models": self.sizes,
+            "null 95 %": pd.Series({d: float(np.quantile(v, 0.95))
+                                    for d, v in self.nulls.items()}),
+            "mean distance": self.mean_distance,
+            "TruthfulQA leverage": self.leverage["TruthfulQA"],
+            "HellaSwag leverage": self.leverage["HellaSwag"],
+            "in S_inv (bootstrap)": self.membership,
+        })
+
     def summary(self) -> str:
         return (f"S_inv (pooled tau = {self.tau:.3f}): {', '.join(self.s_inv)}; largest "
                 f"distance {self.dist.to_numpy().max():.3f}; farthest on average: "
                 f"{self.mean_distance.idxmax()} ({self.mean_distance.max():.3f})")
 
 
-def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
+def _rule_frame(domain_rule: str) -> pd.DataFrame:
+    """The v1 frame of a domain rule (``"authors"`` or ``"book"``)."""
+    return v1_frame("authors" if domain_rule == "authors" else "careful")
+
+
+def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subspaces:
     from hca import subspace as ss
     from hca.paper.pca import invariant_set_rule
 
-    doms = list(PAPER_V1_DOMAINS)
-    frame = v1_frame()
+    doms = list(PAPER_V1_BASES)
+    frame = _rule_frame(domain_rule)
     X6, dom6 = domain_data(frame, doms, _B1)
     spectra = {"all v1 models": ss.explained_variance(frame[_B1], label="all v1 models")}
     spectra |= {d: ss.explained_variance(X6[dom6 == d], label=d) for d in doms}
@@ -241,26 +286,30 @@ def _subspaces(n_splits: int, n_boot: int) -> V1Subspaces:
         leverage=lev)
 
 
-def subspaces(n_splits: int = 100, n_boot: int = 100) -> V1Subspaces:
-    """Figure 23a-b (computed once per process and build; no estimator option enters)."""
-    return cached("v1_subspaces", _subspaces, int(n_splits), int(n_boot))
+def subspaces(n_splits: int = 100, n_boot: int = 100, domain_rule: str = "book") -> V1Subspaces:
+    """Figure 23a-b on the domains of ``domain_rule`` (``"authors"`` or ``"book"``; computed
+    once per process and build; no estimator option enters)."""
+    if domain_rule not in DOMAIN_NOTE:
+        raise ValueError(f"domain_rule must be one of {list(DOMAIN_NOTE)}, got {domain_rule!r}")
+    return cached("v1_subspaces", _subspaces, int(n_splits), int(n_boot), domain_rule)
 
 
-def _ica_optima(params: tuple, seeds: tuple[int, ...]) -> pd.DataFrame:
+def _ica_optima(params: tuple, seeds: tuple[int, ...], domain_rule: str = "book") -> pd.DataFrame:
     from hca import stability as st
     from hca.estimator.model import HCA
 
-    X5, dom5 = domain_data(v1_frame(), PAPER_V1_SINV, _B1)
+    X5, dom5 = domain_data(_rule_frame(domain_rule), PAPER_V1_SINV, _B1)
     return st.ica_solutions(HCA(**dict(params)), X5, dom5, seeds=seeds)
 
 
 def ica_optima(setup: str | Setup, seeds: Sequence[int] = tuple(range(30))) -> pd.DataFrame:
     """FastICA's distinct local optima in every domain of the paper's five
-    (:func:`hca.stability.ica_solutions`), computed once for every setup with the same ICA
+    (:func:`hca.stability.ica_solutions`), computed once per domain rule with the same ICA
     options (the residual option does not enter ICA)."""
     s = get_setup(setup)
     params = (("n_components", 3), ("n_restarts", s.n_restarts))
-    return cached("v1_ica_optima", _ica_optima, params, tuple(int(x) for x in seeds))
+    return cached("v1_ica_optima", _ica_optima, params, tuple(int(x) for x in seeds),
+                  s.domain_rule)
 
 
 # =========================================================================== results
@@ -273,7 +322,7 @@ class V1Results:
     setup : Setup
     settings : Settings
     domain_note : str
-        Why the domains are this book's under both setups (:data:`DOMAIN_NOTE`).
+        Where the setup's domains come from (:data:`DOMAIN_NOTE`).
     X5 : DataFrame
         Scores of the paper's five domains (S_inv); ``dom5`` their domains.
     fit : hca.estimator.HCA
@@ -318,8 +367,8 @@ class V1Results:
 
     @property
     def pca(self) -> V1Subspaces:
-        """Figures 23a-b (:func:`subspaces`; one object for both setups in a process)."""
-        return subspaces(self.settings.n_splits, self.settings.n_boot)
+        """Figures 23a-b (:func:`subspaces` on the setup's domains)."""
+        return subspaces(self.settings.n_splits, self.settings.n_boot, self.setup.domain_rule)
 
     @property
     def solutions(self) -> pd.DataFrame:
@@ -371,25 +420,26 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
 
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
-    X6, dom6 = domain_data(frame, PAPER_V1_DOMAINS, _B1)
+    X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
     est = estimator(setup, search="sequential")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = est.fit(X5, dom5)
-        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_DOMAINS), min_size=3,
+        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3,
                                 n_jobs=settings.n_jobs)
     adj = fit.adjust()
-    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, n_jobs=settings.n_jobs)
+    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
+                              n_jobs=settings.n_jobs)
     boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
                                    random_state=setup.ica_seed, n_jobs=settings.n_jobs)
     v2 = seed_refits(setup, settings.v2_seeds)
     certified = [bool(fit.search_result_.certified), *subsets["certified"],
                  *seeds.records["certified"], *boots.records["certified"]]
-    subspaces(settings.n_splits, settings.n_boot)  # the shared steps, computed once
+    subspaces(settings.n_splits, settings.n_boot, setup.domain_rule)  # shared steps, once
     ica_optima(setup, settings.solution_seeds)
     return V1Results(
-        setup=setup, settings=settings, domain_note=DOMAIN_NOTE, X5=X5, dom5=dom5, fit=fit,
-        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit),
+        setup=setup, settings=settings, domain_note=DOMAIN_NOTE[setup.domain_rule], X5=X5, dom5=dom5, fit=fit,
+        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit, patterns=PAPER_PATTERNS),
         subsets=subsets, seeds=seeds, boots=boots,
         v2_alignment=tuple(main_fit(setup).adjust().benchmarks),
         v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
@@ -428,7 +478,7 @@ def _sinv(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     v = grade(outside and not others, outside and len(others) == 1)
     if not outside:
         reason = (f"{_OUTSIDE} is inside our invariant set"
-                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_DOMAINS) else ""))
+                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_BASES) else ""))
     else:
         reason = ("the paper's five, Llama-2-7B apart" if not others else
                   f"Llama-2-7B apart; {', '.join(sorted(others))} differ")

@@ -26,6 +26,8 @@ from hca.plots.completion import (  # noqa: F401
 from hca.plots.estimator import (  # noqa: F401
     plot_causal_graph,
     plot_distribution,
+    plot_domain_graphs,
+    plot_domain_scms,
     plot_matrix,
     plot_mic_by_subset,
     plot_mixing,
@@ -36,6 +38,7 @@ from hca.plots.estimator import (  # noqa: F401
 from hca.plots.interpret import (  # noqa: F401
     plot_adjusted_unmixing,
     plot_alignment,
+    plot_alignment_panels,
     plot_compute,
     plot_compute_factor,
     plot_instruct_shift,
@@ -44,6 +47,8 @@ from hca.plots.interpret import (  # noqa: F401
 )
 from hca.plots.mmlu import (  # noqa: F401
     plot_clustered_correlation,
+    plot_mic_panels,
+    plot_subject_panels,
 )
 from hca.plots.recovery import (  # noqa: F401
     plot_benchmark_ratios,
@@ -110,6 +115,11 @@ __all__ = [
     "plot_robustness",
     "plot_s_inv_membership",
     "plot_clustered_correlation",
+    "plot_subject_panels",
+    "plot_mic_panels",
+    "plot_alignment_panels",
+    "plot_domain_scms",
+    "plot_domain_graphs",
     "use_book_style",
     "captioned",
     "plot_verdict_summary",

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,10 +39,10 @@ def plot_sigmoid_fit(
     t,
     y,
     *,
-    ax: "Axes | None" = None,
+    ax: Axes | None = None,
     labels: tuple[str, str] = ("pretrained (T=0)", "fine-tuned (T=1)"),
     flops_axis: bool = False,
-) -> "Axes":
+) -> Axes:
     """Scatter of the data coloured by ``T`` with the fitted curves for ``T = 0`` and ``T = 1``.
 
     Parameters
@@ -89,14 +90,14 @@ def plot_sigmoid_fit(
 def plot_ate(
     frame: pd.DataFrame,
     *,
-    ax: "Axes | None" = None,
+    ax: Axes | None = None,
     group: str = "estimator",
     value: str = "ate",
     reference: Mapping[str, float] | None = None,
     reference_label: str = "reference",
     xlabel: str = "ATE of fine-tuning (score points)",
     zero: bool = True,
-) -> "Axes":
+) -> Axes:
     """Forest plot of estimates with their intervals, one row per outcome, offset by group.
 
     Parameters
@@ -150,9 +151,9 @@ def plot_ate(
 def plot_ate_steps(
     table: pd.DataFrame,
     *,
-    ax: "Axes | None" = None,
+    ax: Axes | None = None,
     labels: Mapping[str, str] | None = None,
-) -> "Axes":
+) -> Axes:
     """Point estimates across a sequence of analysis choices, one line per outcome.
 
     Parameters
@@ -189,8 +190,8 @@ def plot_overlap(
     penalty: float = 1e-3,
     trim: float = 0.01,
     bins: int = 20,
-    ax: "Axes | None" = None,
-) -> "Axes":
+    ax: Axes | None = None,
+) -> Axes:
     """Histograms of the estimated propensity ``P(T=1 | x)`` by arm.
 
     Each arm's histogram is normalised to sum to 1 (arms can differ a lot in size). The
@@ -237,9 +238,9 @@ def plot_family_sizes(
     table: pd.DataFrame,
     family: str,
     *,
-    ax: "Axes | None" = None,
+    ax: Axes | None = None,
     labels: Mapping[str, str] | None = None,
-) -> "Axes":
+) -> Axes:
     """Grouped bars of one family's mean scores by base size (paper Figure 12).
 
     Parameters
@@ -369,8 +370,8 @@ def plot_propensity_strata(
     *,
     degree: int = 1,
     penalty: float = 1e-3,
-    ax: "Axes | None" = None,
-) -> "Axes":
+    ax: Axes | None = None,
+) -> Axes:
     """Share of fine-tuned models per ``x`` stratum against the fitted logistic propensity.
 
     Each distinct ``x`` (one base model's compute) is a point at its share of ``T = 1``,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from hca.completion.experiment import compare_approaches, paired_rmse
 from hca.plots.axes import get_axes, get_axes_grid
@@ -24,8 +25,8 @@ __all__ = [
 _APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
 
 
-def plot_rmse_distributions(frame: pd.DataFrame, ax: Any = None, bins: int = 40,
-                            label: str = "") -> Any:
+def plot_rmse_distributions(frame: pd.DataFrame, ax: Axes | None = None, bins: int = 40,
+                            label: str = "") -> Axes:
     """Histograms of the global and local RMSE over repetitions (Figure 15a).
 
     Parameters
@@ -57,8 +58,8 @@ def plot_rmse_distributions(frame: pd.DataFrame, ax: Any = None, bins: int = 40,
     return ax
 
 
-def plot_rmse_vs_p(frame: pd.DataFrame, ax: Any = None, level: float = 0.95,
-                   label: str = "", linestyle: str = "-", shift: float = 0.008) -> Any:
+def plot_rmse_vs_p(frame: pd.DataFrame, ax: Axes | None = None, level: float = 0.95,
+                   label: str = "", linestyle: str = "-", shift: float = 0.008) -> Axes:
     """Mean RMSE with intervals against ``p``, global and local (Figure 15b).
 
     Parameters
@@ -94,7 +95,7 @@ def plot_rmse_vs_p(frame: pd.DataFrame, ax: Any = None, level: float = 0.95,
 
 
 def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
-                            names: dict[str, str] | None = None, ncols: int = 5) -> Any:
+                            names: dict[str, str] | None = None, ncols: int = 5) -> np.ndarray:
     """Global versus local RMSE for every set of fully observed columns (Figure 16).
 
     Parameters
@@ -138,7 +139,7 @@ def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
 
 
 def plot_rmse_vs_share(frame: pd.DataFrame, printed: pd.DataFrame | None = None,
-                       ax: Any = None, level: float = 0.95, label: str = "") -> Any:
+                       ax: Axes | None = None, level: float = 0.95, label: str = "") -> Axes:
     """Mean RMSE of global and local completion against the hidden share (Figure 15a's
     design over every share), optionally with another source's means as open markers.
 
@@ -176,7 +177,7 @@ _VERDICT_MARKERS = {"local better": ("o", "#DD8452"), "global better": ("X", "#4
 
 
 def plot_set_means(summary: pd.DataFrame, names: dict[str, str] | None = None,
-                   ax: Any = None) -> Any:
+                   ax: Axes | None = None) -> Axes:
     """Mean RMSE of local against global completion, one point per set of fully observed
     columns, marked by the verdict of the paired difference (Figure 16 in one panel).
 

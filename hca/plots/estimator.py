@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyArrowPatch, Patch
 
-from hca.plots.axes import benchmark_label, get_axes
+from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
 from hca.validation import check_labels, check_matrix
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "plot_mic_by_subset",
     "plot_reconstruction_error",
     "plot_distribution",
+    "plot_domain_scms",
+    "plot_domain_graphs",
 ]
 
 
@@ -358,3 +360,36 @@ def plot_distribution(values: Any, ax: Axes | None = None, *, bins: Any = 30,
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_domain_scms(model: Any, benchmarks: Sequence[str], axes: Any = None, *,
+                     ncols: int = 3) -> np.ndarray:
+    """Every domain's structural weights (with its inexactness alpha) of a fitted
+    :class:`~hca.estimator.HCA`, then the shared mixing matrix G, on a grid of ``ncols``
+    columns (Figure 24). Returns the grid of axes."""
+    n = len(model.domains_) + 1
+    nrows = -(-n // ncols)
+    grid = get_axes_grid(axes, nrows, ncols, figsize=(10, 3.1 * nrows))
+    flat = grid.ravel()
+    for ax, d in zip(flat, model.domains_):
+        plot_scm_weights(model.models_[d], ax=ax, kind="structural", colorbar=False,
+                         title=f"{d} (α = {model.inexactness_[d]:.3f})")
+    plot_mixing(model.mixing_, list(benchmarks), ax=flat[-1], title="mixing matrix G",
+                colorbar=False)
+    grid[0, 0].figure.tight_layout()
+    return grid
+
+
+def plot_domain_graphs(models: Mapping[str, Any], node_labels: Sequence[str],
+                       axes: Any = None, *, ncols: int = 2) -> np.ndarray:
+    """Every domain's causal graph (:func:`plot_causal_graph`) on a grid of ``ncols``
+    columns; unused panels are switched off. Returns the grid of axes."""
+    nrows = -(-len(models) // ncols)
+    grid = get_axes_grid(axes, nrows, ncols, figsize=(8, 2.8 * nrows))
+    flat = grid.ravel()
+    for ax, d in zip(flat, models):
+        plot_causal_graph(models[d], ax=ax, node_labels=list(node_labels))
+    for ax in flat[len(models):]:
+        ax.axis("off")
+    grid[0, 0].figure.tight_layout()
+    return grid

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from hca.interpret import Alignment, base_checkpoint_mask
-from hca.plots.axes import benchmark_label, get_axes
+from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
 from hca.plots.estimator import plot_unmixing
 
 __all__ = [
@@ -20,10 +22,11 @@ __all__ = [
     "plot_r2_comparison",
     "plot_compute_factor",
     "plot_lookup_cells",
+    "plot_alignment_panels",
 ]
 
 
-def plot_adjusted_unmixing(alignment: Alignment, ax=None, benchmark_units: bool = False):
+def plot_adjusted_unmixing(alignment: Alignment, ax: Axes | None = None, benchmark_units: bool = False) -> Axes:
     """Heatmap of the adjusted unmixing matrix (Figure 3a), via :func:`hca.plots.plot_unmixing`.
 
     Rows are labelled with the factor and the benchmark it is aligned with; with
@@ -40,7 +43,7 @@ def plot_adjusted_unmixing(alignment: Alignment, ax=None, benchmark_units: bool 
 
 
 def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
-                   others: Mapping[str, pd.DataFrame] | None = None, ax=None):
+                   others: Mapping[str, pd.DataFrame] | None = None, ax: Axes | None = None) -> Axes:
     """Figure 3b: adjusted factor ``factor`` (0-based) against its benchmark, with the line.
 
     In-sample models are grey dots; every entry of ``others`` (name -> scores) gets its own
@@ -68,8 +71,8 @@ def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
     return ax
 
 
-def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax=None,
-                 label_top: int = 0):
+def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax: Axes | None = None,
+                 label_top: int = 0) -> Axes:
     """Adjusted factor ``factor`` (0-based) against log10 pretraining compute.
 
     All models with a known compute are small grey dots; official base checkpoints are
@@ -95,8 +98,8 @@ def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax=None
     return ax
 
 
-def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax=None,
-                        highlight: Sequence[str] = ()):
+def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax: Axes | None = None,
+                        highlight: Sequence[str] = ()) -> Axes:
     """Strip plot of the factor changes from base to official instruct checkpoint.
 
     ``shifts`` is :func:`instruct_shift` output; pairs whose ``base_id`` is in ``highlight``
@@ -122,9 +125,9 @@ _SOURCES = {"paper": ("o", "black"), "authors' code": ("D", "0.55"),
             "authors' setup": ("s", "tab:blue"), "careful setup": ("^", "tab:orange")}
 
 
-def plot_r2_comparison(table: pd.DataFrame, ax=None, *, reference: str = "paper",
+def plot_r2_comparison(table: pd.DataFrame, ax: Axes | None = None, *, reference: str = "paper",
                        bands: tuple[float, float] = (0.05, 0.15), floor: float | None = None,
-                       hollow: pd.DataFrame | None = None, title: str | None = None):
+                       hollow: pd.DataFrame | None = None, title: str | None = None) -> Axes:
     """Values of several sources (rows of ``table``) per group (columns), around a reference.
 
     Each column gets a dark band of ``± bands[0]`` and a light band of ``± bands[1]`` around
@@ -174,8 +177,8 @@ def plot_r2_comparison(table: pd.DataFrame, ax=None, *, reference: str = "paper"
     return ax
 
 
-def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax=None, *,
-                        label: str | None = None, title: str | None = None):
+def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax: Axes | None = None, *,
+                        label: str | None = None, title: str | None = None) -> Axes:
     """One oriented factor (column ``factor`` of ``checkpoints``) of the official base
     checkpoints against ``log10_compute``, with the Pearson r in the title. Returns the axes."""
     from hca.validation import check_frame
@@ -192,8 +195,8 @@ def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax=None, *,
     return ax
 
 
-def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax=None, *,
-                      tolerance: tuple[float, float] = (0.005, 0.03), fmt: str = "{:.3f}"):
+def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax: Axes | None = None, *,
+                      tolerance: tuple[float, float] = (0.005, 0.03), fmt: str = "{:.3f}") -> Axes:
     """Cells looked up on the leaderboard against the paper's: one cell per value, coloured
     by ``|ours − paper|`` (green within ``tolerance[0]``, yellow within ``tolerance[1]``, red
     beyond) and labelled ``ours`` over ``(paper)``. ``ours`` and ``paper`` have the same
@@ -216,3 +219,21 @@ def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax=None, *,
                                       for r in ours.index])
     ax.tick_params(length=0)
     return ax
+
+
+def plot_alignment_panels(alignment: Alignment, in_sample: pd.DataFrame,
+                          others: Mapping[str, pd.DataFrame] | None = None,
+                          axes: Any = None) -> np.ndarray:
+    """Figure 3b: every adjusted factor against its benchmark (:func:`plot_alignment`), one
+    panel per factor, with one legend below the panels. Returns the axes."""
+    k = len(alignment.factor_names)
+    grid = get_axes_grid(axes, 1, k, figsize=(3.5 * k, 3.9))
+    panels = grid.ravel()
+    for i, ax in enumerate(panels):
+        plot_alignment(alignment, i, in_sample, others, ax=ax)
+        ax.get_legend() and ax.get_legend().remove()
+    fig = panels[0].figure
+    handles, labels = panels[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    return panels

@@ -3,23 +3,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
-from hca.paper.mmlu import cluster_order, subject_label
-from hca.plots.axes import get_axes
+from hca.data.registry import benchmark_label
+from hca.interpret import cluster_order
+from hca.plots.axes import get_axes, get_axes_grid
+from hca.plots.estimator import plot_matrix, plot_mic_by_subset, plot_mixing
+from hca.plots.subspace import plot_explained_variance
 
 __all__ = [
     "plot_clustered_correlation",
+    "plot_subject_panels",
+    "plot_mic_panels",
 ]
 
 
-def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Any = None,
+def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Axes | None = None,
                                vmin: float | None = None, annotate: bool = False,
-                               labels: dict | None = None) -> Any:
+                               labels: dict | None = None) -> Axes:
     """Heat map of a correlation matrix with rows and columns in clustering order.
 
     Parameters
@@ -27,14 +33,14 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
     corr : DataFrame
         Correlation matrix.
     order : sequence, optional
-        Label order; default :func:`cluster_order`.
+        Label order; default :func:`hca.interpret.cluster_order`.
     ax : matplotlib Axes, optional
     vmin : float, optional
         Lower end of the colour scale (default: the smallest correlation).
     annotate : bool, default=False
         Write the values in the cells (for small matrices).
     labels : dict, optional
-        Display names; default :func:`subject_label`.
+        Display names; default :func:`hca.data.benchmark_label`.
 
     Returns
     -------
@@ -45,7 +51,7 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
     ax = get_axes(ax)
     lo = float(np.nanmin(mat.to_numpy())) if vmin is None else vmin
     im = ax.imshow(mat.to_numpy(), cmap="viridis", vmin=lo, vmax=1.0)
-    names = [(labels or {}).get(c, subject_label(c)) for c in order]
+    names = [(labels or {}).get(c, benchmark_label(c)) for c in order]
     ax.set_xticks(range(len(order)), names, rotation=90)
     ax.set_yticks(range(len(order)), names)
     if annotate:
@@ -55,3 +61,36 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
                         color="white" if mat.iat[i, j] < (lo + 1) / 2 else "black")
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Pearson correlation")
     return ax
+
+
+def plot_subject_panels(corr: pd.DataFrame, spectra: Any, mixings: Mapping[str, Any],
+                        names: Sequence[str], axes: Any = None) -> np.ndarray:
+    """A subject fit (Figures 28-30): (a) the subjects' correlations, (b) their spectra
+    within the base models (:func:`hca.plots.plot_explained_variance`), (c) one mixing matrix
+    per entry of ``mixings`` (title -> G), with display ``names``. Returns the 2 x 2 axes."""
+    grid = get_axes_grid(axes, 2, 2, figsize=(8, 6.4))
+    plot_matrix(corr.to_numpy(), names, names, ax=grid[0, 0], vmax=1.0,
+                title="(a) correlations", colorbar=False)
+    plot_explained_variance(spectra, ax=grid[0, 1])
+    grid[0, 1].set_title("(b) explained variance")
+    grid[0, 1].set_xticks([1, 2, 3])
+    for ax, (title, G) in zip(grid[1], mixings.items()):
+        plot_mixing(G, names, ax=ax, colorbar=False, title=f"(c) mixing matrix, {title}")
+    grid[0, 0].figure.tight_layout()
+    return grid
+
+
+def plot_mic_panels(tables: Mapping[str, pd.DataFrame], highlights: Mapping[str, Sequence],
+                    *, short_names: Mapping[Any, str] | None = None,
+                    reference: Mapping[str, float] | None = None,
+                    axes: Any = None) -> np.ndarray:
+    """:func:`hca.plots.plot_mic_by_subset` of every table (title -> table), one panel per
+    row, with the subset ``highlights[title]`` outlined. Returns the axes."""
+    grid = get_axes_grid(axes, len(tables), 1, figsize=(8, 4.3 * len(tables)))
+    panels = grid.ravel()
+    for ax, (title, table) in zip(panels, tables.items()):
+        plot_mic_by_subset(table, ax=ax, highlight=highlights[title], short_names=short_names,
+                           reference=reference)
+        ax.set_title(title)
+    panels[0].figure.tight_layout()
+    return panels

@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
+import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from hca.paper.constants import PAPER_V2_BASES, PAPER_V2_SINV
-from hca.paper.robustness import RobustnessTable, truthy
 from hca.plots.axes import get_axes
 
 __all__ = [
@@ -21,10 +21,19 @@ __all__ = [
 ]
 
 
+def _truthy(value: Any) -> bool:
+    """True only for a non-missing true value (NA and None count as False)."""
+    return value is not None and not pd.isna(value) and bool(value)
+
+
 # =========================================================================== plots
-def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
+def plot_robustness(result: Any, ax: Axes | None = None, *,
                     show_replicates: bool = True) -> Axes:
     """MIC of every perturbation with its interval, coloured by the recovered order.
+
+    ``result`` has a ``table`` (one row per perturbation: ``order``, ``mic``, ``mic_lo``,
+    ``mic_hi``, ``paper_order``, ``default_order``) and ``replicates`` (``perturbation``,
+    ``mic``), e.g. :class:`hca.paper.robustness.RobustnessTable`.
 
     One row per perturbation (top: default). The dot is the point MIC (the median for the
     resampling rows), the bar the bootstrap interval; grey ticks are the replicates. The
@@ -45,8 +54,8 @@ def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
             ax.plot(mics, np.full(len(mics), yi), "|", color="0.6", markersize=7, zorder=1)
         c = colours(orders.index(r["order"]) % 10)
         ax.plot([r["mic_lo"], r["mic_hi"]], [yi, yi], "-", color=c, linewidth=2.5, zorder=2)
-        same = truthy(r["default_order"])
-        marker = "*" if truthy(r["paper_order"]) else "o"
+        same = _truthy(r["default_order"])
+        marker = "*" if _truthy(r["paper_order"]) else "o"
         ax.plot(r["mic"], yi, marker, markersize=9 if marker == "o" else 13, zorder=3,
                 markerfacecolor=c if same else "white", markeredgecolor=c, markeredgewidth=2)
         edge = r["mic_lo"] if r["mic"] < r["mic_lo"] else r["mic_hi"]
@@ -71,14 +80,16 @@ def plot_robustness(result: RobustnessTable, ax: Axes | None = None, *,
     return ax
 
 
-def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = PAPER_V2_BASES,
-                          ax: Axes | None = None, *,
-                          paper: Sequence[str] = PAPER_V2_SINV,
+def plot_s_inv_membership(result: Any, candidates: Sequence[str], ax: Axes | None = None, *,
+                          highlight: Sequence[str] = (), highlight_label: str = "highlighted",
                           short: Mapping[str, str] | None = None) -> Axes:
     """Which candidates are in S_inv under each perturbation (filled: member).
 
-    Rows whose S_inv was not recomputed (the ICA perturbations) are drawn hatched; the
-    paper's S_inv is outlined on top.
+    ``result.table`` has one row per perturbation with ``s_inv`` (tuple) and
+    ``s_inv_recomputed`` (e.g. :class:`hca.paper.robustness.RobustnessTable`). Rows whose
+    S_inv was not recomputed (the ICA perturbations) are drawn hatched; the candidates in
+    ``highlight`` (e.g. a published S_inv) are outlined on top and named ``highlight_label``
+    in the title.
     """
     ax = get_axes(ax, (0.6 * len(candidates) + 2, 0.45 * len(result.table) + 1.5))
     t = result.table
@@ -92,7 +103,7 @@ def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = P
                 facecolor=("#4C72B0" if r["s_inv_recomputed"] else "#A9BCD9") if member
                 else "white", edgecolor="0.5", hatch=None if r["s_inv_recomputed"] else "//"))
     for j, cand in enumerate(candidates):
-        if cand in paper:
+        if cand in highlight:
             ax.add_patch(Rectangle((j - 0.48, y.min() - 0.45), 0.96,
                                        y.max() - y.min() + 0.9, fill=False,
                                        edgecolor="#DD8452", linewidth=2))
@@ -101,5 +112,5 @@ def plot_s_inv_membership(result: RobustnessTable, candidates: Sequence[str] = P
     ax.set_xticks(range(len(candidates)), [short.get(c, c) for c in candidates],
                   rotation=40, ha="right")
     ax.set_yticks(y, list(t.index))
-    ax.set_title("S_inv (filled: member; orange: the paper's)", fontsize="medium")
+    ax.set_title(f"S_inv (filled: member; orange: {highlight_label})", fontsize="medium")
     return ax

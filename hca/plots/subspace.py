@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from hca.plots.axes import get_axes
 from hca.subspace.distances import BootstrapDistances, check_distance_matrix
@@ -27,10 +28,10 @@ __all__ = [
 
 def plot_explained_variance(
     ev_or_dict: Any,
-    ax: Any = None,
+    ax: Axes | None = None,
     kind: str = "ratio",
     threshold: float | None = None,
-) -> Any:
+) -> Axes:
     """Scree plot for one domain or several (Figure 9).
 
     Parameters
@@ -75,7 +76,7 @@ def plot_explained_variance(
 
 def plot_distance_matrix(
     dist_df: pd.DataFrame,
-    ax: Any = None,
+    ax: Axes | None = None,
     annotate: bool = True,
     lower: pd.DataFrame | None = None,
     upper: pd.DataFrame | None = None,
@@ -86,7 +87,7 @@ def plot_distance_matrix(
     highlight: Sequence | None = None,
     colorbar: bool = True,
     fontsize: float | str | None = None,
-) -> Any:
+) -> Axes:
     """Heatmap of a subspace distance matrix (Figures 2b, 10, 11, 23b).
 
     Parameters
@@ -153,11 +154,11 @@ def plot_distance_matrix(
 def plot_null_vs_observed(
     null: Any,
     observed: Any,
-    ax: Any = None,
+    ax: Axes | None = None,
     threshold: float | None = None,
     bins: int = 30,
     label_observed: bool = True,
-) -> Any:
+) -> Axes:
     """Histogram of null distances with observed distances marked.
 
     Parameters
@@ -215,9 +216,9 @@ def plot_null_vs_observed(
 def plot_pair_intervals(
     boot: BootstrapDistances,
     threshold: float | None = None,
-    ax: Any = None,
+    ax: Axes | None = None,
     highlight: Sequence | None = None,
-) -> Any:
+) -> Axes:
     """Forest plot: every pair's distance with its bootstrap interval, sorted by distance.
 
     Parameters
@@ -263,7 +264,7 @@ def plot_pair_intervals(
 
 
 def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
-                            ax: Any = None) -> Any:
+                            ax: Axes | None = None) -> Axes:
     """Box plot of every domain's split-half null distances (5-95 % whiskers).
 
     Parameters
@@ -292,8 +293,8 @@ def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
     return ax
 
 
-def plot_leverage(leverage: pd.DataFrame, ax: Any = None, colorbar: bool = True,
-                  fmt: str = ".2f") -> Any:
+def plot_leverage(leverage: pd.DataFrame, ax: Axes | None = None, colorbar: bool = True,
+                  fmt: str = ".2f") -> Axes:
     """Annotated heatmap of benchmark leverages (:func:`hca.subspace.benchmark_leverage`).
 
     Parameters

@@ -37,6 +37,8 @@ __all__ = [
     "null_threshold",
     "pair_thresholds",
     "invariant_set",
+    "InvariantSetRule",
+    "invariant_set_rule",
     "candidate_sets",
     "invariant_set_stability",
     "GroupComparison",
@@ -542,6 +544,66 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
         Labels of the chosen groups, in the order of ``dist``.
     """
     return list(candidate_sets(dist, threshold).loc[0, "groups"])
+
+
+@dataclass(frozen=True, eq=False)
+class InvariantSetRule:
+    """Outcome of :func:`invariant_set_rule`.
+
+    Attributes
+    ----------
+    members : tuple
+        The invariant set, in the order of the candidates.
+    threshold : float
+        ``tau``, the ``quantile`` of the split-half null distances pooled over the candidates.
+    dist : DataFrame
+        Distances between the candidates' principal subspaces.
+    nulls : dict
+        Split-half null distances per candidate (:func:`split_half_nulls`).
+    """
+
+    members: tuple
+    threshold: float
+    dist: pd.DataFrame
+    nulls: dict
+
+    def summary(self) -> str:
+        return (f"S_inv ({len(self.members)}): {', '.join(map(str, self.members))}; "
+                f"tau = {self.threshold:.3f}")
+
+
+def invariant_set_rule(X: Any, domains: Any, order: Sequence, *, n_components: int = 3,
+                       n_splits: int = 200, quantile: float = 0.95,
+                       random_state: int | np.random.Generator | None = 0) -> InvariantSetRule:
+    """The S_inv rule (Section 2): split-half null threshold, then the largest set within it.
+
+    ``tau`` is the ``quantile`` of the split-half null distances (:func:`split_half_nulls`,
+    ``n_splits`` per domain) pooled over the candidate domains ``order``; S_inv is
+    :func:`invariant_set` of the rank-``n_components`` subspace distances
+    (:func:`distance_matrix`) at ``tau``.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_models, n_benchmarks)
+    domains : array-like of shape (n_models,)
+    order : sequence
+        The candidate domains (every one must have models).
+    n_components : int, default=3
+    n_splits : int, default=200
+        Random half-splits per domain for the null.
+    quantile : float, default=0.95
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    InvariantSetRule
+    """
+    order = list(order)
+    nulls = split_half_nulls(X, domains, n_components=n_components, order=order,
+                             n_splits=n_splits, random_state=random_state)
+    tau = null_threshold(nulls, quantile)
+    dist = distance_matrix(X, domains, n_components=n_components, order=order)
+    return InvariantSetRule(tuple(invariant_set(dist, tau)), float(tau), dist, nulls)
 
 
 def invariant_set_stability(

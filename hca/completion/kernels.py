@@ -1,5 +1,0 @@
-"""Numerical kernels of the completion estimators (batched soft-impute, SMC blocks).
-"""
-
-from __future__ import annotations
-

@@ -1,0 +1,85 @@
+"""Small helpers of the book's notebooks: gluing numbers for the prose, formatting cells.
+
+Every number in the prose is glued (``myst_nb.glue``), never typed; :func:`glue_value` and
+:func:`glue_values` are the one way the notebooks do it (plain Python numbers, never NumPy
+reprs). The formatting helpers turn results into table cells the same way on every page.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "plain",
+    "glue_value",
+    "glue_values",
+    "pct",
+    "members",
+    "mark",
+    "ci_text",
+    "show",
+    "run_hca",
+]
+
+
+def plain(value: Any) -> Any:
+    """``value`` as a plain Python object for glue: strings as they are, numbers (NumPy
+    scalars included) as ``float``."""
+    return value if isinstance(value, str) else float(value)
+
+
+def _glue(name: str, value: Any) -> None:
+    from myst_nb import glue  # only in a notebook (the book's dependencies)
+
+    glue(name, value, display=False)
+
+
+def glue_value(name: str, value: Any) -> None:
+    """Glue one number (as a float) or string for the prose, without displaying it."""
+    _glue(name, plain(value))
+
+
+def glue_values(values: Mapping[str, Any] | None = None, **more: Any) -> None:
+    """Glue several values, NumPy scalars as the Python numbers they hold (ints stay ints)."""
+    for name, value in {**dict(values or {}), **more}.items():
+        _glue(name, value.item() if isinstance(value, np.generic) else value)
+
+
+def pct(x: Any) -> float:
+    """A share (0-1) as a percentage (0-100), for glue."""
+    return 100 * float(x)
+
+
+def members(items: Iterable[Any]) -> str:
+    """The items of a set or list as ``"a, b, c"``."""
+    return ", ".join(str(x) for x in items)
+
+
+def mark(x: Any) -> str:
+    """``"yes"`` for a true value, empty for a false one (a table cell)."""
+    return "yes" if x else ""
+
+
+def ci_text(row: Mapping[str, Any], value: str) -> str:
+    """``row[value]`` with its 95 % interval (``ci95_low``, ``ci95_high``), signed, one
+    decimal: ``"+1.2 [+0.3, +2.1]"``."""
+    return f"{row[value]:+.1f} [{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]"
+
+
+def show(text: Any, width: int = 86) -> None:
+    """Print ``text`` with long lines wrapped (so that it fits the page)."""
+    for line in str(text).splitlines():
+        print(textwrap.fill(line, width, subsequent_indent="    ") if line.strip() else "")
+
+
+def run_hca(*args: Any) -> subprocess.CompletedProcess:
+    """Run ``python -m hca ARGS`` in a new process; return it finished (exit code, stdout,
+    stderr as text)."""
+    return subprocess.run([sys.executable, "-m", "hca", *map(str, args)],
+                          capture_output=True, text=True)
