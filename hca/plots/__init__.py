@@ -56,13 +56,12 @@ from hca.plots.recovery import (  # noqa: F401
     plot_claim_shares,
     plot_recovered_dgp,
 )
-from hca.plots.scorecard import VERDICT_COLORS, plot_verdict_summary  # noqa: F401
 from hca.plots.robustness import (  # noqa: F401
     plot_robustness,
     plot_s_inv_membership,
 )
+from hca.plots.scorecard import VERDICT_COLORS, plot_verdict_summary  # noqa: F401
 from hca.plots.style import use_book_style  # noqa: F401
-from hca.plots.tables import captioned, table_markdown  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401
     plot_distance_matrix,
     plot_explained_variance,
@@ -71,6 +70,7 @@ from hca.plots.subspace import (  # noqa: F401
     plot_null_vs_observed,
     plot_pair_intervals,
 )
+from hca.plots.tables import captioned, table_markdown  # noqa: F401
 
 __all__ = [
     "benchmark_label",

@@ -267,5 +267,5 @@ def _register_svg_with_data(ip: Any) -> None:
             svg = svg.decode("utf-8")
         return svg_with_data(fig, svg)
 
-    _svg._hca_with_data = True
+    setattr(_svg, "_hca_with_data", True)  # noqa: B010 - marks the wrapper (called twice)
     formatter.for_type(Figure, _svg)
