@@ -3,10 +3,10 @@
 # `make book`): `make run-notebook NB=...` executes one chapter into build/run/<name>.ipynb
 # with no error output, and `.venv/bin/jupyter lab` starts and serves that chapter's MyST file
 # as a notebook (jupytext's JupyterLab extension).
-#   scripts/check_rerun.sh [notebooks/00_data.md]
+#   scripts/check_rerun.sh [notebooks/01_data.md]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-nb="${1:-notebooks/00_data.md}"
+nb="${1:-notebooks/01_data.md}"
 name="$(basename "$nb" .md)"
 out="build/run/$name.ipynb"
 rm -f "$out"

@@ -432,9 +432,8 @@ def chapter_details_markdown(card: Scorecard) -> str:
 
 # =========================================================================== instrument
 def chapter_number(chapter: str) -> int:
-    """The book's chapter number of a chapter key (its notebook ``NN_name`` is chapter NN+1
-    for the paper's chapters, as in ``_toc.yml``)."""
-    return int(CHAPTERS[chapter][0][:2]) + 1
+    """The book's chapter number of a chapter key: its notebook ``NN_name`` is chapter NN."""
+    return int(CHAPTERS[chapter][0][:2])
 
 
 def chapter_label(chapter: str) -> str:

@@ -7,6 +7,8 @@
 - :mod:`.tables`: every captioned table gets an anchor, so the book numbers it ("Table 3.1").
 - :mod:`.downloads`: the scorecard (JSON, CSV), the paper's values and every chapter as a
   notebook (``.ipynb``) in the built book, and each figure's data (CSV) beside its SVG/PDF.
+- :mod:`.redirects`: the chapters' old URLs (before the files were named by chapter number)
+  forward to the new pages.
 - :mod:`.assets`: fixes duplicated inline ``<script>`` tags (``const THEBE_JS_URL`` declared
   twice made every page log a SyntaxError).
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import assets, cite, downloads, figures, tables
+from . import assets, cite, downloads, figures, redirects, tables
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -26,4 +28,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     figures.setup(app)
     tables.setup(app)
     downloads.setup(app)
+    redirects.setup(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}
