@@ -234,7 +234,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
         ax.text(p[0], p[1], names[i], ha="center", va="center", fontsize=11,
                 fontweight="bold", zorder=4)
         if extra is not None:
-            ax.text(p[0], p[1] - radius - 0.12, extra[i], ha="center", va="top", fontsize=8,
+            ax.text(p[0], p[1] - radius - 0.12, extra[i], ha="center", va="top", fontsize=9,
                     color="#444444", zorder=4)
         if show_sources:
             src = p + np.array([0.0, -1.55])
@@ -244,7 +244,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
             ax.text(src[0], src[1], f"ε{i + 1}", ha="center", va="center", fontsize=10,
                     color="#333333")
             ax.text(src[0] + 0.12, src[1] + 0.62, scale_fmt.format(omega[i]), ha="left",
-                    va="center", fontsize=8.5, color="#333333")
+                    va="center", fontsize=9, color="#333333")
     top = 0.45 + 0.55 * max(1, d - 1)
     ax.set_xlim(xs[0] - 0.9, xs[-1] + 0.9)
     ax.set_ylim(-1.95 if show_sources else -0.9, top)
