@@ -22,7 +22,9 @@ subspace/         per-domain PCA and principal subspaces (Section 2)
   pca               spectra, effective ranks, principal subspaces and angles
   distances         subspace distances, split-half nulls, the invariant set S_inv
 estimator/        the HCA estimator (Section 3, Appendix C)
-  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts)
+  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts; runs
+                    memoised per domain and seed)
+  fastica_batch     FastICA from many seeds at once (vectorised; equal to scikit-learn's)
   search            steps 2-3: row residuals and the search over row orders (MIC)
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)

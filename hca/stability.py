@@ -55,7 +55,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import fit_icas
+from hca.estimator.ica import fit_icas, prefetch_fastica
 from hca.estimator.model import HCA, clone_hca, mic_by_subset
 from hca.estimator.search import all_orders, evaluate_order, hca_search
 from hca.validation import (
@@ -261,6 +261,19 @@ def _fit_record(estimator: HCA, X: Any, domains: Any, record: Callable = fit_rec
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
+def _prefetch(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> None:
+    """Batch the FastICA runs of every seed before the refits read them (a no-op for
+    Picard; refits in other processes compute their own)."""
+    if estimator.ica != "fastica":
+        return
+    data = check_fit_data(X, domains, estimator.n_components)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        prefetch_fastica(data.values, data.labels, data.order, data.n_components, seeds,
+                         max_iter=estimator.max_iter, tol=estimator.tol,
+                         n_restarts=estimator.n_restarts)
+
+
 def _seeds(seeds: Iterable[int]) -> list[int]:
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -293,6 +306,7 @@ def seed_stability(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int]
     """
     seeds = _seeds(seeds)
     clone_hca(estimator)  # fail early on a wrong estimator
+    _prefetch(estimator, X, domains, seeds)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains, record,
                              patterns)
@@ -396,6 +410,7 @@ def subset_stability(estimator: HCA, X: Any, domains: Any,
         jobs = [(clone_hca(est, random_state=seeds[0]), Xb, lb)
                 for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)]
     else:
+        _prefetch(est, X, domains, seeds)
         jobs = [(clone_hca(est, random_state=seed), X, domains) for seed in seeds]
     sweeps = Parallel(n_jobs=n_jobs)(
         delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs)
@@ -449,6 +464,7 @@ def ica_solutions(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] 
     est = clone_hca(estimator)
     data = check_fit_data(X, domains, est.n_components)
     seeds = _seeds(seeds)
+    _prefetch(est, X, domains, seeds)
     by_seed = Parallel(n_jobs=n_jobs)(delayed(_seed_icas)(est, data, seed) for seed in seeds)
     rows = []
     for label in data.order:

@@ -9,7 +9,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 name="$(basename "$nb" .md)"
 work="$(mktemp -d "/tmp/check_${name}.XXXX")"
 bin="$repo/.venv/bin"
-eval "$(make -s -C "$repo" print-env)"  # the Makefile's numerical environment (threads, kernels)
+eval "$(make -s -C "$repo" print-env)"  # the Makefile's thread counts (no kernel pins)
 "$bin/jupytext" --quiet --to ipynb --output "$work/$name.ipynb" "$repo/$nb"
 (cd "$work" && "$bin/python" -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q "$name.ipynb")
 mkdir -p "$work/book/notebooks" "$work/book/book"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -569,15 +570,16 @@ def test_restarts_keep_the_largest_negentropy():
 
 def test_restarts_skip_unconverged_runs(monkeypatch):
     sim = simulate_scm(n_domains=2, n_per_domain=200, random_state=2)
-    real = est_module._one_fastica
+    real = est_module.fastica_batch
     converged = {10: False, 11: True, 12: False}
 
-    def fake_fastica(Xk, d, seed, max_iter, tol):
-        ica, _ = real(Xk, d, seed, max_iter, tol)
-        return ica, converged[seed]
+    def fake_batch(Xk, d, seeds, **kw):
+        res = real(Xk, d, seeds, **kw)
+        return dataclasses.replace(res, converged=np.array([converged[s] for s in seeds]))
 
     calls = iter([10.0, 1.0, 20.0] * 2)  # the unconverged runs look best
-    monkeypatch.setattr(est_module, "_one_fastica", fake_fastica)
+    est_module.clear_fastica_memo()
+    monkeypatch.setattr(est_module, "fastica_batch", fake_batch)
     monkeypatch.setattr(est_module, "ica_negentropy", lambda S: np.array([next(calls), 0.0]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -585,6 +587,7 @@ def test_restarts_skip_unconverged_runs(monkeypatch):
     for fit in fits.values():
         assert fit.restart == 1 and fit.converged and fit.objective == 1.0
         assert np.isnan(fit.restart_objectives[0]) and np.isnan(fit.restart_objectives[2])
+    est_module.clear_fastica_memo()
 
 
 def test_restarts_in_hca_and_subsets():
@@ -646,3 +649,62 @@ def test_hca_ica_option_and_default_tolerance():
         direct = domain_ica(sim.X, sim.domains, 3, ica=ica)
         for label in model.domains_:
             np.testing.assert_array_equal(model.ica_[label].unmixing, direct[label].unmixing)
+
+
+# --------------------------------------------------------------------------- batched FastICA
+@pytest.mark.parametrize("n, seed", [(40, 0), (150, 1), (400, 2)])
+def test_fastica_batch_equals_sklearn(n, seed):
+    """The vectorised solver gives scikit-learn's FastICA, start by start: same whitened data,
+    same initial matrix, the same iteration count and components to 1e-10."""
+    from sklearn.decomposition import FastICA
+
+    from hca.estimator.fastica_batch import fastica_batch, initial_matrices, whiten
+
+    sim = simulate_scm(n_domains=1, n_per_domain=n, alpha=0.05, offset=30.0, random_state=seed)
+    X = np.asarray(sim.X, dtype=float)
+    seeds = list(range(12))
+    batch = fastica_batch(X, 3, seeds, max_iter=1000, tol=1e-4)
+    wh = whiten(X, 3)
+    for i, s in enumerate(seeds):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            ref = FastICA(3, whiten="unit-variance", random_state=s, max_iter=1000,
+                          tol=1e-4).fit(X)
+        assert batch.n_iter[i] == ref.n_iter_
+        np.testing.assert_allclose(batch.components[i], ref.components_, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(batch.mean, ref.mean_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(wh.K, ref.whitening_, rtol=0, atol=1e-12)
+    # w_init given explicitly = seeds; a start's result does not depend on its batch
+    again = fastica_batch(X, 3, w_init=initial_matrices(seeds, 3), whitened=wh)
+    np.testing.assert_array_equal(again.components, batch.components)
+    alone = fastica_batch(X, 3, [seeds[5]])
+    np.testing.assert_array_equal(alone.components[0], batch.components[5])
+    assert "12 starts" in batch.summary()
+
+
+def test_fastica_batch_reports_nonconvergence_and_bad_input():
+    from hca.estimator.fastica_batch import fastica_batch
+
+    sim = simulate_scm(n_domains=1, n_per_domain=60, random_state=3)
+    res = fastica_batch(sim.X, 3, [0, 1], max_iter=1, tol=1e-12)
+    assert not res.converged.any() and (res.n_iter == 1).all()
+    with pytest.raises(ValueError, match="either seeds or w_init"):
+        fastica_batch(sim.X, 3)
+    with pytest.raises(ValueError, match="w_init must have shape"):
+        fastica_batch(sim.X, 3, w_init=np.eye(3))
+    with pytest.raises(ValueError, match="n_components"):
+        fastica_batch(sim.X, 99, [0])
+
+
+def test_domain_ica_memo_is_transparent():
+    """Memoised runs equal fresh ones and are copies (a caller cannot corrupt the memo)."""
+    sim = simulate_scm(n_domains=3, n_per_domain=80, random_state=4)
+    est_module.clear_fastica_memo()
+    first = domain_ica(sim.X, sim.domains, 3, random_state=7)
+    first[next(iter(first))].unmixing[:] = 0.0
+    again = domain_ica(sim.X, sim.domains, 3, random_state=7)
+    est_module.clear_fastica_memo()
+    fresh = domain_ica(sim.X, sim.domains, 3, random_state=7)
+    for label in fresh:
+        np.testing.assert_array_equal(again[label].unmixing, fresh[label].unmixing)
+        assert np.abs(fresh[label].unmixing).sum() > 0

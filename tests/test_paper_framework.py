@@ -144,7 +144,7 @@ def test_every_claim_has_exactly_one_evaluator():
 
 
 @pytest.mark.slow  # more than ~5 s
-def test_scorecard_judges_the_chapters_own_results(monkeypatch):
+def test_scorecard_judges_the_chapters_own_results(monkeypatch, relative_band_violations):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (fast settings; the same object, not a
     recomputation with copied settings)."""
@@ -162,16 +162,67 @@ def test_scorecard_judges_the_chapters_own_results(monkeypatch):
                 rows = spec.rows(pv)
                 if rows.empty:
                     continue
-                again = spec.fn(res, rows)
+                if spec.ensemble:  # the evaluator on every run of the seed ensemble
+                    members = [spec.fn(m, rows) for m in sc.chapter_ensemble(chapter, s, True)]
+                    t = setups.ENSEMBLE_SEEDS.index(sc.typical_seed(chapter, s, True))
+                    again = {cid: claims.ensemble_outcome([m[cid] for m in members],
+                                                          setups.ENSEMBLE_SEEDS, typical=t)
+                             for cid in rows.index}
+                else:
+                    again = spec.fn(res, rows)
                 for cid in rows.index:
                     row = next(r for r in card.rows if r.id == cid)
                     assert row.setups[s] == again[cid], (cid, s)
+                    assert (row.setups[s].ensemble is not None) == spec.ensemble, (cid, s)
     for cid in sc.HEADLINE:
         row = next(r for r in card.rows if r.id == cid)
         assert all(o.stability is not None for o in row.setups.values()), cid
     # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
     assert relative_band_violations(card) == []
     cache.clear_memory()
+
+
+# --------------------------------------------------------------------------- ensembles
+def _runs(verdicts, values=None):
+    from hca.paper.claims import Outcome
+
+    values = values or [None] * len(verdicts)
+    return [Outcome(f"v{i}", v, "r", value=x) for i, (v, x) in enumerate(zip(verdicts, values))]
+
+
+@pytest.mark.parametrize("counts, expected", [
+    ((14, 0, 6, 0), "reproduced"),        # 14/20 >= 2/3
+    ((13, 0, 7, 0), "partly"),            # 13/20 < 2/3, >= 1/3
+    ((0, 7, 13, 0), "partly"),            # 7/20 at least partly
+    ((3, 3, 14, 0), "not reproduced"),    # 6/20 < 1/3
+    ((5, 0, 5, 10), "not applicable"),    # half the runs
+    ((10, 0, 1, 9), "partly"),            # n/a counts as not holding
+])
+def test_ensemble_rule(counts, expected):
+    from hca.paper.claims import ENSEMBLE_RULE, ensemble_outcome
+
+    verdicts = (["reproduced"] * counts[0] + ["partly"] * counts[1]
+                + ["not reproduced"] * counts[2] + ["not applicable"] * counts[3])
+    o = ensemble_outcome(_runs(verdicts), range(20))
+    assert o.verdict == expected and o.ensemble.runs == 20 and o.ensemble.rule == ENSEMBLE_RULE
+    assert o.ensemble.share == pytest.approx(counts[0] / 20)
+
+
+def test_ensemble_outcome_typical_run_and_spread():
+    from hca.paper.claims import ensemble_outcome, typical_index
+
+    values = [0.07, 0.037, 0.038, 0.036, 0.0372]
+    o = ensemble_outcome(_runs(["not reproduced"] + ["reproduced"] * 4, values), [0, 1, 2, 3, 4])
+    assert o.ensemble.typical_seed == 4 and "seed 4" in o.ours and o.ours.startswith("v4")
+    assert o.value == pytest.approx(0.0372) and o.ensemble.low == 0.036 and o.ensemble.high == 0.07
+    assert o.verdict == "reproduced" and "median 0.037" in o.ours
+    forced = ensemble_outcome(_runs(["reproduced"] * 5, values), [0, 1, 2, 3, 4], typical=1)
+    assert forced.ensemble.typical_seed == 1
+    assert typical_index([0.07, 0.037, 0.038]) == 2 and typical_index([1.0, 1.0]) == 0
+    with pytest.raises(ValueError, match="outcomes for"):
+        ensemble_outcome(_runs(["reproduced"]), [0, 1])
+    with pytest.raises(ValueError, match="finite"):
+        typical_index([np.nan])
 
 
 def test_every_chapter_has_the_declared_shape():

@@ -42,18 +42,40 @@ def test_same_objects(results):
     assert results["authors"].evidence is results["careful"].evidence
 
 
-def test_key_values(results):
+@pytest.fixture(scope="module")
+def ensembles(results):
+    """The chapter under the 20 seeds of the ensembles (fast settings), per setup."""
+    return {s: sc.chapter_ensemble("recovery", s, fast=True) for s in SETUP_NAMES}
+
+
+def test_key_values(results, ensembles):
     a, c = results["authors"], results["careful"]
-    assert rec.mic_as_expected("authors", a.fit.mic_)
-    assert rec.mic_as_expected("careful", c.fit.mic_)
-    assert not rec.mic_as_expected("careful", a.fit.mic_)
+    # tolerances from the ensembles' spread, not one seed on one machine: the MIC of a run is
+    # in one of a few optima; the median over 20 seeds is stable (authors: most seeds
+    # 0.036-0.040, a few local optima up to 0.08; careful: 0.088-0.092 or 0.150-0.155)
+    mics = {s: np.array([m.fit.mic_ for m in e]) for s, e in ensembles.items()}
+    assert np.median(mics["authors"]) == pytest.approx(0.038, abs=0.003)
+    assert np.median(mics["careful"]) == pytest.approx(0.152, abs=0.004)
+    assert mics["authors"].max() < 0.1
+    assert 0.08 < mics["careful"].min() < mics["careful"].max() < 0.16
+    for s, e in ensembles.items():
+        assert e[0] is results[s] and [m.setup.ica_seed for m in e] == list(range(20))
+        assert all(m.headline is e[0].headline for m in e)  # seed-free parts are shared
+    # the page's regression check: the typical runs' MIC (the ensembles' medians)
+    t = {st: sc.typical_run("recovery", st, fast=True) for st in SETUP_NAMES}
+    assert rec.mic_as_expected("authors", t["authors"].fit.mic_)
+    assert rec.mic_as_expected("careful", t["careful"].fit.mic_)
+    assert not rec.mic_as_expected("careful", t["authors"].fit.mic_)
     assert len(a.subsets) == len(c.subsets) == 16 and a.subsets["certified"].all()
-    # the seed-0 sweep reads the four-domain fit exactly as main_fit does
-    for r in (a, c):
+    # every run's sweep reads its four-domain fit exactly as main_fit does
+    for r in (*ensembles["authors"][:3], *ensembles["careful"][:3]):
         assert r.seed0["alignment"] == r.adjustment.benchmarks
         assert r.seed0["four_mic"] == pytest.approx(r.fit.mic_, abs=1e-9)
-    assert a.seed0["four_rank"] == 1 and c.seed0["four_rank"] == 5
-    assert c.adjustment.benchmarks == ("math_lvl_5", "bbh", "ifeval")
+        assert r.fit is rep.main_fit(r.setup)
+    ranks = {s: [m.seed0["four_rank"] for m in e] for s, e in ensembles.items()}
+    assert set(ranks["authors"]) == {1} and np.median(ranks["careful"]) == 5
+    orders = [m.adjustment.benchmarks for m in ensembles["careful"]]
+    assert max(set(orders), key=orders.count) == ("math_lvl_5", "bbh", "ifeval")
     assert (c.sizes < a.sizes).all() and c.sizes["Qwen2-7B"] == 28
     printed = a.subsets["printed"].dropna()
     assert len(printed) == 6 and printed.min() == pytest.approx(0.038)
@@ -64,17 +86,23 @@ def test_key_values(results):
     # Appendix H.3: BBH and MMLU-PRO lose most of their within-domain variance
     for r in (a, c):
         assert (r.variance.loc[["bbh", "mmlu_pro"], "ratio"] <= rec.VARIANCE_DROP_MAX).all()
-        assert r.fit_filtered.ica_converged_ == {d: True for d in PAPER_V2_FOUR}
+    # the filtered fits converge in most runs (a run at the edge of max_iter may not, on some
+    # processors: read over the ensemble)
+    for s, e in ensembles.items():
+        conv = [all(m.fit_filtered.ica_converged_[d] for d in PAPER_V2_FOUR) for m in e]
+        assert np.mean(conv) >= 0.75, (s, np.mean(conv))
     ev = a.evidence
     assert ev.levers.shape == (6, 5) and ev.optimum.shape == (4, 8)
     assert ev.levers.loc[("this book", "CSV", "domain"), "rank of 16 (seed 0)"] == 16
 
 
-def test_sweep_readings(results):
+def test_sweep_readings(results, ensembles):
     t = results["careful"].subsets
     four, n = four_smallest(t)
-    assert len(four) == 4 and n == 1
-    assert subset_rank(t, PAPER_V2_FOUR, size=4)[:2] == (5, 5)
+    ns = [four_smallest(m.subsets)[1] for m in ensembles["careful"]]
+    assert len(four) == 4 and min(ns) <= n <= max(ns) <= 3 and np.median(ns) == 2
+    rank, total, _ = subset_rank(t, PAPER_V2_FOUR, size=4)
+    assert total == 5 and rank in (3, 5)
     with pytest.raises(ValueError, match="is not in the table"):
         subset_rank(t, ("Llama-3-8B", "Qwen2-7B"))
     r = read_sweep(t)
@@ -101,10 +129,18 @@ def test_every_claim_under_both_setups(results):
     assert by["S4-best-four"]["authors"].verdict == "reproduced"
     assert by["S4-best-four"]["careful"].verdict == "not reproduced"
     assert by["F19-worst-two"]["careful"].verdict == "reproduced"
-    # a seed-0 fit without the general -> IFEval edge: the selected-seed median is named
+    # every fit-based claim is read from the ensemble and names it and its typical run
+    not_fit = {"F19-low-accuracy", "H.3-variance-drop", "F17-K"}
+    for r in rows:
+        for s, o in r.setups.items():
+            assert (o.ensemble is None) == (r.id in not_fit), (r.id, s)
+            if o.ensemble is not None:
+                e = o.ensemble
+                assert e.runs == 20 and e.seeds == tuple(range(20)) and 0 <= e.share <= 1
+                assert f"typical run: seed {e.typical_seed}" in o.ours
+                assert e.typical_seed == sc.typical_seed("recovery", s, fast=True)
     f21 = by["F21-llama3-weight"]["careful"]
-    assert "selected for the paper's order, not the seed-0 fit" in f21.reason or \
-        "none of" in f21.ours
+    assert "seed-0" not in f21.ours or f21.ensemble.typical_seed == 0
     assert by["F4-llama3-weight"]["careful"].verdict == "not reproduced"  # 0.70 vs 2.76
     box = sc.verdict_box_markdown(rows)
     assert "{numref}`fig-recovery-fig18`" in box

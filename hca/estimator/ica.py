@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +18,7 @@ from joblib import Parallel, delayed
 from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
+from hca.estimator.fastica_batch import fastica_batch, whiten
 from hca.estimator.progress import notify
 from hca.validation import check_fit_data, check_positive_int
 
@@ -28,6 +32,9 @@ __all__ = [
     "ica_negentropy",
     "restart_seeds",
     "check_ica",
+    "fastica_runs",
+    "prefetch_fastica",
+    "clear_fastica_memo",
 ]
 
 #: ICA algorithms: scikit-learn's FastICA, Picard-O (orthogonal) and Picard.
@@ -176,11 +183,86 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
 
 
 def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> _Run:
-    """One FastICA run (unit-variance sources) with its negentropy."""
+    """One FastICA run (unit-variance sources) with its negentropy (scikit-learn's FastICA;
+    used for seeds that are not integers)."""
     ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
     return _Run(np.array(ica.components_, dtype=float), np.array(ica.mean_, dtype=float),
                 converged, int(ica.n_iter_), objective)
+
+
+# FastICA runs of this process: (digest of the domain's data, d, max_iter, tol, seed) -> _Run.
+# A domain's unmixing for one seed does not depend on the subset, sweep or claim that asks for
+# it, so every caller shares the runs (bounded, least recently used first out).
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_SIZE = 50_000
+_MEMO_LOCK = threading.Lock()  # joblib's threading backend and Dask threads share the memo
+
+
+def clear_fastica_memo() -> None:
+    """Forget the FastICA runs memoised in this process (:func:`fastica_runs`)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
+
+
+def _digest(Xk: np.ndarray) -> str:
+    a = np.ascontiguousarray(Xk, dtype=np.float64)
+    return hashlib.blake2b(a.tobytes() + repr(a.shape).encode(), digest_size=16).hexdigest()
+
+
+def _is_int_seed(seed: Any) -> bool:
+    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+
+
+def fastica_runs(Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000,
+                 tol: float = 1e-4) -> list:
+    """FastICA on one domain's data from every seed of ``seeds`` (memoised per process).
+
+    Integer seeds not seen before run together in one vectorised batch
+    (:func:`hca.estimator.fastica_batch.fastica_batch`, equal to scikit-learn's ``FastICA``
+    with the same seed); other seeds (``None``, ``RandomState``) run scikit-learn's
+    ``FastICA`` one at a time. Returns one run per seed (unmixing, mean, converged, n_iter,
+    negentropy objective).
+    """
+    Xk = np.asarray(Xk, dtype=np.float64)
+    digest = _digest(Xk)
+    keys = [(digest, int(d), int(max_iter), float(tol), int(s)) if _is_int_seed(s) else None
+            for s in seeds]
+    with _MEMO_LOCK:
+        found = {k: _MEMO[k] for k in keys if k is not None and k in _MEMO}
+    missing = sorted({k[-1] for k in keys if k is not None and k not in found})
+    if missing:
+        batch = fastica_batch(Xk, d, missing, max_iter=max_iter, tol=tol,
+                              whitened=whiten(Xk, d))
+        for i, s in enumerate(missing):
+            W = batch.components[i]
+            objective = float(np.sum(ica_negentropy((Xk - batch.mean) @ W.T)))
+            found[(digest, int(d), int(max_iter), float(tol), s)] = _Run(
+                W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective)
+        with _MEMO_LOCK:
+            _MEMO.update(found)
+            while len(_MEMO) > _MEMO_SIZE:
+                _MEMO.popitem(last=False)
+    runs = []
+    for s, k in zip(seeds, keys):
+        if k is None:
+            runs.append(_fastica_run(Xk, d, s, max_iter, tol))
+        else:
+            r = found[k]
+            runs.append(_Run(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter,
+                             r.objective))
+    return runs
+
+
+def prefetch_fastica(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int,
+                     seeds: Sequence[int], *, max_iter: int = 1000, tol: float | None = None,
+                     n_restarts: int = 1) -> None:
+    """Run FastICA for every domain of ``order`` and every seed of ``seeds`` (with their
+    restarts) in one batch per domain, so that the fits of a seed sweep find them memoised."""
+    tol = DEFAULT_TOL["fastica"] if tol is None else float(tol)
+    all_seeds = sorted({s for seed in seeds for s in restart_seeds(int(seed), n_restarts)})
+    for label in order:
+        fastica_runs(values[labels == label], d, all_seeds, max_iter, tol)
 
 
 def _picard_module():
@@ -235,12 +317,12 @@ def _fit_one_ica(Xk: np.ndarray, label: Hashable, d: int, ica: str, random_state
                  max_iter: int, tol: float, n_restarts: int) -> DomainICA:
     """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
     convergence one with the domain name."""
-    runs = []
-    for seed in restart_seeds(random_state, n_restarts):
-        if ica == "fastica":
-            runs.append(_fastica_run(Xk, d, seed, max_iter, tol))
-        else:
-            runs.append(_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o"))
+    seeds = restart_seeds(random_state, n_restarts)
+    if ica == "fastica":
+        runs = fastica_runs(Xk, d, seeds, max_iter, tol)
+    else:
+        runs = [_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o")
+                for seed in seeds]
     any_converged = any(r.converged for r in runs)
     scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
     best = int(np.nanargmax(scores)) if n_restarts > 1 else 0

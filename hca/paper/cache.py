@@ -10,7 +10,8 @@ chapter notebooks and the intro all read the same results, so they are computed 
 * across processes (the notebooks of a book build, then ``make test``), the results are
   stored with :mod:`joblib` under :func:`cache_dir`, keyed by a :func:`fingerprint` of every
   source file and table of :mod:`hca`, the versions of the numerical libraries, the numerical
-  environment (BLAS kernels) and the arguments. Any change to the library gives a new key, so a
+  environment (BLAS kernels actually chosen for the CPU, numpy's CPU-feature variables) and the
+  arguments. Any change to the library gives a new key, so a
   stale result is never read. A lock file makes a second process wait for the first instead of
   computing the same result twice.
 
@@ -42,13 +43,30 @@ T = TypeVar("T")
 
 _MEMORY: dict[tuple, Any] = {}
 _PACKAGE = Path(__file__).resolve().parents[1]
-_VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "python-picard", "joblib")
-_ENVIRONMENT = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")
+_VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "python-picard", "joblib",
+              "threadpoolctl")
+# Variables that change which floating-point code paths run (results may differ in the last
+# bits, and a FastICA run may then end in another local optimum).
+_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES",
+                "NPY_ENABLE_CPU_FEATURES")
+
+
+def _blas_kernels() -> str:
+    """The BLAS libraries loaded and the kernels they chose for this CPU (threadpoolctl's
+    ``architecture``, e.g. ``SkylakeX`` or ``Haswell``), and the machine's architecture."""
+    import numpy  # noqa: F401  (loads the BLAS threadpoolctl inspects)
+    from threadpoolctl import threadpool_info
+
+    libs = sorted(f"{i.get('internal_api')}:{i.get('version')}:{i.get('architecture')}"
+                  for i in threadpool_info() if i.get("user_api") == "blas")
+    return f"{platform.machine()}|{';'.join(libs)}"
 
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """SHA-256 of the library's sources and tables, library versions and BLAS environment."""
+    """SHA-256 of the library's sources and tables, library versions, the numerical
+    environment variables and the BLAS kernels in use (the results are read from ensembles so
+    that verdicts do not depend on them, but single runs' numbers can)."""
     h = hashlib.sha256()
     files = sorted(p for p in _PACKAGE.rglob("*")
                    if p.is_file() and p.suffix in {".py", ".csv", ".json"}
@@ -64,6 +82,7 @@ def fingerprint() -> str:
     h.update(platform.python_version().encode())
     for var in _ENVIRONMENT:
         h.update(f"{var}={os.environ.get(var, '')}".encode())
+    h.update(_blas_kernels().encode())
     return h.hexdigest()
 
 

@@ -22,8 +22,9 @@ chapter applies them the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,10 @@ __all__ = [
     "CHAPTERS",
     "Outcome",
     "Stability",
+    "Ensemble",
+    "ENSEMBLE_RULE",
+    "ensemble_outcome",
+    "typical_index",
     "ClaimSpec",
     "claim",
     "registered",
@@ -90,6 +95,71 @@ class Stability:
         return f"holds in {self.share:.0%} of {self.n_fits} fits ({self.design})"
 
 
+#: The rule that turns the verdicts of an ensemble's runs into the claim's verdict (fixed
+#: before the ensembles were computed; CONTRIBUTING.md states it too).
+ENSEMBLE_RULE = ("reproduced if at least 2/3 of the runs are reproduced; partly if at least "
+                 "1/3 are reproduced or partly; else not reproduced; not applicable if at "
+                 "least half the runs are")
+_REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """How a fit-based claim's verdict was read from an ensemble of runs (one per seed).
+
+    Attributes
+    ----------
+    runs : int
+        Runs (FastICA seeds) in the ensemble.
+    share : float
+        Share of the runs whose own verdict is ``reproduced``.
+    share_partly : float
+        Share whose verdict is ``reproduced`` or ``partly``.
+    rule : str
+        :data:`ENSEMBLE_RULE`.
+    seeds : tuple of int
+    typical_seed : int
+        The run shown as "a typical run": the one whose value is nearest the ensemble's median
+        (or, without values, whose text is the most frequent), the smallest seed on ties.
+    median, low, high : float or None
+        Median and range of the runs' values (None when the claim has no value).
+    """
+
+    runs: int
+    share: float
+    share_partly: float
+    rule: str
+    seeds: tuple
+    typical_seed: int
+    median: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def value_text(self) -> str:
+        """``"median 0.037 of 20 runs"`` (empty without values): the ensemble's value, as
+        shown beside the typical run."""
+        if self.median is None:
+            return ""
+        return f"median {_num(self.median)} of {self.runs} runs"
+
+    def text(self) -> str:
+        """``"ensemble of 20 seeds: median 0.037 (0.036-0.072); reproduced in 19 of 20"``."""
+        spread = ""
+        if self.median is not None:
+            spread = (f"{_num(self.median)} in every run; " if _num(self.low) == _num(self.high)
+                      else f"median {_num(self.median)} (range {_num(self.low)}-"
+                           f"{_num(self.high)}); ")
+        k, kp = round(self.share * self.runs), round(self.share_partly * self.runs)
+        return (f"ensemble of {self.runs} FastICA seeds: {spread}reproduced in {k}, "
+                f"at least partly in {kp} of {self.runs}")
+
+
+def _num(x: float | None) -> str:
+    if x is None or not np.isfinite(x):
+        return "n/a"
+    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.3f}"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """Our side of one claim under one setup.
@@ -106,6 +176,9 @@ class Outcome:
         The number the verdict rests on, where there is one (for tests and glue).
     stability : Stability or None
         For the headline claims: the share of refits in which the claim holds.
+    ensemble : Ensemble or None
+        For a claim read from a fit with a random start: the ensemble of runs its verdict
+        comes from (:func:`ensemble_outcome`).
     """
 
     ours: str
@@ -113,6 +186,7 @@ class Outcome:
     reason: str
     value: float | None = None
     stability: Stability | None = None
+    ensemble: Ensemble | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -132,6 +206,7 @@ class ClaimSpec:
     prefix: str | None
     figure: str | None
     fn: Callable[[Any, pd.DataFrame], Mapping[str, Outcome]]
+    ensemble: bool = False
 
     @property
     def name(self) -> str:
@@ -147,16 +222,22 @@ class ClaimSpec:
 _REGISTRY: list[ClaimSpec] = []
 
 
-def claim(*ids: str, chapter: str, prefix: str | None = None, figure: str | None = None):
+def claim(*ids: str, chapter: str, prefix: str | None = None, figure: str | None = None,
+          ensemble: bool = False):
     """Register an evaluator of ``chapter`` for the paper rows ``ids`` (or every id starting
-    with ``prefix``); ``figure`` is the anchor (``name:``) of the book figure showing them."""
+    with ``prefix``); ``figure`` is the anchor (``name:``) of the book figure showing them.
+
+    ``ensemble=True`` marks claims read from a fit with a random start (FastICA): the
+    scorecard evaluates them on the chapter's results for every seed of
+    :data:`hca.paper.setups.ENSEMBLE_SEEDS` and reads the verdict with
+    :func:`ensemble_outcome`."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
     if bool(ids) == (prefix is not None):
         raise ValueError("claim() takes either ids or a prefix")
 
     def wrap(fn):
-        spec = ClaimSpec(chapter, tuple(ids), prefix, figure, fn)
+        spec = ClaimSpec(chapter, tuple(ids), prefix, figure, fn, ensemble)
         _REGISTRY[:] = [s for s in _REGISTRY if s.name != spec.name]  # re-import replaces
         _REGISTRY.append(spec)
         return fn
@@ -264,3 +345,83 @@ def share_text(k: int, n: int, what: str = "FastICA seeds") -> str:
 def paper_list(rows: pd.DataFrame, cid: str) -> list[str]:
     """The ``;``-separated ``value`` of paper row ``cid`` as a list."""
     return [s for s in rows.loc[cid, "value"].split(";") if s]
+
+
+# =========================================================================== ensembles
+def _typical(outcomes: Sequence[Outcome], values: np.ndarray | None) -> int:
+    """Index of the typical run (see :class:`Ensemble`)."""
+    if values is not None:
+        med = float(np.median(values))
+        return int(np.argmin(np.abs(values - med)))  # first (smallest seed) on ties
+    texts = [o.ours for o in outcomes]
+    counts = {t: texts.count(t) for t in texts}
+    top = max(counts.values())
+    return next(i for i, t in enumerate(texts) if counts[t] == top)
+
+
+def typical_index(keys: Sequence[float]) -> int:
+    """Index of the run whose ``key`` (e.g. its fit's MIC) is nearest the median of all runs'
+    keys; the first (smallest seed) on ties."""
+    k = np.asarray(keys, dtype=float)
+    if k.size == 0 or not np.all(np.isfinite(k)):
+        raise ValueError("typical_index: keys must be finite and non-empty")
+    return int(np.argmin(np.abs(k - np.median(k))))
+
+
+_SEED0 = re.compile(r"\bseed([- ])0\b")
+
+
+def _relabel(o: Outcome, seed: int) -> Outcome:
+    """Evaluators call the run they judge "seed 0" (the setup's own seed); name the run's
+    seed instead."""
+    if seed == 0:
+        return o
+    sub = lambda text: _SEED0.sub(lambda m: f"seed{m.group(1)}{seed}", text)  # noqa: E731
+    return replace(o, ours=sub(o.ours), reason=sub(o.reason))
+
+
+def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
+                     typical: int | None = None) -> Outcome:
+    """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
+
+    The verdict follows :data:`ENSEMBLE_RULE`. ``ours`` is the typical run's value, labelled
+    with its seed, and the ensemble's median; ``reason`` gives the shares behind the verdict
+    and the range of the runs' values (the parts that move when one run moves); ``value`` is the
+    median of the runs' values (the typical run's when they have none); the typical run's
+    ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's, from
+    :func:`typical_index`); by default the run whose value is nearest the median (or whose
+    text is the most frequent).
+
+    Raises
+    ------
+    ValueError
+        If ``outcomes`` is empty or its length differs from ``seeds``'.
+    """
+    n = len(outcomes)
+    if n == 0 or n != len(seeds):
+        raise ValueError(f"ensemble_outcome: {n} outcomes for {len(seeds)} seeds")
+    outcomes = [_relabel(o, int(sd)) for o, sd in zip(outcomes, seeds)]
+    verdicts = [o.verdict for o in outcomes]
+    share = verdicts.count("reproduced") / n
+    share_partly = (verdicts.count("reproduced") + verdicts.count("partly")) / n
+    vals = [o.value for o in outcomes]
+    numeric = all(v is not None and np.isfinite(v) for v in vals)
+    values = np.array(vals, dtype=float) if numeric else None
+    t = _typical(outcomes, values) if typical is None else int(typical)
+    if verdicts.count("not applicable") / n >= _NA_SHARE:
+        verdict = "not applicable"
+    else:
+        verdict = grade(share >= _REPRODUCED_SHARE - 1e-12, share_partly >= _PARTLY_SHARE - 1e-12)
+    ens = Ensemble(runs=n, share=share, share_partly=share_partly, rule=ENSEMBLE_RULE,
+                   seeds=tuple(int(s) for s in seeds), typical_seed=int(seeds[t]),
+                   median=float(np.median(values)) if numeric else None,
+                   low=float(values.min()) if numeric else None,
+                   high=float(values.max()) if numeric else None)
+    typical = outcomes[t]
+    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly); "
+              f"the typical run (seed {ens.typical_seed}): {typical.reason}")
+    med = f"; {ens.value_text()}" if ens.median is not None else ""
+    return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
+                   verdict=verdict, reason=reason,
+                   value=ens.median if numeric else typical.value,
+                   stability=typical.stability, ensemble=ens)

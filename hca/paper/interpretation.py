@@ -473,6 +473,12 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None
                   Settings() if settings is None else settings)
 
 
+def ensemble_key(res: InterpretationResults) -> float:
+    """What makes a run of the chapter's ensemble typical: the MIC of its four-domain fit
+    (:func:`hca.paper.replication.main_fit`; :func:`hca.paper.scorecard.typical_seed`)."""
+    return float(main_fit(res.setup).mic_)
+
+
 # =========================================================================== claims
 def _missing(role: str) -> Outcome:
     return Outcome(f"no factor aligned with {ROLE_NAMES[role]}", "not reproduced",
@@ -490,7 +496,7 @@ def _set_text(items) -> str:
 
 
 @claim("F3a-general", "F3a-ifeval", "F3a-math", chapter="interpretation",
-       figure="fig-interp-unmixing")
+       figure="fig-interp-unmixing", ensemble=True)
 def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     out = {}
     for cid, role in (("F3a-general", "general"), ("F3a-ifeval", "ifeval")):
@@ -527,7 +533,7 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
     return out
 
 
-@claim(chapter="interpretation", prefix="T2a-", figure="fig-interp-table2a")
+@claim(chapter="interpretation", prefix="T2a-", figure="fig-interp-table2a", ensemble=True)
 def _table2a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     out = {}
     for cid, row in rows.iterrows():
@@ -566,7 +572,7 @@ def informative(res: InterpretationResults, role: str, paper: pd.DataFrame) -> b
     return res.roles[role] is not None and not_informative_because(res, role, paper) is None
 
 
-@claim(chapter="interpretation", prefix="T2b-", figure="fig-interp-table2b")
+@claim(chapter="interpretation", prefix="T2b-", figure="fig-interp-table2b", ensemble=True)
 def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = load_paper_values()
     out = {}
@@ -594,7 +600,8 @@ def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcom
     return out
 
 
-@claim("S4-transfer-poor", chapter="interpretation", figure="fig-interp-table2b")
+@claim("S4-transfer-poor", chapter="interpretation", figure="fig-interp-table2b",
+       ensemble=True)
 def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = load_paper_values()
     named = [d for d in PAPER_OOS_DOMAINS if d.lower() in paper_list(rows, "S4-transfer-poor")]
@@ -675,7 +682,8 @@ def _compute_text(res: InterpretationResults) -> str:
         f" ({len(res.checkpoints)} base checkpoints)"
 
 
-@claim("D-general-compute", chapter="interpretation", figure="fig-interp-compute")
+@claim("D-general-compute", chapter="interpretation", figure="fig-interp-compute",
+       ensemble=True)
 def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g, i = res.roles["general"], res.roles["ifeval"]
     if g is None:
@@ -696,7 +704,7 @@ def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str
     return {"D-general-compute": Outcome(ours, v, reason, value=float(r[g]))}
 
 
-@claim("I-z2-compute", chapter="interpretation", figure="fig-interp-compute")
+@claim("I-z2-compute", chapter="interpretation", figure="fig-interp-compute", ensemble=True)
 def _ifeval_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g, i = res.roles["general"], res.roles["ifeval"]
     if g is None or i is None:
@@ -712,7 +720,7 @@ def _ifeval_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str,
     return {"I-z2-compute": Outcome(ours, v, reason, value=d["point"])}
 
 
-@claim("D-z1-positive", chapter="interpretation", figure="fig-interp-mixing")
+@claim("D-z1-positive", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
 def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g = res.roles["general"]
     if g is None:
@@ -730,7 +738,7 @@ def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Ou
                                      value=float(n_pos))}
 
 
-@claim("D-z2-mixing", chapter="interpretation", figure="fig-interp-mixing")
+@claim("D-z2-mixing", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
 def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     i = res.roles["ifeval"]
     if i is None:

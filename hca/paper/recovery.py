@@ -18,7 +18,7 @@ Choices stated here once:
 * Figure 18 sweeps the subsets of S_inv of at least three domains under both setups
   (:data:`~hca.paper.recovery_stability.SWEEP_MIN_SIZE`; the authors' notebook printed only
   those of four or more, which cannot test the paper's claim: see there).
-* The filtered fits (Appendix H.3) use ``max_iter=5000``: FastICA needs 3,509 iterations on
+* The filtered fits (Appendix H.3) use ``max_iter=20000``: FastICA needs 3,509 iterations on
   the careful setup's filtered Qwen2.5-14B domain; convergence, not the MIC, decides. (Under
   the authors' setup every domain converges in fewer than 1,000, their code's cap.)
 """
@@ -85,14 +85,21 @@ __all__ = ["Settings", "RecoveryResults", "run", "table3", "figure18_table",
            "VARIANCE_DROP_MAX", "EXPECTED_MIC", "mic_as_expected"]
 
 #: FastICA iterations of the filtered fits (see the module docstring).
-FILTERED_MAX_ITER = 5000
+FILTERED_MAX_ITER = 20000
+#: Two row orders of a fit whose MICs differ by at most this much are a tie for the order
+#: claim: FastICA runs that land in the same optimum of the four domains differ by up to about
+#: 0.002 in MIC (the authors' setup, seeds 1-19: 0.036-0.038; FastICA stops at tol 1e-4), so a
+#: smaller gap between two orders says nothing about which the data prefer.
+ORDER_TIE_MIC = 0.003
 #: Appendix H.3's criterion: BBH's and MMLU-PRO's within-domain variance ratio (filtered /
 #: unfiltered) at most this (the claim's evaluator, the page's check and the unit tests).
 VARIANCE_DROP_MAX = 0.75
-#: The MIC of this book's Section 4 fit (FastICA seed 0) per setup and the tolerance of the
-#: page's and the unit tests' checks: a regression check of our own number, not the paper's.
-EXPECTED_MIC: dict[str, tuple[float, float]] = {"authors": (0.0715, 0.003),
-                                                "careful": (0.1514, 0.003)}
+#: The MIC of this book's Section 4 fit per setup in its typical run (the median over the
+#: 20-seed ensemble; seed 0 of the authors' setup lands in a local optimum at about 0.07 on some
+#: processors) and the tolerance of the page's and the unit tests' checks: a regression check
+#: of our own number, not the paper's.
+EXPECTED_MIC: dict[str, tuple[float, float]] = {"authors": (0.038, 0.004),
+                                                "careful": (0.152, 0.004)}
 GENERAL, IFEVAL, MATH = PAPER_ALIGNMENT
 _ROLE_NAMES = {GENERAL: "general", IFEVAL: "IFEval", MATH: "MATH Lvl 5"}
 B2 = list(V2_BENCHMARKS)
@@ -267,6 +274,15 @@ def _general_shares(adj: OLSAdjustment) -> pd.Series:
     return pd.Series(row ** 2 / np.sum(row ** 2), index=B2)
 
 
+def _filtered_seeds(setup: Setup, settings: Settings) -> StabilityResult:
+    """The filtered fit refitted with :attr:`Settings.seeds` (keyed by the seed-free setup:
+    every member of an ensemble shares it)."""
+    filt = filter_below_base(v2_frame(setup))
+    Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
+    est = estimator(setup, max_iter=FILTERED_MAX_ITER)
+    return _quiet_seed_stability(est, Xf, lf, settings.seeds, settings.n_jobs)
+
+
 def _filtered(setup: Setup, frame: pd.DataFrame, settings: Settings):
     filt = filter_below_base(frame)
     Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
@@ -274,8 +290,15 @@ def _filtered(setup: Setup, frame: pd.DataFrame, settings: Settings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = est.fit(Xf, lf)
-    seeds = _quiet_seed_stability(est, Xf, lf, settings.seeds, settings.n_jobs)
+    seeds = cached("recovery_filtered_seeds", _filtered_seeds, setup.seed_free(), settings)
     return filt, fit, seeds, Xf, lf
+
+
+def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
+    """The headline claims over resamples x seeds (seed-free: shared by an ensemble)."""
+    X_sinv, l_sinv = domain_data(v2_frame(setup), PAPER_V2_SINV, B2)
+    return headline_stability(setup, X_sinv, l_sinv, n_boot=settings.n_boot,
+                              seeds=settings.boot_seeds, n_jobs=settings.n_jobs)
 
 
 def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
@@ -291,9 +314,9 @@ def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
     return RecoveryResults(
         setup=setup, sizes=frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
         subsets=_figure18(setup, X_sinv, l_sinv), fit=fit, adjustment=adj,
-        seeds=seed_refits(setup, settings.seeds), ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
-        headline=headline_stability(setup, X_sinv, l_sinv, n_boot=settings.n_boot,
-                                    seeds=settings.boot_seeds, n_jobs=settings.n_jobs),
+        seeds=seed_refits(setup, settings.seeds),
+        ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
+        headline=cached("recovery_headline", _headline, setup.seed_free(), settings),
         reconstruction=_reconstruction(fit), means=means, below_share=below, filtered=filt,
         fit_filtered=fit_f, adjustment_filtered=adj_f, seeds_filtered=seeds_f,
         variance=pd.DataFrame({"unfiltered": var_u, "filtered": var_f,
@@ -309,6 +332,12 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Rec
     :func:`hca.paper.cache.cached`)."""
     return cached("recovery", _compute, get_setup(setup),
                   Settings() if settings is None else settings)
+
+
+def ensemble_key(res: RecoveryResults) -> float:
+    """What makes a run of the chapter's ensemble typical: its four-domain fit's MIC
+    (:func:`hca.paper.scorecard.typical_seed`)."""
+    return float(res.fit.mic_)
 
 
 # =========================================================================== tables
@@ -365,7 +394,8 @@ def _subset_text(four: pd.DataFrame) -> str:
     return "; ".join(f"{{{short_subset(s)}}} {m:.3f}" for s, m in zip(four["subset"], four["mic"]))
 
 
-@claim("F18-four-smallest", "S4-best-four", chapter="recovery", figure="fig-recovery-fig18")
+@claim("F18-four-smallest", "S4-best-four", chapter="recovery", figure="fig-recovery-fig18",
+       ensemble=True)
 def _subsets(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     t = res.subsets
     four, n = four_smallest(t)
@@ -394,7 +424,8 @@ def _roles(alignment: Sequence[str]) -> set:
     return {_ROLE_NAMES[r] for r in PAPER_ALIGNMENT for b in alignment if b in r}
 
 
-@claim("S4-aligned-benchmarks", "S4-order", chapter="recovery", figure="fig-recovery-fig4-authors")
+@claim("S4-aligned-benchmarks", "S4-order", chapter="recovery", figure="fig-recovery-fig4-authors",
+       ensemble=True)
 def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     al, seeds = res.adjustment.benchmarks, res.seeds
     roles = _roles(al)
@@ -410,17 +441,40 @@ def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     ok = matches_alignment(al, PAPER_ALIGNMENT)
     k = int(seeds.records["paper_order"].sum())
     many = k >= 0.5 * n
+    seed = f"seed {res.setup.ica_seed}"
+    tied = order_tie(res.ranked)
+    if tied is not None:
+        paper_in = bool(tied["paper_order"].any())
+        names = " / ".join(f"{order_text(o.split(' > '))} (MIC {m:.3f})"
+                           for o, m in zip(tied["order"], tied["mic"]))
+        out["S4-order"] = Outcome(
+            f"tie: {names}; the paper's order in {share_text(k, n)}",
+            grade(False, paper_in or many),
+            f"{seed}: {len(tied)} orders within {ORDER_TIE_MIC} in MIC, "
+            + ("the paper's among them" if paper_in else "none the paper's")
+            + f"; the paper's order in {k} of {n} seeds", value=k / n,
+            stability=res.headline.stability("S4-order"))
+        return out
     out["S4-order"] = Outcome(
         f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in "
         f"{share_text(k, n)}", grade(ok and many, ok != many),
-        ("seed 0 gives the paper's order" if ok else "seed 0 gives another order")
+        (f"{seed} gives the paper's order" if ok else f"{seed} gives another order")
         + f", as do {k} of {n} seeds", value=k / n,
         stability=res.headline.stability("S4-order"))
     return out
 
 
+def order_tie(ranked: pd.DataFrame, tol: float = ORDER_TIE_MIC) -> pd.DataFrame | None:
+    """The best row orders of a fit that tie (:data:`ORDER_TIE_MIC`): the rows of
+    :func:`hca.stability.ranked_orders` within ``tol`` of the best MIC, one per distinct
+    alignment, or None when the best alignment is alone."""
+    near = ranked[ranked["mic"] <= float(ranked["mic"].iloc[0]) + tol]
+    near = near.drop_duplicates("order")
+    return near.reset_index(drop=True) if len(near) > 1 else None
+
+
 # =========================================================================== claims: Table 3
-@claim(prefix="T3a-", chapter="recovery", figure="fig-recovery-fig17-authors")
+@claim(prefix="T3a-", chapter="recovery", figure="fig-recovery-fig17-authors", ensemble=True)
 def _table3a(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     out = {}
     for cid, row in rows.iterrows():
@@ -431,7 +485,7 @@ def _table3a(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return out
 
 
-@claim(prefix="T3b-", chapter="recovery", figure="fig-recovery-fig17-authors")
+@claim(prefix="T3b-", chapter="recovery", figure="fig-recovery-fig17-authors", ensemble=True)
 def _table3b(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     acv = authors_code_values()
     out = {}
@@ -505,13 +559,13 @@ def _selected_median(seeds: StabilityResult, domain: str, k: int, n: int,
 
 
 @claim("F4-llama3-weight", "F4-llama3-scale", chapter="recovery",
-       figure="fig-recovery-fig4-authors")
+       figure="fig-recovery-fig4-authors", ensemble=True)
 def _fig4(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return _edge_outcomes(rows, "F4-llama3-weight", "F4-llama3-scale", res.adjustment, res.seeds)
 
 
 @claim("F21-llama3-weight", "F21-llama3-scale", chapter="recovery",
-       figure="fig-recovery-fig21-authors")
+       figure="fig-recovery-fig21-authors", ensemble=True)
 def _fig21(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return _edge_outcomes(rows, "F21-llama3-weight", "F21-llama3-scale",
                           res.adjustment_filtered, res.seeds_filtered)
@@ -519,7 +573,7 @@ def _fig21(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 # =========================================================================== claims: H.3
 @claim("H.3-mic-larger", "H.3-same-pattern", chapter="recovery",
-       figure="fig-recovery-fig21-authors")
+       figure="fig-recovery-fig21-authors", ensemble=True)
 def _filtered_claims(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     a, b = float(res.fit_filtered.mic_), float(res.fit.mic_)
     t = res.filtered.table.loc[list(PAPER_V2_FOUR)]
@@ -552,7 +606,7 @@ def _variance(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         value=float(gm.max()))}
 
 
-@claim("H.3-gpqa-musr-weights", chapter="recovery", figure="fig-recovery-fig22")
+@claim("H.3-gpqa-musr-weights", chapter="recovery", figure="fig-recovery-fig22", ensemble=True)
 def _general(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g = res.general_shares
     if g.isna().any().any():
@@ -574,7 +628,7 @@ def _general(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 # =========================================================================== claims: Figure 19
 @claim("F19-worst-two", "F19-mse", "F19-four-near-perfect", chapter="recovery",
-       figure="fig-recovery-fig19")
+       figure="fig-recovery-fig19", ensemble=True)
 def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     rec = res.reconstruction
     rel = rec["relative_error"].sort_values(ascending=False)
@@ -617,7 +671,7 @@ def _low(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 
 # =========================================================================== claims: the fit
-@claim("F4-z2-noise", chapter="recovery", figure="fig-recovery-fig4-authors")
+@claim("F4-z2-noise", chapter="recovery", figure="fig-recovery-fig4-authors", ensemble=True)
 def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     j = role_index(res.adjustment.benchmarks, IFEVAL)
     k = _ifeval_largest_seeds(res.seeds.records)
@@ -649,7 +703,7 @@ def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
     return count
 
 
-@claim("S4-mic-small", chapter="recovery", figure="fig-recovery-fig18")
+@claim("S4-mic-small", chapter="recovery", figure="fig-recovery-fig18", ensemble=True)
 def _mic_small(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
     seeds = res.seeds.records["mic"]

@@ -146,7 +146,8 @@ def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
     (:class:`hca.stability.StabilityResult`; computed once per setup and seeds)."""
     from hca.paper.cache import cached
 
-    return cached("seed_refits", _seed_refits, get_setup(setup), tuple(int(s) for s in seeds))
+    return cached("seed_refits", _seed_refits, get_setup(setup).seed_free(),
+                  tuple(int(s) for s in seeds))
 
 
 def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,

@@ -31,14 +31,25 @@ import pandas as pd
 from hca.data.tables import load_paper_values
 from hca.paper.chapters import CHAPTER_LIST
 from hca.paper.chapters import chapter as get_chapter
-from hca.paper.claims import CHAPTERS, KINDS, VERDICTS, ClaimSpec, Outcome
-from hca.paper.setups import SETUP_NAMES, SETUPS
+from hca.paper.claims import (
+    CHAPTERS,
+    KINDS,
+    VERDICTS,
+    ClaimSpec,
+    Outcome,
+    ensemble_outcome,
+    typical_index,
+)
+from hca.paper.setups import ENSEMBLE_SEEDS, SETUP_NAMES, SETUPS, Setup, get_setup
 
 __all__ = [
     "ClaimRow",
     "Scorecard",
     "chapter_module",
     "chapter_results",
+    "chapter_ensemble",
+    "typical_seed",
+    "typical_run",
     "evaluate_chapter",
     "build_scorecard",
     "HEADLINE",
@@ -91,6 +102,15 @@ class ClaimRow:
                 d["stability"] = {"share": round(o.stability.share, 4),
                                   "n_fits": o.stability.n_fits,
                                   "design": o.stability.design}
+            if o.ensemble is not None:
+                e = o.ensemble
+                d["ensemble"] = {"runs": e.runs, "share": round(e.share, 4),
+                                 "share_partly": round(e.share_partly, 4),
+                                 "typical_seed": e.typical_seed,
+                                 "median": None if e.median is None else round(e.median, 6),
+                                 "range": None if e.low is None else [round(e.low, 6),
+                                                                      round(e.high, 6)],
+                                 "rule": e.rule}
             setups[name] = d
         return {"id": self.id, "section": self.section, "claim": self.claim,
                 "paper": self.paper, "criterion": self.criterion, "kind": self.kind,
@@ -105,10 +125,42 @@ def chapter_module(chapter: str):
     return get_chapter(chapter).module
 
 
-def chapter_results(chapter: str, setup: str, fast: bool = False) -> Any:
+def chapter_results(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
     """The chapter's ``run(setup, settings)`` (small repetition counts with ``fast``)."""
     c = get_chapter(chapter)
     return c.run(setup, c.settings(fast))
+
+
+def chapter_ensemble(chapter: str, setup: str | Setup, fast: bool = False,
+                     seeds: Sequence[int] = ENSEMBLE_SEEDS) -> list:
+    """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` for its
+    single fits (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based
+    claims are read from. Computations that set their own seeds are shared by the members."""
+    base = get_setup(setup)
+    return [chapter_results(chapter, base.with_seed(s), fast) for s in seeds]
+
+
+def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
+    """The typical run of the chapter's ensemble under ``setup``: the seed whose fit is
+    nearest the ensemble's median by the chapter's ``ensemble_key`` (its main fit's MIC)."""
+    mod = chapter_module(chapter)
+    keys = [mod.ensemble_key(r) for r in chapter_ensemble(chapter, setup, fast)]
+    return ENSEMBLE_SEEDS[typical_index(keys)]
+
+
+def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
+    """The chapter's results at its :func:`typical_seed` under ``setup``: the single run the
+    book shows (a member of the ensemble the verdicts are read from)."""
+    seed = typical_seed(chapter, setup, fast)
+    return chapter_results(chapter, get_setup(setup).with_seed(seed), fast)
+
+
+def _ensemble_outcomes(spec: ClaimSpec, chapter: str, setup: str, fast: bool,
+                       rows: pd.DataFrame) -> dict[str, Outcome]:
+    members = [_outcomes(spec, res, rows) for res in chapter_ensemble(chapter, setup, fast)]
+    t = ENSEMBLE_SEEDS.index(typical_seed(chapter, setup, fast))
+    return {cid: ensemble_outcome([m[cid] for m in members], ENSEMBLE_SEEDS, typical=t)
+            for cid in rows.index}
 
 
 def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Outcome]:
@@ -139,7 +191,8 @@ def evaluate_chapter(chapter: str, *, fast: bool = False, paper: pd.DataFrame | 
                 raise RuntimeError(f"claim {cid} has two evaluators")
             figures[cid] = spec.figure
         for s in setups:
-            per_setup[s].update(_outcomes(spec, chapter_results(chapter, s, fast), rows))
+            per_setup[s].update(_ensemble_outcomes(spec, chapter, s, fast, rows) if spec.ensemble
+                                else _outcomes(spec, chapter_results(chapter, s, fast), rows))
     out = []
     for cid in (i for i in paper.index if i in figures):
         r = paper.loc[cid]

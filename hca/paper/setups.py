@@ -39,10 +39,14 @@ options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-__all__ = ["Setup", "SETUPS", "SETUP_NAMES", "get_setup"]
+__all__ = ["Setup", "SETUPS", "SETUP_NAMES", "ENSEMBLE_SEEDS", "get_setup"]
+
+#: FastICA seeds of the ensembles every fit-based claim is read from (the same under both
+#: setups; :func:`hca.paper.claims.ensemble_outcome`).
+ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(20))
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,15 @@ class Setup:
     hidden_share: float
     completion_reps: int
     ate_population: Literal["authors", "book"]
+
+    def with_seed(self, seed: int) -> Setup:
+        """This setup with FastICA seed ``seed`` for its single fits (an ensemble member)."""
+        return replace(self, ica_seed=int(seed))
+
+    def seed_free(self) -> Setup:
+        """This setup with seed 0: the key of computations that set every seed themselves
+        (seed sweeps, bootstraps), so that the members of an ensemble share them."""
+        return replace(self, ica_seed=0)
 
     def hca_params(self) -> dict:
         """Keyword arguments of :class:`hca.estimator.HCA` for this setup."""

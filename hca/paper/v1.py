@@ -409,6 +409,20 @@ def _shares(records: pd.DataFrame) -> pd.Series:
     return records["order"].value_counts(normalize=True)
 
 
+def _sweeps(setup: Setup, settings: Settings) -> tuple:
+    """Seed and bootstrap refits of the five-domain fit (keyed by the seed-free setup: every
+    member of an ensemble shares them)."""
+    from hca import stability as st
+
+    X5, dom5 = domain_data(v1_frame(setup), PAPER_V1_SINV, _B1)
+    est = estimator(setup, search="sequential")
+    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
+                              n_jobs=settings.n_jobs)
+    boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
+                                   random_state=setup.ica_seed, n_jobs=settings.n_jobs)
+    return seeds, boots
+
+
 def _compute(setup: Setup, settings: Settings) -> V1Results:
     import warnings
 
@@ -428,10 +442,7 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
         subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3,
                                 n_jobs=settings.n_jobs)
     adj = fit.adjust()
-    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
-                              n_jobs=settings.n_jobs)
-    boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
-                                   random_state=setup.ica_seed, n_jobs=settings.n_jobs)
+    seeds, boots = cached("v1_sweeps", _sweeps, setup.seed_free(), settings)
     v2 = seed_refits(setup, settings.v2_seeds)
     certified = [bool(fit.search_result_.certified), *subsets["certified"],
                  *seeds.records["certified"], *boots.records["certified"]]
@@ -450,6 +461,12 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1R
     """The v1 chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
     return cached("v1", _compute, get_setup(setup), Settings() if settings is None else settings)
+
+
+def ensemble_key(res: V1Results) -> float:
+    """What makes a run of the chapter's ensemble typical: its five-domain fit's MIC
+    (:func:`hca.paper.scorecard.typical_seed`)."""
+    return float(res.fit.mic_)
 
 
 # =========================================================================== claims
@@ -499,7 +516,7 @@ def _mixtral(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
                                       value=float(inside))}
 
 
-@claim("H.4-mic-small", chapter="v1", figure="fig-v1-mic-subsets")
+@claim("H.4-mic-small", chapter="v1", figure="fig-v1-mic-subsets", ensemble=True)
 def _mic(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
     m = res.seeds.records["mic"]
@@ -514,7 +531,7 @@ def _seed_share(res: V1Results, test) -> tuple[int, int]:
     return int(sum(bool(test(tuple(a))) for a in al)), len(al)
 
 
-@claim("H.4-order", chapter="v1", figure="fig-v1-alignment")
+@claim("H.4-order", chapter="v1", figure="fig-v1-alignment", ensemble=True)
 def _order(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     roles = parse_order(rows.loc["H.4-order", "value"])
     al = tuple(res.adjustment.benchmarks)
@@ -531,7 +548,7 @@ def _order(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     return {"H.4-order": Outcome(ours, v, reason, value=k / n)}
 
 
-@claim("H.4-aligned-benchmarks", chapter="v1", figure="fig-v1-alignment")
+@claim("H.4-aligned-benchmarks", chapter="v1", figure="fig-v1-alignment", ensemble=True)
 def _aligned(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     roles = [frozenset(r.split("|")) for r in paper_list(rows, "H.4-aligned-benchmarks")]
     al = tuple(res.adjustment.benchmarks)
@@ -547,7 +564,7 @@ def _aligned(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
                                               value=float(n_roles))}
 
 
-@claim("H.4-v1-v2-consistent", chapter="v1", figure="fig-v1-alignment")
+@claim("H.4-v1-v2-consistent", chapter="v1", figure="fig-v1-alignment", ensemble=True)
 def _consistent(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     v2_roles, v1_roles = (parse_order(p) for p in paper_list(rows, "H.4-v1-v2-consistent"))
     on_v2 = precedes(res.v2_alignment, *v2_roles)
@@ -609,14 +626,15 @@ def _edge_outcome(res: V1Results, paper: float, domain: str, what: str) -> Outco
     return Outcome(f"{head}; {s_text}", grade(False, half), reason, value=med)
 
 
-@claim("F25-llama13-weight", "F25-llama13-scale", chapter="v1", figure="fig-v1-graphs")
+@claim("F25-llama13-weight", "F25-llama13-scale", chapter="v1", figure="fig-v1-graphs",
+       ensemble=True)
 def _fig25(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     domain = "Llama-2-13B"
     return {cid: _edge_outcome(res, float(rows.loc[cid, "value"]), domain, what)
             for cid, what in (("F25-llama13-weight", "weight"), ("F25-llama13-scale", "scale"))}
 
 
-@claim("H.4-llama3-z23", chapter="v1", figure="fig-v1-graphs")
+@claim("H.4-llama3-z23", chapter="v1", figure="fig-v1-graphs", ensemble=True)
 def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     (who,) = paper_list(rows, "H.4-llama3-z23")
     roles = paper_roles()

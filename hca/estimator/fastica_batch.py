@@ -1,0 +1,166 @@
+"""FastICA over many starts at once: scikit-learn's parallel FastICA, vectorised over seeds.
+
+HCA reads its claims from ensembles of FastICA runs (one per seed). The starts differ only in
+the initial matrix ``w_init``; the whitening of a domain's data does not depend on the seed.
+:func:`whiten` computes scikit-learn's whitening once, and :func:`fastica_batch` runs the
+fixed-point iterations of every start together on a stack of matrices (``numpy`` only), each
+start stopping at its own iteration, exactly as :class:`sklearn.decomposition.FastICA` with
+``algorithm="parallel"``, ``fun="logcosh"``, ``whiten="unit-variance"`` and
+``whiten_solver="svd"`` does one start at a time (``tests/test_estimator.py`` checks the two
+agree to 1e-10 with the same iteration counts).
+
+Every start is computed from its own slice of the stack with the same operations as a stack of
+one, so a seed's result does not depend on which other seeds share its batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import linalg
+
+__all__ = ["Whitened", "whiten", "initial_matrices", "fastica_batch", "FastICABatch"]
+
+
+@dataclass(frozen=True, eq=False)
+class Whitened:
+    """scikit-learn's FastICA whitening of one data matrix.
+
+    Attributes
+    ----------
+    X1 : ndarray of shape (n_components, n_samples)
+        White data (``K @ (x - mean).T * sqrt(n_samples)``).
+    K : ndarray of shape (n_components, n_features)
+        Whitening matrix.
+    XT : ndarray of shape (n_features, n_samples)
+        Centred data, transposed.
+    mean : ndarray of shape (n_features,)
+    """
+
+    X1: np.ndarray
+    K: np.ndarray
+    XT: np.ndarray
+    mean: np.ndarray
+
+
+def whiten(X: Any, n_components: int) -> Whitened:
+    """Centre and whiten ``X`` (n_samples, n_features) as scikit-learn's FastICA does
+    (``whiten_solver="svd"``, eigenvector signs fixed by their first entry)."""
+    XT = np.array(X, dtype=np.float64, copy=True).T
+    n_features, n_samples = XT.shape
+    if not 1 <= n_components <= min(n_samples, n_features):
+        raise ValueError(f"n_components must be between 1 and min(n_samples, n_features) = "
+                         f"{min(n_samples, n_features)}, got {n_components}")
+    mean = XT.mean(axis=-1)
+    XT -= mean[:, np.newaxis]
+    u, d = linalg.svd(XT, full_matrices=False, check_finite=False)[:2]
+    u *= np.sign(u[0])
+    K = (u / d).T[:n_components]
+    X1 = np.dot(K, XT)
+    X1 *= np.sqrt(n_samples)
+    return Whitened(X1=X1, K=K, XT=XT, mean=mean)
+
+
+def initial_matrices(seeds: Sequence[int], n_components: int) -> np.ndarray:
+    """``w_init`` of every seed, drawn as scikit-learn's FastICA draws it
+    (``RandomState(seed).normal(size=(d, d))``); shape (n_seeds, d, d)."""
+    return np.stack([np.random.RandomState(int(s)).normal(size=(n_components, n_components))
+                     for s in seeds])
+
+
+def _sym_decorrelation(W: np.ndarray) -> np.ndarray:
+    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d)."""
+    s, u = np.linalg.eigh(W @ np.swapaxes(W, -1, -2))
+    s = np.clip(s, a_min=np.finfo(W.dtype).tiny, a_max=None)
+    return (u * (1.0 / np.sqrt(s))[:, np.newaxis, :]) @ np.swapaxes(u, -1, -2) @ W
+
+
+@dataclass(frozen=True, eq=False)
+class FastICABatch:
+    """Result of :func:`fastica_batch`: one entry per start.
+
+    Attributes
+    ----------
+    components : ndarray of shape (n_starts, n_components, n_features)
+        Unmixing matrices (unit-variance sources, as scikit-learn's ``components_``).
+    mean : ndarray of shape (n_features,)
+    n_iter : ndarray of int, shape (n_starts,)
+    converged : ndarray of bool, shape (n_starts,)
+    """
+
+    components: np.ndarray
+    mean: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+
+    def summary(self) -> str:
+        """One line: starts, convergence and iterations."""
+        return (f"FastICA batch: {len(self.n_iter)} starts, {int(self.converged.sum())} "
+                f"converged, iterations {int(self.n_iter.min())}-{int(self.n_iter.max())}")
+
+
+def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
+    """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged."""
+    W = _sym_decorrelation(W)
+    b = W.shape[0]
+    p_ = float(X1.shape[1])
+    n_iter = np.full(b, max_iter, dtype=int)
+    active = np.arange(b)
+    for ii in range(max_iter):
+        Wa = W[active]
+        gwtx = np.tanh(Wa @ X1)
+        g_wtx = (1 - gwtx**2).mean(axis=-1)
+        W1 = _sym_decorrelation(gwtx @ X1.T / p_ - g_wtx[:, :, np.newaxis] * Wa)
+        lim = np.max(np.abs(np.abs(np.einsum("bij,bij->bi", W1, Wa)) - 1), axis=-1)
+        W[active] = W1
+        done = lim < tol
+        n_iter[active[done]] = ii + 1
+        active = active[~done]
+        if active.size == 0:
+            break
+    converged = np.ones(b, dtype=bool)
+    converged[active] = False
+    return W, n_iter, converged
+
+
+def fastica_batch(X: Any, n_components: int, seeds: Sequence[int] | None = None, *,
+                  w_init: np.ndarray | None = None, max_iter: int = 1000,
+                  tol: float = 1e-4, whitened: Whitened | None = None) -> FastICABatch:
+    """FastICA (parallel, logcosh, unit-variance sources) from every start at once.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Data of one domain.
+    n_components : int
+        Sources.
+    seeds : sequence of int, optional
+        ``random_state`` of every start (``w_init`` drawn as scikit-learn does).
+    w_init : ndarray of shape (n_starts, d, d), optional
+        Initial matrices instead of ``seeds``.
+    max_iter, tol
+        As scikit-learn's ``FastICA``; every start stops at its own iteration.
+    whitened : Whitened, optional
+        :func:`whiten` of ``X`` computed before (it depends only on ``X``).
+
+    Returns
+    -------
+    FastICABatch
+    """
+    if (seeds is None) == (w_init is None):
+        raise ValueError("fastica_batch: pass either seeds or w_init")
+    wh = whiten(X, n_components) if whitened is None else whitened
+    W0 = (initial_matrices(seeds, n_components) if w_init is None
+          else np.array(w_init, dtype=np.float64, copy=True))
+    if W0.ndim != 3 or W0.shape[1:] != (n_components, n_components):
+        raise ValueError(f"w_init must have shape (n_starts, {n_components}, {n_components}), "
+                         f"got {W0.shape}")
+    W, n_iter, converged = _iterate(wh.X1, W0, float(tol), int(max_iter))
+    S = W @ wh.K @ wh.XT  # (b, d, n)
+    S_std = np.std(S, axis=-1)
+    W = W / S_std[:, :, np.newaxis]
+    return FastICABatch(components=W @ wh.K, mean=wh.mean, n_iter=n_iter,
+                        converged=converged)
