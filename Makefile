@@ -9,8 +9,8 @@ NBDIR  := build/nbtest
 NOTEBOOKS := $(filter-out notebooks/09_scorecard.md,$(wildcard notebooks/*.md)) notebooks/09_scorecard.md book/intro.md
 # The book executes two notebooks at a time in this order: the longest first, so that the two
 # workers finish together (a notebook left out here is still executed, after these).
-LONGEST_FIRST := notebooks/05_matrix_completion.md notebooks/02_hca_recovery.md \
-                 notebooks/04_scaling_ate.md notebooks/07_mmlu_subtasks.md notebooks/08_your_data.md
+LONGEST_FIRST := notebooks/06_matrix_completion.md notebooks/03_hca_recovery.md \
+                 notebooks/05_scaling_ate.md notebooks/08_mmlu_subtasks.md notebooks/11_your_data.md
 BOOK_ORDER := $(LONGEST_FIRST) $(filter-out $(LONGEST_FIRST),$(NOTEBOOKS))
 # Small matrices dominate this project: multi-threaded BLAS only adds overhead (10-100x on
 # a 2-core machine), so computations run single-threaded unless the caller says otherwise.
@@ -28,7 +28,7 @@ export MKL_NUM_THREADS ?= 1
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,book]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test,book,lab]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -70,16 +70,24 @@ notebooks: data
 	  -n 2 --dist loadfile .
 
 ## browser-test: open every page of the built book (run `make book` first) in headless Chromium,
-## offline, at 1400 px; screenshots in _build/screenshots. One page: make browser-test PAGE=02_hca
+## offline, at 1400 px; screenshots in _build/screenshots. One page: make browser-test PAGE=03_hca
 ## (any pytest -k expression). Pages not yet converted are listed in tests_browser/pending.py.
 browser-test: venv
 	bash scripts/install_browser.sh
 	$(BIN)/python -m pytest tests_browser -q -p no:cacheprovider $(if $(PAGE),-k '$(PAGE)')
 
-## run-notebook NB=notebooks/01_latent_pca.md: execute one notebook to build/run/<name>.ipynb
+## run-notebook NB=notebooks/02_latent_pca.md: execute one notebook to build/run/<name>.ipynb
+## (scripts/check_rerun.sh checks it and `.venv/bin/jupyter lab`, as .ci/run does)
 run-notebook: data
+	@test -n "$(NB)" || { echo "usage: make run-notebook NB=notebooks/01_data.md"; exit 2; }
+	@test -f "$(NB)" || { echo "run-notebook: no such notebook: $(NB)"; exit 2; }
 	mkdir -p build/run
 	$(BIN)/jupytext --to ipynb --execute --output build/run/$$(basename $(NB) .md).ipynb $(NB)
+
+## lab: JupyterLab on the chapters (open a .md with "Open With > Jupytext Notebook")
+.PHONY: lab
+lab: venv
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## bench: print the timings of the benchmark scripts
 bench: data

@@ -8,7 +8,7 @@ Two parts.
    random, p = 0.8 in the domain, 1,000 repetitions, soft-impute, global vs local; (b) block
    missing, 2 and then 3 observed columns, p = 0.1, ..., 0.9, 100 repetitions each, SMC;
    (c) block missing, all 20 choices of 3 observed columns, p = 0.5, 100 repetitions each, SMC.
-2. **The book chapter's computations on the real data** (``notebooks/05_matrix_completion.md``):
+2. **The book chapter's computations on the real data** (``notebooks/06_matrix_completion.md``):
    :func:`hca.paper.completion.run` under both setups with the full settings, as the notebook
    calls it (without the results cache). Needs the pinned data (``HCA_DATA_DIR``); skipped
    with a message if unavailable.

@@ -54,7 +54,9 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   mmlu              clustered subject correlations
   recovery          recovered DGPs, every domain's causal graph, shares of refits
   robustness        the robustness overview
-  style             the book's figure style (font sizes readable on the page)
+  style             the book's figure style (font sizes readable on the page; figure data)
+  tables            tables for the page: numbered captions, no NaN or index columns
+  scorecard         the verdict summary figure (claims by chapter x setup)
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
   chapters          the shape every chapter follows and the explicit list of chapters

@@ -2,7 +2,7 @@
 # Check one MyST notebook the way CI does, without touching the shared _build/:
 #   1. nbval (jupytext -> ipynb -> pytest --nbval-lax), 2. a Sphinx build with warnings as
 #   errors of a private book holding the intro, this notebook and the references page.
-# Usage: scripts/check_notebook.sh notebooks/01_latent_pca.md
+# Usage: scripts/check_notebook.sh notebooks/02_latent_pca.md
 set -euo pipefail
 nb="$1"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,12 +17,27 @@ cp "$repo/_config.yml" "$repo/CITATION.cff" "$work/book/"
 cp -r "$repo"/book/* "$work/book/book/"   # pages, static files and the book's Sphinx extension
 # the intro reads every chapter's results and links their figures: a stub in a one-page build
 printf '# Introduction\n\nA stub of the intro for a one-chapter build.\n' > "$work/book/book/intro.md"
-for stub in 00_data 01_latent_pca 02_hca_recovery 03_interpretation 04_scaling_ate \
-            05_matrix_completion 06_leaderboard_v1 07_mmlu_subtasks 08_your_data; do
+for stub in 01_data 02_latent_pca 03_hca_recovery 04_interpretation 05_scaling_ate \
+            06_matrix_completion 07_leaderboard_v1 08_mmlu_subtasks 11_your_data; do
   printf '# %s\n' "$stub" > "$work/book/notebooks/$stub.md"
 done
-for other in "$repo"/notebooks/*.md; do  # keep {doc} links to other chapters resolvable
-  [ "$other" = "$repo/$nb" ] || printf '# %s\n' "$(basename "$other" .md)" > "$work/book/notebooks/$(basename "$other")"
+# keep {doc}, {ref} and {numref} links to other chapters resolvable: a stub per chapter with its
+# title, its section labels and a placeholder figure per figure anchor (the scorecard page
+# links every chapter's figures)
+for other in "$repo"/notebooks/*.md; do
+  [ "$other" = "$repo/$nb" ] && continue
+  "$bin/python" - "$other" "$work/book/notebooks/$(basename "$other")" <<'PY'
+import re
+import sys
+
+src = open(sys.argv[1], encoding="utf-8").read()
+out = [next((l for l in src.splitlines() if l.startswith("# ")), "# chapter"), ""]
+for label in re.findall(r"^\(([\w-]+)\)=$", src, re.M):
+    out += [f"({label})=", f"## {label}", ""]
+for name in re.findall(r"^ *name: (fig-[\w-]+)", src, re.M):
+    out += ["```{figure} ../book/pipeline.svg", f":name: {name}", "", f"Stub of {name}.", "```", ""]
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out))
+PY
 done
 cp "$repo/$nb" "$work/book/notebooks/"
 {

@@ -136,7 +136,7 @@ def test_subject_and_mic_panels():
     X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["s1", "s2", "s3"])
     grid = plots.plot_subject_panels(X.corr(), {"A": explained_variance(X)},
                                      {"one": np.eye(3), "two": 2 * np.eye(3)}, ["a", "b", "c"])
-    assert grid.shape == (2, 2) and grid[1, 1].get_title() == "(c) mixing matrix, two"
+    assert grid.shape == (2, 2) and grid[1, 1].get_title() == "(d) mixing matrix, two"
     table = pd.DataFrame({"subset": [("a", "b"), ("a", "c")], "size": [2, 2],
                           "mic": [0.1, 0.2], "certified": [True, True]})
     panels = plots.plot_mic_panels({"x": table, "y": table}, {"x": ("a", "b"), "y": ("a", "c")})

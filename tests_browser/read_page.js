@@ -136,6 +136,21 @@ async (articleSelector) => {
   const tableCaptions = art ? [...art.querySelectorAll('table > caption')].map((c) => ({
     caption: captionText(c), where: context(c)})) : [];
 
+  // Every table a reader sees: its caption and number ("Table 3.1"), and cells that show
+  // pandas' leftovers (NaN, <NA>, None). Tables in closed dropdowns count too; the hidden
+  // fallback copies of interactive tables do not.
+  const tables = art ? [...art.querySelectorAll('table')].filter((t) =>
+    !t.closest('[hidden]') && !t.closest('.dt-scroll-head, .dataTables_scrollHead'))
+    .map((t) => {
+      const cap = t.querySelector(':scope > caption');
+      const num = cap && cap.querySelector('.caption-number');
+      const bad = [...t.querySelectorAll('td, th')].map((c) => c.textContent.trim())
+        .filter((x) => /^(NaN|nan|<NA>|None|NaT)$/.test(x));
+      return {caption: captionText(cap), number: num ? num.textContent.trim() : null,
+              interactive: t.classList.contains('dataTable'), badCells: bad.slice(0, 5),
+              nBad: bad.length, where: context(t)};
+    }) : [];
+
   const cellImages = art ? [...art.querySelectorAll('.cell_output img')].map((i) => {
     const fig = i.closest('figure');
     return {src: i.getAttribute('src'), inFigure: !!fig,
@@ -240,6 +255,6 @@ async (articleSelector) => {
     text: a.textContent.replace(/\s+/g, ' ').trim().slice(0, 60),
   }));
 
-  return {hasArticle: !!art, images, figures, tableCaptions, cellImages, errors, links,
+  return {hasArticle: !!art, images, figures, tableCaptions, tables, cellImages, errors, links,
           figureImages, math, column, wide, visibleSetup};
 }

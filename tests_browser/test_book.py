@@ -423,6 +423,132 @@ def test_captions_name_paper_figures(page: str, visit, request):
     assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_svg_figures_keep_text_as_text(page: str, visit):
+    """An SVG figure draws its text as <text> elements (searchable, legible), not as paths."""
+    info = visit(page)
+    problems = [f"{i['src']} ({i['where']}): no <text> element (text drawn as paths? use "
+                "hca.plots.style.BOOK_RC, svg.fonttype 'none')"
+                for i in info["figureImages"]
+                if i["svg"] and not i["hidden"] and not i.get("error")
+                and i.get("textCount") == 0]
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_tables_show_no_pandas_leftovers(page: str, visit):
+    """No table cell reads NaN, <NA>, None or NaT."""
+    info = visit(page)
+    problems = [f"{t['where']}: {t['nBad']} cells such as {t['badCells']}"
+                for t in info["tables"] if t["nBad"]]
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+#: Share of the book's tables that must carry a numbered caption ("Table 3.1: ...").
+MIN_NUMBERED_TABLES = 0.9
+
+
+def test_tables_are_numbered(visit):
+    """At least 90 % of the book's tables carry a numbered caption, like its figures."""
+    tables = [(page, t) for page in PAGES for t in visit(page)["tables"]]
+    if not tables:
+        pytest.skip("no tables in the build")
+    # an interactive table (itables) is raw HTML Sphinx cannot number: a caption suffices
+    numbered = [x for x in tables if x[1]["caption"] and (x[1]["number"] or
+                                                         x[1]["interactive"])]
+    share = len(numbered) / len(tables)
+    missing = [f"{page}: {t['where']}" for page, t in tables
+               if not (t["caption"] and (t["number"] or t["interactive"]))]
+    assert share >= MIN_NUMBERED_TABLES, (
+        f"{len(numbered)} of {len(tables)} tables ({share:.0%}) have a numbered caption; "
+        f"unnumbered:\n" + "\n".join(f"- {m}" for m in missing[:40]))
+
+
+SCORECARD_PAGE = "notebooks/09_scorecard.html"
+DOWNLOADS = ("_data/scorecard.json", "_data/scorecard.csv", "_data/paper_values.csv")
+
+
+def test_downloads_are_served_and_linked(html_dir: Path, base_url: str, fetch):
+    """The scorecard (JSON, CSV) and the paper's values are in the build and linked from the
+    intro and the scorecard page; every chapter page links its notebook, which is valid."""
+    import json
+
+    if SCORECARD_PAGE not in PAGES:
+        pytest.skip("the scorecard page is not in this build")
+    for rel in DOWNLOADS:
+        assert (html_dir / rel).is_file(), f"{rel} missing from the build"
+    records = json.loads((html_dir / "_data/scorecard.json").read_text(encoding="utf-8"))
+    assert isinstance(records, list) and records and {"id", "setups"} <= set(records[0])
+    csv_rows = (html_dir / "_data/scorecard.csv").read_text(encoding="utf-8").count("\n")
+    assert csv_rows >= len(records) + 1, (csv_rows, len(records))
+    for page in [p for p in PAGES if p in (SCORECARD_PAGE, "book/intro.html")]:
+        hrefs = fetch(urljoin(base_url, page))[2]
+        for rel in DOWNLOADS:
+            assert any(h.endswith(rel) for h in hrefs), f"{page} does not link {rel}"
+    for page in [p for p in PAGES if p.startswith("notebooks/")]:
+        name = Path(page).stem
+        target = html_dir / "_data" / "notebooks" / f"{name}.ipynb"
+        assert target.is_file(), f"{page}: no notebook download {target.name}"
+        nb = json.loads(target.read_text(encoding="utf-8"))
+        assert nb.get("nbformat") == 4 and nb.get("cells"), f"{target.name} is not a notebook"
+        hrefs = fetch(urljoin(base_url, page))[2]
+        assert any(h.endswith(f"_data/notebooks/{name}.ipynb") for h in hrefs), (
+            f"{page} does not link its notebook")
+
+
+def test_scorecard_table_filters(browser_context, base_url: str, html_dir: Path):
+    """The scorecard's interactive table has a row per claim and its filters work offline:
+    a column filter on the careful setup's verdict and the search box reduce the rows to the
+    matching claims (counted from the served scorecard.json)."""
+    import json
+
+    if SCORECARD_PAGE not in PAGES:
+        pytest.skip("the scorecard page is not in this build")
+    records = json.loads((html_dir / "_data/scorecard.json").read_text(encoding="utf-8"))
+    tab = browser_context.new_page()
+    try:
+        tab.goto(urljoin(base_url, SCORECARD_PAGE), wait_until="load")
+        tab.wait_for_selector("table.dataTable tbody tr", timeout=20000)
+
+        def shown() -> int:
+            return tab.evaluate("""() => {
+              const t = document.querySelector('table.dataTable');
+              return window.jQuery && jQuery.fn.dataTable
+                ? jQuery(t).DataTable().rows({search: 'applied'}).count()
+                : null; }""") or tab.evaluate("""() => {
+              const info = document.querySelector('.dt-info, .dataTables_info');
+              const m = info && info.textContent.replace(/,/g, '').match(/of (\\d+) entr/);
+              return m ? Number(m[1]) : -1; }""")
+
+        total = shown()
+        assert total == len(records), f"the table shows {total} rows, the scorecard has " \
+            f"{len(records)} claims"
+        # itables' column filters: one box per column in the header, named by its placeholder
+        headers = tab.evaluate("""() => [...document.querySelectorAll(
+            'table.dataTable thead input')].map((i) => i.placeholder.trim())""")
+        col = next((i for i, h in enumerate(headers) if h.startswith("careful") and
+                    h.endswith("verdict")), None)
+        assert col is not None, f"no filter box for the careful setup's verdict: {headers}"
+        box = tab.locator("table.dataTable thead input").nth(col)
+        box.focus()
+        box.press_sequentially("not reproduced")  # as a reader types (keyup events)
+        tab.wait_for_timeout(500)
+        expected = sum(r["setups"]["careful"]["verdict"] == "not reproduced" for r in records)
+        assert shown() == expected, (shown(), expected)
+        box.fill("")
+        box.press("Backspace")
+        tab.wait_for_timeout(300)
+        assert shown() == total
+        search = tab.locator(".dt-search input, .dataTables_filter input").first
+        search.focus()
+        search.press_sequentially("S4-order")
+        tab.wait_for_timeout(500)
+        n = shown()
+        assert 1 <= n < total, f"searching 'S4-order' shows {n} of {total} rows"
+    finally:
+        tab.close()
+
+
 def test_paper_reference_rule():
     """The caption rule itself (no browser needed)."""
     ok = ["Paper Figure 18: MIC of every subset.", "Paper Table 2a, Paper Figure 4 beside it.",

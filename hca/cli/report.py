@@ -582,6 +582,16 @@ def plot_report(fit: Fit, path: Path, max_domains: int = 12) -> int:
     The node labels of the graphs are the one-to-one alignment (in parentheses when the
     factor matches no benchmark well), the outlined cells of the R^2 table. Returns the
     number of domains drawn."""
+    import matplotlib
+
+    from hca.plots.style import BOOK_RC
+
+    with matplotlib.rc_context(BOOK_RC):  # an SVG keeps its text as text, at the book's sizes
+        return _draw_report(fit, path, max_domains)
+
+
+def _draw_report(fit: Fit, path: Path, max_domains: int) -> int:
+    """:func:`plot_report`'s drawing, under the rcParams it sets."""
     from matplotlib.figure import Figure
 
     from hca.plots import plot_causal_graph

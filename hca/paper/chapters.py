@@ -72,7 +72,7 @@ class Chapter:
 
     @property
     def notebook(self) -> str:
-        """The notebook's file name without ``.md`` (``"02_hca_recovery"``)."""
+        """The notebook's file name without ``.md`` (``"03_hca_recovery"``)."""
         return CHAPTERS[self.key][0] if self.key in CHAPTERS else str(self.page)
 
     def settings(self, fast: bool = False) -> Any:

@@ -66,15 +66,15 @@ KINDS: tuple[str, ...] = ("analysis", "lookup")
 
 #: Chapters with claims, in book order: key -> (notebook, title).
 CHAPTERS: dict[str, tuple[str, str]] = {
-    "data": ("00_data", "The data: base models (Section 1.1, Appendices B, H.4)"),
-    "pca": ("01_latent_pca", "Latent capabilities and PCA (Section 2, Appendix E)"),
-    "recovery": ("02_hca_recovery", "HCA recovery (Sections 3-4, Appendices C, H.1-H.3)"),
-    "interpretation": ("03_interpretation", "Interpreting the factors (Section 4, "
+    "data": ("01_data", "The data: base models (Section 1.1, Appendices B, H.4)"),
+    "pca": ("02_latent_pca", "Latent capabilities and PCA (Section 2, Appendix E)"),
+    "recovery": ("03_hca_recovery", "HCA recovery (Sections 3-4, Appendices C, H.1-H.3)"),
+    "interpretation": ("04_interpretation", "Interpreting the factors (Section 4, "
                                             "Appendices D, H.1, I)"),
-    "scaling": ("04_scaling_ate", "Scaling laws and fine-tuning effects (Appendices D, F)"),
-    "completion": ("05_matrix_completion", "Matrix completion (Remark 1, Appendix G)"),
-    "v1": ("06_leaderboard_v1", "Leaderboard v1 (Appendix H.4)"),
-    "mmlu": ("07_mmlu_subtasks", "MMLU by subject (Appendix H.5)"),
+    "scaling": ("05_scaling_ate", "Scaling laws and fine-tuning effects (Appendices D, F)"),
+    "completion": ("06_matrix_completion", "Matrix completion (Remark 1, Appendix G)"),
+    "v1": ("07_leaderboard_v1", "Leaderboard v1 (Appendix H.4)"),
+    "mmlu": ("08_mmlu_subtasks", "MMLU by subject (Appendix H.5)"),
 }
 
 

@@ -67,10 +67,22 @@ __all__ = [
     "summary_markdown",
     "headline_markdown",
     "chapter_details_markdown",
+    "chapter_number",
+    "chapter_label",
+    "summary_counts",
+    "headline_shares",
+    "scorecard_frame",
+    "scorecard_csv",
+    "claims_frame",
+    "synthesis_markdown",
 ]
 
 #: The headline claims whose stability over refits the scorecard reports.
 HEADLINE: tuple[str, ...] = ("S4-order", "S4-best-four", "F18-four-smallest", "F2b-sinv-v2")
+#: Short names of the headline claims (figure labels).
+HEADLINE_NAMES: dict[str, str] = {"S4-order": "causal order", "S4-best-four": "best four domains",
+                                  "F18-four-smallest": "four smallest MICs",
+                                  "F2b-sinv-v2": "the five domains of S_inv"}
 
 _PAPER_FIELDS = ("id", "section", "claim", "paper", "criterion", "kind", "citation")
 
@@ -361,6 +373,12 @@ def _group_key(cid: str) -> str | None:
     return key if (key[:1] == "T" and key[1:2].isdigit()) or key == "F8" else None
 
 
+def _table_md(table: str, caption: str, name: str | None = None) -> str:
+    """A MyST pipe table inside a ``{table}`` directive: numbered and captioned in the book."""
+    opts = f":name: {name}\n" if name else ""
+    return f"````{{table}} {caption}\n{opts}\n{table}\n````"
+
+
 def _counts_md(verdicts: Sequence[str]) -> str:
     parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v)]
     return ", ".join(parts)
@@ -402,7 +420,11 @@ def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
         analysis = [r.setups[s].verdict for r in rows if r.kind == "analysis"]
         counts.append(f"{SETUPS[s].label}: {analysis.count('reproduced')} of {len(analysis)} "
                       "analysis claims reproduced")
-    return "\n".join(lines) + "\n\n" + "; ".join(counts) + "."
+    caption = ("Verdicts of this chapter's claims under each setup (one line per claim; the "
+               "cells of one table or figure of the paper counted together, lookups included).")
+    chapter = rows[0].chapter
+    return (_table_md("\n".join(lines), caption, f"tab-{chapter}-verdicts") + "\n\n"
+            + "; ".join(counts) + ".")
 
 
 def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
@@ -422,9 +444,9 @@ def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
     return "\n".join(out)
 
 
-def summary_markdown(card: Scorecard) -> str:
+def summary_markdown(card: Scorecard, name: str | None = None) -> str:
     """Verdict counts per chapter (rows) and setup (columns) for analysis claims, then the
-    lookups in one line (MyST markdown table)."""
+    lookups in one line (MyST markdown table, numbered; ``name`` its anchor)."""
     setups = card._setups()
     head = ("| chapter | " + " | ".join(f"{SETUPS[s].label}" for s in setups) + " |")
     lines = [head, "|" + "---|" * (len(setups) + 1)]
@@ -440,7 +462,8 @@ def summary_markdown(card: Scorecard) -> str:
                  + " | ".join(_counts_md([r.setups[s].verdict for r in total])
                               for s in setups) + " |")
     look = [r for r in card.rows if r.kind == "lookup"]
-    text = "\n".join(lines)
+    text = _table_md("\n".join(lines), "Analysis claims per chapter: verdict counts under each "
+                     "setup (the number of analysis claims in brackets; lookups apart).", name)
     if look:
         text += ("\n\nLookups (values read off the leaderboard, counted apart): "
                  + "; ".join(f"{SETUPS[s].label}: "
@@ -449,8 +472,9 @@ def summary_markdown(card: Scorecard) -> str:
     return text
 
 
-def headline_markdown(card: Scorecard) -> str:
-    """The headline claims (:data:`HEADLINE`) with their verdict and stability per setup."""
+def headline_markdown(card: Scorecard, name: str | None = None) -> str:
+    """The headline claims (:data:`HEADLINE`) with their verdict and stability per setup
+    (a numbered MyST table; ``name`` its anchor)."""
     setups = card._setups()
     lines = ["| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
              "|" + "---|" * (len(setups) + 1)]
@@ -466,7 +490,8 @@ def headline_markdown(card: Scorecard) -> str:
                     if o.stability else "")
             cells.append(f"{_verdict_md(o)}{stab}")
         lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return _table_md("\n".join(lines), "The headline claims: verdict of the single fit and the "
+                     "share of refits in which the claim holds, per setup.", name)
 
 
 def chapter_details_markdown(card: Scorecard) -> str:
@@ -476,9 +501,201 @@ def chapter_details_markdown(card: Scorecard) -> str:
         rows = card.chapter_rows(chapter)
         if not rows:
             continue
-        out.append(f"````{{admonition}} {title}: {len(rows)} claims\n:class: dropdown\n\n"
+        n_look = sum(r.kind == "lookup" for r in rows)
+        what = (f"{len(rows)} claims ({len(rows) - n_look} analysis, {n_look} lookups)"
+                if n_look else f"{len(rows)} analysis claims")
+        out.append(f"````{{admonition}} {title}: {what}\n:class: dropdown\n\n"
                    f"Chapter: {{doc}}`/notebooks/{nb}`.\n\n{verdicts_markdown(rows)}\n````\n")
     return "\n".join(out)
+
+
+# =========================================================================== instrument
+def chapter_number(chapter: str) -> int:
+    """The book's chapter number of a chapter key: its notebook ``NN_name`` is chapter NN."""
+    return int(CHAPTERS[chapter][0][:2])
+
+
+def chapter_label(chapter: str) -> str:
+    """A short label: ``"3 HCA recovery"``."""
+    return f"{chapter_number(chapter)} {CHAPTERS[chapter][1].split(' (')[0].split(':')[0]}"
+
+
+def summary_counts(card: Scorecard, kind: str | None = "analysis") -> pd.DataFrame:
+    """Claims per chapter (rows, short labels) and ``(setup, verdict)`` (columns)."""
+    t = card.by_chapter(kind)
+    labels = {CHAPTERS[c][1]: chapter_label(c) for c in CHAPTERS}
+    return t.rename(index=labels)
+
+
+def headline_shares(card: Scorecard) -> pd.DataFrame:
+    """Share of refits in which each headline claim holds (rows) per setup (columns)."""
+    by_id = {r.id: r for r in card.rows}
+    data = {f"{HEADLINE_NAMES.get(cid, cid)}\n({cid})":
+            {s: o.stability.share for s, o in by_id[cid].setups.items() if o.stability}
+            for cid in HEADLINE if cid in by_id}
+    return pd.DataFrame(data).T.rename_axis("claim")
+
+
+def _flat(prefix: str, value: Any, out: dict) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(f"{prefix}_{k}", v, out)
+    elif isinstance(value, (list, tuple)):
+        out[prefix] = "; ".join(map(str, value))
+    else:
+        out[prefix] = value
+
+
+def scorecard_frame(card: Scorecard) -> pd.DataFrame:
+    """The JSON records flattened to one row per claim (``<setup>_verdict``,
+    ``<setup>_stability_share``, ... and whatever else a setup's record holds)."""
+    rows = []
+    for rec in card.records():
+        row = {k: v for k, v in rec.items() if k != "setups"}
+        for s, d in rec["setups"].items():
+            _flat(s, d, row)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scorecard_csv(card: Scorecard) -> str:
+    """:func:`scorecard_frame` as CSV text (the book's ``scorecard.csv`` download)."""
+    return scorecard_frame(card).to_csv(index=False)
+
+
+def _share_text(o: Outcome, record: dict) -> str:
+    parts = []
+    if o.stability is not None:
+        parts.append(f"{o.stability.share:.0%} of {o.stability.n_fits} refits")
+    ens = record.get("ensemble")  # the seed ensemble's share, where the claim has one
+    if isinstance(ens, dict) and ens.get("share") is not None:
+        runs = ens.get("runs", ens.get("n_fits"))
+        parts.append(f"{float(ens['share']):.0%} of {runs} seeds" if runs else
+                     f"{float(ens['share']):.0%} of the seed ensemble")
+    return "; ".join(parts)
+
+
+def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
+    """One row per claim, both setups side by side, for the scorecard page's table.
+
+    Columns: chapter (its number), claim id, claim, kind, the paper's value, then per setup its verdict and
+    one cell with our value, the stability (or ensemble) share of a headline claim and the
+    reason, and the figure. With
+    ``html`` the verdicts are ``<span class="verdict verdict-...">`` and the figure a link to
+    its anchor on the chapter's page (relative to a page in ``notebooks/``).
+    """
+    recs = {r["id"]: r for r in card.records()}
+    rows = []
+    for r in card.rows:
+        d = {"chapter": str(chapter_number(r.chapter)), "id": r.id, "claim": r.claim,
+             "kind": r.kind, "paper": r.paper}
+        for s, o in r.setups.items():
+            label = SETUPS[s].label
+            v = o.verdict
+            d[f"{label}: verdict"] = (f'<span class="verdict verdict-{v.replace(" ", "-")}">'
+                                      f"{v}</span>" if html else v)
+            share = _share_text(o, recs[r.id]["setups"][s])
+            d[f"{label}: ours, why"] = (f"{o.ours}" + (f" [holds in {share}]" if share else "")
+                                        + f". Why: {o.reason}")
+        nb = CHAPTERS[r.chapter][0]
+        d["figure"] = ((f'<a href="{nb}.html#{r.figure}" title="{r.figure}">figure</a>'
+                        if html else r.figure)
+                       if r.figure else "")
+        rows.append(d)
+    return pd.DataFrame(rows)
+
+
+def synthesis_markdown(card: Scorecard, *, near_tie: float | None = None,
+                       links: dict[str, str] | None = None) -> str:
+    """The intro's synthesis (MyST): what held, what did not, why, and what it means.
+
+    Every count comes from ``card``; ``near_tie`` is the MIC gap between the two best row
+    orders of the authors' better-optimum fit (:mod:`hca.paper.recovery`); ``links`` maps the
+    causes (``domains``, ``optimum``, ``near_tie``, ``stored_run``, ``reading_rule``) to the
+    labels of the sections that show them (linked with ``{ref}``).
+    """
+    links = links or {}
+
+    def link(key: str, text: str) -> str:
+        return f"{{ref}}`{text} <{links[key]}>`" if key in links else text
+
+    setups = card._setups()
+    analysis = [r for r in card.rows if r.kind == "analysis"]
+    both_fail = [r for r in analysis if all(r.setups[s].verdict == "not reproduced"
+                                            for s in setups)]
+    both_hold = [r for r in analysis if all(r.setups[s].verdict == "reproduced"
+                                            for s in setups)]
+    only_authors = [r for r in analysis if r.setups.get("authors") is not None
+                    and r.setups["authors"].verdict == "reproduced"
+                    and any(r.setups[s].verdict == "not reproduced" for s in setups
+                            if s != "authors")]
+    by_id = {r.id: r for r in card.rows}
+
+    def chap_counts(rows: Sequence[ClaimRow]) -> str:
+        n: dict[str, int] = {}
+        for r in rows:
+            n[chapter_label(r.chapter)] = n.get(chapter_label(r.chapter), 0) + 1
+        return ", ".join(f"{v} in chapter {k.split(' ', 1)[0]}" for k, v in
+                         sorted(n.items(), key=lambda kv: -kv[1])[:4])
+
+    def examples(rows: Sequence[ClaimRow], n: int = 4) -> str:
+        seen: dict[str, ClaimRow] = {}
+        for r in rows:  # the first claim of each chapter, in book order
+            seen.setdefault(r.chapter, r)
+        picked = list(seen.values())[:n]
+        return "; ".join(f"\u201c{_cell(r.claim).rstrip('.')}\u201d ({r.id}, chapter "
+                         f"{chapter_number(r.chapter)})" for r in picked)
+
+    lines = [
+        f"**What held.** {len(both_hold)} of the {len(analysis)} analysis claims are reproduced "
+        f"under both setups ({chap_counts(both_hold)}), for example: {examples(both_hold)}.",
+        "",
+        f"**What did not.** {len(both_fail)} analysis claims are not reproduced under either "
+        f"setup ({chap_counts(both_fail)}), for example: {examples(both_fail)}. "
+        f"{len(only_authors)} hold only under the authors' setup. "
+        + link("reading_rule", "The reading rule") + ": a claim that fails under both setups "
+        "fails on the paper's own terms; one that holds only under the authors' setup depends "
+        "on their data choices.",
+    ]
+    order = by_id.get("S4-order")
+    if order is not None:
+        verdicts = {o.verdict for o in order.setups.values()}
+        shares = "; ".join(f"{SETUPS[s].label}: {o.verdict}"
+                           + (f", the paper's order in {o.stability.share:.0%} of "
+                              f"{o.stability.n_fits} refits" if o.stability else "")
+                           for s, o in order.setups.items())
+        tie = (f"the two best row orders are only {near_tie:.4f} apart in MIC"
+               if near_tie is not None else "the two best row orders are nearly tied")
+        lines += ["", "**The central claim**, the causal order general capability → "
+                  f"instruction following → mathematics: {shares}. What moves it:", "",
+                  "1. " + link("domains", "the domain rule") + ": which fine-tuned models "
+                  "count as a base model's domain moves the fit more than any other choice;",
+                  "2. " + link("optimum", "a FastICA local optimum") + ": one FastICA run per "
+                  "domain (seed 0) can stop short of the best fit;",
+                  "3. " + link("near_tie", "a near tie") + f": even in the better fit {tie}, "
+                  "so small differences in the rows can swap them;",
+                  "4. " + link("stored_run", "the authors' own stored run") + " of their "
+                  "alignment code prints the paper's order, which neither setup finds on the "
+                  "public data."]
+        if verdicts == {"not reproduced"}:
+            meaning = ("the paper's central causal story, one hierarchy general → instruction "
+                       "following → mathematics shared by the base models, is not reproduced "
+                       "under either setup, so by the reading rule it fails on the paper's own "
+                       "terms: it rests on a single fit"
+                       + (" that refits rarely return" if max(
+                           (o.stability.share for o in order.setups.values() if o.stability),
+                           default=1.0) < 0.25 else "")
+                       + ", and should be read as one possible order, not as a finding")
+        elif "reproduced" in verdicts and len(verdicts) == 1:
+            meaning = ("the paper's central causal story holds under both setups")
+        else:
+            meaning = ("the paper's central causal story holds only under some choices of "
+                       "data and estimation, so it depends on them")
+        lines += ["", f"**What this means for the paper.** {meaning[0].upper()}{meaning[1:]}. "
+                  f"The claims that hold under both setups ({len(both_hold)}) are the part of "
+                  "the paper that the public data support whichever way the models are "
+                  "attributed."]
+    return "\n".join(lines)
 
 
 # =========================================================================== command line

@@ -60,6 +60,7 @@ from hca.plots.robustness import (  # noqa: F401
     plot_robustness,
     plot_s_inv_membership,
 )
+from hca.plots.scorecard import VERDICT_COLORS, plot_verdict_summary  # noqa: F401
 from hca.plots.style import use_book_style  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401
     plot_distance_matrix,
@@ -69,6 +70,7 @@ from hca.plots.subspace import (  # noqa: F401
     plot_null_vs_observed,
     plot_pair_intervals,
 )
+from hca.plots.tables import captioned, table_markdown  # noqa: F401
 
 __all__ = [
     "benchmark_label",
@@ -119,4 +121,7 @@ __all__ = [
     "plot_domain_scms",
     "plot_domain_graphs",
     "use_book_style",
+    "captioned",
+    "plot_verdict_summary",
+    "table_markdown",
 ]

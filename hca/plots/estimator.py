@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -71,7 +72,7 @@ def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
         if mask_zero and value == 0:
             continue
         dark = abs(value) > 0.6 * limit
-        ax.text(j, i, fmt.format(value), ha="center", va="center", fontsize=fontsize,
+        ax.text(j, i, _no_negative_zero(fmt.format(value)), ha="center", va="center", fontsize=fontsize,
                 color="white" if dark else "black")
     ax.set_xticks(range(arr.shape[1]))
     ax.set_yticks(range(arr.shape[0]))
@@ -107,6 +108,11 @@ def plot_mixing(G: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
     arr = check_matrix(G, name="G")
     return plot_matrix(arr, [benchmark_label(b) for b in benchmarks],
                        _factor_labels(arr.shape[1], factor_names), ax, title=title, **kwargs)
+
+
+def _no_negative_zero(text: str) -> str:
+    """``"-0.00"`` -> ``"0.00"`` (a value that rounds to zero has no sign)."""
+    return text[1:] if re.fullmatch(r"[-−]0(\.0+)?", text) else text
 
 
 def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
@@ -228,7 +234,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
         ax.text(p[0], p[1], names[i], ha="center", va="center", fontsize=11,
                 fontweight="bold", zorder=4)
         if extra is not None:
-            ax.text(p[0], p[1] - radius - 0.12, extra[i], ha="center", va="top", fontsize=8,
+            ax.text(p[0], p[1] - radius - 0.12, extra[i], ha="center", va="top", fontsize=9,
                     color="#444444", zorder=4)
         if show_sources:
             src = p + np.array([0.0, -1.55])
@@ -238,7 +244,7 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
             ax.text(src[0], src[1], f"ε{i + 1}", ha="center", va="center", fontsize=10,
                     color="#333333")
             ax.text(src[0] + 0.12, src[1] + 0.62, scale_fmt.format(omega[i]), ha="left",
-                    va="center", fontsize=8.5, color="#333333")
+                    va="center", fontsize=9, color="#333333")
     top = 0.45 + 0.55 * max(1, d - 1)
     ax.set_xlim(xs[0] - 0.9, xs[-1] + 0.9)
     ax.set_ylim(-1.95 if show_sources else -0.9, top)

@@ -66,16 +66,17 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
 def plot_subject_panels(corr: pd.DataFrame, spectra: Any, mixings: Mapping[str, Any],
                         names: Sequence[str], axes: Any = None) -> np.ndarray:
     """A subject fit (Figures 28-30): (a) the subjects' correlations, (b) their spectra
-    within the base models (:func:`hca.plots.plot_explained_variance`), (c) one mixing matrix
-    per entry of ``mixings`` (title -> G), with display ``names``. Returns the 2 x 2 axes."""
+    within the base models (:func:`hca.plots.plot_explained_variance`), (c) and (d) one mixing
+    matrix per entry of ``mixings`` (title -> G, at most two), with display ``names``. Returns
+    the 2 x 2 axes."""
     grid = get_axes_grid(axes, 2, 2, figsize=(8, 6.4))
     plot_matrix(corr.to_numpy(), names, names, ax=grid[0, 0], vmax=1.0,
                 title="(a) correlations", colorbar=False)
     plot_explained_variance(spectra, ax=grid[0, 1])
     grid[0, 1].set_title("(b) explained variance")
     grid[0, 1].set_xticks([1, 2, 3])
-    for ax, (title, G) in zip(grid[1], mixings.items()):
-        plot_mixing(G, names, ax=ax, colorbar=False, title=f"(c) mixing matrix, {title}")
+    for ax, (title, G), tag in zip(grid[1], mixings.items(), "cd"):
+        plot_mixing(G, names, ax=ax, colorbar=False, title=f"({tag}) mixing matrix, {title}")
     grid[0, 0].figure.tight_layout()
     return grid
 

@@ -38,13 +38,16 @@ def plot_robustness(result: Any, ax: Axes | None = None, *,
     One row per perturbation (top: default). The dot is the point MIC (the median for the
     resampling rows), the bar the bootstrap interval; grey ticks are the replicates. The
     colour says which order the fit recovered (legend); a star marks the paper's order, an
-    open marker an order different from the default's.
+    open marker an order different from the default's. A point fit outside its own interval
+    (a single fit at seed 0 beside the interval of the refits) is joined to the interval by a
+    dotted line and marked "outside".
     """
     ax = get_axes(ax, (9, 0.45 * len(result.table) + 1.5))
     t = result.table
     orders = list(dict.fromkeys(t["order"]))
     colours = matplotlib.colormaps["tab10"]
     y = np.arange(len(t))[::-1]
+    outside = 0
     for yi, (name, r) in zip(y, t.iterrows()):
         if show_replicates:
             mics = result.replicates.loc[result.replicates["perturbation"] == name, "mic"]
@@ -55,11 +58,21 @@ def plot_robustness(result: Any, ax: Axes | None = None, *,
         marker = "*" if _truthy(r["paper_order"]) else "o"
         ax.plot(r["mic"], yi, marker, markersize=9 if marker == "o" else 13, zorder=3,
                 markerfacecolor=c if same else "white", markeredgecolor=c, markeredgewidth=2)
+        edge = r["mic_lo"] if r["mic"] < r["mic_lo"] else r["mic_hi"]
+        if not r["mic_lo"] <= r["mic"] <= r["mic_hi"]:  # the point fit lies outside its band
+            outside += 1
+            ax.plot([edge, r["mic"]], [yi, yi], ":", color=c, linewidth=1.5, zorder=2)
+            ax.annotate("outside", (r["mic"], yi), xytext=(0, 7), textcoords="offset points",
+                        ha="left" if r["mic"] < 0.02 else "center", va="bottom", fontsize=9,
+                        color=c)
     ax.set_yticks(y, list(t.index))
     ax.set_xlabel("MIC of HCA on the four domains")
     ax.set_xlim(left=0)
     handles = [Line2D([], [], marker="o", linestyle="", color=colours(i % 10), label=o)
                for i, o in enumerate(orders)]
+    if outside:
+        handles.append(Line2D([], [], linestyle=":", color="0.3",
+                              label="point fit outside its interval (dotted)"))
     ax.legend(handles=handles, title="recovered order (z1 > z2 > ...)", fontsize="small",
               title_fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12),
               ncol=2, frameon=False)

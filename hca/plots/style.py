@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 __all__ = [
     "BOOK_RC",
     "COLUMN_PX",
@@ -133,7 +136,8 @@ def use_book_style() -> None:
 
     Sets :data:`BOOK_RC` in ``matplotlib.rcParams`` and, inside IPython/Jupyter, makes the
     inline backend emit SVG only (no PNG) without a creation date, so rebuilt figures are
-    byte-identical. Outside IPython only the rcParams change. Returns None, so that it can
+    byte-identical, and shows every DataFrame as a numbered, captioned book table
+    (:mod:`hca.plots.tables`). Outside IPython only the rcParams change. Returns None, so that it can
     end a setup cell without printing anything.
     """
     import matplotlib
@@ -148,3 +152,120 @@ def use_book_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
         set_matplotlib_formats("svg", metadata={"Date": None}, dpi=BOOK_RC["savefig.dpi"])
+        from hca.plots.tables import register_formatter
+
+        register_formatter(get_ipython())
+        _register_svg_with_data(get_ipython())
+
+
+def figure_data(fig: Any) -> pd.DataFrame:
+    """The data drawn in ``fig``, one row per point, bar or image cell (the book's "Data (CSV)"
+    download beside each figure).
+
+    Columns: ``panel`` (1-based axes number), ``panel_title``, ``series`` (the artist's label),
+    ``kind`` (``line``, ``points``, ``bar``, ``cell``), ``x``, ``y`` (data coordinates; for a
+    bar its centre and height, for an image cell its column and row), ``x_label``,
+    ``y_label`` (the tick label at that position on a categorical axis) and ``value`` (an
+    image cell's value).
+    """
+    from matplotlib.collections import PathCollection
+    from matplotlib.container import BarContainer
+    from matplotlib.image import AxesImage
+
+    rows: list[dict] = []
+
+    def ticks(axis: Any) -> dict:
+        """Tick position -> its label, for a categorical axis (labels that are not numbers)."""
+        out = {}
+        for loc, lab in zip(axis.get_ticklocs(), axis.get_ticklabels()):
+            text = lab.get_text().replace("\u2212", "-").strip()
+            try:
+                float(text.rstrip("%"))
+            except ValueError:
+                if text:
+                    out[round(float(loc), 9)] = text
+        return out
+
+    def add(panel, title, series, kind, xs, ys, values=None) -> None:
+        values = [None] * len(xs) if values is None else values
+        for x, y, v in zip(xs, ys, values):
+            rows.append({"panel": panel, "panel_title": title, "series": series, "kind": kind,
+                         "x": x, "y": y,
+                         "x_label": xlab.get(round(float(x), 9), "") if xlab else "",
+                         "y_label": ylab.get(round(float(y), 9), "") if ylab else "",
+                         "value": v})
+
+    for k, ax in enumerate(fig.get_axes(), start=1):
+        title = ax.get_title() or ax.get_title(loc="left")
+        xlab, ylab = ticks(ax.xaxis), ticks(ax.yaxis)
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            xs, ys = line.get_xdata(orig=True), line.get_ydata(orig=True)
+            try:
+                xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+            except (TypeError, ValueError):
+                continue
+            if xs.ndim == 0 or len(xs) != len(ys):
+                continue
+            add(k, title, "" if label.startswith("_") else label, "line", xs, ys)
+        for coll in ax.collections:
+            if isinstance(coll, PathCollection):
+                off = np.asarray(coll.get_offsets(), float)
+                if off.ndim == 2 and len(off):
+                    label = str(coll.get_label())
+                    add(k, title, "" if label.startswith("_") else label, "points",
+                        off[:, 0], off[:, 1])
+        for cont in ax.containers:
+            if isinstance(cont, BarContainer):
+                label = str(cont.get_label())
+                xs = [p.get_x() + p.get_width() / 2 for p in cont.patches]
+                ys = [p.get_height() for p in cont.patches]
+                if cont.orientation == "horizontal":
+                    xs = [p.get_width() for p in cont.patches]
+                    ys = [p.get_y() + p.get_height() / 2 for p in cont.patches]
+                add(k, title, "" if label.startswith("_") else label, "bar", xs, ys)
+        for im in ax.get_images():
+            if isinstance(im, AxesImage):
+                arr = np.ma.filled(np.ma.asarray(im.get_array(), dtype=float), np.nan)
+                if arr.ndim == 2:
+                    i, j = np.indices(arr.shape)
+                    add(k, title, "image", "cell", j.ravel(), i.ravel(), arr.ravel())
+    return pd.DataFrame(rows, columns=["panel", "panel_title", "series", "kind", "x", "y",
+                                       "x_label", "y_label", "value"])
+
+
+#: Marks the figure's data (CSV) inside its SVG; book/_ext/hca_book/figures.py writes it out.
+DATA_MARK = "hca-figure-data"
+
+
+def svg_with_data(fig: Any, svg: str) -> str:
+    """``svg`` with :func:`figure_data` of ``fig`` as CSV in a ``<metadata>`` element."""
+    try:
+        csv = figure_data(fig).to_csv(index=False)
+    except Exception:  # noqa: BLE001 - a figure without extractable data gets no CSV
+        return svg
+    if "]]>" in csv or not csv.strip():
+        return svg
+    block = f'<metadata id="{DATA_MARK}"><![CDATA[\n{csv}]]></metadata>\n'
+    end = svg.rfind("</svg>")
+    return svg if end < 0 else svg[:end] + block + svg[end:]
+
+
+def _register_svg_with_data(ip: Any) -> None:
+    from matplotlib.figure import Figure
+
+    formatter = ip.display_formatter.formatters["image/svg+xml"]
+    base = formatter.lookup_by_type(Figure)
+    if getattr(base, "_hca_with_data", False):  # use_book_style() called twice
+        return
+
+    def _svg(fig: Any) -> str | None:
+        svg = base(fig)
+        if svg is None:
+            return None
+        if isinstance(svg, bytes):
+            svg = svg.decode("utf-8")
+        return svg_with_data(fig, svg)
+
+    setattr(_svg, "_hca_with_data", True)  # noqa: B010 - marks the wrapper (called twice)
+    formatter.for_type(Figure, _svg)

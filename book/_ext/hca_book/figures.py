@@ -5,9 +5,10 @@ metadata, ``{glue:figure}``) whose image is a local file, the image is copied to
 ``_figures/<page>/<figure name>.<ext>`` in the built book and, for an SVG, converted to PDF
 with cairosvg. The figure then gets, inside its ``<figcaption>``, a line
 
-    Download: SVG · PDF · Link to this figure
+    Download: SVG · PDF · Data (CSV) · Link to this figure
 
-(class ``figure-downloads``) linking those files and the figure's own anchor (its ``name:``,
+(class ``figure-downloads``; the CSV is the data drawn, stored in the SVG by
+``hca.plots.use_book_style``) linking those files and the figure's own anchor (its ``name:``,
 e.g. ``#fig-hca-theorem1``). A figure without a name gets no permalink; the browser test asks
 every figure to have one through its caption check.
 """
@@ -65,7 +66,25 @@ def _export(app: Sphinx, source: Path, target_stem: Path) -> list[tuple[str, Pat
         if not (fresh and pdf.is_file()):
             _pdf_jobs(app).append((str(source), str(pdf)))  # converted at build-finished
         files.append(("PDF", pdf))
+        data = _figure_csv(source)
+        if data is not None:
+            csv = target_stem.with_suffix(".csv")
+            if not (csv.is_file() and csv.read_text(encoding="utf-8") == data):
+                tmp = csv.with_name(csv.name + ".tmp")
+                tmp.write_text(data, encoding="utf-8")
+                tmp.replace(csv)
+            files.append(("Data (CSV)", csv))
     return files
+
+
+_DATA = re.compile(r'<metadata id="hca-figure-data"><!\[CDATA\[\n(.*?)\]\]></metadata>', re.S)
+
+
+def _figure_csv(svg: Path) -> str | None:
+    """The data the figure was drawn from, as CSV, when ``hca.plots.use_book_style`` stored it
+    in the SVG (``hca.plots.style.svg_with_data``); else None."""
+    match = _DATA.search(svg.read_text(encoding="utf-8", errors="replace"))
+    return match.group(1) if match else None
 
 
 def _pdf_jobs(app: Sphinx) -> list[tuple[str, str]]:
