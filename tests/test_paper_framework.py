@@ -206,8 +206,12 @@ def _runs(verdicts, values=None):
     ((10, 0, 1, 9), "partly", False, True),          # n/a counts as not holding
 ])
 def test_ensemble_rule(counts, expected, borderline, more):
-    from hca.paper.claims import (ENSEMBLE_RULE, borderline_margin, ensemble_outcome,
-                                  needs_more_runs)
+    from hca.paper.claims import (
+        ENSEMBLE_RULE,
+        borderline_margin,
+        ensemble_outcome,
+        needs_more_runs,
+    )
 
     verdicts = (["reproduced"] * counts[0] + ["partly"] * counts[1]
                 + ["not reproduced"] * counts[2] + ["not applicable"] * counts[3])
