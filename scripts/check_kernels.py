@@ -45,8 +45,9 @@ def start_scorecard(kernel: str | None, out: Path, args: argparse.Namespace,
         if kernel is not None:
             env["OPENBLAS_CORETYPE"] = kernel
     cmd = [sys.executable, "-m", "hca", "scorecard", "--json", str(out)]
-    if args.only:
-        cmd += ["--only", args.only]
+    for part in (args.only or "").split(","):  # the CLI takes one --only per item
+        if part.strip():
+            cmd += ["--only", part.strip()]
     if args.fast:
         cmd.append("--fast")
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)

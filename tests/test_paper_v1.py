@@ -103,10 +103,10 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     assert by["H.4-sinv-v1"]["authors"].verdict == "reproduced"
     assert by["H.4-mixtral-in"]["careful"].verdict == "partly"
     assert by["H.4-mixtral-in"]["authors"].verdict == "reproduced"
-    # the authors' v1 order, read over 20 runs (seed 0 alone gives TruthfulQA -> HellaSwag on
+    # the authors' v1 order, read over 20 or 60 runs (seed 0 alone gives TruthfulQA -> HellaSwag on
     # some processors, other orders in other runs)
     h4 = by["H.4-order"]["authors"]
-    assert h4.ensemble.runs == 20 and f"typical run: seed {h4.ensemble.typical_seed}" in h4.ours
+    assert h4.ensemble.runs in (20, 60) and f"typical run: seed {h4.ensemble.typical_seed}" in h4.ours
     for s in setups.SETUP_NAMES:
         # MIC < 0.10 in part of the runs (groups of optima): read over the ensemble
         assert by["H.4-mic-small"][s].verdict in ("reproduced", "partly")

@@ -40,6 +40,8 @@ __all__ = [
     "Stability",
     "Ensemble",
     "ENSEMBLE_RULE",
+    "borderline_margin",
+    "needs_more_runs",
     "ensemble_outcome",
     "typical_index",
     "ClaimSpec",
@@ -96,11 +98,28 @@ class Stability:
 
 
 #: The rule that turns the verdicts of an ensemble's runs into the claim's verdict (fixed
-#: before the ensembles were computed; CONTRIBUTING.md states it too).
+#: before the ensembles were computed; CONTRIBUTING.md states it too). The margin is one
+#: binomial standard error of a share of ``n`` runs at either threshold, sqrt((1/3)(2/3)/n)
+#: (:func:`borderline_margin`): a share within two of them of a threshold after the first 20
+#: runs is read from 60 runs instead (:func:`needs_more_runs`); a final share within one of
+#: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
+#: other side with other seeds, or on another CPU).
 ENSEMBLE_RULE = ("reproduced if at least 2/3 of the runs are reproduced; partly if at least "
                  "1/3 are reproduced or partly; else not reproduced; not applicable if at "
-                 "least half the runs are")
+                 "least half the runs are; read from 60 runs when a share of the first 20 lies "
+                 "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
+                 "borderline (flagged, verdict unchanged) when the final share lies within one "
+                 "(sqrt(2/9/runs))")
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
+
+
+def borderline_margin(runs: int) -> float:
+    """One binomial standard error of a share of ``runs`` runs at the thresholds 1/3 and 2/3,
+    ``sqrt((1/3)(2/3)/runs)`` (0.061 for 60 runs): the borderline margin of
+    :data:`ENSEMBLE_RULE`."""
+    if runs < 1:
+        raise ValueError(f"borderline_margin: runs must be positive, got {runs}")
+    return float(np.sqrt(_PARTLY_SHARE * _REPRODUCED_SHARE / runs))
 
 
 @dataclass(frozen=True)
@@ -123,6 +142,9 @@ class Ensemble:
         (or, without values, whose text is the most frequent), the smallest seed on ties.
     median, low, high : float or None
         Median and range of the runs' values (None when the claim has no value).
+    borderline : str
+        Empty, or which share lies within :func:`borderline_margin` of a threshold (flagged;
+        the verdict is the rule's).
     """
 
     runs: int
@@ -134,6 +156,7 @@ class Ensemble:
     median: float | None = None
     low: float | None = None
     high: float | None = None
+    borderline: str = ""
 
     def value_text(self) -> str:
         """``"median 0.037 of 20 runs"`` (empty without values): the ensemble's value, as
@@ -380,6 +403,40 @@ def _relabel(o: Outcome, seed: int) -> Outcome:
     return replace(o, ours=sub(o.ours), reason=sub(o.reason))
 
 
+def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
+    """Which of the two shares lies within ``z`` binomial standard errors of its threshold."""
+    n = len(verdicts)
+    share = verdicts.count("reproduced") / n
+    share_partly = share + verdicts.count("partly") / n
+    m = z * borderline_margin(n)
+    return [f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
+            for what, x, t, label in (("reproduced", share, _REPRODUCED_SHARE, "2/3"),
+                                      ("at least partly", share_partly, _PARTLY_SHARE, "1/3"))
+            if abs(x - t) < m - 1e-12]
+
+
+def needs_more_runs(verdicts: Sequence[str], more: int) -> bool:
+    """Whether an ensemble of ``len(verdicts)`` runs is read from ``more`` runs instead
+    (:data:`ENSEMBLE_RULE`): a share within two binomial standard errors of 2/3 or 1/3 and
+    fewer runs than ``more``, unless at least half the runs are not applicable."""
+    n = len(verdicts)
+    if n == 0 or n >= more or verdicts.count("not applicable") / n >= _NA_SHARE:
+        return False
+    return bool(_near_thresholds(verdicts, 2.0))
+
+
+def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
+    """The verdict of :data:`ENSEMBLE_RULE` from the runs' verdicts, and the borderline
+    flag (empty when no share lies within one standard error of its threshold)."""
+    n = len(verdicts)
+    if verdicts.count("not applicable") / n >= _NA_SHARE:
+        return "not applicable", ""
+    share = verdicts.count("reproduced") / n
+    share_partly = share + verdicts.count("partly") / n
+    verdict = grade(share >= _REPRODUCED_SHARE - 1e-12, share_partly >= _PARTLY_SHARE - 1e-12)
+    return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
+
+
 def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
                      typical: int | None = None) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
@@ -408,17 +465,15 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
     numeric = all(v is not None and np.isfinite(v) for v in vals)
     values = np.array(vals, dtype=float) if numeric else None
     t = _typical(outcomes, values) if typical is None else int(typical)
-    if verdicts.count("not applicable") / n >= _NA_SHARE:
-        verdict = "not applicable"
-    else:
-        verdict = grade(share >= _REPRODUCED_SHARE - 1e-12, share_partly >= _PARTLY_SHARE - 1e-12)
+    verdict, borderline = _ensemble_verdict(verdicts)
     ens = Ensemble(runs=n, share=share, share_partly=share_partly, rule=ENSEMBLE_RULE,
                    seeds=tuple(int(s) for s in seeds), typical_seed=int(seeds[t]),
                    median=float(np.median(values)) if numeric else None,
                    low=float(values.min()) if numeric else None,
-                   high=float(values.max()) if numeric else None)
+                   high=float(values.max()) if numeric else None, borderline=borderline)
     typical = outcomes[t]
-    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly); "
+    why = f"; borderline: {borderline}" if borderline else ""
+    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){why}; "
               f"the typical run (seed {ens.typical_seed}): {typical.reason}")
     med = f"; {ens.value_text()}" if ens.median is not None else ""
     return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",

@@ -38,9 +38,17 @@ from hca.paper.claims import (
     ClaimSpec,
     Outcome,
     ensemble_outcome,
+    needs_more_runs,
     typical_index,
 )
-from hca.paper.setups import ENSEMBLE_SEEDS, SETUP_NAMES, SETUPS, Setup, get_setup
+from hca.paper.setups import (
+    ENSEMBLE_SEEDS,
+    ENSEMBLE_SEEDS_MORE,
+    SETUP_NAMES,
+    SETUPS,
+    Setup,
+    get_setup,
+)
 
 __all__ = [
     "ClaimRow",
@@ -48,6 +56,7 @@ __all__ = [
     "chapter_module",
     "chapter_results",
     "chapter_ensemble",
+    "ensemble_seeds",
     "typical_seed",
     "typical_run",
     "evaluate_chapter",
@@ -110,7 +119,7 @@ class ClaimRow:
                                  "median": None if e.median is None else round(e.median, 6),
                                  "range": None if e.low is None else [round(e.low, 6),
                                                                       round(e.high, 6)],
-                                 "rule": e.rule}
+                                 "rule": e.rule, "borderline": e.borderline}
             setups[name] = d
         return {"id": self.id, "section": self.section, "claim": self.claim,
                 "paper": self.paper, "criterion": self.criterion, "kind": self.kind,
@@ -155,12 +164,29 @@ def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
     return chapter_results(chapter, get_setup(setup).with_seed(seed), fast)
 
 
+def ensemble_seeds(verdicts: Sequence[str]) -> tuple[int, ...]:
+    """The seeds a claim is read from, given its verdicts on the runs of ENSEMBLE_SEEDS:
+    ENSEMBLE_SEEDS_MORE when a share lies near a threshold (:func:`needs_more_runs`)."""
+    return (ENSEMBLE_SEEDS_MORE if needs_more_runs(verdicts, len(ENSEMBLE_SEEDS_MORE))
+            else ENSEMBLE_SEEDS)
+
+
 def _ensemble_outcomes(spec: ClaimSpec, chapter: str, setup: str, fast: bool,
                        rows: pd.DataFrame) -> dict[str, Outcome]:
     members = [_outcomes(spec, res, rows) for res in chapter_ensemble(chapter, setup, fast)]
+    more: list = []
     t = ENSEMBLE_SEEDS.index(typical_seed(chapter, setup, fast))
-    return {cid: ensemble_outcome([m[cid] for m in members], ENSEMBLE_SEEDS, typical=t)
-            for cid in rows.index}
+    out = {}
+    for cid in rows.index:
+        runs = [m[cid] for m in members]
+        seeds = ensemble_seeds([o.verdict for o in runs])
+        if seeds is ENSEMBLE_SEEDS_MORE:
+            if not more:
+                more = [_outcomes(spec, res, rows) for res in
+                        chapter_ensemble(chapter, setup, fast, ENSEMBLE_SEEDS_MORE[len(members):])]
+            runs += [m[cid] for m in more]
+        out[cid] = ensemble_outcome(runs, seeds, typical=t)
+    return out
 
 
 def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Outcome]:
