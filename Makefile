@@ -52,6 +52,7 @@ book: data
 ## lint: ruff, the type checker and the import contracts (the floors) on hca/
 lint: venv
 	$(BIN)/ruff check hca
+	$(BIN)/ruff format --check hca
 	$(BIN)/mypy hca
 	$(BIN)/lint-imports
 

@@ -95,8 +95,15 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["HCA", "OLSAdjustment", "DomainSCM", "hca_search", "mic_by_subset", "simulate_scm",
-           "__version__"]
+__all__ = [
+    "HCA",
+    "OLSAdjustment",
+    "DomainSCM",
+    "hca_search",
+    "mic_by_subset",
+    "simulate_scm",
+    "__version__",
+]
 
 # The top-level names are imported on first use (PEP 562), so that ``python -m hca --help``
 # does not pay for numpy, pandas and scikit-learn.

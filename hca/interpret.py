@@ -67,6 +67,7 @@ _TOL = 1e-6
 
 # =========================================================================== helpers
 
+
 # =========================================================================== alignment
 @dataclass(frozen=True, eq=False)
 class Alignment:
@@ -123,8 +124,11 @@ class Alignment:
         identical to its benchmark has the row ``e_B``).
         """
         U = self.unmixing / self.slopes[:, None] if benchmark_units else self.unmixing
-        return pd.DataFrame(U, index=list(self.factor_names),
-                            columns=[benchmark_label(b) for b in self.feature_names])
+        return pd.DataFrame(
+            U,
+            index=list(self.factor_names),
+            columns=[benchmark_label(b) for b in self.feature_names],
+        )
 
     def _scores(self, X: Any, method: str) -> np.ndarray:
         return check_matrix(X, name=f"Alignment.{method}: X", columns=self.feature_names)
@@ -165,9 +169,11 @@ class Alignment:
         """
         resid = self.residuals(X)
         target = self.raw_factors(X) if controls else self.factors(X)
-        return pd.Series([r_squared(target[:, i], resid[:, i])
-                          for i in range(len(self.factor_names))],
-                         index=list(self.factor_names), name="R2")
+        return pd.Series(
+            [r_squared(target[:, i], resid[:, i]) for i in range(len(self.factor_names))],
+            index=list(self.factor_names),
+            name="R2",
+        )
 
     def summary(self) -> str:
         """Chosen benchmarks, lines and in-sample R^2."""
@@ -175,7 +181,8 @@ class Alignment:
         for i, (z, b) in enumerate(zip(self.factor_names, self.benchmarks)):
             lines.append(
                 f"  {z} ~ {benchmark_label(b)}: z_adj = {self.intercepts[i]:.3g} + {self.slopes[i]:.3g} x, "
-                f"R^2 = {self.r2_table.loc[z, b]:.3f}")
+                f"R^2 = {self.r2_table.loc[z, b]:.3f}"
+            )
         return "\n".join(lines)
 
 
@@ -202,8 +209,11 @@ def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
         adjustment's coefficients (``X`` is not the data the adjustment was fitted on).
     """
     check_is_fitted(model, "unmixing_", msg="align: the %(name)s model is not fitted")
-    names = (tuple(model.feature_names_in_) if hasattr(model, "feature_names_in_")
-             else tuple(f"x{j}" for j in range(model.n_features_in_)))
+    names = (
+        tuple(model.feature_names_in_)
+        if hasattr(model, "feature_names_in_")
+        else tuple(f"x{j}" for j in range(model.n_features_in_))
+    )
     if adjustment is None:
         adjustment = model.adjust(X)
     values = check_matrix(X, name="align: X", columns=names)
@@ -220,12 +230,16 @@ def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
         b = names.index(bench)
         design = np.hstack([ones, Zadj[:, :i], values[:, [b]]])
         coef, *_ = np.linalg.lstsq(design, Z[:, i], rcond=None)
-        a = coef[1:1 + i]
+        a = coef[1 : 1 + i]
         ref = np.asarray(adjustment.coefficients)[i, :i]
-        if not np.allclose(a, ref, rtol=1e-6, atol=_TOL * max(1.0, float(np.abs(ref).max(initial=0)))):
-            raise ValueError("align: the OLS on X does not reproduce the adjustment's coefficients "
-                             f"for {adjustment.r2.index[i]} ({a} vs {ref}); pass the data the "
-                             "adjustment was fitted on")
+        if not np.allclose(
+            a, ref, rtol=1e-6, atol=_TOL * max(1.0, float(np.abs(ref).max(initial=0)))
+        ):
+            raise ValueError(
+                "align: the OLS on X does not reproduce the adjustment's coefficients "
+                f"for {adjustment.r2.index[i]} ({a} vs {ref}); pass the data the "
+                "adjustment was fitted on"
+            )
         intercepts[i], slopes[i] = coef[0], coef[-1]
     return Alignment(
         factor_names=tuple(adjustment.r2.index),
@@ -268,9 +282,14 @@ class TransferR2:
         return f"Out-of-sample R^2 of the fitted OLS ({kind}):\n{table.to_string()}"
 
 
-def out_of_sample_r2(alignment: Alignment, frame: pd.DataFrame, domains: Sequence[str],
-                     in_sample: Sequence[str], controls: bool = True,
-                     min_models: int = 3) -> TransferR2:
+def out_of_sample_r2(
+    alignment: Alignment,
+    frame: pd.DataFrame,
+    domains: Sequence[str],
+    in_sample: Sequence[str],
+    controls: bool = True,
+    min_models: int = 3,
+) -> TransferR2:
     """Table 2b: R^2 of the fitted OLS alignment on the models of other base models.
 
     Parameters
@@ -313,15 +332,15 @@ def base_checkpoint_mask(frame: pd.DataFrame) -> pd.Series:
     """Official base checkpoints: ``type == "pretrained"``, ``official_providers`` true, and
     no ``instruct``/``chat``/``-it`` in the name (the leaderboard types a few chat models,
     e.g. ``meta-llama/Llama-2-7b-chat-hf``, as pretrained)."""
-    check_frame(frame, ["model_id", "type", "official_providers"],
-                context="base_checkpoint_mask")
+    check_frame(frame, ["model_id", "type", "official_providers"], context="base_checkpoint_mask")
     official = frame["official_providers"].fillna(False).astype(bool)
     named = frame["model_id"].astype(str).str.contains(_INSTRUCT_NAME)
     return (frame["type"] == "pretrained") & official & ~named
 
 
-def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: int = 5,
-                         include_benchmarks: bool = True) -> pd.DataFrame:
+def compute_correlations(
+    alignment: Alignment, frame: pd.DataFrame, min_models: int = 5, include_benchmarks: bool = True
+) -> pd.DataFrame:
     """Correlation of every adjusted factor (and benchmark) with log10 pretraining compute.
 
     Three sets of models: ``"all models"`` (every model whose base model has a known compute),
@@ -348,8 +367,11 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
     """
     from hca.attribution.compute import add_compute
 
-    check_frame(frame, ["model_id", "base_model", "type", "official_providers"],
-                context="compute_correlations")
+    check_frame(
+        frame,
+        ["model_id", "base_model", "type", "official_providers"],
+        context="compute_correlations",
+    )
     df = frame if "log10_compute" in frame.columns else add_compute(frame)
     df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
     if df.empty:
@@ -386,9 +408,16 @@ def compute_correlations(alignment: Alignment, frame: pd.DataFrame, min_models: 
 
 # =========================================================================== z2 and instruct
 _INSTRUCT_RULES: tuple[tuple[str, str], ...] = (
-    (r"$", "-Instruct"), (r"$", "-instruct"), (r"$", "-it"), (r"$", "-Chat"), (r"$", "-chat"),
-    (r"-Base(?=-|$)", "-Instruct"), (r"-base(?=-|$)", "-instruct"), (r"-base(?=-|$)", "-chat"),
-    (r"-hf$", "-chat-hf"), (r"-v0\.(\d)$", r"-Instruct-v0.\1"),
+    (r"$", "-Instruct"),
+    (r"$", "-instruct"),
+    (r"$", "-it"),
+    (r"$", "-Chat"),
+    (r"$", "-chat"),
+    (r"-Base(?=-|$)", "-Instruct"),
+    (r"-base(?=-|$)", "-instruct"),
+    (r"-base(?=-|$)", "-chat"),
+    (r"-hf$", "-chat-hf"),
+    (r"-v0\.(\d)$", r"-Instruct-v0.\1"),
 )
 
 
@@ -418,11 +447,17 @@ def official_pairs(frame: pd.DataFrame) -> pd.DataFrame:
             if cand != base and cand in ids and cand not in found:
                 found.append(cand)
         for cand in found:
-            records.append({"base_id": base, "instruct_id": cand,
-                            "base_model": row.get("base_model", pd.NA),
-                            "params_b": row.get("params_b", np.nan)})
-    out = pd.DataFrame.from_records(records, columns=["base_id", "instruct_id", "base_model",
-                                                      "params_b"])
+            records.append(
+                {
+                    "base_id": base,
+                    "instruct_id": cand,
+                    "base_model": row.get("base_model", pd.NA),
+                    "params_b": row.get("params_b", np.nan),
+                }
+            )
+    out = pd.DataFrame.from_records(
+        records, columns=["base_id", "instruct_id", "base_model", "params_b"]
+    )
     return out.sort_values("base_id").reset_index(drop=True)
 
 
@@ -434,8 +469,9 @@ def _rows_by_id(frame: pd.DataFrame, ids: Sequence[str], what: str) -> pd.DataFr
     return by_id.loc[list(ids)]
 
 
-def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFrame,
-                  scale: Any = None) -> pd.DataFrame:
+def factor_change(
+    alignment: Alignment, before: pd.DataFrame, after: pd.DataFrame, scale: Any = None
+) -> pd.DataFrame:
     """Change of every benchmark and adjusted factor from ``before`` to ``after`` (row by row).
 
     Parameters
@@ -472,8 +508,9 @@ def factor_change(alignment: Alignment, before: pd.DataFrame, after: pd.DataFram
     return out
 
 
-def instruct_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame,
-                   scale: Any = None) -> pd.DataFrame:
+def instruct_shift(
+    alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame, scale: Any = None
+) -> pd.DataFrame:
     """:func:`factor_change` from every base checkpoint to its instruct checkpoint.
 
     Parameters
@@ -499,9 +536,12 @@ def instruct_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFram
     return pd.concat([pairs[["base_id", "instruct_id"]].reset_index(drop=True), change], axis=1)
 
 
-def figure8_table(frame: pd.DataFrame,
-                  checkpoints: Mapping[str, tuple[str, str]] = FIGURE8_CHECKPOINTS,
-                  columns: Sequence[str] = FIGURE8_COLUMNS, raw: bool = True) -> pd.DataFrame:
+def figure8_table(
+    frame: pd.DataFrame,
+    checkpoints: Mapping[str, tuple[str, str]] = FIGURE8_CHECKPOINTS,
+    columns: Sequence[str] = FIGURE8_COLUMNS,
+    raw: bool = True,
+) -> pd.DataFrame:
     """The Base and Official Instruct rows of Figure 8, from the leaderboard.
 
     Parameters
@@ -534,8 +574,9 @@ def figure8_table(frame: pd.DataFrame,
     return pd.DataFrame.from_records(records).set_index(["model", "config"])
 
 
-def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
-                      columns: Sequence[str] = V2_BENCHMARKS) -> tuple[pd.DataFrame, pd.Series]:
+def raw_to_normalized(
+    raw: pd.DataFrame, reference: pd.DataFrame, columns: Sequence[str] = V2_BENCHMARKS
+) -> tuple[pd.DataFrame, pd.Series]:
     """Map raw accuracies (0-1) to the leaderboard's normalized scores (0-100).
 
     The leaderboard normalizes each sub-task by its random baseline, so the map from an
@@ -550,8 +591,12 @@ def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
         The normalized scores (columns ``columns``) and the RMSE of each line (points).
     """
     check_frame(raw, list(columns), name="raw", context="raw_to_normalized")
-    check_frame(reference, [x for c in columns for x in (c, c + "_raw")], name="reference",
-                context="raw_to_normalized")
+    check_frame(
+        reference,
+        [x for c in columns for x in (c, c + "_raw")],
+        name="reference",
+        context="raw_to_normalized",
+    )
     out, rmse = {}, {}
     for c in columns:
         x = reference[c + "_raw"].to_numpy(dtype=float)
@@ -566,8 +611,11 @@ def raw_to_normalized(raw: pd.DataFrame, reference: pd.DataFrame,
 
 
 # =========================================================================== comparison
-def compare_tables(paper: pd.DataFrame, ours: pd.DataFrame,
-                   labels: tuple[str, str, str] = ("paper", "ours", "ours - paper")) -> pd.DataFrame:
+def compare_tables(
+    paper: pd.DataFrame,
+    ours: pd.DataFrame,
+    labels: tuple[str, str, str] = ("paper", "ours", "ours - paper"),
+) -> pd.DataFrame:
     """Stack a table the paper reports, ours, and the difference, row by row.
 
     Both frames must have the same index and columns (order may differ; ``ours`` is
@@ -580,11 +628,14 @@ def compare_tables(paper: pd.DataFrame, ours: pd.DataFrame,
         If the rows or columns differ.
     """
     if set(paper.index) != set(ours.index):
-        raise ValueError(f"compare_tables: rows differ: paper {list(paper.index)}, "
-                         f"ours {list(ours.index)}")
+        raise ValueError(
+            f"compare_tables: rows differ: paper {list(paper.index)}, ours {list(ours.index)}"
+        )
     if set(paper.columns) != set(ours.columns):
-        raise ValueError(f"compare_tables: columns differ: paper {list(paper.columns)}, "
-                         f"ours {list(ours.columns)}")
+        raise ValueError(
+            f"compare_tables: columns differ: paper {list(paper.columns)}, "
+            f"ours {list(ours.columns)}"
+        )
     ours = ours.reindex(index=paper.index, columns=paper.columns).astype(float)
     paper = paper.astype(float)
     blocks = []
@@ -593,7 +644,8 @@ def compare_tables(paper: pd.DataFrame, ours: pd.DataFrame,
         keys = [t if isinstance(t, tuple) else (t,) for t in block.index]
         block.index = pd.MultiIndex.from_tuples(
             [(*t, labels[k]) for t in keys],
-            names=[*(n or "row" for n in paper.index.names), "source"])
+            names=[*(n or "row" for n in paper.index.names), "source"],
+        )
         blocks.append(block.assign(_row=range(len(block)), _src=k))
     out = pd.concat(blocks).sort_values(["_row", "_src"], kind="stable")
     return out.drop(columns=["_row", "_src"])
@@ -623,7 +675,7 @@ def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
         A = np.asarray(m.A, dtype=float)
         omega = np.asarray(m.omega_sqrt, dtype=float)
         T = np.linalg.solve(np.eye(len(A)) - A, np.diag(omega))
-        rows[domain] = omega ** 2 / np.sum(T ** 2, axis=1)
+        rows[domain] = omega**2 / np.sum(T**2, axis=1)
         names = list(m.factor_names) or [f"z{i + 1}" for i in range(len(A))]
     if not rows:
         raise ValueError("noise_shares: no domain model given")

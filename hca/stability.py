@@ -86,8 +86,7 @@ __all__ = [
 Pattern = Sequence[Iterable[str]]
 
 
-def matches_alignment(alignment: Sequence[str], pattern: Pattern, *,
-                      strict: bool = True) -> Any:
+def matches_alignment(alignment: Sequence[str], pattern: Pattern, *, strict: bool = True) -> Any:
     """Whether an alignment follows a pattern (one set of allowed benchmarks per factor).
 
     Parameters
@@ -124,13 +123,13 @@ def matches_alignment(alignment: Sequence[str], pattern: Pattern, *,
     return all(a < b for a, b in zip(firsts, firsts[1:]))
 
 
-def _pattern_flags(alignment: Sequence[str],
-                   patterns: Mapping[str, Pattern] | None) -> dict[str, bool]:
+def _pattern_flags(
+    alignment: Sequence[str], patterns: Mapping[str, Pattern] | None
+) -> dict[str, bool]:
     return {name: bool(matches_alignment(alignment, p)) for name, p in (patterns or {}).items()}
 
 
-def fit_record(model: HCA, X: Any = None, *,
-               patterns: Mapping[str, Pattern] | None = None) -> dict:
+def fit_record(model: HCA, X: Any = None, *, patterns: Mapping[str, Pattern] | None = None) -> dict:
     """What the paper reads off one fit, as a flat dict.
 
     Parameters
@@ -197,8 +196,13 @@ class StabilityResult:
     def alignment_counts(self) -> pd.DataFrame:
         """How often each alignment (causal order) came back: ``order, count, share``."""
         counts = self.records["order"].value_counts()
-        return pd.DataFrame({"order": counts.index, "count": counts.to_numpy(),
-                             "share": counts.to_numpy() / len(self.records)})
+        return pd.DataFrame(
+            {
+                "order": counts.index,
+                "count": counts.to_numpy(),
+                "share": counts.to_numpy() / len(self.records),
+            }
+        )
 
     @property
     def modal_alignment(self) -> tuple:
@@ -211,13 +215,15 @@ class StabilityResult:
         """Share of refits whose alignment follows the pattern ``name`` (one of the
         ``patterns`` the refits were recorded with)."""
         if name not in self.records.columns:
-            raise ValueError(f"no pattern {name!r} in the records; pass patterns={{{name!r}: "
-                             "...}} to the sweep")
+            raise ValueError(
+                f"no pattern {name!r} in the records; pass patterns={{{name!r}: "
+                "...}} to the sweep"
+            )
         return float(self.records[name].mean())
 
-
-    def quantiles(self, columns: Sequence[str] | None = None,
-                  q: Sequence[float] = (0.05, 0.5, 0.95)) -> pd.DataFrame:
+    def quantiles(
+        self, columns: Sequence[str] | None = None, q: Sequence[float] = (0.05, 0.5, 0.95)
+    ) -> pd.DataFrame:
         """Quantiles of numeric columns (default: MIC and every domain's alpha)."""
         if columns is None:
             columns = ["mic"] + [c for c in self.records.columns if c.startswith("alpha[")]
@@ -225,8 +231,9 @@ class StabilityResult:
         table.columns = [f"q{int(round(100 * x)):02d}" for x in q]
         return table
 
-    def weights(self, alignment: Sequence[str] | None = None,
-                q: Sequence[float] = (0.05, 0.5, 0.95)) -> pd.DataFrame:
+    def weights(
+        self, alignment: Sequence[str] | None = None, q: Sequence[float] = (0.05, 0.5, 0.95)
+    ) -> pd.DataFrame:
         """Quantiles of the adjusted edge weights and source scales among the refits with
         ``alignment`` (default: the modal one); ``n`` says how many refits that is."""
         alignment = tuple(self.modal_alignment if alignment is None else alignment)
@@ -241,18 +248,24 @@ class StabilityResult:
         """MIC quantiles, the share of the modal alignment and of every named pattern."""
         mic = self.records["mic"].quantile([0.05, 0.5, 0.95]).to_numpy()
         counts = self.alignment_counts()
-        shares = "".join(f"; {name} {self.pattern_share(name):.0%}"
-                         for name in self.patterns)
-        return "\n".join([
-            f"{len(self.records)} {self.kind} refits: MIC median {mic[1]:.3f} "
-            f"(5-95%: {mic[0]:.3f}-{mic[2]:.3f})",
-            f"most frequent order {counts['order'].iloc[0]} ({counts['share'].iloc[0]:.0%})"
-            f"{shares}",
-        ])
+        shares = "".join(f"; {name} {self.pattern_share(name):.0%}" for name in self.patterns)
+        return "\n".join(
+            [
+                f"{len(self.records)} {self.kind} refits: MIC median {mic[1]:.3f} "
+                f"(5-95%: {mic[0]:.3f}-{mic[2]:.3f})",
+                f"most frequent order {counts['order'].iloc[0]} ({counts['share'].iloc[0]:.0%})"
+                f"{shares}",
+            ]
+        )
 
 
-def _fit_record(estimator: HCA, X: Any, domains: Any, record: Callable = fit_record,
-                patterns: Mapping[str, Pattern] | None = None) -> dict:
+def _fit_record(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    record: Callable = fit_record,
+    patterns: Mapping[str, Pattern] | None = None,
+) -> dict:
     """Fit a clone of ``estimator`` (ConvergenceWarnings silenced: they are recorded in the
     model) and return ``record(model)`` (default :func:`fit_record`)."""
     with warnings.catch_warnings():
@@ -269,9 +282,16 @@ def _prefetch(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> Non
     data = check_fit_data(X, domains, estimator.n_components)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        prefetch_fastica(data.values, data.labels, data.order, data.n_components, seeds,
-                         max_iter=estimator.max_iter, tol=estimator.tol,
-                         n_restarts=estimator.n_restarts)
+        prefetch_fastica(
+            data.values,
+            data.labels,
+            data.order,
+            data.n_components,
+            seeds,
+            max_iter=estimator.max_iter,
+            tol=estimator.tol,
+            n_restarts=estimator.n_restarts,
+        )
 
 
 def _seeds(seeds: Iterable[int]) -> list[int]:
@@ -281,9 +301,16 @@ def _seeds(seeds: Iterable[int]) -> list[int]:
     return seeds
 
 
-def seed_stability(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] = range(20),
-                   patterns: Mapping[str, Pattern] | None = None,
-                   n_jobs: int | None = None, record: Callable = fit_record) -> StabilityResult:
+def seed_stability(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    *,
+    seeds: Iterable[int] = range(20),
+    patterns: Mapping[str, Pattern] | None = None,
+    n_jobs: int | None = None,
+    record: Callable = fit_record,
+) -> StabilityResult:
     """Refit HCA on the same data with every ICA seed in ``seeds``.
 
     Parameters
@@ -308,11 +335,14 @@ def seed_stability(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int]
     clone_hca(estimator)  # fail early on a wrong estimator
     _prefetch(estimator, X, domains, seeds)
     records = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains, record,
-                             patterns)
-        for seed in seeds)
-    return StabilityResult(pd.DataFrame([{"seed": s, **r} for s, r in zip(seeds, records)]),
-                           "seed", tuple(patterns or ()))
+        delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains, record, patterns)
+        for seed in seeds
+    )
+    return StabilityResult(
+        pd.DataFrame([{"seed": s, **r} for s, r in zip(seeds, records)]),
+        "seed",
+        tuple(patterns or ()),
+    )
 
 
 def bootstrap_index(domains: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -324,8 +354,9 @@ def bootstrap_index(domains: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return np.concatenate(parts)
 
 
-def bootstrap_samples(X: Any, domains: Any, n_boot: Any,
-                      random_state: Any = 0) -> list[tuple[pd.DataFrame, np.ndarray]]:
+def bootstrap_samples(
+    X: Any, domains: Any, n_boot: Any, random_state: Any = 0
+) -> list[tuple[pd.DataFrame, np.ndarray]]:
     """``n_boot`` within-domain resamples ``(X_b, domains_b)``, all drawn in advance.
 
     ``X_b`` is a DataFrame (``X``'s columns, a fresh 0-based index) and ``domains_b`` an object
@@ -343,10 +374,17 @@ def bootstrap_samples(X: Any, domains: Any, n_boot: Any,
     return out
 
 
-def bootstrap_stability(estimator: HCA, X: Any, domains: Any, *, n_boot: int = 100,
-                        random_state: int = 0, patterns: Mapping[str, Pattern] | None = None,
-                        n_jobs: int | None = None,
-                        record: Callable = fit_record) -> StabilityResult:
+def bootstrap_stability(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    *,
+    n_boot: int = 100,
+    random_state: int = 0,
+    patterns: Mapping[str, Pattern] | None = None,
+    n_jobs: int | None = None,
+    record: Callable = fit_record,
+) -> StabilityResult:
     """Refit HCA on ``n_boot`` resamples of the models, drawn within every domain.
 
     Parameters
@@ -366,23 +404,36 @@ def bootstrap_stability(estimator: HCA, X: Any, domains: Any, *, n_boot: int = 1
     clone_hca(estimator)
     samples = bootstrap_samples(X, domains, n_boot, random_state)
     records = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_record)(estimator, Xb, lb, record, patterns) for Xb, lb in samples)
-    return StabilityResult(pd.DataFrame([{"replicate": b, **r} for b, r in enumerate(records)]),
-                           "bootstrap", tuple(patterns or ()))
+        delayed(_fit_record)(estimator, Xb, lb, record, patterns) for Xb, lb in samples
+    )
+    return StabilityResult(
+        pd.DataFrame([{"replicate": b, **r} for b, r in enumerate(records)]),
+        "bootstrap",
+        tuple(patterns or ()),
+    )
 
 
-def _subset_mics(estimator: HCA, X: Any, domains: Any, candidates: list,
-                 min_size: int) -> list[tuple[float, bool]]:
+def _subset_mics(
+    estimator: HCA, X: Any, domains: Any, candidates: list, min_size: int
+) -> list[tuple[float, bool]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         table = mic_by_subset(estimator, X, domains, candidates, min_size)
     return list(zip(table["mic"].tolist(), table["certified"].tolist()))
 
 
-def subset_stability(estimator: HCA, X: Any, domains: Any,
-                     candidates: Sequence[Hashable] | None = None, min_size: int = 3, *,
-                     seeds: Iterable[int] = range(10), n_boot: int = 0, random_state: int = 0,
-                     n_jobs: int | None = None) -> pd.DataFrame:
+def subset_stability(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    candidates: Sequence[Hashable] | None = None,
+    min_size: int = 3,
+    *,
+    seeds: Iterable[int] = range(10),
+    n_boot: int = 0,
+    random_state: int = 0,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """The MIC of every subset of ``candidates`` (Figure 18), repeated.
 
     With ``n_boot == 0`` the sweep (:func:`hca.estimator.mic_by_subset`) is repeated for every
@@ -401,26 +452,37 @@ def subset_stability(estimator: HCA, X: Any, domains: Any,
     seeds = _seeds(seeds)
     est = clone_hca(estimator)
     data = check_fit_data(X, domains, est.n_components)
-    cands = check_domains(data.labels, data.values, order=candidates,
-                          order_name="candidate").order
+    cands = check_domains(data.labels, data.values, order=candidates, order_name="candidate").order
     if not 2 <= min_size <= len(cands):
         raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
     subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
     if n_boot > 0:
-        jobs = [(clone_hca(est, random_state=seeds[0]), Xb, lb)
-                for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)]
+        jobs = [
+            (clone_hca(est, random_state=seeds[0]), Xb, lb)
+            for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
+        ]
     else:
         _prefetch(est, X, domains, seeds)
         jobs = [(clone_hca(est, random_state=seed), X, domains) for seed in seeds]
     sweeps = Parallel(n_jobs=n_jobs)(
-        delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs)
+        delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs
+    )
     rows = []
     for rep, sweep in enumerate(sweeps):
         mics = [m for m, _ in sweep]
         ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
         for sub, (mic, cert), rank in zip(subsets, sweep, ranks):
-            rows.append({"rep": rep, "subset": sub, "size": len(sub), "mic": float(mic),
-                         "rank": int(rank), "best": bool(rank == 1), "certified": bool(cert)})
+            rows.append(
+                {
+                    "rep": rep,
+                    "subset": sub,
+                    "size": len(sub),
+                    "mic": float(mic),
+                    "rank": int(rank),
+                    "best": bool(rank == 1),
+                    "certified": bool(cert),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -439,13 +501,28 @@ def _same_solution(A: np.ndarray, B: np.ndarray, threshold: float) -> bool:
 def _seed_icas(estimator: HCA, data, seed: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return fit_icas(data.values, data.labels, data.order, data.n_components,
-                        ica=estimator.ica, random_state=seed, max_iter=estimator.max_iter,
-                        tol=estimator.tol, n_restarts=estimator.n_restarts)
+        return fit_icas(
+            data.values,
+            data.labels,
+            data.order,
+            data.n_components,
+            ica=estimator.ica,
+            random_state=seed,
+            max_iter=estimator.max_iter,
+            tol=estimator.tol,
+            n_restarts=estimator.n_restarts,
+        )
 
 
-def ica_solutions(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] = range(30),
-                  threshold: float = 0.99, n_jobs: int | None = None) -> pd.DataFrame:
+def ica_solutions(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    *,
+    seeds: Iterable[int] = range(30),
+    threshold: float = 0.99,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """Distinct ICA local optima of every domain over many seeds (ICASSO-style).
 
     Two solutions are the same when every unit-norm row of one has absolute cosine at
@@ -481,17 +558,24 @@ def ica_solutions(estimator: HCA, X: Any, domains: Any, *, seeds: Iterable[int] 
         clusters.sort(key=lambda c: (-len(c["seeds"]), c["seeds"][0]))
         top = max(c["negentropy"] for c in clusters)
         for k, c in enumerate(clusters):
-            rows.append({"domain": label, "models": int(np.sum(data.labels == label)),
-                         "solution": k + 1, "n_seeds": len(c["seeds"]),
-                         "share": len(c["seeds"]) / len(seeds),
-                         "negentropy": float(c["negentropy"]),
-                         "best_negentropy": bool(c["negentropy"] == top),
-                         "first_seed": c["seeds"][0]})
+            rows.append(
+                {
+                    "domain": label,
+                    "models": int(np.sum(data.labels == label)),
+                    "solution": k + 1,
+                    "n_seeds": len(c["seeds"]),
+                    "share": len(c["seeds"]) / len(seeds),
+                    "negentropy": float(c["negentropy"]),
+                    "best_negentropy": bool(c["negentropy"] == top),
+                    "first_seed": c["seeds"][0],
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def ranked_orders(model: HCA, n: int = 5, *,
-                  patterns: Mapping[str, Pattern] | None = None) -> pd.DataFrame:
+def ranked_orders(
+    model: HCA, n: int = 5, *, patterns: Mapping[str, Pattern] | None = None
+) -> pd.DataFrame:
     """The ``n`` row orders with the smallest MIC for a fitted model's ICA matrices.
 
     Every row order of the model's per-domain ICA unmixing matrices is scored (all
@@ -513,10 +597,16 @@ def ranked_orders(model: HCA, n: int = 5, *,
     for rank, i in enumerate(np.argsort(mics, kind="stable")[:n], start=1):
         res = evaluate_order(U, [rows[i][k] for k in range(len(U))], residual=model.residual)
         alignment = model.alignment(res.unmixing)
-        out.append({"rank": rank, "mic": float(res.mic), "order": " > ".join(alignment),
-                    **_pattern_flags(alignment, patterns),
-                    "rank1_error": tuple(np.round(res.rank1_error, 3)),
-                    "unmixing_error": tuple(np.round(res.unmixing_error, 3))})
+        out.append(
+            {
+                "rank": rank,
+                "mic": float(res.mic),
+                "order": " > ".join(alignment),
+                **_pattern_flags(alignment, patterns),
+                "rank1_error": tuple(np.round(res.rank1_error, 3)),
+                "unmixing_error": tuple(np.round(res.unmixing_error, 3)),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -555,12 +645,21 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     d = model.n_components
     out = np.empty(n_draws)
     for i in range(n_draws):
-        rotated = {k: special_ortho_group.rvs(d, random_state=rng) @ model.ica_[k].unmixing
-                   if d > 1 else model.ica_[k].unmixing for k in model.domains_}
+        rotated = {
+            k: special_ortho_group.rvs(d, random_state=rng) @ model.ica_[k].unmixing
+            if d > 1
+            else model.ica_[k].unmixing
+            for k in model.domains_
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UncertifiedSearchWarning)
-            out[i] = hca_search(rotated, search=model.search, residual=model.residual,
-                                beam_width=model.beam_width, max_nodes=model.max_nodes).mic
+            out[i] = hca_search(
+                rotated,
+                search=model.search,
+                residual=model.residual,
+                beam_width=model.beam_width,
+                max_nodes=model.max_nodes,
+            ).mic
     return out
 
 
@@ -592,14 +691,24 @@ def order_recovered(model: HCA, G: np.ndarray, tol: float = RECOVERY_TOLERANCE) 
     return bool(np.all(np.linalg.norm(np.triu(T, 1), axis=1) <= tol))
 
 
-def _recovery_cell(n_domains: int, n_per_domain: int, rep: int, n_components: int,
-                   n_benchmarks: int, random_state: int) -> bool:
+def _recovery_cell(
+    n_domains: int,
+    n_per_domain: int,
+    rep: int,
+    n_components: int,
+    n_benchmarks: int,
+    random_state: int,
+) -> bool:
     from hca.synthetic import simulate_scm
 
     seed = [random_state, n_domains, n_per_domain, rep]
-    sim = simulate_scm(n_domains=n_domains, n_per_domain=n_per_domain,
-                       n_components=n_components, n_benchmarks=n_benchmarks,
-                       random_state=int(np.random.SeedSequence(seed).generate_state(1)[0]))
+    sim = simulate_scm(
+        n_domains=n_domains,
+        n_per_domain=n_per_domain,
+        n_components=n_components,
+        n_benchmarks=n_benchmarks,
+        random_state=int(np.random.SeedSequence(seed).generate_state(1)[0]),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search = "exhaustive" if n_domains <= 5 else "sequential"
@@ -607,10 +716,16 @@ def _recovery_cell(n_domains: int, n_per_domain: int, rep: int, n_components: in
     return order_recovered(model, sim.G)
 
 
-def recovery_study(n_domains: Sequence[int] = (2, 3, 4, 6),
-                   n_per_domain: Sequence[int] = (30, 60, 120, 250, 500), *,
-                   n_reps: int = 10, n_components: int = 3, n_benchmarks: int = 6,
-                   random_state: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
+def recovery_study(
+    n_domains: Sequence[int] = (2, 3, 4, 6),
+    n_per_domain: Sequence[int] = (30, 60, 120, 250, 500),
+    *,
+    n_reps: int = 10,
+    n_components: int = 3,
+    n_benchmarks: int = 6,
+    random_state: int = 0,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """How often HCA recovers a known causal order, by number of domains and their size.
 
     For every cell of the grid, ``n_reps`` exact SCMs are simulated
@@ -628,9 +743,16 @@ def recovery_study(n_domains: Sequence[int] = (2, 3, 4, 6),
     cells = [(K, n) for K in n_domains for n in n_per_domain]
     hits = Parallel(n_jobs=n_jobs)(
         delayed(_recovery_cell)(K, n, rep, n_components, n_benchmarks, random_state)
-        for K, n in cells for rep in range(n_reps))
+        for K, n in cells
+        for rep in range(n_reps)
+    )
     hits = np.asarray(hits, dtype=bool).reshape(len(cells), n_reps)
-    return pd.DataFrame({"n_domains": [K for K, _ in cells],
-                         "n_per_domain": [n for _, n in cells],
-                         "n_reps": n_reps, "recovered": hits.sum(axis=1),
-                         "rate": hits.mean(axis=1)})
+    return pd.DataFrame(
+        {
+            "n_domains": [K for K, _ in cells],
+            "n_per_domain": [n for _, n in cells],
+            "n_reps": n_reps,
+            "recovered": hits.sum(axis=1),
+            "rate": hits.mean(axis=1),
+        }
+    )

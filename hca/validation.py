@@ -115,19 +115,24 @@ def check_matrix(
         infinite entries.
     """
     if require_names and not isinstance(X, pd.DataFrame):
-        raise TypeError(f"{name} must be a DataFrame whose columns name the benchmarks, "
-                        f"got {type(X).__name__}")
+        raise TypeError(
+            f"{name} must be a DataFrame whose columns name the benchmarks, got {type(X).__name__}"
+        )
     if isinstance(X, pd.DataFrame):
         X = _checked_frame(X, name, columns)
     arr = _as_float_array(X, name)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (models x benchmarks), got {arr.ndim} "
-                         f"dimension(s), shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be 2-D (models x benchmarks), got {arr.ndim} "
+            f"dimension(s), shape {arr.shape}"
+        )
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
     if columns is not None and arr.shape[1] != len(columns):
-        raise ValueError(f"{name} has {arr.shape[1]} columns but {len(columns)} benchmark "
-                         f"columns are expected ({list(columns)})")
+        raise ValueError(
+            f"{name} has {arr.shape[1]} columns but {len(columns)} benchmark "
+            f"columns are expected ({list(columns)})"
+        )
     _check_finite(arr, X, name, allow_nan)
     return arr
 
@@ -141,12 +146,20 @@ def _as_float_array(X: Any, name: str) -> np.ndarray:
     """
     if isinstance(X, np.ndarray) and X.dtype == np.float64:
         return X
-    if isinstance(X, pd.DataFrame) and all(isinstance(t, np.dtype) and t.kind in "fiub"
-                                           for t in X.dtypes):
+    if isinstance(X, pd.DataFrame) and all(
+        isinstance(t, np.dtype) and t.kind in "fiub" for t in X.dtypes
+    ):
         return X.to_numpy(dtype=np.float64)
     try:
-        return check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
-                           allow_nd=True, ensure_min_samples=0, ensure_min_features=0)
+        return check_array(
+            X,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            ensure_2d=False,
+            allow_nd=True,
+            ensure_min_samples=0,
+            ensure_min_features=0,
+        )
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be a numeric array or DataFrame ({err})") from None
 
@@ -156,18 +169,20 @@ def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) ->
     names = pd.Index(X.columns)
     if names.has_duplicates:
         dup = [str(c) for c in names[names.duplicated()].unique()]
-        raise ValueError(f"{name} has duplicated column name(s) {dup}; every benchmark needs "
-                         "its own column")
+        raise ValueError(
+            f"{name} has duplicated column name(s) {dup}; every benchmark needs its own column"
+        )
     if columns is not None:
         missing = [c for c in columns if c not in X.columns]
         if missing:
-            raise ValueError(f"{name} is missing the fitted benchmark column(s) {missing} "
-                             f"(expected {list(columns)})")
+            raise ValueError(
+                f"{name} is missing the fitted benchmark column(s) {missing} "
+                f"(expected {list(columns)})"
+            )
         X = X[list(columns)]
     bad = [str(c) for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
     if bad:
-        raise TypeError(f"{name} has non-numeric column(s) {bad}; benchmark scores must be "
-                        "numbers")
+        raise TypeError(f"{name} has non-numeric column(s) {bad}; benchmark scores must be numbers")
     return X
 
 
@@ -179,10 +194,12 @@ def _check_finite(arr: np.ndarray, X: Any, name: str, allow_nan: bool) -> None:
     bad_cols = [cols[j] for j in np.flatnonzero(bad.any(axis=0))]
     where = f"column(s) {bad_cols}, rows {show_labels(rows, np.flatnonzero(bad.any(axis=1)), 5)}"
     if allow_nan:
-        raise ValueError(f"{name} contains infinite values in {where}; only NaN marks a "
-                         "missing entry")
-    raise ValueError(f"{name} contains NaN or infinite values in {where}; impute or drop "
-                     "them first")
+        raise ValueError(
+            f"{name} contains infinite values in {where}; only NaN marks a missing entry"
+        )
+    raise ValueError(
+        f"{name} contains NaN or infinite values in {where}; impute or drop them first"
+    )
 
 
 # =========================================================================== vectors
@@ -200,8 +217,14 @@ def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
     if binary and arr.dtype == bool:
         arr = arr.astype(float)
     try:
-        arr = check_array(arr, dtype=np.float64, ensure_all_finite=False, ensure_2d=False,
-                          allow_nd=True, ensure_min_samples=0)
+        arr = check_array(
+            arr,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            ensure_2d=False,
+            allow_nd=True,
+            ensure_min_samples=0,
+        )
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric, could not convert: {exc}") from exc
     if arr.ndim != 1:
@@ -217,8 +240,10 @@ def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
     values = np.unique(arr)
     other = values[~np.isin(values, (0.0, 1.0))]
     if other.size:
-        raise ValueError(f"{name} must be binary (0 = pretrained, 1 = fine-tuned); found values "
-                         f"{other[:5].tolist()}")
+        raise ValueError(
+            f"{name} must be binary (0 = pretrained, 1 = fine-tuned); found values "
+            f"{other[:5].tolist()}"
+        )
     return arr.astype(int)
 
 
@@ -297,25 +322,32 @@ def _check_index(domains: pd.Series, X: pd.DataFrame, name: str) -> None:
             f"{name} is a Series whose index does not match X's index: X's row label(s) "
             f"{list(only_x[:5])} are not in {name}.index and {name}.index label(s) "
             f"{list(only_d[:5])} are not in X; align them (or pass {name}.to_numpy() to match "
-            "rows by position)")
+            "rows by position)"
+        )
     pos = int(np.flatnonzero(domains.index.to_numpy() != X.index.to_numpy())[0])
     raise ValueError(
         f"{name} is a Series whose index has X's row labels in another order (position {pos}: "
-        f"X has {X.index[pos]!r}, {name} has {domains.index[pos]!r}); reindex it like X")
+        f"X has {X.index[pos]!r}, {name} has {domains.index[pos]!r}); reindex it like X"
+    )
 
 
-def _resolve_order(labels: np.ndarray, order: Sequence | None, by: str, what: str | None,
-                   name: str) -> list:
+def _resolve_order(
+    labels: np.ndarray, order: Sequence | None, by: str, what: str | None, name: str
+) -> list:
     is_missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
     if order is None:
         missing = int(is_missing.sum())
         if missing:
             hint = f" or pass {what}=[...] to choose the domains" if what else ""
-            raise ValueError(f"{name} contains {missing} missing labels (None/NaN); drop those "
-                             f"rows{hint}")
+            raise ValueError(
+                f"{name} contains {missing} missing labels (None/NaN); drop those rows{hint}"
+            )
         present = [g for g in labels]
-        return (_sorted_labels(present) if by == "sorted"
-                else top_groups(present, len(pd.unique(pd.Series(present, dtype=object)))))
+        return (
+            _sorted_labels(present)
+            if by == "sorted"
+            else top_groups(present, len(pd.unique(pd.Series(present, dtype=object))))
+        )
     order = list(order)
     if not order:
         raise ValueError(f"no {what} domain given; give at least one domain label")
@@ -325,8 +357,10 @@ def _resolve_order(labels: np.ndarray, order: Sequence | None, by: str, what: st
     present = set(labels[~is_missing])
     absent = [g for g in order if g not in present]
     if absent:
-        raise ValueError(f"{what} domain(s) {absent} not found in {name} (no rows); available: "
-                         f"{_sorted_labels(present)}")
+        raise ValueError(
+            f"{what} domain(s) {absent} not found in {name} (no rows); available: "
+            f"{_sorted_labels(present)}"
+        )
     return order
 
 
@@ -343,13 +377,15 @@ def _check_full_rank(X: Any, labels: np.ndarray, order: list) -> None:
         if len(rows) <= p:
             raise ValueError(
                 f"domain {label!r} has {len(rows)} models but at least {p} (the number of "
-                f"benchmarks) plus one are needed, so that its centred scores can have full rank")
+                f"benchmarks) plus one are needed, so that its centred scores can have full rank"
+            )
         flat = [names[j] for j in range(p) if np.ptp(rows[:, j]) == 0]
         if flat:
             raise ValueError(
                 f"benchmark {flat[0]!r} is constant within domain {label!r} "
                 f"({rows[0, names.index(flat[0])]:g} for all {len(rows)} models); ICA cannot "
-                "use that domain: drop the benchmark or the domain")
+                "use that domain: drop the benchmark or the domain"
+            )
 
 
 def check_domains(
@@ -399,12 +435,15 @@ def check_domains(
     if labels.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per row), got shape {labels.shape}")
     if len(labels) != n_rows:
-        raise ValueError(f"{X_name} has {n_rows} rows but {name} has {len(labels)} labels; one "
-                         "label per row is needed")
+        raise ValueError(
+            f"{X_name} has {n_rows} rows but {name} has {len(labels)} labels; one "
+            "label per row is needed"
+        )
     resolved = _resolve_order(labels, order, by, order_name, name)
     if len(resolved) < min_domains:
-        raise ValueError(f"need at least {min_domains} domains, found {len(resolved)} "
-                         f"({resolved!r})")
+        raise ValueError(
+            f"need at least {min_domains} domains, found {len(resolved)} ({resolved!r})"
+        )
     if full_rank:
         _check_full_rank(X, labels, resolved)
     return Domains(labels, resolved)
@@ -451,12 +490,13 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def check_n_components(n_components: Any, n_features: int, *, minimum: int = 1,
-                       maximum: int | None = None) -> int:
+def check_n_components(
+    n_components: Any, n_features: int, *, minimum: int = 1, maximum: int | None = None
+) -> int:
     """``minimum <= n_components <= maximum`` (default: the number of benchmarks)."""
     if not _is_int(n_components):
         raise TypeError(f"n_components must be an int, got {n_components!r}")
-    upper = (f"the number of benchmarks ({n_features})" if maximum is None else str(maximum))
+    upper = f"the number of benchmarks ({n_features})" if maximum is None else str(maximum)
     top = n_features if maximum is None else maximum
     if not minimum <= n_components <= top:
         raise ValueError(f"n_components ({n_components}) must be between {minimum} and {upper}")
@@ -478,8 +518,9 @@ def check_fraction(value: Any, name: str) -> float:
 
 
 # =========================================================================== frames, labels
-def check_frame(frame: Any, columns: Sequence[str], *, name: str = "frame",
-                context: str | None = None) -> pd.DataFrame:
+def check_frame(
+    frame: Any, columns: Sequence[str], *, name: str = "frame", context: str | None = None
+) -> pd.DataFrame:
     """``frame`` must be a DataFrame with ``columns``; ``context`` prefixes the messages."""
     prefix = f"{context}: " if context else ""
     if not isinstance(frame, pd.DataFrame):
@@ -487,8 +528,10 @@ def check_frame(frame: Any, columns: Sequence[str], *, name: str = "frame",
     needed = list(dict.fromkeys(columns))
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"{prefix}{name} lacks column(s) {missing}: {len(missing)} missing "
-                         f"column(s) of the {len(needed)} needed {needed}")
+        raise ValueError(
+            f"{prefix}{name} lacks column(s) {missing}: {len(missing)} missing "
+            f"column(s) of the {len(needed)} needed {needed}"
+        )
     return frame
 
 

@@ -1,5 +1,4 @@
-"""Attributing leaderboard models to base models (the paper's domains) and pretraining compute.
-"""
+"""Attributing leaderboard models to base models (the paper's domains) and pretraining compute."""
 
 from __future__ import annotations
 

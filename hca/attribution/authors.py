@@ -1,5 +1,4 @@
-"""The authors' own domain rule (find_token_size.ipynb), re-implemented as a labelled variant.
-"""
+"""The authors' own domain rule (find_token_size.ipynb), re-implemented as a labelled variant."""
 
 from __future__ import annotations
 
@@ -15,9 +14,15 @@ AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", 
 #: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
 #: base models of Section 1.1 -> this book's names.
 AUTHORS_V2_LABELS: dict[str, str] = {
-    "llama-3-8b": "Llama-3-8B", "qwen2.5-14b": "Qwen2.5-14B", "mistral-7b": "Mistral-7B",
-    "llama-3.1-8b": "Llama-3.1-8B", "qwen2-7b": "Qwen2-7B", "qwen2.5-0.5b": "Qwen2.5-0.5B",
-    "qwen2.5-7b": "Qwen2.5-7B", "gemma-2-9b": "Gemma-2-9B"}
+    "llama-3-8b": "Llama-3-8B",
+    "qwen2.5-14b": "Qwen2.5-14B",
+    "mistral-7b": "Mistral-7B",
+    "llama-3.1-8b": "Llama-3.1-8B",
+    "qwen2-7b": "Qwen2-7B",
+    "qwen2.5-0.5b": "Qwen2.5-0.5B",
+    "qwen2.5-7b": "Qwen2.5-7B",
+    "gemma-2-9b": "Gemma-2-9B",
+}
 
 __all__ = [
     "AUTHORS_LABELS",
@@ -37,8 +42,13 @@ AUTHORS_GEMMA2_9B_PARAMS: tuple[float, float] = (8.9, 9.5)
 #: most frequent labels their rule gives on the v1 file, printed by scripts/subgroup_pca.ipynb,
 #: cell jIvjpr5bUCj5, hlzhang109/causal-eval @ 248059ca8849635b0508167116feaf06a07918d9).
 AUTHORS_V1_LABELS: dict[str, str] = {
-    "mistral-7b": "Mistral-7B", "llama-2-13b": "Llama-2-13B", "llama-3-8b": "Llama-3-8B",
-    "llama-2-7b": "Llama-2-7B", "llama-2-70b": "Llama-2-70B", "mixtral-8x7b": "Mixtral-8x7B"}
+    "mistral-7b": "Mistral-7B",
+    "llama-2-13b": "Llama-2-13B",
+    "llama-3-8b": "Llama-3-8B",
+    "llama-2-7b": "Llama-2-7B",
+    "llama-2-70b": "Llama-2-70B",
+    "mixtral-8x7b": "Mixtral-8x7B",
+}
 
 
 # ----------------------------------------------------------------------------------------
@@ -57,62 +67,150 @@ AUTHORS_V1_LABELS: dict[str, str] = {
 # does not count, and the next step is tried.
 _SEP = r"[\-_]?"
 _SIZE = r"(\d+\.?\d*)b"
-_KNOWN_FAMILIES = frozenset({
-    "llama-3", "llama-3.1", "llama-3.2", "llama-2", "llama-1", "mistral-7b", "mixtral",
-    "gemma-2-2b", "gemma-2-9b", "gemma-2-27b", "gemma-1", "qwen2.5", "qwen2", "qwen1",
-    "yi-1.5", "yi-1", "phi-3", "phi-2", "phi-1.5", "phi-1", "falcon-180b", "falcon-40b",
-    "falcon-7b", "glm3", "glm2", "deepseek2", "deepseek", "mpt-30b", "mpt-7b", "stablelm",
-    "bloom", "baichuan-3", "baichuan-2"})
-_SPELLED = tuple((re.compile(p), t) for p, t in (
-    (rf"gemma{_SEP}2{_SEP}2b", "gemma-2-2b"), (rf"gemma{_SEP}2{_SEP}9b", "gemma-2-9b"),
-    (rf"gemma{_SEP}2{_SEP}27b", "gemma-2-27b"), (rf"mixtral{_SEP}8x7b", "mixtral-8x7b"),
-    (rf"llama{_SEP}3\.2{_SEP}{_SIZE}", "llama-3.2-{}b"),
-    (rf"llama{_SEP}3\.1{_SEP}{_SIZE}", "llama-3.1-{}b"),
-    (rf"llama{_SEP}3(?!\.){_SEP}{_SIZE}", "llama-3-{}b"),
-    (rf"llama{_SEP}2{_SEP}{_SIZE}", "llama-2-{}b"), (rf"llama{_SEP}1{_SEP}{_SIZE}", "llama-1-{}b"),
-    (rf"mistral{_SEP}{_SIZE}", "mistral-{}b"), (rf"gemma{_SEP}2{_SEP}{_SIZE}", "gemma-2-{}b"),
-    (rf"gemma(?!{_SEP}2){_SEP}{_SIZE}", "gemma-1-{}b"),
-    (rf"qwen{_SEP}2\.5{_SEP}{_SIZE}", "qwen2.5-{}b"),
-    (rf"qwen{_SEP}2(?!\.5){_SEP}{_SIZE}", "qwen2-{}b"),
-    (rf"qwen(?!{_SEP}2){_SEP}{_SIZE}", "qwen1-{}b"),
-    (rf"yi{_SEP}1\.5{_SEP}{_SIZE}", "yi-1.5-{}b"),
-    (rf"yi(?!{_SEP}1\.5){_SEP}1{_SEP}{_SIZE}", "yi-1-{}b"),
-    (rf"phi{_SEP}3{_SEP}{_SIZE}", "phi-3-{}b"), (rf"phi{_SEP}2{_SEP}{_SIZE}", "phi-2-{}b"),
-    (rf"phi{_SEP}1\.5{_SEP}{_SIZE}", "phi-1.5-{}b"),
-    (rf"phi{_SEP}1(?!\.5){_SEP}{_SIZE}", "phi-1-{}b"),
-    (rf"falcon{_SEP}{_SIZE}", "falcon-{}b"), (rf"mpt{_SEP}{_SIZE}", "mpt-{}b")))
+_KNOWN_FAMILIES = frozenset(
+    {
+        "llama-3",
+        "llama-3.1",
+        "llama-3.2",
+        "llama-2",
+        "llama-1",
+        "mistral-7b",
+        "mixtral",
+        "gemma-2-2b",
+        "gemma-2-9b",
+        "gemma-2-27b",
+        "gemma-1",
+        "qwen2.5",
+        "qwen2",
+        "qwen1",
+        "yi-1.5",
+        "yi-1",
+        "phi-3",
+        "phi-2",
+        "phi-1.5",
+        "phi-1",
+        "falcon-180b",
+        "falcon-40b",
+        "falcon-7b",
+        "glm3",
+        "glm2",
+        "deepseek2",
+        "deepseek",
+        "mpt-30b",
+        "mpt-7b",
+        "stablelm",
+        "bloom",
+        "baichuan-3",
+        "baichuan-2",
+    }
+)
+_SPELLED = tuple(
+    (re.compile(p), t)
+    for p, t in (
+        (rf"gemma{_SEP}2{_SEP}2b", "gemma-2-2b"),
+        (rf"gemma{_SEP}2{_SEP}9b", "gemma-2-9b"),
+        (rf"gemma{_SEP}2{_SEP}27b", "gemma-2-27b"),
+        (rf"mixtral{_SEP}8x7b", "mixtral-8x7b"),
+        (rf"llama{_SEP}3\.2{_SEP}{_SIZE}", "llama-3.2-{}b"),
+        (rf"llama{_SEP}3\.1{_SEP}{_SIZE}", "llama-3.1-{}b"),
+        (rf"llama{_SEP}3(?!\.){_SEP}{_SIZE}", "llama-3-{}b"),
+        (rf"llama{_SEP}2{_SEP}{_SIZE}", "llama-2-{}b"),
+        (rf"llama{_SEP}1{_SEP}{_SIZE}", "llama-1-{}b"),
+        (rf"mistral{_SEP}{_SIZE}", "mistral-{}b"),
+        (rf"gemma{_SEP}2{_SEP}{_SIZE}", "gemma-2-{}b"),
+        (rf"gemma(?!{_SEP}2){_SEP}{_SIZE}", "gemma-1-{}b"),
+        (rf"qwen{_SEP}2\.5{_SEP}{_SIZE}", "qwen2.5-{}b"),
+        (rf"qwen{_SEP}2(?!\.5){_SEP}{_SIZE}", "qwen2-{}b"),
+        (rf"qwen(?!{_SEP}2){_SEP}{_SIZE}", "qwen1-{}b"),
+        (rf"yi{_SEP}1\.5{_SEP}{_SIZE}", "yi-1.5-{}b"),
+        (rf"yi(?!{_SEP}1\.5){_SEP}1{_SEP}{_SIZE}", "yi-1-{}b"),
+        (rf"phi{_SEP}3{_SEP}{_SIZE}", "phi-3-{}b"),
+        (rf"phi{_SEP}2{_SEP}{_SIZE}", "phi-2-{}b"),
+        (rf"phi{_SEP}1\.5{_SEP}{_SIZE}", "phi-1.5-{}b"),
+        (rf"phi{_SEP}1(?!\.5){_SEP}{_SIZE}", "phi-1-{}b"),
+        (rf"falcon{_SEP}{_SIZE}", "falcon-{}b"),
+        (rf"mpt{_SEP}{_SIZE}", "mpt-{}b"),
+    )
+)
 _W = r"[\-_/\\]?"
-_FAMILY_WORDS = tuple((re.compile(p), f) for p, f in (
-    (rf"llama{_W}3\.2", "llama-3.2"), (rf"llama{_W}3\.1", "llama-3.1"),
-    (rf"llama{_W}3(?!\.)", "llama-3"), (rf"llama{_W}2", "llama-2"), (rf"llama{_W}1", "llama-1"),
-    (rf"mistral{_W}7b", "mistral-7b"), (r"mixtral", "mixtral"),
-    (rf"gemma{_W}2[\-_]?2b", "gemma-2-2b"), (rf"gemma{_W}2[\-_]?9b", "gemma-2-9b"),
-    (rf"gemma{_W}2[\-_]?27b", "gemma-2-27b"), (rf"gemma{_W}2", "gemma-2"),
-    (rf"gemma{_W}1", "gemma-1"), (rf"qwen{_W}2\.5", "qwen2.5"), (rf"qwen{_W}2(?!\.)", "qwen2"),
-    (rf"qwen{_W}1", "qwen1"), (rf"yi{_W}1\.5", "yi-1.5"), (rf"yi{_W}1(?!\.)", "yi-1"),
-    (rf"phi{_W}3", "phi-3"), (rf"phi{_W}2", "phi-2"), (rf"phi{_W}1\.5", "phi-1.5"),
-    (rf"phi{_W}1(?!\.)", "phi-1"), (rf"falcon{_W}180b", "falcon-180b"),
-    (rf"falcon{_W}40b", "falcon-40b"), (rf"falcon{_W}7b", "falcon-7b"),
-    (r"chatglm3|glm3", "glm3"), (r"chatglm2|glm2", "glm2"),
-    (r"deepseek[\-_]?llm[\-_]?2|deepseek2", "deepseek2"), (r"deepseek", "deepseek"),
-    (rf"mpt{_W}30b", "mpt-30b"), (rf"mpt{_W}7b", "mpt-7b"), (r"stablelm", "stablelm"),
-    (r"bloom", "bloom"), (rf"baichuan{_W}3", "baichuan-3"), (rf"baichuan{_W}2", "baichuan-2")))
-_SIZE_IN_NAME = tuple(re.compile(p) for p in (
-    r"[\-_](\d+\.?\d*)b(?!\w)", r"(\d+\.?\d*)b[\-_]", r"/(\d+\.?\d*)b(?![a-z0-9])"))
+_FAMILY_WORDS = tuple(
+    (re.compile(p), f)
+    for p, f in (
+        (rf"llama{_W}3\.2", "llama-3.2"),
+        (rf"llama{_W}3\.1", "llama-3.1"),
+        (rf"llama{_W}3(?!\.)", "llama-3"),
+        (rf"llama{_W}2", "llama-2"),
+        (rf"llama{_W}1", "llama-1"),
+        (rf"mistral{_W}7b", "mistral-7b"),
+        (r"mixtral", "mixtral"),
+        (rf"gemma{_W}2[\-_]?2b", "gemma-2-2b"),
+        (rf"gemma{_W}2[\-_]?9b", "gemma-2-9b"),
+        (rf"gemma{_W}2[\-_]?27b", "gemma-2-27b"),
+        (rf"gemma{_W}2", "gemma-2"),
+        (rf"gemma{_W}1", "gemma-1"),
+        (rf"qwen{_W}2\.5", "qwen2.5"),
+        (rf"qwen{_W}2(?!\.)", "qwen2"),
+        (rf"qwen{_W}1", "qwen1"),
+        (rf"yi{_W}1\.5", "yi-1.5"),
+        (rf"yi{_W}1(?!\.)", "yi-1"),
+        (rf"phi{_W}3", "phi-3"),
+        (rf"phi{_W}2", "phi-2"),
+        (rf"phi{_W}1\.5", "phi-1.5"),
+        (rf"phi{_W}1(?!\.)", "phi-1"),
+        (rf"falcon{_W}180b", "falcon-180b"),
+        (rf"falcon{_W}40b", "falcon-40b"),
+        (rf"falcon{_W}7b", "falcon-7b"),
+        (r"chatglm3|glm3", "glm3"),
+        (r"chatglm2|glm2", "glm2"),
+        (r"deepseek[\-_]?llm[\-_]?2|deepseek2", "deepseek2"),
+        (r"deepseek", "deepseek"),
+        (rf"mpt{_W}30b", "mpt-30b"),
+        (rf"mpt{_W}7b", "mpt-7b"),
+        (r"stablelm", "stablelm"),
+        (r"bloom", "bloom"),
+        (rf"baichuan{_W}3", "baichuan-3"),
+        (rf"baichuan{_W}2", "baichuan-2"),
+    )
+)
+_SIZE_IN_NAME = tuple(
+    re.compile(p)
+    for p in (r"[\-_](\d+\.?\d*)b(?!\w)", r"(\d+\.?\d*)b[\-_]", r"/(\d+\.?\d*)b(?![a-z0-9])")
+)
 #: (low, high, label) parameter windows, billions; the first window that contains wins.
 _PARAM_WINDOWS = (
-    (6.7, 7.5, "llama-2-7b"), (12.5, 13.5, "llama-2-13b"), (64.0, 71.0, "llama-2-70b"),
-    (7.8, 8.3, "llama-3-8b"), (69.0, 72.0, "llama-3-70b"), (7.0, 7.5, "mistral-7b"),
-    (45.0, 48.0, "mixtral-8x7b"), (1.8, 2.2, "gemma-2-2b"),
+    (6.7, 7.5, "llama-2-7b"),
+    (12.5, 13.5, "llama-2-13b"),
+    (64.0, 71.0, "llama-2-70b"),
+    (7.8, 8.3, "llama-3-8b"),
+    (69.0, 72.0, "llama-3-70b"),
+    (7.0, 7.5, "mistral-7b"),
+    (45.0, 48.0, "mixtral-8x7b"),
+    (1.8, 2.2, "gemma-2-2b"),
     (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
-    (26.5, 29.0, "gemma-2-27b"), (0.45, 0.55, "qwen2-0.5b"), (1.4, 1.7, "qwen2-1.5b"),
-    (7.4, 7.8, "qwen2-7b"), (14.0, 15.0, "qwen2-14b"), (72.0, 73.5, "qwen2-72b"),
-    (3.7, 4.0, "phi-3-4b"), (6.8, 7.2, "phi-3-7b"), (13.0, 15.0, "phi-3-14b"))
+    (26.5, 29.0, "gemma-2-27b"),
+    (0.45, 0.55, "qwen2-0.5b"),
+    (1.4, 1.7, "qwen2-1.5b"),
+    (7.4, 7.8, "qwen2-7b"),
+    (14.0, 15.0, "qwen2-14b"),
+    (72.0, 73.5, "qwen2-72b"),
+    (3.7, 4.0, "phi-3-4b"),
+    (6.8, 7.2, "phi-3-7b"),
+    (13.0, 15.0, "phi-3-14b"),
+)
 _GEMMA2_LABELS = frozenset({"gemma-2-2b", "gemma-2-9b", "gemma-2-27b"})
-_GEMMA2_SIZES = ((1.8, 2.2, "gemma-2-2b"), (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
-                 (26.5, 28.5, "gemma-2-27b"))
-_QWEN_SIZES = ((0.45, 0.55, "0.5"), (1.4, 1.7, "1.5"), (3.0, 3.2, "3"), (7.4, 7.8, "7"),
-               (14.0, 15.0, "14"), (72.0, 73.5, "72"))
+_GEMMA2_SIZES = (
+    (1.8, 2.2, "gemma-2-2b"),
+    (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
+    (26.5, 28.5, "gemma-2-27b"),
+)
+_QWEN_SIZES = (
+    (0.45, 0.55, "0.5"),
+    (1.4, 1.7, "1.5"),
+    (3.0, 3.2, "3"),
+    (7.4, 7.8, "7"),
+    (14.0, 15.0, "14"),
+    (72.0, 73.5, "72"),
+)
 
 
 def _window(params: float | None, table=_PARAM_WINDOWS) -> str | None:
@@ -185,15 +283,32 @@ def _from_name(name: str, params: float | None, strict: bool) -> str | None:
 def _phi_or_falcon(arch: str, params: float, name: str) -> str | None:
     """The falcon and phi branches of the notebook's ``architecture_to_base_model``."""
     if "falcon" in arch:
-        return _window(params, ((175.0, 185.0, "falcon-180b"), (39.0, 41.0, "falcon-40b"),
-                                (6.5, 7.5, "falcon-7b")))
+        return _window(
+            params,
+            ((175.0, 185.0, "falcon-180b"), (39.0, 41.0, "falcon-40b"), (6.5, 7.5, "falcon-7b")),
+        )
     if "phi" not in arch:
         return None
-    family = next((f for word, f in (("phi-3", "phi-3"), ("phi-2", "phi-2"),
-                                     ("phi-1.5", "phi-1.5")) if word in name), None)
+    family = next(
+        (
+            f
+            for word, f in (("phi-3", "phi-3"), ("phi-2", "phi-2"), ("phi-1.5", "phi-1.5"))
+            if word in name
+        ),
+        None,
+    )
     if family is None:
-        family = ("phi-1" if "phi-1" in name else "phi-3" if params > 10 else
-                  "phi-2" if params > 2 else "phi-1.5" if params > 1 else "phi-1")
+        family = (
+            "phi-1"
+            if "phi-1" in name
+            else "phi-3"
+            if params > 10
+            else "phi-2"
+            if params > 2
+            else "phi-1.5"
+            if params > 1
+            else "phi-1"
+        )
     match = _window(params)
     return match if match and match.startswith(family) else f"{family}-{int(params)}b"
 
@@ -209,14 +324,23 @@ def _by_architecture(arch: str, params: float, name: str, strict: bool = False) 
     if ("mixtral" in arch or ("mistral" in arch and "moe" in name)) and 45.0 <= params <= 48.0:
         return "mixtral-8x7b"
     if "gemma2" in arch:
-        return _window(params, ((1.8, 2.2, "gemma-2-2b"),
-                                (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
-                                (27.0, 29.0, "gemma-2-27b")))
+        return _window(
+            params,
+            (
+                (1.8, 2.2, "gemma-2-2b"),
+                (*AUTHORS_GEMMA2_9B_PARAMS, "gemma-2-9b"),
+                (27.0, 29.0, "gemma-2-27b"),
+            ),
+        )
     if "gemma" in arch:
         return _window(params, ((2.0, 3.0, "gemma-1-2b"), (7.0, 9.0, "gemma-1-7b")))
     if "qwen2" in arch:
-        qwen25 = ("qwen2.5" in name or 3.0 <= params <= 3.2 or 14.0 <= params <= 15.0
-                  or 32.0 <= params <= 35.0)
+        qwen25 = (
+            "qwen2.5" in name
+            or 3.0 <= params <= 3.2
+            or 14.0 <= params <= 15.0
+            or 32.0 <= params <= 35.0
+        )
         family = "qwen2.5" if qwen25 else "qwen2"
         if match and match.startswith(family):
             return match
@@ -239,8 +363,14 @@ def _text(x: Any) -> str | None:
     return None if x is None or pd.isna(x) or not str(x).strip() else str(x).lower()
 
 
-def authors_base_model(model_id: Any, base_model_hub: Any = None, architecture: Any = None,
-                       params_b: Any = None, *, strict: bool = False) -> str | None:
+def authors_base_model(
+    model_id: Any,
+    base_model_hub: Any = None,
+    architecture: Any = None,
+    params_b: Any = None,
+    *,
+    strict: bool = False,
+) -> str | None:
     """The authors' base-model label of one leaderboard row (e.g. ``"llama-3-8b"``), or None.
 
     A re-implementation of the "Identified base model" column of the authors' notebooks
@@ -329,8 +459,10 @@ def _v1_authors_cached(dedupe: bool) -> pd.DataFrame:
 
     df = load_leaderboard_v1(dedupe=dedupe)
     cols = ["model_id", "architecture", "params_b"]
-    labels = [authors_base_model(name, None, arch, params, strict=True)
-              for name, arch, params in df[cols].itertuples(index=False)]
+    labels = [
+        authors_base_model(name, None, arch, params, strict=True)
+        for name, arch, params in df[cols].itertuples(index=False)
+    ]
     df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
     df["base_model"] = df["authors_label"].map(AUTHORS_V1_LABELS).astype("string")
     return df

@@ -1,5 +1,4 @@
-"""Pretraining tokens (a cited table) and compute C = 6 N D.
-"""
+"""Pretraining tokens (a cited table) and compute C = 6 N D."""
 
 from __future__ import annotations
 
@@ -27,6 +26,7 @@ __all__ = [
 # Pretraining tokens and compute
 # --------------------------------------------------------------------------------------
 
+
 def _compute_row(row: pd.Series, params_b: float | None, include_estimates: bool) -> float:
     if not include_estimates and row["tokens_kind"] != "reported":
         return float("nan")
@@ -39,8 +39,9 @@ def _compute_row(row: pd.Series, params_b: float | None, include_estimates: bool
     return 6.0 * float(n) * 1e9 * float(d) * 1e12
 
 
-def pretraining_compute(base_model: str, params_b: float | None = None,
-                        include_estimates: bool = True) -> float:
+def pretraining_compute(
+    base_model: str, params_b: float | None = None, include_estimates: bool = True
+) -> float:
     """Pretraining compute ``C = 6 N D`` of a base model, in FLOPs.
 
     Parameters
@@ -60,15 +61,18 @@ def pretraining_compute(base_model: str, params_b: float | None = None,
     t = pretraining_tokens()
     rows = t[t["base_model"] == base_model]
     if rows.empty:
-        raise ValueError(f"pretraining_compute: unknown base model {base_model!r}; known: "
-                         f"{', '.join(t['base_model'].head(8))}, ...")
+        raise ValueError(
+            f"pretraining_compute: unknown base model {base_model!r}; known: "
+            f"{', '.join(t['base_model'].head(8))}, ..."
+        )
     if params_b is not None and (not np.isfinite(params_b) or params_b <= 0):
         raise ValueError(f"pretraining_compute: params_b must be positive, got {params_b}")
     return _compute_row(rows.iloc[0], params_b, include_estimates)
 
 
-def add_compute(frame: pd.DataFrame, base_col: str = "base_model",
-                include_estimates: bool = True) -> pd.DataFrame:
+def add_compute(
+    frame: pd.DataFrame, base_col: str = "base_model", include_estimates: bool = True
+) -> pd.DataFrame:
     """Add pretraining tokens and compute of each row's base model.
 
     If ``frame`` has no ``base_col`` column, :func:`identify` is run first (and its columns are
@@ -88,8 +92,7 @@ def add_compute(frame: pd.DataFrame, base_col: str = "base_model",
         base_col = "base_model"
     t = pretraining_tokens().set_index("base_model")
     flops = {b: _compute_row(row, None, include_estimates) for b, row in t.iterrows()}
-    tokens = t["tokens_t"].where(
-        (t["tokens_kind"] == "reported") | include_estimates)
+    tokens = t["tokens_t"].where((t["tokens_kind"] == "reported") | include_estimates)
     base = out[base_col].astype("string")
     out["tokens_t"] = base.map(tokens).astype(float).to_numpy()
     out["compute_flops"] = base.map(pd.Series(flops)).astype(float).to_numpy()

@@ -1,5 +1,4 @@
-"""Leaderboards with base-model domains attached, and audits of the attribution.
-"""
+"""Leaderboards with base-model domains attached, and audits of the attribution."""
 
 from __future__ import annotations
 
@@ -48,8 +47,13 @@ def _base_sizes() -> pd.DataFrame:
     """``N`` (billions; active for MoE) and ``D`` (trillions) per base model."""
     t = bm.pretraining_tokens().set_index("base_model")
     n = t["active_params_b"].where(t["active_params_b"].notna(), t["params_b"])
-    return pd.DataFrame({"base_n_b": n.astype(float), "tokens_t": t["tokens_t"].astype(float),
-                         "tokens_kind": t["tokens_kind"].astype("string")})
+    return pd.DataFrame(
+        {
+            "base_n_b": n.astype(float),
+            "tokens_t": t["tokens_t"].astype(float),
+            "tokens_kind": t["tokens_kind"].astype("string"),
+        }
+    )
 
 
 def attach_domains(frame: pd.DataFrame, date_col: str | None = None) -> pd.DataFrame:
@@ -117,9 +121,12 @@ def layer_shares(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"models": counts, "share": counts / max(len(frame), 1)})
 
 
-def attribution_sample(frame: pd.DataFrame, n: int = 3, random_state: int = 0,
-                       columns: Sequence[str] = ("model_id", "base_model", "evidence"),
-                       ) -> pd.DataFrame:
+def attribution_sample(
+    frame: pd.DataFrame,
+    n: int = 3,
+    random_state: int = 0,
+    columns: Sequence[str] = ("model_id", "base_model", "evidence"),
+) -> pd.DataFrame:
     """A deterministic sample of ``n`` attributed models per identification layer.
 
     Layers with fewer than ``n`` models contribute all of them. Rows are ordered by layer
@@ -196,16 +203,19 @@ class RegimeCuts:
     def summary(self) -> str:
         """Short text report."""
         counts = self.labels.value_counts().reindex(list(REGIMES), fill_value=0)
-        lines = [f"RegimeCuts: N cut {self.n_cut:.3g}B parameters, D cut {self.d_cut:.3g}T "
-                 f"tokens ({len(self.bases)} base models)"]
+        lines = [
+            f"RegimeCuts: N cut {self.n_cut:.3g}B parameters, D cut {self.d_cut:.3g}T "
+            f"tokens ({len(self.bases)} base models)"
+        ]
         for reg in REGIMES:
             nb = int((self.bases["regime"] == reg).sum())
             lines.append(f"  {reg}: {int(counts[reg])} models from {nb} base models")
         return "\n".join(lines)
 
 
-def nd_regimes(frame: pd.DataFrame, n_cut: float | None = None,
-               d_cut: float | None = None) -> RegimeCuts:
+def nd_regimes(
+    frame: pd.DataFrame, n_cut: float | None = None, d_cut: float | None = None
+) -> RegimeCuts:
     """Assign each attributed model to a regime of its base model's N and D.
 
     Parameters
@@ -221,12 +231,16 @@ def nd_regimes(frame: pd.DataFrame, n_cut: float | None = None,
     RegimeCuts
     """
     check_frame(frame, ["base_model", "base_n_b", "tokens_t"], context="nd_regimes")
-    known = frame[frame["base_model"].notna() & frame["base_n_b"].notna() & frame["tokens_t"].notna()]
+    known = frame[
+        frame["base_model"].notna() & frame["base_n_b"].notna() & frame["tokens_t"].notna()
+    ]
     if known.empty:
         raise ValueError("nd_regimes: no row has a base model with known N and D")
     bases = known.groupby("base_model", observed=True).agg(
-        base_n_b=("base_n_b", "first"), tokens_t=("tokens_t", "first"),
-        n_models=("base_model", "size"))
+        base_n_b=("base_n_b", "first"),
+        tokens_t=("tokens_t", "first"),
+        n_models=("base_model", "size"),
+    )
     n_cut = float(bases["base_n_b"].median()) if n_cut is None else float(n_cut)
     d_cut = float(bases["tokens_t"].median()) if d_cut is None else float(d_cut)
     if not (np.isfinite(n_cut) and np.isfinite(d_cut)):
@@ -244,8 +258,13 @@ def nd_regimes(frame: pd.DataFrame, n_cut: float | None = None,
     return RegimeCuts(n_cut=n_cut, d_cut=d_cut, labels=labels, bases=bases)
 
 
-def top_within(frame: pd.DataFrame, by: str | pd.Series, n: int = 2,
-               base_col: str = "base_model", order: Sequence | None = None) -> dict:
+def top_within(
+    frame: pd.DataFrame,
+    by: str | pd.Series,
+    n: int = 2,
+    base_col: str = "base_model",
+    order: Sequence | None = None,
+) -> dict:
     """The ``n`` most frequent base models within each value of ``by`` (Figure 11c).
 
     Parameters
@@ -280,8 +299,9 @@ def top_within(frame: pd.DataFrame, by: str | pd.Series, n: int = 2,
     return out
 
 
-def stack_groups(frame: pd.DataFrame, masks: Mapping[str, Any],
-                 columns: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
+def stack_groups(
+    frame: pd.DataFrame, masks: Mapping[str, Any], columns: Sequence[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Stack possibly overlapping groups of rows for the group-wise subspace functions.
 
     :func:`hca.subspace.distance_matrix` takes one label per row. Groups such as "MoE"
@@ -307,16 +327,19 @@ def stack_groups(frame: pd.DataFrame, masks: Mapping[str, Any],
     for label, mask in masks.items():
         m = pd.Series(mask, index=frame.index) if not isinstance(mask, pd.Series) else mask
         if len(m) != len(frame):
-            raise ValueError(f"stack_groups: mask {label!r} has {len(m)} entries for "
-                             f"{len(frame)} rows")
+            raise ValueError(
+                f"stack_groups: mask {label!r} has {len(m)} entries for {len(frame)} rows"
+            )
         m = m.reindex(frame.index).fillna(False).astype(bool)
         rows = frame.loc[m.to_numpy(), list(columns)]
         if rows.empty:
             raise ValueError(f"stack_groups: group {label!r} has no rows")
         bad = rows.isna().any(axis=1)
         if bad.any():
-            raise ValueError(f"stack_groups: group {label!r} has {int(bad.sum())} rows with "
-                             "missing scores; drop them first")
+            raise ValueError(
+                f"stack_groups: group {label!r} has {int(bad.sum())} rows with "
+                "missing scores; drop them first"
+            )
         parts.append(rows)
         labels += [label] * len(rows)
     return pd.concat(parts, ignore_index=True), np.asarray(labels, dtype=object)
@@ -342,8 +365,11 @@ class AgreementCheck:
     @property
     def counts(self) -> pd.Series:
         """Number of models per outcome."""
-        return self.rows["outcome"].value_counts().reindex(
-            ["agree", "disagree", "unattributed"], fill_value=0)
+        return (
+            self.rows["outcome"]
+            .value_counts()
+            .reindex(["agree", "disagree", "unattributed"], fill_value=0)
+        )
 
     @property
     def rate(self) -> float:
@@ -361,17 +387,18 @@ class AgreementCheck:
     def summary(self) -> str:
         """Short text report."""
         c = self.counts
-        return (f"AgreementCheck against {self.reference}: {len(self.rows)} models checked; "
-                f"{c['agree']} agree, {c['disagree']} disagree, {c['unattributed']} "
-                f"unattributed (agreement {self.rate:.1%} of attributed, coverage "
-                f"{self.coverage:.1%})")
+        return (
+            f"AgreementCheck against {self.reference}: {len(self.rows)} models checked; "
+            f"{c['agree']} agree, {c['disagree']} disagree, {c['unattributed']} "
+            f"unattributed (agreement {self.rate:.1%} of attributed, coverage "
+            f"{self.coverage:.1%})"
+        )
 
 
 def _outcomes(reference: pd.Series, ours: pd.Series) -> pd.Series:
     ref = reference.astype(object)
     our = ours.astype(object)
-    out = np.where(pd.isna(our), "unattributed",
-                   np.where(our == ref, "agree", "disagree"))
+    out = np.where(pd.isna(our), "unattributed", np.where(our == ref, "agree", "disagree"))
     return pd.Series(out, index=reference.index, dtype="string")
 
 
@@ -395,8 +422,11 @@ def hub_holdout_agreement(frame: pd.DataFrame) -> AgreementCheck:
     AgreementCheck
         ``layer`` is the layer that attributed the model without the hub column.
     """
-    check_frame(frame, ["model_id", "base_model_hub", "base_model", "layer"],
-                context="hub_holdout_agreement")
+    check_frame(
+        frame,
+        ["model_id", "base_model_hub", "base_model", "layer"],
+        context="hub_holdout_agreement",
+    )
     checked = frame[frame["layer"] == "hub"]
     held = checked.copy()
     hub = held["base_model_hub"].astype("string")
@@ -405,19 +435,23 @@ def hub_holdout_agreement(frame: pd.DataFrame) -> AgreementCheck:
     if "type" in held.columns:
         held["type"] = held["type"].astype("string").where(~is_merge, "merge")
     else:
-        held["type"] = pd.Series(np.where(is_merge, "merge", pd.NA), index=held.index,
-                                 dtype="string")
+        held["type"] = pd.Series(
+            np.where(is_merge, "merge", pd.NA), index=held.index, dtype="string"
+        )
     held = held.drop(columns=["base_model", "layer", "evidence"], errors="ignore")
     again = bm.identify(held)
-    rows = pd.DataFrame({
-        "model_id": checked["model_id"],
-        "reference": checked["base_model"].astype("string"),
-        "ours": again["base_model"],
-        "layer": again["layer"],
-    })
+    rows = pd.DataFrame(
+        {
+            "model_id": checked["model_id"],
+            "reference": checked["base_model"].astype("string"),
+            "ours": again["base_model"],
+            "layer": again["layer"],
+        }
+    )
     rows["outcome"] = _outcomes(rows["reference"], rows["ours"])
-    return AgreementCheck(rows=rows.reset_index(drop=True),
-                          reference="the leaderboard's Base Model column (held out)")
+    return AgreementCheck(
+        rows=rows.reset_index(drop=True), reference="the leaderboard's Base Model column (held out)"
+    )
 
 
 def coarse_family(base_model: Any) -> str | None:
@@ -445,22 +479,30 @@ def authors_agreement(frame: pd.DataFrame) -> AgreementCheck:
     with :func:`coarse_family`. The authors' labels are families, not base models, so
     agreement here cannot confirm a size or version (e.g. Llama-3-8B vs Llama-3.1-8B).
     """
-    check_frame(frame, ["model_id", "authors_base_model", "base_model", "layer"],
-                context="authors_agreement")
+    check_frame(
+        frame,
+        ["model_id", "authors_base_model", "base_model", "layer"],
+        context="authors_agreement",
+    )
     checked = frame[frame["authors_base_model"].notna()]
     unknown = sorted(set(checked["authors_base_model"].astype(str)) - set(AUTHORS_LABELS))
     if unknown:
-        raise ValueError(f"authors_agreement: unexpected authors' labels {unknown}; known: "
-                         f"{list(AUTHORS_LABELS)}")
+        raise ValueError(
+            f"authors_agreement: unexpected authors' labels {unknown}; known: "
+            f"{list(AUTHORS_LABELS)}"
+        )
     ours = checked["base_model"].map(coarse_family)
-    rows = pd.DataFrame({
-        "model_id": checked["model_id"],
-        "reference": checked["authors_base_model"].astype("string"),
-        "ours": checked["base_model"].astype("string"),
-        "layer": checked["layer"].astype("string"),
-    })
+    rows = pd.DataFrame(
+        {
+            "model_id": checked["model_id"],
+            "reference": checked["authors_base_model"].astype("string"),
+            "ours": checked["base_model"].astype("string"),
+            "layer": checked["layer"].astype("string"),
+        }
+    )
     outcome = _outcomes(rows["reference"], ours)
     # attributed to a base outside the authors' five families: a disagreement too
     rows["outcome"] = outcome.where(~(rows["ours"].notna() & ours.isna()), "disagree")
-    return AgreementCheck(rows=rows.reset_index(drop=True),
-                          reference="the authors' coarse base_model column")
+    return AgreementCheck(
+        rows=rows.reset_index(drop=True), reference="the authors' coarse base_model column"
+    )

@@ -1,5 +1,4 @@
-"""Layered identification of each leaderboard model's base model (Appendix B).
-"""
+"""Layered identification of each leaderboard model's base model (Appendix B)."""
 
 from __future__ import annotations
 
@@ -27,8 +26,19 @@ __all__ = [
 _DATE_MARGIN_DAYS = 7
 # The developers' own organisations upload official checkpoints before the public release;
 # their models are exempt from the date check.
-_DEVELOPER_ORGS = {"meta-llama", "qwen", "mistralai", "google", "microsoft", "01-ai", "tiiuae",
-                   "huggingfacetb", "upstage", "deepseek-ai", "codellama"}
+_DEVELOPER_ORGS = {
+    "meta-llama",
+    "qwen",
+    "mistralai",
+    "google",
+    "microsoft",
+    "01-ai",
+    "tiiuae",
+    "huggingfacetb",
+    "upstage",
+    "deepseek-ai",
+    "codellama",
+}
 # Relative tolerance of the parameter-consistency check in the name and hub layers
 # (fine-tunes with resized vocabularies, LoRA merges, counting artefacts).
 _NAME_REL_TOL = 0.12
@@ -137,10 +147,10 @@ def _parse_mentions(name: str) -> tuple[_Mention, ...]:
             key, version = "qwen", "2.5"
         if version is None and not m.group("mn"):
             vm = _VERSION.match(s, pos)
-            if vm and re.match(r"[bmx]", s[vm.end():vm.end() + 1] or " "):
+            if vm and re.match(r"[bmx]", s[vm.end() : vm.end() + 1] or " "):
                 # "llama-3_8b": the version is "3", the size "8b"
                 vm = _VERSION_INT.match(s, pos)
-            if vm and not re.match(r"[bmx]", s[vm.end():vm.end() + 1] or " "):
+            if vm and not re.match(r"[bmx]", s[vm.end() : vm.end() + 1] or " "):
                 version = _norm_version(vm.group("v"))
                 pos = vm.end()
         # the following tokens: variant word and size, until the next keyword
@@ -163,7 +173,7 @@ def _parse_mentions(name: str) -> tuple[_Mention, ...]:
                 break
         if key == "mistral" and variant is None and re.match(r"[-_ ]?nemo", s[pos:]):
             variant = "nemo"
-        text = s[m.start():stop].strip("-_ ")
+        text = s[m.start() : stop].strip("-_ ")
         version = _VERSION_ALIASES.get((key, version), version)
         abbrev = bool(m.group("mn") or m.group("q25"))
         out.append(_Mention(key, version, variant, size, text, abbrev))
@@ -249,8 +259,12 @@ def _distance(b: BaseModel, iv: tuple[float, float]) -> float:
     return best
 
 
-def _params_consistent(b: BaseModel, iv: tuple[float, float] | None,
-                       rel: float = _NAME_REL_TOL, allow_double: bool = False) -> bool:
+def _params_consistent(
+    b: BaseModel,
+    iv: tuple[float, float] | None,
+    rel: float = _NAME_REL_TOL,
+    allow_double: bool = False,
+) -> bool:
     """Whether reported parameters fit the base within ``rel``.
 
     ``allow_double`` also accepts twice the count: the leaderboard derives parameters from
@@ -266,8 +280,9 @@ def _params_consistent(b: BaseModel, iv: tuple[float, float] | None,
     return False
 
 
-def _nearest(cands: list[BaseModel], iv: tuple[float, float], rel: float,
-             tie: float = 0.003) -> list[BaseModel]:
+def _nearest(
+    cands: list[BaseModel], iv: tuple[float, float], rel: float, tie: float = 0.003
+) -> list[BaseModel]:
     """Candidates within ``rel`` of the parameters, keeping only the (tied) nearest ones."""
     scored = [(c, _distance(c, iv)) for c in cands]
     scored = [(c, d) for c, d in scored if d <= rel]
@@ -293,8 +308,11 @@ def _arch_window_match(b: BaseModel, iv: tuple[float, float]) -> bool:
     return False
 
 
-_ARCH_ALIASES = {"Qwen2Model": "Qwen2ForCausalLM", "LlamaModel": "LlamaForCausalLM",
-                 "MistralModel": "MistralForCausalLM"}
+_ARCH_ALIASES = {
+    "Qwen2Model": "Qwen2ForCausalLM",
+    "LlamaModel": "LlamaForCausalLM",
+    "MistralModel": "MistralForCausalLM",
+}
 
 
 def _norm_arch(a: str | None) -> str | None:
@@ -327,10 +345,32 @@ def _date_ok(b: BaseModel, date: str | None) -> bool:
 # --------------------------------------------------------------------------------------
 
 _TRUSTED_ORGS = {
-    "meta-llama", "qwen", "mistralai", "mistral-community", "google", "microsoft", "01-ai",
-    "tiiuae", "huggingfacetb", "upstage", "unsloth", "nousresearch", "deepseek-ai",
-    "codellama", "huggyllama", "allenai", "nvidia", "arcee-ai", "huggingfaceh4", "openchat",
-    "intel", "nexusflow", "berkeley-nest", "teknium", "akjindal53244", "alpindale",
+    "meta-llama",
+    "qwen",
+    "mistralai",
+    "mistral-community",
+    "google",
+    "microsoft",
+    "01-ai",
+    "tiiuae",
+    "huggingfacetb",
+    "upstage",
+    "unsloth",
+    "nousresearch",
+    "deepseek-ai",
+    "codellama",
+    "huggyllama",
+    "allenai",
+    "nvidia",
+    "arcee-ai",
+    "huggingfaceh4",
+    "openchat",
+    "intel",
+    "nexusflow",
+    "berkeley-nest",
+    "teknium",
+    "akjindal53244",
+    "alpindale",
 }
 _HUB_SUFFIX = re.compile(r"(?:-(?:bnb-4bit|4bit|8bit|unsloth-bnb-4bit|fp8|awq|gptq|hf|gguf))+$")
 
@@ -422,8 +462,9 @@ def _name_explicit(name: str) -> tuple[BaseModel | None, str, bool]:
     return b, text, False
 
 
-def _family_layer(name: str, params_b, iv, arch, date,
-                  developer: bool = False) -> Attribution | None:
+def _family_layer(
+    name: str, params_b, iv, arch, date, developer: bool = False
+) -> Attribution | None:
     """Name-family layer; None if the name mentions no known family keyword."""
     mentions = _parse_mentions(name)
     if not mentions:
@@ -436,8 +477,9 @@ def _family_layer(name: str, params_b, iv, arch, date,
             cands[b.name] = b
     p_txt = _fmt_params(params_b)
     if not cands:
-        return Attribution(None, None, f"family {texts}: no known base of that family, "
-                                       "version and size")
+        return Attribution(
+            None, None, f"family {texts}: no known base of that family, version and size"
+        )
     if iv is None:
         return Attribution(None, None, f"family {texts} but no parameter count")
     pool = [b for b in cands.values() if _arch_ok(b, arch)]
@@ -451,18 +493,30 @@ def _family_layer(name: str, params_b, iv, arch, date,
         ev = f"family {texts}; {p_txt}" + (f"; {arch}" if arch else "")
         if len(pool) > 1:
             ev += f"; date={date} excludes " + ", ".join(
-                sorted(b.name for b in pool if b is not kept[0]))
+                sorted(b.name for b in pool if b is not kept[0])
+            )
         return Attribution(kept[0].name, "name_family", ev)
     if len(kept) > 1:
-        return Attribution(None, None, f"family {texts} ambiguous at {p_txt}: "
-                                       + ", ".join(sorted(k.name for k in kept)))
-    return Attribution(None, None, f"family {texts} but no base fits {p_txt}"
-                                   + (f", {arch}" if arch else ""))
+        return Attribution(
+            None,
+            None,
+            f"family {texts} ambiguous at {p_txt}: " + ", ".join(sorted(k.name for k in kept)),
+        )
+    return Attribution(
+        None, None, f"family {texts} but no base fits {p_txt}" + (f", {arch}" if arch else "")
+    )
 
 
 @lru_cache(maxsize=65536)
-def _identify_cached(name: str, params_b: float | None, arch: str | None, hub: str | None,
-                     date: str | None, merge: bool, pretrained: bool = False) -> Attribution:
+def _identify_cached(
+    name: str,
+    params_b: float | None,
+    arch: str | None,
+    hub: str | None,
+    date: str | None,
+    merge: bool,
+    pretrained: bool = False,
+) -> Attribution:
     iv = _param_interval(params_b)
     short = name.split("/", 1)[-1]
     p_txt = _fmt_params(params_b)
@@ -500,12 +554,24 @@ def _identify_cached(name: str, params_b: float | None, arch: str | None, hub: s
         hub_b, _, hub_conflict = _name_explicit(hub_other.split("/", 1)[-1])
     if own is not None:
         if hub_b is not None and hub_b.name != own.name and hub_b.name != own.parent:
-            return Attribution(None, None, f"name says {own.name} ('{own_text}') but hub "
-                                           f"ancestor {hub_other} says {hub_b.name}")
+            return Attribution(
+                None,
+                None,
+                f"name says {own.name} ('{own_text}') but hub "
+                f"ancestor {hub_other} says {hub_b.name}",
+            )
         if not _params_consistent(own, iv, allow_double=True):
-            return Attribution(None, None, "; ".join(notes + [
-                f"name '{own_text}' -> {own.name} ({own.params_b:g}B) but {p_txt} "
-                "inconsistent"]))
+            return Attribution(
+                None,
+                None,
+                "; ".join(
+                    notes
+                    + [
+                        f"name '{own_text}' -> {own.name} ({own.params_b:g}B) but {p_txt} "
+                        "inconsistent"
+                    ]
+                ),
+            )
         return Attribution(own.name, "name_explicit", f"'{own_text}'; {p_txt}")
 
     # -- layer: hub ancestor's name -------------------------------------------------------
@@ -530,32 +596,51 @@ def _identify_cached(name: str, params_b: float | None, arch: str | None, hub: s
     if merge:
         return Attribution(None, None, "merge without name/hub evidence")
     if pretrained:
-        return Attribution(None, None, "pretrained (from scratch) model without name/hub "
-                                       "evidence: architecture alone is no evidence")
+        return Attribution(
+            None,
+            None,
+            "pretrained (from scratch) model without name/hub "
+            "evidence: architecture alone is no evidence",
+        )
     if arch is None or iv is None:
         return Attribution(None, None, "no name/hub evidence and no architecture/parameters")
-    arch_c = [b for b in BASE_MODELS if b.arch_rule and arch in b.archs
-              and _arch_window_match(b, iv)]
+    arch_c = [
+        b for b in BASE_MODELS if b.arch_rule and arch in b.archs and _arch_window_match(b, iv)
+    ]
     arch_c = _nearest(arch_c, iv, rel=1.0)
     if not arch_c:
         return Attribution(None, None, f"no base fits {arch} at {p_txt}")
     kept = [b for b in arch_c if _date_ok(b, date)]
     if len(kept) == 1 and kept[0].arch_rule == "compete":
-        return Attribution(None, None, f"{arch} at {p_txt} has the shape of {kept[0].name}, "
-                                       "which is not attributed by architecture alone")
+        return Attribution(
+            None,
+            None,
+            f"{arch} at {p_txt} has the shape of {kept[0].name}, "
+            "which is not attributed by architecture alone",
+        )
     if len(kept) == 1:
         ev = f"{arch}; {p_txt}"
         if len(arch_c) > 1:
             ev += f"; date={date} excludes " + ", ".join(
-                sorted(b.name for b in arch_c if b is not kept[0]))
+                sorted(b.name for b in arch_c if b is not kept[0])
+            )
         return Attribution(kept[0].name, "architecture", ev)
-    return Attribution(None, None, f"{arch} at {p_txt} ambiguous: "
-                                   + ", ".join(sorted(b.name for b in (kept or arch_c))))
+    return Attribution(
+        None,
+        None,
+        f"{arch} at {p_txt} ambiguous: " + ", ".join(sorted(b.name for b in (kept or arch_c))),
+    )
 
 
-def identify_name(name: str, params_b: float | None = None, architecture: str | None = None,
-                  base_model_hub: str | None = None, date: str | None = None,
-                  merge: bool = False, pretrained: bool = False) -> Attribution:
+def identify_name(
+    name: str,
+    params_b: float | None = None,
+    architecture: str | None = None,
+    base_model_hub: str | None = None,
+    date: str | None = None,
+    merge: bool = False,
+    pretrained: bool = False,
+) -> Attribution:
     """Identify the base model of one leaderboard model.
 
     Parameters
@@ -593,9 +678,15 @@ def identify_name(name: str, params_b: float | None = None, architecture: str | 
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"name must be a non-empty string, got {name!r}")
-    return _identify_cached(name.strip(), _clean_float(params_b),
-                            _norm_arch(_clean_str(architecture)), _clean_str(base_model_hub),
-                            _clean_date(date), bool(merge), bool(pretrained))
+    return _identify_cached(
+        name.strip(),
+        _clean_float(params_b),
+        _norm_arch(_clean_str(architecture)),
+        _clean_str(base_model_hub),
+        _clean_date(date),
+        bool(merge),
+        bool(pretrained),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -609,18 +700,24 @@ def _pretrained_flags(frame: pd.DataFrame) -> np.ndarray:
     if "type" not in frame.columns:
         return np.zeros(len(frame), dtype=bool)
     t = frame["type"].astype("string").str.lower()
-    return (t.str.contains("pretrained", na=False)
-            & ~t.str.contains("continuous", na=False)).to_numpy()
+    return (
+        t.str.contains("pretrained", na=False) & ~t.str.contains("continuous", na=False)
+    ).to_numpy()
 
 
 def _merge_flags(frame: pd.DataFrame) -> np.ndarray:
     flags = np.zeros(len(frame), dtype=bool)
     if "type" in frame.columns:
-        flags |= frame["type"].astype("string").str.contains("merge", case=False,
-                                                         na=False).to_numpy()
+        flags |= (
+            frame["type"].astype("string").str.contains("merge", case=False, na=False).to_numpy()
+        )
     if "base_model_hub" in frame.columns:
-        flags |= frame["base_model_hub"].astype("string").str.contains(
-            r"\(Merge\)\s*$", case=False, na=False).to_numpy()
+        flags |= (
+            frame["base_model_hub"]
+            .astype("string")
+            .str.contains(r"\(Merge\)\s*$", case=False, na=False)
+            .to_numpy()
+        )
     return flags
 
 
@@ -631,8 +728,9 @@ def _earliest_date(frame: pd.DataFrame) -> pd.Series:
     parsed = [pd.to_datetime(frame[c], errors="coerce", utc=True) for c in cols]
     earliest = pd.concat(parsed, axis=1).min(axis=1)
     txt = earliest.dt.strftime("%Y-%m-%d").tolist()
-    return pd.Series([t if isinstance(t, str) else None for t in txt], index=frame.index,
-                     dtype=object)
+    return pd.Series(
+        [t if isinstance(t, str) else None for t in txt], index=frame.index, dtype=object
+    )
 
 
 def identify(frame: pd.DataFrame) -> pd.DataFrame:
@@ -657,19 +755,30 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"identify expects a pandas DataFrame, got {type(frame).__name__}")
     if "model_id" not in frame.columns:
-        raise ValueError("identify: required column 'model_id' is missing; found columns "
-                         f"{list(frame.columns)[:12]}")
+        raise ValueError(
+            "identify: required column 'model_id' is missing; found columns "
+            f"{list(frame.columns)[:12]}"
+        )
     names = frame["model_id"]
     if names.isna().any():
         bad = frame.index[names.isna()][:5].tolist()
         raise ValueError(f"identify: column 'model_id' has missing values (rows {bad})")
     n = len(frame)
-    params = (pd.to_numeric(frame["params_b"], errors="coerce") if "params_b" in frame.columns
-              else pd.Series(np.nan, index=frame.index))
-    arch = frame["architecture"] if "architecture" in frame.columns else pd.Series([None] * n,
-                                                                             index=frame.index)
-    hub = frame["base_model_hub"] if "base_model_hub" in frame.columns else pd.Series([None] * n,
-                                                                               index=frame.index)
+    params = (
+        pd.to_numeric(frame["params_b"], errors="coerce")
+        if "params_b" in frame.columns
+        else pd.Series(np.nan, index=frame.index)
+    )
+    arch = (
+        frame["architecture"]
+        if "architecture" in frame.columns
+        else pd.Series([None] * n, index=frame.index)
+    )
+    hub = (
+        frame["base_model_hub"]
+        if "base_model_hub" in frame.columns
+        else pd.Series([None] * n, index=frame.index)
+    )
     dates = _earliest_date(frame)
     merges = _merge_flags(frame)
     pretrained = _pretrained_flags(frame)
@@ -686,11 +795,14 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         _identify_cached(nm, p if np.isfinite(p) else None, a, h, d, bool(mg), bool(pt))
         for nm, p, a, h, d, mg, pt in keys
     ]
-    out = pd.DataFrame({
-        "base_model": pd.array([r.base_model for r in results], dtype="string"),
-        "layer": pd.array([r.layer for r in results], dtype="string"),
-        "evidence": pd.array([r.evidence for r in results], dtype="string"),
-    }, index=frame.index)
+    out = pd.DataFrame(
+        {
+            "base_model": pd.array([r.base_model for r in results], dtype="string"),
+            "layer": pd.array([r.layer for r in results], dtype="string"),
+            "evidence": pd.array([r.evidence for r in results], dtype="string"),
+        },
+        index=frame.index,
+    )
     return out
 
 
@@ -710,8 +822,9 @@ def domain_sizes(attributed: pd.DataFrame | pd.Series, top: int | None = None) -
     return counts if top is None else counts.head(top)
 
 
-def join_v1_metadata(mmlu: pd.DataFrame, v1: pd.DataFrame,
-                     columns: tuple[str, ...] = ("architecture", "date")) -> pd.DataFrame:
+def join_v1_metadata(
+    mmlu: pd.DataFrame, v1: pd.DataFrame, columns: tuple[str, ...] = ("architecture", "date")
+) -> pd.DataFrame:
     """Add v1 metadata (architecture, date) to the MMLU-by-task frame by model id.
 
     The MMLU-by-task leaderboard has only names and parameters.  About 4,900 of its models
@@ -739,7 +852,8 @@ def join_v1_metadata(mmlu: pd.DataFrame, v1: pd.DataFrame,
         v1p = keys.map(right["params_b"]).to_numpy()
         if "params_b" in out.columns:
             out["params_b"] = pd.to_numeric(out["params_b"], errors="coerce").fillna(
-                pd.Series(v1p, index=out.index))
+                pd.Series(v1p, index=out.index)
+            )
         else:
             out["params_b"] = v1p
     return out

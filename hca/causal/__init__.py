@@ -1,5 +1,4 @@
-"""Sigmoid scaling laws and average treatment effects of fine-tuning (Appendices D, F).
-"""
+"""Sigmoid scaling laws and average treatment effects of fine-tuning (Appendices D, F)."""
 
 from __future__ import annotations
 

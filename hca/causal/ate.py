@@ -1,5 +1,4 @@
-"""Average treatment effects of fine-tuning: backdoor, IPW, AIPW (Appendix F).
-"""
+"""Average treatment effects of fine-tuning: backdoor, IPW, AIPW (Appendix F)."""
 
 from __future__ import annotations
 
@@ -114,8 +113,9 @@ def _fit_outcome_model(
             if np.any(counts == 0):
                 raise ValueError("a stratum lacks one arm")  # cannot happen after support_mask
             m[arm] = sums / counts
-        return _OutcomeModel(m[1][inverse], m[0][inverse], keep,
-                             f"stratified means over {len(values)} x values")
+        return _OutcomeModel(
+            m[1][inverse], m[0][inverse], keep, f"stratified means over {len(values)} x values"
+        )
     # natural cubic spline per arm, knots at pooled quantiles of x within the support
     n_distinct = min(len(np.unique(xs[ts == 1])), len(np.unique(xs[ts == 0])))
     K = int(max(1, min(n_knots, n_distinct)))
@@ -127,8 +127,12 @@ def _fit_outcome_model(
     for arm in (0, 1):
         coef, *_ = np.linalg.lstsq(basis[ts == arm], ys[ts == arm], rcond=None)
         preds[arm] = basis @ coef
-    return _OutcomeModel(preds[1], preds[0], keep,
-                         f"natural cubic spline per arm, {len(knots)} knots at quantiles of x")
+    return _OutcomeModel(
+        preds[1],
+        preds[0],
+        keep,
+        f"natural cubic spline per arm, {len(knots)} knots at quantiles of x",
+    )
 
 
 def _logistic_fit(features: np.ndarray, t: np.ndarray, penalty: float) -> np.ndarray:
@@ -137,8 +141,7 @@ def _logistic_fit(features: np.ndarray, t: np.ndarray, penalty: float) -> np.nda
     Minimises ``sum of log-losses + penalty / 2 * ||slopes||^2`` (``C = 1 / penalty``; the
     intercept is not penalised) by Newton's method to a tight tolerance.
     """
-    model = LogisticRegression(C=1.0 / penalty, solver="newton-cholesky", tol=1e-10,
-                               max_iter=200)
+    model = LogisticRegression(C=1.0 / penalty, solver="newton-cholesky", tol=1e-10, max_iter=200)
     return model.fit(features, t).predict_proba(features)[:, 1]
 
 
@@ -248,18 +251,22 @@ class ATEResult:
     def summary(self) -> str:
         """Multi-line text summary."""
         if self.n_boot:
-            ci_txt = (f"[{self.ci_low:.4g}, {self.ci_high:.4g}] ({100 * self.ci:g}% percentile "
-                      f"bootstrap, {self.n_boot - self.n_boot_failed}/{self.n_boot} replicates)")
+            ci_txt = (
+                f"[{self.ci_low:.4g}, {self.ci_high:.4g}] ({100 * self.ci:g}% percentile "
+                f"bootstrap, {self.n_boot - self.n_boot_failed}/{self.n_boot} replicates)"
+            )
         else:
             ci_txt = "not computed (n_boot = 0)"
-        return "\n".join([
-            f"ATE of fine-tuning, {self.estimator} estimator: {self.ate:.4g}  CI {ci_txt}",
-            f"  E[Y|do(T=1)] = {self.mu1:.4g}, E[Y|do(T=0)] = {self.mu0:.4g}; "
-            f"naive difference in means = {self.naive:.4g}",
-            f"  n treated = {self.n_treated}, n control = {self.n_control}, used = {self.n_used} "
-            f"({100 * self.share_outside_support:.1f}% outside common support / trimmed)",
-            f"  {self.details}",
-        ])
+        return "\n".join(
+            [
+                f"ATE of fine-tuning, {self.estimator} estimator: {self.ate:.4g}  CI {ci_txt}",
+                f"  E[Y|do(T=1)] = {self.mu1:.4g}, E[Y|do(T=0)] = {self.mu0:.4g}; "
+                f"naive difference in means = {self.naive:.4g}",
+                f"  n treated = {self.n_treated}, n control = {self.n_control}, used = {self.n_used} "
+                f"({100 * self.share_outside_support:.1f}% outside common support / trimmed)",
+                f"  {self.details}",
+            ]
+        )
 
 
 def _make_result(
@@ -291,12 +298,22 @@ def _make_result(
     low, high = percentile_ci(samples, ci) if n_boot else (np.nan, np.nan)
     n1 = int(t.sum())
     return ATEResult(
-        estimator=estimator, ate=mu1 - mu0, mu1=mu1, mu0=mu0,
-        ci_low=float(low), ci_high=float(high), ci=ci,
+        estimator=estimator,
+        ate=mu1 - mu0,
+        mu1=mu1,
+        mu0=mu0,
+        ci_low=float(low),
+        ci_high=float(high),
+        ci=ci,
         naive=float(y[t == 1].mean() - y[t == 0].mean()),
-        n_treated=n1, n_control=len(t) - n1, n_used=n_used,
-        share_outside_support=1.0 - n_used / len(t), n_boot=n_boot, n_boot_failed=failed,
-        boot_samples=samples, details=details,
+        n_treated=n1,
+        n_control=len(t) - n1,
+        n_used=n_used,
+        share_outside_support=1.0 - n_used / len(t),
+        n_boot=n_boot,
+        n_boot_failed=failed,
+        boot_samples=samples,
+        details=details,
     )
 
 
@@ -392,8 +409,10 @@ def check_trim(trim: float) -> None:
 
 def _ipw_details(degree: int, penalty: float, trim: float, common_support: bool) -> str:
     cs = "min-max common support on e(x), " if common_support else ""
-    return (f"logistic propensity (degree {degree} in x, ridge {penalty:g}); {cs}"
-            f"trimmed to e in [{trim:g}, {1 - trim:g}]; Hajek-normalised (stabilised) weights")
+    return (
+        f"logistic propensity (degree {degree} in x, ridge {penalty:g}); {cs}"
+        f"trimmed to e in [{trim:g}, {1 - trim:g}]; Hajek-normalised (stabilised) weights"
+    )
 
 
 def ate_ipw(
@@ -454,7 +473,12 @@ def ate_ipw(
         keep = ipw_mask(e, ti, trim, common_support)
         e, ti, yi = e[keep], ti[keep], yi[keep]
         w1, w0 = ti / e, (1 - ti) / (1 - e)
-        return float(np.sum(w1 * yi) / w1.sum()), float(np.sum(w0 * yi) / w0.sum()), int(keep.sum()), details
+        return (
+            float(np.sum(w1 * yi) / w1.sum()),
+            float(np.sum(w0 * yi) / w0.sum()),
+            int(keep.sum()),
+            details,
+        )
 
     return _make_result("ipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
@@ -603,15 +627,23 @@ def ate_ipw_strata(
         k2 = ipw_mask(e, ti, trim, False)
         e, ti, yi = e[k2], ti[k2], yi[k2]
         w1, w0 = ti / e, (1 - ti) / (1 - e)
-        return (float(np.sum(w1 * yi) / w1.sum()), float(np.sum(w0 * yi) / w0.sum()),
-                int(k2.sum()), details)
+        return (
+            float(np.sum(w1 * yi) / w1.sum()),
+            float(np.sum(w0 * yi) / w0.sum()),
+            int(k2.sum()),
+            details,
+        )
 
     return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
 # ----------------------------------------------------------------------------- table
-ESTIMATORS = {"backdoor": ate_backdoor, "ipw": ate_ipw, "aipw": ate_aipw,
-               "ipw_strata": ate_ipw_strata}
+ESTIMATORS = {
+    "backdoor": ate_backdoor,
+    "ipw": ate_ipw,
+    "aipw": ate_aipw,
+    "ipw_strata": ate_ipw_strata,
+}
 
 
 def ate_by_outcome(
@@ -666,18 +698,35 @@ def ate_by_outcome(
         sub = frame
         if frame[col].isna().any():
             if not dropna:
-                raise ValueError(f"outcome column {col!r} has {int(frame[col].isna().sum())} missing "
-                                 "values; pass dropna=True to drop them")
+                raise ValueError(
+                    f"outcome column {col!r} has {int(frame[col].isna().sum())} missing "
+                    "values; pass dropna=True to drop them"
+                )
             sub = frame[frame[col].notna()]
         for name in estimators:
             res = ESTIMATORS[name](
-                sub[x].to_numpy(), sub[t].to_numpy(), sub[col].to_numpy(), n_boot=n_boot, ci=ci,
+                sub[x].to_numpy(),
+                sub[t].to_numpy(),
+                sub[col].to_numpy(),
+                n_boot=n_boot,
+                ci=ci,
                 random_state=random_state,
                 domains=None if domains is None else sub[domains].to_numpy(),
                 **kwargs.get(name, {}),
             )
-            rows.append({"outcome": col, "estimator": name, "ate": res.ate, "ci_low": res.ci_low,
-                         "ci_high": res.ci_high, "n_treated": res.n_treated,
-                         "n_control": res.n_control, "n_used": res.n_used, "mu1": res.mu1,
-                         "mu0": res.mu0, "naive": res.naive})
+            rows.append(
+                {
+                    "outcome": col,
+                    "estimator": name,
+                    "ate": res.ate,
+                    "ci_low": res.ci_low,
+                    "ci_high": res.ci_high,
+                    "n_treated": res.n_treated,
+                    "n_control": res.n_control,
+                    "n_used": res.n_used,
+                    "mu1": res.mu1,
+                    "mu0": res.mu0,
+                    "naive": res.naive,
+                }
+            )
     return pd.DataFrame(rows)

@@ -1,5 +1,4 @@
-"""Bootstrap resampling (optionally by cluster) and percentile intervals.
-"""
+"""Bootstrap resampling (optionally by cluster) and percentile intervals."""
 
 from __future__ import annotations
 
@@ -14,7 +13,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # ----------------------------------------------------------------------------- bootstrap core
 def resample_indices(
-    rng: np.random.Generator, t: np.ndarray, domains: np.ndarray | None,
+    rng: np.random.Generator,
+    t: np.ndarray,
+    domains: np.ndarray | None,
     within: bool = False,
 ) -> np.ndarray:
     """One bootstrap resample: units within each arm, or whole clusters when ``domains``

@@ -1,5 +1,4 @@
-"""Leaderboard rows for the scaling and ATE analyses: treatment, lineage, compute.
-"""
+"""Leaderboard rows for the scaling and ATE analyses: treatment, lineage, compute."""
 
 from __future__ import annotations
 
@@ -34,7 +33,8 @@ PRETRAINED_TYPES: tuple[str, ...] = ("pretrained", "continuously_pretrained")
 # A post-training marker as a separate token of the repository name (``-Instruct``, ``-chat``,
 # ``-it``, ``-SFT``, ``-DPO``, ...).
 _POST_TRAINING_MARKER = re.compile(
-    r"(?:^|[-_.])(?:instruct|chat|it|sft|dpo|rlhf|orpo|kto|simpo)(?=$|[-_.\d])", re.IGNORECASE)
+    r"(?:^|[-_.])(?:instruct|chat|it|sft|dpo|rlhf|orpo|kto|simpo)(?=$|[-_.\d])", re.IGNORECASE
+)
 # Lineage of a token-table family: its leading word, with these exceptions.
 _LINEAGE_ALIASES = {"CodeLlama": "Llama", "Mixtral": "Mistral", "Codestral": "Mistral"}
 
@@ -78,7 +78,9 @@ def fine_tuning_treatment(
     typ = frame["type"].astype("string")
     if typ.isna().any():
         rows = frame.index[typ.isna().to_numpy()][:5].tolist()
-        raise ValueError(f"column 'type' has {int(typ.isna().sum())} missing value(s) (rows {rows})")
+        raise ValueError(
+            f"column 'type' has {int(typ.isna().sum())} missing value(s) (rows {rows})"
+        )
     t = np.where(typ.isin(PRETRAINED_TYPES).to_numpy(), 0, 1)
     rule = np.full(len(frame), "type", dtype=object)
     if name_markers:
@@ -92,8 +94,9 @@ def fine_tuning_treatment(
         if not hit.any():
             raise ValueError(f"override model_id {model_id!r} is not in frame")
         t[hit], rule[hit] = value, "override"
-    return pd.DataFrame({"T": t.astype(int), "t_rule": pd.array(rule, dtype="string")},
-                        index=frame.index)
+    return pd.DataFrame(
+        {"T": t.astype(int), "t_rule": pd.array(rule, dtype="string")}, index=frame.index
+    )
 
 
 def base_lineage(base_model) -> pd.Series:
@@ -120,8 +123,10 @@ def base_lineage(base_model) -> pd.Series:
     fam = pretraining_tokens().set_index("base_model")["family"]
     unknown = sorted(set(s.dropna()) - set(fam.index))
     if unknown:
-        raise ValueError(f"unknown base model(s) {unknown[:5]}; expected names from "
-                         "hca.attribution.pretraining_tokens()")
+        raise ValueError(
+            f"unknown base model(s) {unknown[:5]}; expected names from "
+            "hca.attribution.pretraining_tokens()"
+        )
     lead = s.map(fam).astype("string").str.extract(r"^([A-Za-z]+)", expand=False)
     return lead.replace(_LINEAGE_ALIASES).astype("string")
 
@@ -230,8 +235,11 @@ def authors_scaling_frame(
     from hca.attribution.authors import authors_base_model, authors_token_family
     from hca.data.tables import authors_tokens
 
-    check_frame(frame, ["model_id", "base_model_hub", "architecture", "params_b", "type"]
-                + (["official_providers"] if official_only else []))
+    check_frame(
+        frame,
+        ["model_id", "base_model_hub", "architecture", "params_b", "type"]
+        + (["official_providers"] if official_only else []),
+    )
     typ = frame["type"].astype("string")
     keep = typ.notna().to_numpy(dtype=bool, copy=True)
     if types is not None:
@@ -252,9 +260,12 @@ def authors_scaling_frame(
     out["log_c"] = np.log(out["compute_bt"].to_numpy(dtype=float)) + np.log(1e21)
     out["base_model"] = out["authors_label"]
     fam = out["token_family"].astype(str)
-    out["lineage"] = pd.array(np.where(fam.str.startswith("llama"), "Llama",
-                                       np.where(fam.str.startswith("qwen"), "Qwen", fam)),
-                              dtype="string")
+    out["lineage"] = pd.array(
+        np.where(
+            fam.str.startswith("llama"), "Llama", np.where(fam.str.startswith("qwen"), "Qwen", fam)
+        ),
+        dtype="string",
+    )
     if types is None:
         out["T"] = np.where(out["type"].isin(PRETRAINED_TYPES), 0, 1).astype(int)
     else:
@@ -262,8 +273,9 @@ def authors_scaling_frame(
     return out
 
 
-def rows_by_name(frame: pd.DataFrame, patterns: Mapping[str, str], *,
-                 column: str = "model_id") -> pd.Series:
+def rows_by_name(
+    frame: pd.DataFrame, patterns: Mapping[str, str], *, column: str = "model_id"
+) -> pd.Series:
     """Label of every row whose lower-cased ``column`` contains a pattern (regex), else NA.
 
     The authors' way to pick a base model's rows in ``Qwen_illustrate.ipynb`` and
@@ -346,11 +358,13 @@ def family_size_means(
     sub = frame[frame[family].notna() & frame[size].notna()]
     for col in outcomes:
         if sub[col].isna().any():
-            raise ValueError(f"outcome column {col!r} has {int(sub[col].isna().sum())} missing "
-                             "values")
+            raise ValueError(
+                f"outcome column {col!r} has {int(sub[col].isna().sum())} missing values"
+            )
     stats = sub.groupby(family)[size].agg(["size", "nunique"])
-    ranked = stats[stats["nunique"] >= min_sizes].sort_values("size", ascending=False,
-                                                               kind="stable")
+    ranked = stats[stats["nunique"] >= min_sizes].sort_values(
+        "size", ascending=False, kind="stable"
+    )
     if ranked.empty:
         raise ValueError(f"no family has at least {min_sizes} distinct sizes")
     z = float(norm.ppf(0.5 + ci / 2))
@@ -363,9 +377,19 @@ def family_size_means(
                 v = grp[col].to_numpy(dtype=float)
                 sem = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
                 m = float(v.mean())
-                rows.append({"family": fam, "size": float(sz), "size_label": lab,
-                             "outcome": col, "mean": m, "sem": sem, "ci_low": m - z * sem,
-                             "ci_high": m + z * sem, "n": len(v)})
+                rows.append(
+                    {
+                        "family": fam,
+                        "size": float(sz),
+                        "size_label": lab,
+                        "outcome": col,
+                        "mean": m,
+                        "sem": sem,
+                        "ci_low": m - z * sem,
+                        "ci_high": m + z * sem,
+                        "n": len(v),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -386,8 +410,14 @@ def size_monotonicity(table: pd.DataFrame) -> pd.DataFrame:
     for (fam, out), g in table.groupby(["family", "outcome"], sort=False):
         g = g.sort_values("size")
         m = g["mean"].to_numpy(dtype=float)
-        rows.append({"family": fam, "outcome": out,
-                     "spearman": float(spearmanr(g["size"], m)[0]) if len(g) > 1 else np.nan,
-                     "largest_minus_smallest": float(m[-1] - m[0]), "steps": len(g) - 1,
-                     "adjacent_drops": int((np.diff(m) < 0).sum())})
+        rows.append(
+            {
+                "family": fam,
+                "outcome": out,
+                "spearman": float(spearmanr(g["size"], m)[0]) if len(g) > 1 else np.nan,
+                "largest_minus_smallest": float(m[-1] - m[0]),
+                "steps": len(g) - 1,
+                "adjacent_drops": int((np.diff(m) < 0).sum()),
+            }
+        )
     return pd.DataFrame(rows)

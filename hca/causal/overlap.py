@@ -1,5 +1,4 @@
-"""Overlap (positivity) diagnostics, per-stratum effects and IPW balance.
-"""
+"""Overlap (positivity) diagnostics, per-stratum effects and IPW balance."""
 
 from __future__ import annotations
 
@@ -64,17 +63,19 @@ class OverlapDiagnostics:
     def summary(self) -> str:
         """Multi-line text summary."""
         lo, hi = self.common_support
-        return "\n".join([
-            "Overlap (positivity) diagnostics, logistic propensity e(x) = P(T=1 | x)",
-            f"  e range T=1: [{self.ps_range_treated[0]:.3g}, {self.ps_range_treated[1]:.3g}], "
-            f"T=0: [{self.ps_range_control[0]:.3g}, {self.ps_range_control[1]:.3g}]",
-            f"  x range T=1: [{self.x_range_treated[0]:.4g}, {self.x_range_treated[1]:.4g}], "
-            f"T=0: [{self.x_range_control[0]:.4g}, {self.x_range_control[1]:.4g}]",
-            f"  common support on e: [{lo:.3g}, {hi:.3g}]" + ("  (EMPTY)" if lo > hi else ""),
-            f"  outside common support: {100 * self.share_outside:.1f}% of units "
-            f"(T=1 {100 * self.share_outside_treated:.1f}%, T=0 {100 * self.share_outside_control:.1f}%)",
-            f"  e outside [{self.trim:g}, {1 - self.trim:g}]: {100 * self.share_trimmed:.1f}% of units",
-        ])
+        return "\n".join(
+            [
+                "Overlap (positivity) diagnostics, logistic propensity e(x) = P(T=1 | x)",
+                f"  e range T=1: [{self.ps_range_treated[0]:.3g}, {self.ps_range_treated[1]:.3g}], "
+                f"T=0: [{self.ps_range_control[0]:.3g}, {self.ps_range_control[1]:.3g}]",
+                f"  x range T=1: [{self.x_range_treated[0]:.4g}, {self.x_range_treated[1]:.4g}], "
+                f"T=0: [{self.x_range_control[0]:.4g}, {self.x_range_control[1]:.4g}]",
+                f"  common support on e: [{lo:.3g}, {hi:.3g}]" + ("  (EMPTY)" if lo > hi else ""),
+                f"  outside common support: {100 * self.share_outside:.1f}% of units "
+                f"(T=1 {100 * self.share_outside_treated:.1f}%, T=0 {100 * self.share_outside_control:.1f}%)",
+                f"  e outside [{self.trim:g}, {1 - self.trim:g}]: {100 * self.share_trimmed:.1f}% of units",
+            ]
+        )
 
 
 def overlap_diagnostics(
@@ -106,7 +107,8 @@ def overlap_diagnostics(
     lo, hi = max(e1.min(), e0.min()), min(e1.max(), e0.max())
     outside = (e < lo) | (e > hi)
     return OverlapDiagnostics(
-        propensity=e, t=tt,
+        propensity=e,
+        t=tt,
         ps_range_treated=(float(e1.min()), float(e1.max())),
         ps_range_control=(float(e0.min()), float(e0.max())),
         x_range_treated=(float(xx[tt == 1].min()), float(xx[tt == 1].max())),
@@ -150,18 +152,28 @@ def stratum_effects(
     rows = []
     for v in np.unique(xx[keep]):
         m = keep & (xx == v)
-        lab = ("/".join(sorted(map(str, pd.unique(frame[label].to_numpy()[m])))) if label else "")
+        lab = "/".join(sorted(map(str, pd.unique(frame[label].to_numpy()[m])))) if label else ""
         y1, y0 = yy[m & (tt == 1)], yy[m & (tt == 0)]
-        rows.append({"x": float(v), "label": lab, "n1": len(y1), "n0": len(y0),
-                     "mean1": float(y1.mean()), "mean0": float(y0.mean()),
-                     "diff": float(y1.mean() - y0.mean())})
+        rows.append(
+            {
+                "x": float(v),
+                "label": lab,
+                "n1": len(y1),
+                "n0": len(y0),
+                "mean1": float(y1.mean()),
+                "mean0": float(y0.mean()),
+                "diff": float(y1.mean() - y0.mean()),
+            }
+        )
     out = pd.DataFrame(rows)
     out["weight"] = (out["n1"] + out["n0"]) / float(keep.sum())
     out["contribution"] = out["weight"] * out["diff"]
     return out.sort_values("weight", ascending=False, kind="stable").reset_index(drop=True)
 
 
-def ipw_balance(x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0.01) -> pd.DataFrame:
+def ipw_balance(
+    x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0.01
+) -> pd.DataFrame:
     """Covariate balance of the IPW weights on ``x`` itself.
 
     IPW is meant to give both arms the same ``x`` distribution. This reports the mean of
@@ -185,7 +197,13 @@ def ipw_balance(x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0
     w1, w0 = tk / ek, (1 - tk) / (1 - ek)
     raw = (float(xk[tk == 1].mean()), float(xk[tk == 0].mean()))
     ipw = (float(np.sum(w1 * xk) / w1.sum()), float(np.sum(w0 * xk) / w0.sum()))
-    rows = {name: {"mean_x_treated": m1, "mean_x_control": m0, "mean_x_all": float(xk.mean()),
-                   "smd": (m1 - m0) / sd if sd > 0 else np.nan}
-            for name, (m1, m0) in (("raw", raw), ("ipw", ipw))}
+    rows = {
+        name: {
+            "mean_x_treated": m1,
+            "mean_x_control": m0,
+            "mean_x_all": float(xk.mean()),
+            "smd": (m1 - m0) / sd if sd > 0 else np.nan,
+        }
+        for name, (m1, m0) in (("raw", raw), ("ipw", ipw))
+    }
     return pd.DataFrame(rows).T

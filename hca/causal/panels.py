@@ -1,5 +1,4 @@
-"""Sigmoid and ATE fits over several outcomes and subsets, with joint cluster bootstraps.
-"""
+"""Sigmoid and ATE fits over several outcomes and subsets, with joint cluster bootstraps."""
 
 from __future__ import annotations
 
@@ -43,8 +42,9 @@ def _seed_from(random_state) -> int:
         return int(np.random.SeedSequence().entropy % (2**63))
     if isinstance(random_state, (int, np.integer)) and random_state >= 0:
         return int(random_state)
-    raise ValueError(f"random_state must be a non-negative int, a Generator or None, found "
-                     f"{random_state!r}")
+    raise ValueError(
+        f"random_state must be a non-negative int, a Generator or None, found {random_state!r}"
+    )
 
 
 def _run_jobs(fn: Callable, jobs: list[tuple], n_jobs: int) -> list:
@@ -66,16 +66,17 @@ def _subset_masks(frame: pd.DataFrame, subsets) -> dict[str, np.ndarray]:
             continue
         m = np.asarray(mask)
         if m.dtype != bool or m.shape != (len(frame),):
-            raise ValueError(f"subset {name!r} must be None or a boolean mask of length "
-                             f"{len(frame)}, found dtype {m.dtype} and shape {m.shape}")
+            raise ValueError(
+                f"subset {name!r} must be None or a boolean mask of length "
+                f"{len(frame)}, found dtype {m.dtype} and shape {m.shape}"
+            )
         out[str(name)] = m
     if not out:
         raise ValueError("subsets is empty")
     return out
 
 
-def _domain_codes(frame: pd.DataFrame, domains: str | None,
-                  mask: np.ndarray) -> np.ndarray | None:
+def _domain_codes(frame: pd.DataFrame, domains: str | None, mask: np.ndarray) -> np.ndarray | None:
     if domains is None:
         return None
     g = frame[domains][mask]
@@ -86,8 +87,11 @@ def _domain_codes(frame: pd.DataFrame, domains: str | None,
 
 def _r2_treatment_only(t: np.ndarray, y: np.ndarray) -> float:
     """R^2 of the arm means alone (the share of variance T explains without compute)."""
-    fitted = np.where(t == 1, y[t == 1].mean() if (t == 1).any() else 0.0,
-                      y[t == 0].mean() if (t == 0).any() else 0.0)
+    fitted = np.where(
+        t == 1,
+        y[t == 1].mean() if (t == 1).any() else 0.0,
+        y[t == 0].mean() if (t == 0).any() else 0.0,
+    )
     return r_squared(y, y - fitted)
 
 
@@ -95,8 +99,9 @@ SOLVERS = ("least_squares", "curve_fit")
 RESAMPLING = ("clusters", "within")
 
 
-def _sigmoid_boot_block(x, t, Y, domains, tau_fixed, starts, n_starts, seed, sub_idx, reps,
-                        within=False):
+def _sigmoid_boot_block(
+    x, t, Y, domains, tau_fixed, starts, n_starts, seed, sub_idx, reps, within=False
+):
     """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome."""
     out = []
     for r in reps:
@@ -167,10 +172,17 @@ class SigmoidPanel:
             for o in self.outcomes:
                 fit, bs = self.fits[(s, o)], self.boot.get((s, o))
                 for p in PARAM_NAMES:
-                    rows.append({"subset": s, "outcome": o, "param": p,
-                                 "estimate": fit.params[p], "se": fit.se[p],
-                                 "ci_low": bs.ci_low[p] if bs else np.nan,
-                                 "ci_high": bs.ci_high[p] if bs else np.nan})
+                    rows.append(
+                        {
+                            "subset": s,
+                            "outcome": o,
+                            "param": p,
+                            "estimate": fit.params[p],
+                            "se": fit.se[p],
+                            "ci_low": bs.ci_low[p] if bs else np.nan,
+                            "ci_high": bs.ci_high[p] if bs else np.nan,
+                        }
+                    )
         return pd.DataFrame(rows)
 
     def r2_table(self) -> pd.DataFrame:
@@ -192,18 +204,30 @@ class SigmoidPanel:
                 t, y = d[self.t].to_numpy(dtype=int), d[o].to_numpy(dtype=float)
                 r2t = _r2_treatment_only(t, y)
                 ok = samples is not None and len(samples) > 0
-                rows.append({
-                    "subset": s, "outcome": o, "n": fit.n, "n_treated": fit.n_treated,
-                    "n_clusters": n_cl, "r2": fit.r2,
-                    "r2_ci_low": float(np.quantile(samples[:, j], alpha)) if ok else np.nan,
-                    "r2_ci_high": float(np.quantile(samples[:, j], 1 - alpha)) if ok else np.nan,
-                    "r2_t_only": r2t, "r2_compute": fit.r2 - r2t, "converged": fit.converged,
-                    "at_bound": ",".join(fit.at_bound), "n_boot_ok": len(samples) if ok else 0,
-                })
+                rows.append(
+                    {
+                        "subset": s,
+                        "outcome": o,
+                        "n": fit.n,
+                        "n_treated": fit.n_treated,
+                        "n_clusters": n_cl,
+                        "r2": fit.r2,
+                        "r2_ci_low": float(np.quantile(samples[:, j], alpha)) if ok else np.nan,
+                        "r2_ci_high": float(np.quantile(samples[:, j], 1 - alpha))
+                        if ok
+                        else np.nan,
+                        "r2_t_only": r2t,
+                        "r2_compute": fit.r2 - r2t,
+                        "converged": fit.converged,
+                        "at_bound": ",".join(fit.at_bound),
+                        "n_boot_ok": len(samples) if ok else 0,
+                    }
+                )
         return pd.DataFrame(rows)
 
-    def r2_gap(self, better: Sequence[str], worse: Sequence[str],
-               ci: float | None = None) -> pd.DataFrame:
+    def r2_gap(
+        self, better: Sequence[str], worse: Sequence[str], ci: float | None = None
+    ) -> pd.DataFrame:
         """Mean R^2 of the ``better`` outcomes minus that of the ``worse`` ones, per subset.
 
         The interval is the percentile interval of the same difference over the joint
@@ -217,8 +241,10 @@ class SigmoidPanel:
         """
         unknown = [o for o in [*better, *worse] if o not in self.outcomes]
         if unknown or not better or not worse:
-            raise ValueError(f"better and worse must be non-empty lists of outcomes in "
-                             f"{list(self.outcomes)}; unknown {unknown}")
+            raise ValueError(
+                f"better and worse must be non-empty lists of outcomes in "
+                f"{list(self.outcomes)}; unknown {unknown}"
+            )
         ib = [self.outcomes.index(o) for o in better]
         iw = [self.outcomes.index(o) for o in worse]
         alpha = (1.0 - (self.ci if ci is None else check_fraction(ci, "ci"))) / 2.0
@@ -237,9 +263,12 @@ class SigmoidPanel:
 
     def summary(self) -> str:
         """Multi-line text summary (R^2 and tau per subset and outcome)."""
-        boot = (f"{self.n_boot} joint bootstrap replicates per subset"
-                + (f", clusters = {self.domains}" if self.domains else ", within arms")
-                if self.n_boot else "no bootstrap")
+        boot = (
+            f"{self.n_boot} joint bootstrap replicates per subset"
+            + (f", clusters = {self.domains}" if self.domains else ", within arms")
+            if self.n_boot
+            else "no bootstrap"
+        )
         lines = [f"Sigmoid law Y = L/(1+exp(-k(ln C - ln C0))) + tau T + b; {boot}"]
         for s in self.subsets:
             parts = []
@@ -322,8 +351,10 @@ def fit_sigmoid_panel(
     if n_boot < 0 or n_starts < 0:
         raise ValueError(f"n_boot and n_starts must be >= 0, found {n_boot} and {n_starts}")
     if solver not in SOLVERS or resample not in RESAMPLING:
-        raise ValueError(f"solver must be one of {SOLVERS} and resample one of {RESAMPLING}, "
-                         f"found {solver!r} and {resample!r}")
+        raise ValueError(
+            f"solver must be one of {SOLVERS} and resample one of {RESAMPLING}, "
+            f"found {solver!r} and {resample!r}"
+        )
     fit_one = fit_sigmoid_curve_fit if solver == "curve_fit" else fit_sigmoid_law
     masks = _subset_masks(frame, subsets)
     seed = _seed_from(random_state)
@@ -332,8 +363,9 @@ def fit_sigmoid_panel(
         d = frame.loc[mask, [x, t, *outcomes] + ([domains] if domains else [])]
         for col in [x, t, *outcomes]:
             if d[col].isna().any():
-                raise ValueError(f"subset {name!r}: column {col!r} has "
-                                 f"{int(d[col].isna().sum())} missing values")
+                raise ValueError(
+                    f"subset {name!r}: column {col!r} has {int(d[col].isna().sum())} missing values"
+                )
         data[name] = d
         xx = d[x].to_numpy(dtype=float)
         tt = check_vector(d[t].to_numpy(), t, binary=True)
@@ -346,8 +378,21 @@ def fit_sigmoid_panel(
             prepared[name] = (i, sub_fits)
             n_blocks = max(1, min(n_boot, 4 * max(1, n_jobs)))
             for block in np.array_split(np.arange(n_boot), n_blocks):
-                jobs.append((xx, tt, Y, g, sub_fits[0].tau_fixed, [f.params for f in sub_fits],
-                             n_starts, seed, i, block.tolist(), resample == "within"))
+                jobs.append(
+                    (
+                        xx,
+                        tt,
+                        Y,
+                        g,
+                        sub_fits[0].tau_fixed,
+                        [f.params for f in sub_fits],
+                        n_starts,
+                        seed,
+                        i,
+                        block.tolist(),
+                        resample == "within",
+                    )
+                )
     if n_boot:
         results = _run_jobs(_sigmoid_boot_block, jobs, n_jobs)
         per_subset: dict[int, list] = {}
@@ -357,26 +402,43 @@ def fit_sigmoid_panel(
         for name, (i, sub_fits) in prepared.items():
             ok = [a for a in per_subset[i] if a is not None]
             if len(ok) < (n_boot + 1) // 2:
-                raise ValueError(f"subset {name!r}: only {len(ok)} of {n_boot} bootstrap "
-                                 "replicates could be fitted")
+                raise ValueError(
+                    f"subset {name!r}: only {len(ok)} of {n_boot} bootstrap "
+                    "replicates could be fitted"
+                )
             arr = np.stack(ok)  # (n_ok, n_outcomes, 6)
             r2s[name] = arr[:, :, 5]
             for j, o in enumerate(outcomes):
                 smp = arr[:, j, :5]
                 lo, hi = np.quantile(smp, alpha, axis=0), np.quantile(smp, 1 - alpha, axis=0)
                 boot[(name, o)] = SigmoidBootstrap(
-                    fit=sub_fits[j], samples=smp,
+                    fit=sub_fits[j],
+                    samples=smp,
                     ci_low={p: float(lo[k]) for k, p in enumerate(PARAM_NAMES)},
                     ci_high={p: float(hi[k]) for k, p in enumerate(PARAM_NAMES)},
-                    ci=ci, n_boot=n_boot, n_failed=n_boot - len(ok))
-    return SigmoidPanel(subsets=tuple(masks), outcomes=tuple(outcomes), fits=fits, boot=boot,
-                        r2_samples=r2s, data=data, x=x, t=t, ci=ci, n_boot=n_boot,
-                        domains=domains)
+                    ci=ci,
+                    n_boot=n_boot,
+                    n_failed=n_boot - len(ok),
+                )
+    return SigmoidPanel(
+        subsets=tuple(masks),
+        outcomes=tuple(outcomes),
+        fits=fits,
+        boot=boot,
+        r2_samples=r2s,
+        data=data,
+        x=x,
+        t=t,
+        ci=ci,
+        n_boot=n_boot,
+        domains=domains,
+    )
 
 
 def _ate_job(name, x, t, y, n_boot, ci, seed, domains, kwargs):
-    return ESTIMATORS[name](x, t, y, n_boot=n_boot, ci=ci, random_state=seed, domains=domains,
-                             **kwargs)
+    return ESTIMATORS[name](
+        x, t, y, n_boot=n_boot, ci=ci, random_state=seed, domains=domains, **kwargs
+    )
 
 
 @dataclass(frozen=True)
@@ -401,8 +463,9 @@ class ATEPanel:
     rows: Mapping[str, np.ndarray] = field(repr=False, compare=False)
     ci: float
 
-    def contrast(self, a: str, b: str, estimator: str = "backdoor",
-                 ci: float | None = None) -> pd.DataFrame:
+    def contrast(
+        self, a: str, b: str, estimator: str = "backdoor", ci: float | None = None
+    ) -> pd.DataFrame:
         """ATE in subset ``a`` minus ATE in subset ``b``, per outcome, with an interval.
 
         The subsets must not share rows: their bootstraps are then independent and the
@@ -418,8 +481,7 @@ class ATEPanel:
             if s not in self.rows:
                 raise ValueError(f"unknown subset {s!r}; found {list(self.rows)}")
         if np.intersect1d(self.rows[a], self.rows[b]).size:
-            raise ValueError(f"subsets {a!r} and {b!r} share rows; their ATEs are not "
-                             "independent")
+            raise ValueError(f"subsets {a!r} and {b!r} share rows; their ATEs are not independent")
         tab = self.table[self.table["estimator"] == estimator].set_index(["subset", "outcome"])
         if tab.empty:
             raise ValueError(f"estimator {estimator!r} not in the panel")
@@ -430,22 +492,32 @@ class ATEPanel:
             sa, sb = self.samples[(a, o, estimator)], self.samples[(b, o, estimator)]
             m = min(len(sa), len(sb))
             d = sa[:m] - sb[:m]
-            rows.append({"outcome": o, "ate_a": ea, "ate_b": eb, "diff": ea - eb,
-                         "ci_low": float(np.quantile(d, alpha)) if m else np.nan,
-                         "ci_high": float(np.quantile(d, 1 - alpha)) if m else np.nan})
+            rows.append(
+                {
+                    "outcome": o,
+                    "ate_a": ea,
+                    "ate_b": eb,
+                    "diff": ea - eb,
+                    "ci_low": float(np.quantile(d, alpha)) if m else np.nan,
+                    "ci_high": float(np.quantile(d, 1 - alpha)) if m else np.nan,
+                }
+            )
         return pd.DataFrame(rows)
 
     def wide(self, value: str = "ate") -> pd.DataFrame:
         """``value`` as an outcome x (subset, estimator) table."""
-        return self.table.pivot_table(index="outcome", columns=["subset", "estimator"],
-                                      values=value, sort=False)
+        return self.table.pivot_table(
+            index="outcome", columns=["subset", "estimator"], values=value, sort=False
+        )
 
     def summary(self) -> str:
         """Multi-line text summary."""
         lines = [f"ATE of fine-tuning ({100 * self.ci:g}% percentile bootstrap intervals)"]
         for r in self.table.itertuples():
-            lines.append(f"  {r.subset:>8s} {r.outcome:>11s} {r.estimator:>10s}: {r.ate:+6.2f} "
-                         f"[{r.ci_low:+6.2f}, {r.ci_high:+6.2f}]  n_used = {r.n_used}")
+            lines.append(
+                f"  {r.subset:>8s} {r.outcome:>11s} {r.estimator:>10s}: {r.ate:+6.2f} "
+                f"[{r.ci_low:+6.2f}, {r.ci_high:+6.2f}]  n_used = {r.n_used}"
+            )
         return "\n".join(lines)
 
 
@@ -515,22 +587,47 @@ def ate_panel(
         d = frame.loc[mask]
         for col in [x, t, *outcomes]:
             if d[col].isna().any():
-                raise ValueError(f"subset {name!r}: column {col!r} has "
-                                 f"{int(d[col].isna().sum())} missing values")
+                raise ValueError(
+                    f"subset {name!r}: column {col!r} has {int(d[col].isna().sum())} missing values"
+                )
         sub_seed = int(np.random.SeedSequence([seed, i]).generate_state(1)[0])
         g = _domain_codes(frame, domains, mask)
         xx, tt = d[x].to_numpy(dtype=float), d[t].to_numpy()
         for o in outcomes:
             for e in estimators:
-                jobs.append((e, xx, tt, d[o].to_numpy(dtype=float), n_boot, ci, sub_seed, g,
-                             dict(kwargs.get(e, {}))))
+                jobs.append(
+                    (
+                        e,
+                        xx,
+                        tt,
+                        d[o].to_numpy(dtype=float),
+                        n_boot,
+                        ci,
+                        sub_seed,
+                        g,
+                        dict(kwargs.get(e, {})),
+                    )
+                )
                 keys.append((name, o, e))
     results = _run_jobs(_ate_job, jobs, n_jobs)
     table, samples = [], {}
     for (name, o, e), res in zip(keys, results):
-        table.append({"subset": name, "outcome": o, "estimator": e, "ate": res.ate,
-                      "ci_low": res.ci_low, "ci_high": res.ci_high, "n_treated": res.n_treated,
-                      "n_control": res.n_control, "n_used": res.n_used, "mu1": res.mu1,
-                      "mu0": res.mu0, "naive": res.naive, "n_boot_failed": res.n_boot_failed})
+        table.append(
+            {
+                "subset": name,
+                "outcome": o,
+                "estimator": e,
+                "ate": res.ate,
+                "ci_low": res.ci_low,
+                "ci_high": res.ci_high,
+                "n_treated": res.n_treated,
+                "n_control": res.n_control,
+                "n_used": res.n_used,
+                "mu1": res.mu1,
+                "mu0": res.mu0,
+                "naive": res.naive,
+                "n_boot_failed": res.n_boot_failed,
+            }
+        )
         samples[(name, o, e)] = res.boot_samples
     return ATEPanel(table=pd.DataFrame(table), samples=samples, rows=rows, ci=ci)

@@ -1,5 +1,4 @@
-"""The sigmoid scaling law with a fine-tuning shift (Appendix D, F.1) and its bootstrap.
-"""
+"""The sigmoid scaling law with a fine-tuning shift (Appendix D, F.1) and its bootstrap."""
 
 from __future__ import annotations
 
@@ -117,7 +116,10 @@ class SigmoidFit:
     def to_frame(self) -> pd.DataFrame:
         """Parameter table with columns ``estimate`` and ``se`` (index = parameter)."""
         return pd.DataFrame(
-            {"estimate": [self.params[p] for p in PARAM_NAMES], "se": [self.se[p] for p in PARAM_NAMES]},
+            {
+                "estimate": [self.params[p] for p in PARAM_NAMES],
+                "se": [self.se[p] for p in PARAM_NAMES],
+            },
             index=pd.Index(PARAM_NAMES, name="param"),
         )
 
@@ -159,7 +161,9 @@ def _check_sigmoid_inputs(log_c, t, y) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return x, tt, yy
 
 
-def _grid_starts(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool) -> list[tuple[float, np.ndarray]]:
+def _grid_starts(
+    u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool
+) -> list[tuple[float, np.ndarray]]:
     """Starting values on a fixed grid over ``(k_u, u0)``.
 
     For fixed ``(k_u, u0)`` the model is linear in ``(L, tau, b)`` (variable projection), so
@@ -167,8 +171,11 @@ def _grid_starts(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool) -> 
     sorted by ``rss``.
     """
     span, v_range = float(np.ptp(u)), float(np.ptp(v))
-    kk, uu = np.meshgrid(np.geomspace(0.25, 20.0, 12),
-                         np.linspace(u.min() - 0.5 * span, u.max() + 0.5 * span, 15), indexing="ij")
+    kk, uu = np.meshgrid(
+        np.geomspace(0.25, 20.0, 12),
+        np.linspace(u.min() - 0.5 * span, u.max() + 0.5 * span, 15),
+        indexing="ij",
+    )
     kk, uu = kk.ravel(), uu.ravel()
     S = expit(kk[:, None] * (u[None, :] - uu[:, None]))  # (G, n)
     tf = t.astype(float)
@@ -219,8 +226,14 @@ def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool
     return resid, jac
 
 
-def warm_refit(x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, float],
-                use_tau: bool, tol: float = 1e-6) -> np.ndarray:
+def warm_refit(
+    x: np.ndarray,
+    t: np.ndarray,
+    y: np.ndarray,
+    start: Mapping[str, float],
+    use_tau: bool,
+    tol: float = 1e-6,
+) -> np.ndarray:
     """One bounded local refit started at ``start`` (original units).
 
     The cheap refit of a bootstrap replicate: the same scaling, bounds and residuals as
@@ -234,13 +247,30 @@ def warm_refit(x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, 
         raise ValueError("constant log_c or y in the resample")
     u, v = (x - xm) / xs, (y - ym) / ys
     lo, hi, idx = _scaled_bounds(u, v, use_tau)
-    p0 = np.array([start["L"] / ys, start["k"] * xs, (start["log_c0"] - xm) / xs,
-                   start["tau"] / ys, (start["b"] - ym) / ys])[idx]
+    p0 = np.array(
+        [
+            start["L"] / ys,
+            start["k"] * xs,
+            (start["log_c0"] - xm) / xs,
+            start["tau"] / ys,
+            (start["b"] - ym) / ys,
+        ]
+    )[idx]
     eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
     eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
     resid, jac = _scaled_residuals(u, t, v, use_tau)
-    res = least_squares(resid, np.clip(p0, eps_lo, eps_hi), jac=jac, bounds=(lo, hi),
-                        method="trf", x_scale="jac", max_nfev=500, ftol=tol, xtol=tol, gtol=tol)
+    res = least_squares(
+        resid,
+        np.clip(p0, eps_lo, eps_hi),
+        jac=jac,
+        bounds=(lo, hi),
+        method="trf",
+        x_scale="jac",
+        max_nfev=500,
+        ftol=tol,
+        xtol=tol,
+        gtol=tol,
+    )
     p = _expand(res.x, use_tau)
     r2 = r_squared(v, res.fun)
     return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
@@ -271,8 +301,18 @@ def _fit_scaled(
         eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))  # -inf stays
         eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
         p0 = np.clip(np.where(np.isfinite(start[idx]), start[idx], 0.0), eps_lo, eps_hi)
-        res = least_squares(resid, p0, jac=jac, bounds=(lo, hi), method="trf", x_scale="jac",
-                            max_nfev=2000, ftol=1e-12, xtol=1e-12, gtol=1e-12)
+        res = least_squares(
+            resid,
+            p0,
+            jac=jac,
+            bounds=(lo, hi),
+            method="trf",
+            x_scale="jac",
+            max_nfev=2000,
+            ftol=1e-12,
+            xtol=1e-12,
+            gtol=1e-12,
+        )
         if best is None or res.cost < best.cost - 1e-12 * (1 + best.cost):
             best = res
     return best, lo, hi, idx
@@ -302,8 +342,9 @@ def _original_covariance(res, idx: list[int], scale: np.ndarray, dof: int) -> np
     return cov
 
 
-def _params_at_bound(p: np.ndarray, lo: np.ndarray, hi: np.ndarray, idx: list[int],
-                     tol: float = 1e-6) -> tuple[str, ...]:
+def _params_at_bound(
+    p: np.ndarray, lo: np.ndarray, hi: np.ndarray, idx: list[int], tol: float = 1e-6
+) -> tuple[str, ...]:
     """Names of the free parameters within ``tol`` (relative) of a finite bound."""
     return tuple(
         PARAM_NAMES[j]
@@ -375,19 +416,35 @@ def fit_sigmoid_law(
         missing = set(PARAM_NAMES) - set(start)
         if missing:
             raise ValueError(f"start is missing parameter(s) {sorted(missing)}")
-        extra = np.array([start["L"] / ys, start["k"] * xs, (start["log_c0"] - xm) / xs,
-                          start["tau"] / ys, (start["b"] - ym) / ys])
+        extra = np.array(
+            [
+                start["L"] / ys,
+                start["k"] * xs,
+                (start["log_c0"] - xm) / xs,
+                start["tau"] / ys,
+                (start["b"] - ym) / ys,
+            ]
+        )
 
     res, lo, hi, idx = _fit_scaled(u, tt, v, use_tau, n_starts, extra)
     p_scaled = _expand(res.x, use_tau)
     # back to original units: L, tau scale with ys; b = ys*b_v + ym; k = k_u/xs; x0 = xm + xs*u0
-    params = np.array([ys * p_scaled[0], p_scaled[1] / xs, xm + xs * p_scaled[2],
-                       ys * p_scaled[3], ys * p_scaled[4] + ym])
+    params = np.array(
+        [
+            ys * p_scaled[0],
+            p_scaled[1] / xs,
+            xm + xs * p_scaled[2],
+            ys * p_scaled[3],
+            ys * p_scaled[4] + ym,
+        ]
+    )
     dof = n - len(idx)
     cov = _original_covariance(res, idx, np.array([ys, 1.0 / xs, xs, ys, ys]), dof)
     diag = np.diag(cov)
-    se = {name: float(np.sqrt(diag[i])) if np.isfinite(diag[i]) and diag[i] >= 0 else float("nan")
-          for i, name in enumerate(PARAM_NAMES)}
+    se = {
+        name: float(np.sqrt(diag[i])) if np.isfinite(diag[i]) and diag[i] >= 0 else float("nan")
+        for i, name in enumerate(PARAM_NAMES)
+    }
     rss = float(np.sum(res.fun**2)) * ys**2
     at_bound = _params_at_bound(res.x, lo, hi, idx)
     converged = bool(res.success and res.status > 0 and np.all(np.isfinite(cov[np.ix_(idx, idx)])))
@@ -398,13 +455,28 @@ def fit_sigmoid_law(
         notes.append(f"parameter(s) {', '.join(at_bound)} at a bound; their SEs are unreliable")
     if not converged:
         singular = res.success and not np.all(np.isfinite(cov[np.ix_(idx, idx)]))
-        notes.append("J'J is singular: the parameters are not identifiable from these data "
-                     "(e.g. no increasing trend)" if singular else f"optimiser: {res.message}")
+        notes.append(
+            "J'J is singular: the parameters are not identifiable from these data "
+            "(e.g. no increasing trend)"
+            if singular
+            else f"optimiser: {res.message}"
+        )
     return SigmoidFit(
-        L=float(params[0]), k=float(params[1]), log_c0=float(params[2]),
-        tau=float(params[3]), b=float(params[4]), se=se, cov=cov,
-        r2=r_squared(yy, ys * res.fun), n=n, n_treated=int(tt.sum()), resid_std=float(np.sqrt(rss / dof)),
-        converged=converged, tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes),
+        L=float(params[0]),
+        k=float(params[1]),
+        log_c0=float(params[2]),
+        tau=float(params[3]),
+        b=float(params[4]),
+        se=se,
+        cov=cov,
+        r2=r_squared(yy, ys * res.fun),
+        n=n,
+        n_treated=int(tt.sum()),
+        resid_std=float(np.sqrt(rss / dof)),
+        converged=converged,
+        tau_fixed=not use_tau,
+        at_bound=at_bound,
+        notes="; ".join(notes),
     )
 
 
@@ -460,10 +532,17 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OptimizeWarning)
         try:
-            popt, pcov = curve_fit(law, (u, tt.astype(float)), yy, p0=p0[:npar], method="trf",
-                                   maxfev=50000, bounds=([0.0] + [-np.inf] * (npar - 1),
-                                                         [np.inf] * npar),
-                                   ftol=1e-7, xtol=1e-7)
+            popt, pcov = curve_fit(
+                law,
+                (u, tt.astype(float)),
+                yy,
+                p0=p0[:npar],
+                method="trf",
+                maxfev=50000,
+                bounds=([0.0] + [-np.inf] * (npar - 1), [np.inf] * npar),
+                ftol=1e-7,
+                xtol=1e-7,
+            )
         except RuntimeError as err:
             raise ValueError(f"curve_fit did not converge: {err}") from None
     full = np.append(popt, 0.0) if not use_tau else popt
@@ -475,8 +554,10 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
     keep = [j for j, p in enumerate(PARAM_NAMES) if use_tau or p != "tau"]
     cov[np.ix_(keep, keep)] = pcov[np.ix_(idx, idx)]
     diag = np.diag(cov)
-    se = {p: float(np.sqrt(diag[j])) if np.isfinite(diag[j]) and diag[j] >= 0 else float("nan")
-          for j, p in enumerate(PARAM_NAMES)}
+    se = {
+        p: float(np.sqrt(diag[j])) if np.isfinite(diag[j]) and diag[j] >= 0 else float("nan")
+        for j, p in enumerate(PARAM_NAMES)
+    }
     resid = law((u, tt.astype(float)), *popt) - yy
     n = len(yy)
     at_bound = ("L",) if popt[0] <= 1e-6 * (1 + abs(p0[0])) else ()
@@ -485,11 +566,22 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
     if not converged:
         notes.append("curve_fit's covariance is not finite (parameters not identifiable)")
     return SigmoidFit(
-        L=float(est["L"]), k=float(est["k"]), log_c0=float(est["log_c0"]),
-        tau=float(est["tau"]), b=float(est["b"]), se=se, cov=cov, r2=r_squared(yy, resid),
-        n=n, n_treated=int(tt.sum()),
-        resid_std=float(np.sqrt(np.sum(resid**2) / max(n - npar, 1))), converged=converged,
-        tau_fixed=not use_tau, at_bound=at_bound, notes="; ".join(notes))
+        L=float(est["L"]),
+        k=float(est["k"]),
+        log_c0=float(est["log_c0"]),
+        tau=float(est["tau"]),
+        b=float(est["b"]),
+        se=se,
+        cov=cov,
+        r2=r_squared(yy, resid),
+        n=n,
+        n_treated=int(tt.sum()),
+        resid_std=float(np.sqrt(np.sum(resid**2) / max(n - npar, 1))),
+        converged=converged,
+        tau_fixed=not use_tau,
+        at_bound=at_bound,
+        notes="; ".join(notes),
+    )
 
 
 # ----------------------------------------------------------------------------- sigmoid bootstrap
@@ -598,8 +690,11 @@ def bootstrap_sigmoid(
     samples, failed = run_bootstrap(stat, tt, n_boot, random_state, g, "the sigmoid law")
     low, high = percentile_ci(samples, ci)
     return SigmoidBootstrap(
-        fit=fit, samples=samples,
+        fit=fit,
+        samples=samples,
         ci_low={p: float(low[i]) for i, p in enumerate(PARAM_NAMES)},
         ci_high={p: float(high[i]) for i, p in enumerate(PARAM_NAMES)},
-        ci=ci, n_boot=n_boot, n_failed=failed,
+        ci=ci,
+        n_boot=n_boot,
+        n_failed=failed,
     )

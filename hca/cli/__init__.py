@@ -32,21 +32,27 @@ __all__ = ["main", "register_command", "one_line"]
 COMMAND_MODULES: dict[str, tuple[str, str]] = {
     "data": ("hca.cli.data", "fetch and verify the pinned data files"),
     "fit": ("hca.cli.fit", "run HCA on your own leaderboard CSV"),
-    "scorecard": ("hca.paper.scorecard",
-                  "the replication scorecard: every claim, ours vs the paper"),
+    "scorecard": (
+        "hca.paper.scorecard",
+        "the replication scorecard: every claim, ours vs the paper",
+    ),
 }
 
-_COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None],
-                           Callable[[argparse.Namespace], int], str]] = {}
+_COMMANDS: dict[
+    str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]
+] = {}
 
 #: Exceptions reported as bad input (exit code 2).
 USER_ERRORS = (ValueError, TypeError, LookupError, OSError, RuntimeError, MemoryError)
 MAX_MESSAGE = 600  # characters of an error message shown
 
 
-def register_command(name: str, help: str,
-                     setup: Callable[[argparse.ArgumentParser], None],
-                     run: Callable[[argparse.Namespace], int]) -> None:
+def register_command(
+    name: str,
+    help: str,
+    setup: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], int],
+) -> None:
     """Register a sub-command: ``setup`` adds its arguments, ``run`` executes it."""
     _COMMANDS[name] = (setup, run, help)
 
@@ -100,9 +106,10 @@ def _load_command(name: str | None) -> None:
 
 def build_parser(command: str | None = None) -> OneLineParser:
     """The parser; only ``command``'s arguments are set up (the others are listed)."""
-    parser = OneLineParser(prog="python -m hca",
-                           description="Hierarchical Component Analysis of LLM leaderboards "
-                                       "(Jin et al., 2025).")
+    parser = OneLineParser(
+        prog="python -m hca",
+        description="Hierarchical Component Analysis of LLM leaderboards (Jin et al., 2025).",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     names = list(COMMAND_MODULES) + [n for n in _COMMANDS if n not in COMMAND_MODULES]
     for name in names:
@@ -147,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # a bug: still one line, the traceback on request
         if os.environ.get("HCA_DEBUG"):
             raise
-        print(f"error: unexpected {type(err).__name__}: {one_line(err)} "
-              "(set HCA_DEBUG=1 to see the traceback)", file=sys.stderr)
+        print(
+            f"error: unexpected {type(err).__name__}: {one_line(err)} "
+            "(set HCA_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
         return 1

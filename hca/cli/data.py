@@ -8,8 +8,9 @@ from hca.cli import COMMAND_MODULES, register_command
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--offline", action="store_true",
-                   help="never download; fail if a file is not found locally")
+    p.add_argument(
+        "--offline", action="store_true", help="never download; fail if a file is not found locally"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

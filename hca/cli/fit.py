@@ -62,8 +62,9 @@ def _int_between(low: int, high: int):
     def parse(text: str) -> int:
         value = _int_at_least(low)(text)
         if value > high:
-            raise argparse.ArgumentTypeError(f"must be at most {high} (2**32 - 1, the largest "
-                                             f"seed numpy accepts), got {value}")
+            raise argparse.ArgumentTypeError(
+                f"must be at most {high} (2**32 - 1, the largest seed numpy accepts), got {value}"
+            )
         return value
 
     parse.__name__ = f"integer in {low}..{high}"
@@ -72,50 +73,115 @@ def _int_between(low: int, high: int):
 
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("csv", help="CSV with a header line and one row per model")
-    p.add_argument("--domain-col", metavar="COLUMN", required=True, help="column naming each model's domain")
-    p.add_argument("--benchmarks", metavar="COLUMNS", required=True,
-                   help="comma-separated benchmark columns, e.g. ifeval,bbh,math_lvl_5")
-    p.add_argument("--n-components", metavar="D", type=_int_at_least(1), default=3,
-                   help="latent factors (default 3)")
-    p.add_argument("--search", default="exhaustive", choices=["exhaustive", "sequential"],
-                   help="row-order search: exhaustive (all (d0!)^K orders, up to 5,000,000) "
-                        "or sequential (beam search, bounded by --max-nodes); default "
-                        "exhaustive")
-    p.add_argument("--max-nodes", metavar="N", type=_int_at_least(1), default=1_000_000,
-                   help="budget of the sequential search (prefixes evaluated; it also bounds "
-                        "memory); default 1000000")
-    p.add_argument("--random-state", metavar="SEED", type=_int_between(0, MAX_SEED), default=0,
-                   help="FastICA seed of the reported fit, 0 to 2**32 - 1 (default 0)")
-    p.add_argument("--n-restarts", metavar="N", type=_int_at_least(1), default=1,
-                   help="FastICA runs per domain, the best by negentropy kept (default 1)")
-    p.add_argument("--seeds", metavar="N", type=_int_at_least(1), default=1,
-                   help="refit with N FastICA seeds (SEED, SEED+1, ...) and "
-                        "report how often the causal order and the alignment agree; the "
-                        "first seed's fit is the one reported (default 1)")
-    p.add_argument("--dropna", action="store_true",
-                   help="drop rows with a missing score or domain (reported per domain) "
-                        "instead of stopping")
-    p.add_argument("--min-domain-size", type=_int_at_least(0), default=0, metavar="N",
-                   help="drop domains with fewer than N rows (reported)")
-    p.add_argument("--drop-duplicates", action="store_true",
-                   help="drop rows that repeat an earlier row (same domain and scores; "
-                        "reported) instead of counting them twice")
-    p.add_argument("--null-draws", metavar="N", type=_int_at_least(0), default=None,
-                   help="random rotations of the ICA sources for the MIC's reference range "
-                        "(one search each; 0 skips it; default 20, fewer (at least 5, with a "
-                        "note) when 20 searches would take more than a minute)")
-    p.add_argument("--n-jobs", metavar="N", type=int, default=None,
-                   help="parallel jobs (joblib) for the per-domain ICA and the --seeds "
-                        "refits; the results do not depend on it (default: one)")
-    p.add_argument("--json", metavar="PATH",
-                   help="also write the full report as JSON (a file is replaced atomically, "
-                        "a link's target is written, a device or FIFO is written through)")
-    p.add_argument("--plot", metavar="PATH",
-                   help="also draw the unmixing matrix and the causal graphs (.svg, .png, .pdf)")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress on stderr with an ETA per domain's ICA and search level: a "
-                        "bar on a terminal (for runs longer than 2 s), plain 'progress:' "
-                        "lines otherwise (default: when stderr is a terminal)")
+    p.add_argument(
+        "--domain-col", metavar="COLUMN", required=True, help="column naming each model's domain"
+    )
+    p.add_argument(
+        "--benchmarks",
+        metavar="COLUMNS",
+        required=True,
+        help="comma-separated benchmark columns, e.g. ifeval,bbh,math_lvl_5",
+    )
+    p.add_argument(
+        "--n-components",
+        metavar="D",
+        type=_int_at_least(1),
+        default=3,
+        help="latent factors (default 3)",
+    )
+    p.add_argument(
+        "--search",
+        default="exhaustive",
+        choices=["exhaustive", "sequential"],
+        help="row-order search: exhaustive (all (d0!)^K orders, up to 5,000,000) "
+        "or sequential (beam search, bounded by --max-nodes); default "
+        "exhaustive",
+    )
+    p.add_argument(
+        "--max-nodes",
+        metavar="N",
+        type=_int_at_least(1),
+        default=1_000_000,
+        help="budget of the sequential search (prefixes evaluated; it also bounds "
+        "memory); default 1000000",
+    )
+    p.add_argument(
+        "--random-state",
+        metavar="SEED",
+        type=_int_between(0, MAX_SEED),
+        default=0,
+        help="FastICA seed of the reported fit, 0 to 2**32 - 1 (default 0)",
+    )
+    p.add_argument(
+        "--n-restarts",
+        metavar="N",
+        type=_int_at_least(1),
+        default=1,
+        help="FastICA runs per domain, the best by negentropy kept (default 1)",
+    )
+    p.add_argument(
+        "--seeds",
+        metavar="N",
+        type=_int_at_least(1),
+        default=1,
+        help="refit with N FastICA seeds (SEED, SEED+1, ...) and "
+        "report how often the causal order and the alignment agree; the "
+        "first seed's fit is the one reported (default 1)",
+    )
+    p.add_argument(
+        "--dropna",
+        action="store_true",
+        help="drop rows with a missing score or domain (reported per domain) instead of stopping",
+    )
+    p.add_argument(
+        "--min-domain-size",
+        type=_int_at_least(0),
+        default=0,
+        metavar="N",
+        help="drop domains with fewer than N rows (reported)",
+    )
+    p.add_argument(
+        "--drop-duplicates",
+        action="store_true",
+        help="drop rows that repeat an earlier row (same domain and scores; "
+        "reported) instead of counting them twice",
+    )
+    p.add_argument(
+        "--null-draws",
+        metavar="N",
+        type=_int_at_least(0),
+        default=None,
+        help="random rotations of the ICA sources for the MIC's reference range "
+        "(one search each; 0 skips it; default 20, fewer (at least 5, with a "
+        "note) when 20 searches would take more than a minute)",
+    )
+    p.add_argument(
+        "--n-jobs",
+        metavar="N",
+        type=int,
+        default=None,
+        help="parallel jobs (joblib) for the per-domain ICA and the --seeds "
+        "refits; the results do not depend on it (default: one)",
+    )
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        help="also write the full report as JSON (a file is replaced atomically, "
+        "a link's target is written, a device or FIFO is written through)",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="also draw the unmixing matrix and the causal graphs (.svg, .png, .pdf)",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress on stderr with an ETA per domain's ICA and search level: a "
+        "bar on a terminal (for runs longer than 2 s), plain 'progress:' "
+        "lines otherwise (default: when stderr is a terminal)",
+    )
 
 
 def _check_domains(board, n_components: int, search: str) -> None:
@@ -129,18 +195,21 @@ def _check_domains(board, n_components: int, search: str) -> None:
     sizes = board.domain_sizes()
     p = board.X.shape[1]
     if len(sizes) < 2:
-        raise ValueError(f"HCA needs at least 2 domains, found {len(sizes)} "
-                         f"({list(sizes)}) after the rows dropped")
+        raise ValueError(
+            f"HCA needs at least 2 domains, found {len(sizes)} "
+            f"({list(sizes)}) after the rows dropped"
+        )
     if n_components > p:
-        raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks "
-                         f"({p})")
+        raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks ({p})")
     try:
         check_fit_data(board.X, board.domains, n_components)
     except ValueError as err:
         small = sum(v <= p for v in sizes.values())
         if small and "models but at least" in str(err):
-            raise ValueError(f"{err} ({small} of {len(sizes)} domains have {p} rows or fewer); "
-                             f"drop them with --min-domain-size {p + 1}") from None
+            raise ValueError(
+                f"{err} ({small} of {len(sizes)} domains have {p} rows or fewer); "
+                f"drop them with --min-domain-size {p + 1}"
+            ) from None
         raise
     check_search_size(search, len(sizes), n_components, hint="use --search sequential")
 
@@ -156,16 +225,26 @@ def _run(args: argparse.Namespace) -> int:
 
     benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     outputs = {}
-    for option, value, suffixes in (("--json", args.json, None),
-                                    ("--plot", args.plot, PLOT_SUFFIXES)):
+    for option, value, suffixes in (
+        ("--json", args.json, None),
+        ("--plot", args.plot, PLOT_SUFFIXES),
+    ):
         if value is not None:
             outputs[option] = check_output_path(value, option, suffixes, inputs=[args.csv])
-    if (len(outputs) == 2 and not outputs["--json"].stream
-            and outputs["--json"].target.resolve() == outputs["--plot"].target.resolve()):
+    if (
+        len(outputs) == 2
+        and not outputs["--json"].stream
+        and outputs["--json"].target.resolve() == outputs["--plot"].target.resolve()
+    ):
         raise ValueError("--json and --plot name the same file")
-    board = load_leaderboard(args.csv, args.domain_col, benchmarks, dropna=args.dropna,
-                             min_domain_size=args.min_domain_size,
-                             drop_duplicates=args.drop_duplicates)
+    board = load_leaderboard(
+        args.csv,
+        args.domain_col,
+        benchmarks,
+        dropna=args.dropna,
+        min_domain_size=args.min_domain_size,
+        drop_duplicates=args.drop_duplicates,
+    )
     _check_domains(board, args.n_components, args.search)
 
     from hca.cli.report import (
@@ -184,10 +263,18 @@ def _run(args: argparse.Namespace) -> int:
     from hca.estimator.progress import listen
 
     settings = FitSettings(
-        n_components=args.n_components, search=args.search, max_nodes=args.max_nodes,
-        random_state=args.random_state, n_restarts=args.n_restarts, seeds=args.seeds,
-        min_domain_size=args.min_domain_size, dropna=args.dropna,
-        drop_duplicates=args.drop_duplicates, null_draws=args.null_draws, n_jobs=args.n_jobs)
+        n_components=args.n_components,
+        search=args.search,
+        max_nodes=args.max_nodes,
+        random_state=args.random_state,
+        n_restarts=args.n_restarts,
+        seeds=args.seeds,
+        min_domain_size=args.min_domain_size,
+        dropna=args.dropna,
+        drop_duplicates=args.drop_duplicates,
+        null_draws=args.null_draws,
+        n_jobs=args.n_jobs,
+    )
     notes = Notes()
     early = []
 
@@ -195,8 +282,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"note: {line}", file=sys.stderr, flush=True)
         early.append(line)
 
-    note = duplicates_note({"duplicated_rows": board.duplicated_rows,
-                            "rows_dropped_duplicates": board.dropped_duplicates})
+    note = duplicates_note(
+        {
+            "duplicated_rows": board.duplicated_rows,
+            "rows_dropped_duplicates": board.dropped_duplicates,
+        }
+    )
     if note:
         announce(note)
     steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
@@ -212,8 +303,9 @@ def _run(args: argparse.Namespace) -> int:
                 reference = mic_reference(fits.reference.model, draws)
             progress.advance()
         settings = dataclasses.replace(settings, null_draws=draws)
-        report = build_report(board, settings, fits, csv=args.csv, domain_col=args.domain_col,
-                              reference=reference)
+        report = build_report(
+            board, settings, fits, csv=args.csv, domain_col=args.domain_col, reference=reference
+        )
         for line in early:
             notes.add(line)
         note = search_note(report)
@@ -226,8 +318,10 @@ def _run(args: argparse.Namespace) -> int:
             if note:
                 notes.add(note)
         if len(report["domains"]) > 12 and "--plot" in outputs:
-            notes.add(f"the figure shows the causal graphs of the first 12 of "
-                      f"{len(report['domains'])} domains")
+            notes.add(
+                f"the figure shows the causal graphs of the first 12 of "
+                f"{len(report['domains'])} domains"
+            )
         report["notes"] = notes.lines()
         text = json.dumps(report, indent=2, allow_nan=False)  # fails before anything is written
         writers = {}

@@ -91,15 +91,16 @@ def _check_header(path: Path, header: list[str], used: list[str]) -> None:
     for name in used:
         where = [i + 1 for i, h in enumerate(header) if h == name]
         if len(where) > 1:
-            raise ValueError(f"{path}: column {name!r} appears {len(where)} times in the header "
-                             f"(columns {', '.join(map(str, where))}); rename the copies")
+            raise ValueError(
+                f"{path}: column {name!r} appears {len(where)} times in the header "
+                f"(columns {', '.join(map(str, where))}); rename the copies"
+            )
 
 
 def _read_frame(path: Path) -> pd.DataFrame:
     try:
         return pd.read_csv(path, encoding="utf-8-sig")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
-            ValueError) as err:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ValueError(f"{path}: malformed CSV ({first})") from None
 
@@ -110,8 +111,9 @@ def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
     bad = values.isna() & raw.notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(f"{path}: column {col!r} is not numeric "
-                         f"(data row {row + 1} holds {raw.iloc[row]!r})")
+        raise ValueError(
+            f"{path}: column {col!r} is not numeric (data row {row + 1} holds {raw.iloc[row]!r})"
+        )
     try:
         values = values.astype(float)
     except (TypeError, ValueError):
@@ -119,8 +121,10 @@ def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
     inf = np.isinf(values.to_numpy())
     if inf.any():
         row = int(np.flatnonzero(inf)[0])
-        raise ValueError(f"{path}: column {col!r} has an infinite score "
-                         f"(data row {row + 1} holds {raw.iloc[row]!r})")
+        raise ValueError(
+            f"{path}: column {col!r} has an infinite score "
+            f"(data row {row + 1} holds {raw.iloc[row]!r})"
+        )
     return values
 
 
@@ -135,7 +139,7 @@ def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         big = np.abs(values) > MAX_ABS_SCORE
         if not big.any():
-            sums = np.nansum(values ** 2, axis=0)
+            sums = np.nansum(values**2, axis=0)
             if np.all(np.isfinite(sums)):
                 return
             col = int(np.flatnonzero(~np.isfinite(sums))[0])
@@ -143,10 +147,12 @@ def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
             big = np.zeros_like(big)
             big[row, col] = True
     row, col = (int(v) for v in np.argwhere(big)[0])
-    raise ValueError(f"{path}: column {X.columns[col]!r} holds {values[row, col]:.3g} (data "
-                     f"row {int(rows[row]) + 1}), too large to fit safely (the limit is "
-                     f"{MAX_ABS_SCORE:.0e} and squared sums must stay finite); rescale the "
-                     "scores (e.g. to percent or to a 0-1 range)")
+    raise ValueError(
+        f"{path}: column {X.columns[col]!r} holds {values[row, col]:.3g} (data "
+        f"row {int(rows[row]) + 1}), too large to fit safely (the limit is "
+        f"{MAX_ABS_SCORE:.0e} and squared sums must stay finite); rescale the "
+        "scores (e.g. to percent or to a 0-1 range)"
+    )
 
 
 def _duplicates(labels: pd.Series, X: pd.DataFrame) -> np.ndarray:
@@ -156,9 +162,15 @@ def _duplicates(labels: pd.Series, X: pd.DataFrame) -> np.ndarray:
     return frame.duplicated(keep="first").to_numpy()
 
 
-def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Sequence[str], *,
-                     dropna: bool = False, min_domain_size: int = 0,
-                     drop_duplicates: bool = False) -> Leaderboard:
+def load_leaderboard(
+    path: str | os.PathLike,
+    domain_col: str,
+    benchmarks: Sequence[str],
+    *,
+    dropna: bool = False,
+    min_domain_size: int = 0,
+    drop_duplicates: bool = False,
+) -> Leaderboard:
     """Read and validate a leaderboard CSV.
 
     Parameters
@@ -206,8 +218,9 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
     df = _read_frame(path)
     missing = [c for c in used if c not in df.columns]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; the CSV has "
-                         f"{_show_columns(df.columns)}")
+        raise ValueError(
+            f"{path}: missing column(s) {missing}; the CSV has {_show_columns(df.columns)}"
+        )
     if df.empty:
         raise ValueError(f"{path}: no data rows (only a header)")
     X = pd.DataFrame({col: _numeric_column(path, df, col) for col in benchmarks})
@@ -217,17 +230,27 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
     if incomplete.any():
         row = int(np.flatnonzero(incomplete.to_numpy())[0])
         if not dropna:
-            what = (f"column {domain_col!r} has a missing domain" if pd.isna(labels.iloc[row])
-                    else f"a missing score in {[c for c in benchmarks if pd.isna(X[c].iloc[row])]}")
-            raise ValueError(f"{path}: {what} (data row {row + 1}); pass --dropna to drop "
-                             "incomplete rows, or complete them")
-        names = labels[incomplete].astype(object).where(labels[incomplete].notna(),
-                                                         MISSING_DOMAIN).astype(str)
+            what = (
+                f"column {domain_col!r} has a missing domain"
+                if pd.isna(labels.iloc[row])
+                else f"a missing score in {[c for c in benchmarks if pd.isna(X[c].iloc[row])]}"
+            )
+            raise ValueError(
+                f"{path}: {what} (data row {row + 1}); pass --dropna to drop "
+                "incomplete rows, or complete them"
+            )
+        names = (
+            labels[incomplete]
+            .astype(object)
+            .where(labels[incomplete].notna(), MISSING_DOMAIN)
+            .astype(str)
+        )
         dropped = {str(k): int(v) for k, v in names.value_counts(sort=False).sort_index().items()}
         X, labels = X[~incomplete], labels[~incomplete]
         if X.empty:
-            raise ValueError(f"{path}: every row has a missing score or domain "
-                             "(nothing left after --dropna)")
+            raise ValueError(
+                f"{path}: every row has a missing score or domain (nothing left after --dropna)"
+            )
     _check_scale(path, X, np.asarray(X.index))
     repeated = _duplicates(labels, X)
     n_repeated = int(repeated.sum())
@@ -238,17 +261,25 @@ def load_leaderboard(path: str | os.PathLike, domain_col: str, benchmarks: Seque
     small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
     kept = [str(k) for k in names if str(k) not in small]
     if not kept:
-        raise ValueError(f"{path}: every domain has fewer than {min_domain_size} rows "
-                         "(nothing left after --min-domain-size)")
+        raise ValueError(
+            f"{path}: every domain has fewer than {min_domain_size} rows "
+            "(nothing left after --min-domain-size)"
+        )
     X, domains = domain_data(frame, kept, benchmarks, by=domain_col, context=str(path))
-    return Leaderboard(X, domains, rows_read=len(df),
-                       dropped_incomplete=dropped, dropped_domains=small,
-                       duplicated_rows=n_repeated,
-                       dropped_duplicates=n_repeated if drop_duplicates else 0)
+    return Leaderboard(
+        X,
+        domains,
+        rows_read=len(df),
+        dropped_incomplete=dropped,
+        dropped_domains=small,
+        duplicated_rows=n_repeated,
+        dropped_duplicates=n_repeated if drop_duplicates else 0,
+    )
 
 
-def read_leaderboard_csv(path: str | os.PathLike, domain_col: str,
-                         benchmarks: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+def read_leaderboard_csv(
+    path: str | os.PathLike, domain_col: str, benchmarks: list[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Read and validate ``path``: the benchmark columns (floats) and the domain labels.
 
     The strict form of :func:`load_leaderboard` (nothing dropped).

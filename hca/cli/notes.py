@@ -83,8 +83,14 @@ class Progress:
     :meth:`listener` (:func:`hca.estimator.progress.listen`).
     """
 
-    def __init__(self, total: int, enabled: bool | None = None, delay: float = 2.0,
-                 desc: str = "hca fit", interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        total: int,
+        enabled: bool | None = None,
+        delay: float = 2.0,
+        desc: str = "hca fit",
+        interval: float = 1.0,
+    ) -> None:
         tty = sys.stderr.isatty()
         if enabled is None:
             enabled = tty
@@ -100,8 +106,15 @@ class Progress:
         if enabled and tty:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=desc, file=sys.stderr, delay=delay, leave=False,
-                            unit="step", bar_format="{desc}: {n}/{total}{postfix} [{elapsed}]")
+            self.bar = tqdm(
+                total=total,
+                desc=desc,
+                file=sys.stderr,
+                delay=delay,
+                leave=False,
+                unit="step",
+                bar_format="{desc}: {n}/{total}{postfix} [{elapsed}]",
+            )
             self._delay = delay
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
@@ -123,8 +136,9 @@ class Progress:
                 return
             if force or now - self._last_line >= self.interval:
                 self._last_line = now
-                print(f"{self.desc}: [{self.done}/{self.total}] {text}", file=sys.stderr,
-                      flush=True)
+                print(
+                    f"{self.desc}: [{self.done}/{self.total}] {text}", file=sys.stderr, flush=True
+                )
 
     def stage(self, text: str) -> None:
         self._stage, self._detail = text, ""

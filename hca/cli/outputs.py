@@ -63,9 +63,12 @@ def _kind(target: Path) -> str | None:
     return "stream"  # character or block device, FIFO
 
 
-def check_output_path(path: str | os.PathLike, option: str,
-                      suffixes: Sequence[str] | None = None,
-                      inputs: Sequence[str | os.PathLike] = ()) -> Output:
+def check_output_path(
+    path: str | os.PathLike,
+    option: str,
+    suffixes: Sequence[str] | None = None,
+    inputs: Sequence[str | os.PathLike] = (),
+) -> Output:
     """Check, before any work, that ``path`` can be written without harming it.
 
     Refuses a folder, a socket, a missing or non-folder parent, a place where no file can be
@@ -75,8 +78,10 @@ def check_output_path(path: str | os.PathLike, option: str,
     """
     path = Path(path)
     if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise ValueError(f"{option} {path}: the file name must end in "
-                         f"{', '.join(suffixes)} (got {path.suffix or 'no suffix'!r})")
+        raise ValueError(
+            f"{option} {path}: the file name must end in "
+            f"{', '.join(suffixes)} (got {path.suffix or 'no suffix'!r})"
+        )
     if _kind(path) == "stream":  # a device or FIFO, possibly through links (/dev/stdout)
         target = path
     else:
@@ -101,12 +106,12 @@ def check_output_path(path: str | os.PathLike, option: str,
     if not parent.is_dir():
         raise ValueError(f"{option} {path}: {parent} is not a folder")
     try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{target.name}.",
-                                         suffix=".probe"):
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{target.name}.", suffix=".probe"):
             pass
     except OSError as err:
-        raise ValueError(f"{option} {path}: cannot write in {parent} "
-                         f"({err.strerror or type(err).__name__})") from None
+        raise ValueError(
+            f"{option} {path}: cannot write in {parent} ({err.strerror or type(err).__name__})"
+        ) from None
     return Output(path, target, False, option)
 
 
@@ -129,8 +134,7 @@ def _as_output(path: str | os.PathLike | Output) -> Output:
 def _temporary(out: Output) -> Path:
     """A new empty temporary file: next to the target, or in the temp folder for a stream."""
     folder = None if out.stream else out.target.parent
-    fd, name = tempfile.mkstemp(dir=folder, prefix=f".{out.target.name}.",
-                                suffix=out.path.suffix)
+    fd, name = tempfile.mkstemp(dir=folder, prefix=f".{out.target.name}.", suffix=out.path.suffix)
     os.close(fd)
     return Path(name)
 
@@ -141,8 +145,9 @@ def _write_stream(out: Output, tmp: Path) -> None:
         with open(tmp, "rb") as src, open(out.target, "wb") as dst:
             shutil.copyfileobj(src, dst)
     except OSError as err:
-        raise OSError(f"{out.option} {out.path}: cannot write "
-                      f"({err.strerror or type(err).__name__})") from None
+        raise OSError(
+            f"{out.option} {out.path}: cannot write ({err.strerror or type(err).__name__})"
+        ) from None
 
 
 def write_outputs(outputs: Mapping[Output, Callable[[Path], None]]) -> list[Output]:

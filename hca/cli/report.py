@@ -90,10 +90,18 @@ class FitSettings:
         return [self.random_state + i for i in range(self.seeds)]
 
     def estimator(self, seed: int) -> HCA:
-        return HCA(n_components=self.n_components, search=self.search, residual=self.residual,
-                   beam_width=self.beam_width, max_nodes=self.max_nodes, random_state=seed,
-                   max_iter=self.max_iter, tol=self.tol, n_restarts=self.n_restarts,
-                   n_jobs=self.n_jobs)
+        return HCA(
+            n_components=self.n_components,
+            search=self.search,
+            residual=self.residual,
+            beam_width=self.beam_width,
+            max_nodes=self.max_nodes,
+            random_state=seed,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_restarts=self.n_restarts,
+            n_jobs=self.n_jobs,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,10 +140,13 @@ class Fits:
 
 def seed_record(model: HCA) -> dict:
     """What the seed agreement reads off one fit (module level: sent to joblib workers)."""
-    return {"mic": float(model.mic_), "certified": bool(model.search_result_.certified),
-            "alignment": tuple(one_to_one_alignment(model.adjust().r2)["benchmark"]),
-            "unmixing": np.array(model.unmixing_),
-            "ica_converged": bool(all(model.ica_converged_.values()))}
+    return {
+        "mic": float(model.mic_),
+        "certified": bool(model.search_result_.certified),
+        "alignment": tuple(one_to_one_alignment(model.adjust().r2)["benchmark"]),
+        "unmixing": np.array(model.unmixing_),
+        "ica_converged": bool(all(model.ica_converged_.values())),
+    }
 
 
 def _duration(seconds: float) -> str:
@@ -146,9 +157,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def fit_seeds(board: Leaderboard, settings: FitSettings, notes: Notes | None = None,
-              progress: Progress | None = None,
-              announce: Callable[[str], None] | None = None) -> Fits:
+def fit_seeds(
+    board: Leaderboard,
+    settings: FitSettings,
+    notes: Notes | None = None,
+    progress: Progress | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> Fits:
     """Fit HCA with the first seed (timed; warnings become ``notes``), then refit the other
     seeds with :func:`hca.stability.seed_stability` (through joblib: any backend).
 
@@ -173,15 +188,23 @@ def fit_seeds(board: Leaderboard, settings: FitSettings, notes: Notes | None = N
     if rest:
         estimate = seconds * len(rest)
         if estimate > ESTIMATE_NOTE_SECONDS and announce is not None:
-            announce(f"--seeds {len(seeds)}: one fit took {_duration(seconds)}, so the other "
-                     f"{len(rest)} seeds will take about {_duration(estimate)} on one core "
-                     "(fewer --seeds, or a joblib backend with more workers, is faster)")
+            announce(
+                f"--seeds {len(seeds)}: one fit took {_duration(seconds)}, so the other "
+                f"{len(rest)} seeds will take about {_duration(estimate)} on one core "
+                "(fewer --seeds, or a joblib backend with more workers, is faster)"
+            )
         if progress is not None:
             progress.stage(f"seeds {rest[0]}-{rest[-1]} ({len(rest)} more)")
         with warnings.catch_warnings(), listen(listener):
             warnings.simplefilter("ignore")  # what they say is in the records
-            sweep = seed_stability(settings.estimator(seeds[0]), board.X, board.domains,
-                                   seeds=rest, n_jobs=settings.n_jobs, record=seed_record)
+            sweep = seed_stability(
+                settings.estimator(seeds[0]),
+                board.X,
+                board.domains,
+                seeds=rest,
+                n_jobs=settings.n_jobs,
+                record=seed_record,
+            )
         records += sweep.records.to_dict("records")
         if progress is not None:
             progress.advance(len(rest))
@@ -193,8 +216,9 @@ def fit_seeds(board: Leaderboard, settings: FitSettings, notes: Notes | None = N
 DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
 
 
-def reference_draws(model: HCA, requested: int | None,
-                    announce: Callable[[str], None] | None = None) -> int:
+def reference_draws(
+    model: HCA, requested: int | None, announce: Callable[[str], None] | None = None
+) -> int:
     """How many random rotations the MIC reference uses.
 
     ``requested`` (``--null-draws``) is honoured as given; by default (``None``) one search
@@ -211,11 +235,14 @@ def reference_draws(model: HCA, requested: int | None,
     if requested is None:
         fit = int(NULL_BUDGET_SECONDS // max(one, 1e-9))
         draws = max(MIN_NULL_DRAWS, min(DEFAULT_NULL_DRAWS, fit))
-    if announce is not None and (draws < DEFAULT_NULL_DRAWS and requested is None
-                                 or one * draws > NULL_BUDGET_SECONDS):
-        announce(f"the MIC reference uses {draws} random rotations, one search of "
-                 f"{_duration(one)} each: about {_duration(one * draws)} "
-                 "(--null-draws N sets the number, 0 skips it)")
+    if announce is not None and (
+        draws < DEFAULT_NULL_DRAWS and requested is None or one * draws > NULL_BUDGET_SECONDS
+    ):
+        announce(
+            f"the MIC reference uses {draws} random rotations, one search of "
+            f"{_duration(one)} each: about {_duration(one * draws)} "
+            "(--null-draws N sets the number, 0 skips it)"
+        )
     return int(draws)
 
 
@@ -229,20 +256,32 @@ def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | Non
     q05, q50, q95 = (float(v) for v in np.quantile(null, [0.05, 0.5, 0.95]))
     share = float(np.mean(null <= mic))
     if mic < q05:
-        reading = ("below the range under random rotations: the domains' ICA sources line up "
-                   "in a common hierarchy better than arbitrary sources would")
+        reading = (
+            "below the range under random rotations: the domains' ICA sources line up "
+            "in a common hierarchy better than arbitrary sources would"
+        )
     elif mic <= q95:
-        reading = ("inside the range under random rotations: nothing in this fit says that the "
-                   "domains share a hierarchy; do not read the causal order as a finding")
+        reading = (
+            "inside the range under random rotations: nothing in this fit says that the "
+            "domains share a hierarchy; do not read the causal order as a finding"
+        )
     else:
-        reading = ("above the range under random rotations: the ICA sources fit a common "
-                   "hierarchy worse than arbitrary sources; do not read the causal order as a "
-                   "finding")
-    return {"method": "MIC after rotating every domain's ICA sources by a random rotation "
-                      "(hca.stability.rotation_null)",
-            "n_draws": int(n_draws), "random_state": int(random_state),
-            "q05": q05, "median": q50, "q95": q95, "share_at_or_below": share,
-            "reading": reading}
+        reading = (
+            "above the range under random rotations: the ICA sources fit a common "
+            "hierarchy worse than arbitrary sources; do not read the causal order as a "
+            "finding"
+        )
+    return {
+        "method": "MIC after rotating every domain's ICA sources by a random rotation "
+        "(hca.stability.rotation_null)",
+        "n_draws": int(n_draws),
+        "random_state": int(random_state),
+        "q05": q05,
+        "median": q50,
+        "q95": q95,
+        "share_at_or_below": share,
+        "reading": reading,
+    }
 
 
 def _factor_match(ref: np.ndarray, other: np.ndarray) -> tuple[bool, list[float]]:
@@ -263,16 +302,18 @@ def seed_agreement(fits: Fits) -> dict:
     records = []
     for rec in fits.records:
         same_order, cosines = _factor_match(ref["unmixing"], rec["unmixing"])
-        records.append({
-            "seed": int(rec["seed"]),
-            "mic": float(rec["mic"]),
-            "certified": bool(rec["certified"]),
-            "alignment": [str(b) for b in rec["alignment"]],
-            "same_order": same_order,
-            "same_alignment": tuple(rec["alignment"]) == tuple(ref["alignment"]),
-            "factor_cosines": cosines,
-            "ica_converged": bool(rec["ica_converged"]),
-        })
+        records.append(
+            {
+                "seed": int(rec["seed"]),
+                "mic": float(rec["mic"]),
+                "certified": bool(rec["certified"]),
+                "alignment": [str(b) for b in rec["alignment"]],
+                "same_order": same_order,
+                "same_alignment": tuple(rec["alignment"]) == tuple(ref["alignment"]),
+                "factor_cosines": cosines,
+                "ica_converged": bool(rec["ica_converged"]),
+            }
+        )
     counts = Counter(tuple(r["alignment"]) for r in records)
     modal, n_modal = counts.most_common(1)[0]
     n = len(records)
@@ -309,8 +350,10 @@ def _domains_block(board: Leaderboard, model: HCA) -> dict:
 def order_text(assignment: pd.DataFrame) -> str:
     """The causal order in benchmark terms: ``z1 (≈ IFEval) -> z2 (≈ MATH Lvl 5) -> z3``
     (a factor that matches no benchmark well keeps its bare name)."""
-    return " -> ".join(z if row.weak else f"{z} (≈ {benchmark_label(row.benchmark)})"
-                       for z, row in assignment.iterrows())
+    return " -> ".join(
+        z if row.weak else f"{z} (≈ {benchmark_label(row.benchmark)})"
+        for z, row in assignment.iterrows()
+    )
 
 
 def trust(board: Leaderboard, n_components: int) -> dict:
@@ -318,14 +361,25 @@ def trust(board: Leaderboard, n_components: int) -> dict:
     the rule drawn in chapter 11 from :func:`hca.stability.recovery_study`."""
     sizes = board.domain_sizes()
     smallest = min(sizes.values())
-    return {"n_domains": len(sizes), "smallest_domain": int(smallest),
-            "min_domains": int(n_components), "min_domain_size": TRUSTED_DOMAIN_SIZE,
-            "trusted": bool(len(sizes) >= n_components and smallest >= TRUSTED_DOMAIN_SIZE)}
+    return {
+        "n_domains": len(sizes),
+        "smallest_domain": int(smallest),
+        "min_domains": int(n_components),
+        "min_domain_size": TRUSTED_DOMAIN_SIZE,
+        "trusted": bool(len(sizes) >= n_components and smallest >= TRUSTED_DOMAIN_SIZE),
+    }
 
 
-def build_report(board: Leaderboard, settings: FitSettings, fits: Fits, *,
-                 csv: str = "", domain_col: str = "", notes: list[str] | None = None,
-                 reference: dict | None = None) -> dict:
+def build_report(
+    board: Leaderboard,
+    settings: FitSettings,
+    fits: Fits,
+    *,
+    csv: str = "",
+    domain_col: str = "",
+    notes: list[str] | None = None,
+    reference: dict | None = None,
+) -> dict:
     """The JSON-ready report of a run (see ``report.schema.json``)."""
     fit = fits.reference
     assignment = fit.assignment
@@ -373,8 +427,13 @@ def build_report(board: Leaderboard, settings: FitSettings, fits: Fits, *,
         "causal_order_text": order_text(assignment),
         "weak_match_r2": WEAK_MATCH_R2,
         "alignment": [
-            {"factor": z, "benchmark": str(row.benchmark), "r2": float(row.r2),
-             "weak": bool(row.weak), "ols_pick": str(b)}
+            {
+                "factor": z,
+                "benchmark": str(row.benchmark),
+                "r2": float(row.r2),
+                "weak": bool(row.weak),
+                "ols_pick": str(b),
+            }
             for (z, row), b in zip(assignment.iterrows(), adj.benchmarks)
         ],
         "trust": trust(board, d),
@@ -400,17 +459,23 @@ def search_note(report: dict) -> str | None:
     if s["certified"]:
         return None
     d, K = report["settings"]["n_components"], len(report["domains"])
-    how = ("some levels of the search tree had more than --max-nodes prefixes and were "
-           "explored from a few starting directions; " if not s["enumerated"] else "")
+    how = (
+        "some levels of the search tree had more than --max-nodes prefixes and were "
+        "explored from a few starting directions; "
+        if not s["enumerated"]
+        else ""
+    )
     exhaustive = ""
     try:
         check_search_size("exhaustive", K, d)
         exhaustive = f", or use --search exhaustive ({s['row_orders']} row orders)"
     except ValueError:
         pass
-    return (f"the sequential search did not certify its answer: MIC = {report['mic']:.4f} "
-            f"may not be the smallest ({how}{s['nodes_evaluated']:,} prefixes evaluated with "
-            f"--max-nodes {report['settings']['max_nodes']:,}); raise --max-nodes{exhaustive}")
+    return (
+        f"the sequential search did not certify its answer: MIC = {report['mic']:.4f} "
+        f"may not be the smallest ({how}{s['nodes_evaluated']:,} prefixes evaluated with "
+        f"--max-nodes {report['settings']['max_nodes']:,}); raise --max-nodes{exhaustive}"
+    )
 
 
 def convergence_note(report: dict) -> str | None:
@@ -424,38 +489,49 @@ def convergence_note(report: dict) -> str | None:
     text = ""
     if bad:
         shown = ", ".join(bad[:10]) + (", ..." if len(bad) > 10 else "")
-        text = (f"FastICA did not converge within {settings['max_iter']} iterations in "
-                f"{len(bad)} of {len(report['domains'])} domains ({shown}); treat their "
-                "unmixing matrices with caution ('ica_converged' in the JSON report)")
+        text = (
+            f"FastICA did not converge within {settings['max_iter']} iterations in "
+            f"{len(bad)} of {len(report['domains'])} domains ({shown}); treat their "
+            "unmixing matrices with caution ('ica_converged' in the JSON report)"
+        )
     if len(fits) > 1:
-        text += ("; " if text else "") + (f"some domain's FastICA did not converge in "
-                                          f"{n_bad_seeds} of {len(fits)} seeds")
+        text += ("; " if text else "") + (
+            f"some domain's FastICA did not converge in {n_bad_seeds} of {len(fits)} seeds"
+        )
     return text
 
 
 def _stability_line(st: dict) -> str:
     n = len(st["seeds"])
     if n == 1:
-        return (f"One FastICA seed ({st['seeds'][0]}); --seeds N refits with N seeds and "
-                "reports how often the order and the alignment agree")
+        return (
+            f"One FastICA seed ({st['seeds'][0]}); --seeds N refits with N seeds and "
+            "reports how often the order and the alignment agree"
+        )
     n_order = round(st["order_agreement"] * n)
     n_align = round(st["alignment_agreement"] * n)
-    return (f"Stability over {n} FastICA seeds ({st['seeds'][0]}-{st['seeds'][-1]}): the "
-            f"factors come in the same causal order as with seed {st['reference_seed']} in "
-            f"{n_order}/{n} seeds, the same alignment in {n_align}/{n}; "
-            f"{st['distinct_alignments']} distinct alignment(s), most frequent "
-            f"{' > '.join(st['modal_alignment'])} ({round(st['modal_alignment_share'] * n)}/{n})")
+    return (
+        f"Stability over {n} FastICA seeds ({st['seeds'][0]}-{st['seeds'][-1]}): the "
+        f"factors come in the same causal order as with seed {st['reference_seed']} in "
+        f"{n_order}/{n} seeds, the same alignment in {n_align}/{n}; "
+        f"{st['distinct_alignments']} distinct alignment(s), most frequent "
+        f"{' > '.join(st['modal_alignment'])} ({round(st['modal_alignment_share'] * n)}/{n})"
+    )
 
 
 def _rows_line(inp: dict) -> str:
     parts = [f"Rows: {inp['rows_used']} of {inp['rows_read']} used"]
     if inp["rows_dropped_incomplete"]:
-        parts.append(f"{inp['rows_dropped_incomplete']} incomplete rows dropped (--dropna): "
-                     + _counts(inp["dropped_incomplete"]))
+        parts.append(
+            f"{inp['rows_dropped_incomplete']} incomplete rows dropped (--dropna): "
+            + _counts(inp["dropped_incomplete"])
+        )
     if inp["dropped_domains"]:
-        parts.append(f"{len(inp['dropped_domains'])} domains with "
-                     f"{inp['rows_dropped_small_domains']} rows dropped (--min-domain-size): "
-                     + _counts(inp["dropped_domains"]))
+        parts.append(
+            f"{len(inp['dropped_domains'])} domains with "
+            f"{inp['rows_dropped_small_domains']} rows dropped (--min-domain-size): "
+            + _counts(inp["dropped_domains"])
+        )
     return "; ".join(parts)
 
 
@@ -471,15 +547,22 @@ def trust_note(report: dict) -> str | None:
         return None
     parts = []
     if t["n_domains"] < t["min_domains"]:
-        parts.append(f"{t['n_domains']} domains for {t['min_domains']} factors (Theorem 1 "
-                     "needs at least as many domains as factors)")
+        parts.append(
+            f"{t['n_domains']} domains for {t['min_domains']} factors (Theorem 1 "
+            "needs at least as many domains as factors)"
+        )
     if t["smallest_domain"] < t["min_domain_size"]:
-        parts.append(f"the smallest domain has {t['smallest_domain']} models (on simulated "
-                     f"data HCA recovered a known order reliably only from about "
-                     f"{t['min_domain_size']} models per domain; chapter 11, "
-                     "hca.stability.recovery_study)")
-    return ("the data may be too few for the search to be trusted: " + "; ".join(parts)
-            + "; check the order with --seeds and the MIC reference")
+        parts.append(
+            f"the smallest domain has {t['smallest_domain']} models (on simulated "
+            f"data HCA recovered a known order reliably only from about "
+            f"{t['min_domain_size']} models per domain; chapter 11, "
+            "hca.stability.recovery_study)"
+        )
+    return (
+        "the data may be too few for the search to be trusted: "
+        + "; ".join(parts)
+        + "; check the order with --seeds and the MIC reference"
+    )
 
 
 def duplicates_note(inp: dict) -> str | None:
@@ -487,8 +570,10 @@ def duplicates_note(inp: dict) -> str | None:
     n = inp["duplicated_rows"] - inp["rows_dropped_duplicates"]
     if n <= 0:
         return None
-    return (f"{n} row{'s' * (n != 1)} repeat an earlier row (same domain and scores) and "
-            "count twice; --drop-duplicates drops them")
+    return (
+        f"{n} row{'s' * (n != 1)} repeat an earlier row (same domain and scores) and "
+        "count twice; --drop-duplicates drops them"
+    )
 
 
 def _reference_lines(report: dict) -> list[str]:
@@ -512,7 +597,7 @@ def format_report(report: dict) -> str:
     shown = ", ".join(f"{k}: {v['rows']}" for k, v in list(doms.items())[:12])
     more = f", ... ({len(doms)} domains)" if len(doms) > 12 else ""
     s = report["search"]
-    cert = ("certified optimal" if s["certified"] else "NOT certified optimal")
+    cert = "certified optimal" if s["certified"] else "NOT certified optimal"
     lines = [
         f"HCA on {report['n_models']} models, {len(report['benchmarks'])} benchmarks, "
         f"{len(doms)} domains ({shown}{more})",
@@ -522,7 +607,8 @@ def format_report(report: dict) -> str:
         f"Causal order: {report['causal_order_text']}",
         f"MIC = {report['mic']:.4f}  (per domain: "
         + ", ".join(f"{k} {v:.4f}" for k, v in list(report["inexactness"].items())[:12])
-        + (", ..." if len(doms) > 12 else "") + ")",
+        + (", ..." if len(doms) > 12 else "")
+        + ")",
         *_reference_lines(report),
         f"Alignment (one benchmark per factor, the largest total R^2 of z_i ~ z_1..z_(i-1) + "
         f"benchmark; R^2 below {report['weak_match_r2']:.2f}: matches no benchmark well):",
@@ -530,10 +616,14 @@ def format_report(report: dict) -> str:
     width = max(len(a["benchmark"]) for a in report["alignment"])
     for a in report["alignment"]:
         flag = ", matches no benchmark well" if a["weak"] else ""
-        pick = (f"; alone, the OLS adjustment would pick {a['ols_pick']}"
-                if a["ols_pick"] != a["benchmark"] else "")
-        lines.append(f"  {a['factor']}  <->  {a['benchmark']:<{width}}  "
-                     f"(R^2 = {a['r2']:.2f}{flag}{pick})")
+        pick = (
+            f"; alone, the OLS adjustment would pick {a['ols_pick']}"
+            if a["ols_pick"] != a["benchmark"]
+            else ""
+        )
+        lines.append(
+            f"  {a['factor']}  <->  {a['benchmark']:<{width}}  (R^2 = {a['r2']:.2f}{flag}{pick})"
+        )
     lines.append(_stability_line(report["stability"]))
     lines.append("Causal graphs (after the OLS adjustment; unit-variance sources):")
     for dom, g in report["graphs"].items():
@@ -549,8 +639,14 @@ COMPACT_BENCHMARKS = 15
 LABEL_SHARE = 0.25
 
 
-def _draw_matrix(ax, M: np.ndarray, benchmarks: list[str], title: str,
-                 outlined: list[int] | None = None, **kwargs) -> None:
+def _draw_matrix(
+    ax,
+    M: np.ndarray,
+    benchmarks: list[str],
+    title: str,
+    outlined: list[int] | None = None,
+    **kwargs,
+) -> None:
     """Factors x benchmarks as a heatmap (benchmarks down the page, without cell values and
     with only the heavily weighted ones named, beyond :data:`COMPACT_BENCHMARKS`); the cell
     of every factor's one-to-one benchmark outlined."""
@@ -600,8 +696,10 @@ def _draw_report(fit: Fit, path: Path, max_domains: int) -> int:
     assignment = fit.assignment
     benchmarks = [str(b) for b in adj.r2.columns]
     assigned = [benchmarks.index(b) for b in assignment["benchmark"]]
-    node_labels = [f"({benchmark_label(b)})" if w else benchmark_label(b)
-                   for b, w in zip(assignment["benchmark"], assignment["weak"])]
+    node_labels = [
+        f"({benchmark_label(b)})" if w else benchmark_label(b)
+        for b, w in zip(assignment["benchmark"], assignment["weak"])
+    ]
     doms = list(adj.models)[:max_domains]
     d, p = adj.unmixing.shape
     ncols = min(2, len(doms))  # at most 10 in wide: legible when shown at a page's width
@@ -609,8 +707,9 @@ def _draw_report(fit: Fit, path: Path, max_domains: int) -> int:
     width = min(10.0, max(4.0, 1.6 + 1.6 * d) * ncols)
     compact = p > COMPACT_BENCHMARKS
     top = 1.0 + 0.12 * p if compact else 0.8 + 0.5 * d
-    fig = Figure(figsize=(width, (top if compact else 2 * top) + 1.0 + 3.0 * nrows),
-                 layout="constrained")
+    fig = Figure(
+        figsize=(width, (top if compact else 2 * top) + 1.0 + 3.0 * nrows), layout="constrained"
+    )
     if compact:  # the two matrices side by side, benchmarks down the page
         grid = fig.add_gridspec(nrows + 1, 2, height_ratios=[top] + [3.0] * nrows)
         ax_h, ax_r = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
@@ -619,14 +718,18 @@ def _draw_report(fit: Fit, path: Path, max_domains: int) -> int:
         grid = fig.add_gridspec(nrows + 2, ncols, height_ratios=[top, top] + [3.0] * nrows)
         ax_h, ax_r = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, :])
         first = 2
-    titles = (("Unmixing H (z = H x)", "R^2 of z_i ~ z_<i + benchmark\n(outlined: node labels)")
-              if compact else
-              ("Unmixing matrix after the OLS adjustment (z = H x)",
-               "R^2 of z_i ~ z_1..z_(i-1) + benchmark; outlined: the aligned benchmark "
-               "(node labels)"))
+    titles = (
+        ("Unmixing H (z = H x)", "R^2 of z_i ~ z_<i + benchmark\n(outlined: node labels)")
+        if compact
+        else (
+            "Unmixing matrix after the OLS adjustment (z = H x)",
+            "R^2 of z_i ~ z_1..z_(i-1) + benchmark; outlined: the aligned benchmark (node labels)",
+        )
+    )
     _draw_matrix(ax_h, adj.unmixing, benchmarks, titles[0])
-    _draw_matrix(ax_r, adj.r2.to_numpy(dtype=float), benchmarks, titles[1], outlined=assigned,
-                 vmax=1.0)
+    _draw_matrix(
+        ax_r, adj.r2.to_numpy(dtype=float), benchmarks, titles[1], outlined=assigned, vmax=1.0
+    )
     for i, dom in enumerate(doms):
         ax = fig.add_subplot(grid[first + i // ncols, i % ncols])
         plot_causal_graph(adj.models[dom], ax, title=str(dom), node_labels=node_labels)
@@ -640,13 +743,19 @@ def report_schema() -> dict:
     return json.loads(text)
 
 
-def fit_report(X: pd.DataFrame, domains: np.ndarray, n_components: int = 3,
-               search: str = "exhaustive", random_state: int = 0) -> dict:
+def fit_report(
+    X: pd.DataFrame,
+    domains: np.ndarray,
+    n_components: int = 3,
+    search: str = "exhaustive",
+    random_state: int = 0,
+) -> dict:
     """Fit HCA with one seed and return the JSON-ready report (kept for scripts that used the
     first version of the command line)."""
-    board = Leaderboard(pd.DataFrame(X).reset_index(drop=True),
-                        np.asarray(domains, dtype=object), rows_read=len(X))
-    settings = FitSettings(n_components=n_components, search=search, random_state=random_state,
-                           null_draws=0)
+    board = Leaderboard(
+        pd.DataFrame(X).reset_index(drop=True), np.asarray(domains, dtype=object), rows_read=len(X)
+    )
+    settings = FitSettings(
+        n_components=n_components, search=search, random_state=random_state, null_draws=0
+    )
     return build_report(board, settings, fit_seeds(board, settings))
-

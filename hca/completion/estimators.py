@@ -1,5 +1,4 @@
-"""Matrix completion estimators: soft-impute, structured matrix completion, column means.
-"""
+"""Matrix completion estimators: soft-impute, structured matrix completion, column means."""
 
 from __future__ import annotations
 
@@ -78,13 +77,15 @@ def _wrap(X_in: Any, arr: np.ndarray) -> Any:
 
 def _check_not_all_missing(missing: np.ndarray) -> None:
     if missing.all():
-        raise ValueError(f"every entry of X is missing (shape {missing.shape}); "
-                         "nothing to complete from")
+        raise ValueError(
+            f"every entry of X is missing (shape {missing.shape}); nothing to complete from"
+        )
 
 
 # --------------------------------------------------------------------------- soft-impute core
-def svt_weights(G: np.ndarray, lam: np.ndarray, max_rank: int | None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def svt_weights(
+    G: np.ndarray, lam: np.ndarray, max_rank: int | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Singular value soft-thresholding through the Gram matrix.
 
     For a working matrix ``M`` with ``G = M^T M`` (batched: ``(R, d, d)``),
@@ -101,11 +102,18 @@ def svt_weights(G: np.ndarray, lam: np.ndarray, max_rank: int | None
     return W, shrunk
 
 
-def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
-                       lam: np.ndarray, Z0: np.ndarray, max_rank: int | None,
-                       max_iter: int, tol: float, accelerate: bool = True,
-                       stopping: str = "limit"
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def soft_impute_batch(
+    Xc: np.ndarray,
+    observed: np.ndarray,
+    G_fixed: np.ndarray,
+    lam: np.ndarray,
+    Z0: np.ndarray,
+    max_rank: int | None,
+    max_iter: int,
+    tol: float,
+    accelerate: bool = True,
+    stopping: str = "limit",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Soft-impute for a batch of ``R`` problems sharing a row count.
 
     Each step is ``Z <- S_lambda(P_obs(X) + P_miss(Y))``; with ``accelerate`` the point
@@ -178,8 +186,7 @@ def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
         num = np.einsum("rij,rij->r", step, step)
         # distance to the limit ~ ||step|| / (1 - rho), rho = ratio of successive steps
         rho = np.sqrt(num / np.maximum(num_prev, _TINY))
-        ok = (rho < 1.0) & (num <= tol * np.maximum(den, _TINY)
-                            * (1.0 - np.minimum(rho, 1.0)) ** 2)
+        ok = (rho < 1.0) & (num <= tol * np.maximum(den, _TINY) * (1.0 - np.minimum(rho, 1.0)) ** 2)
         ok = (ok & (it >= 3)) | (num == 0.0)  # the first step leaves the start: no rate yet
         new = (ok | (it == max_iter)) & ~done
         if new.any():
@@ -200,18 +207,35 @@ def soft_impute_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
         Za, prev_step, step = Znew, step, prev_step
         if done.mean() >= 0.25:  # compact the working set
             keep = ~done
-            idx, Xa, Ua, Ga, La = (idx[keep], take(Xa, keep), take(Ua, keep),
-                                   take(Ga, keep), La[keep])
-            Za, prev_step, den, t, done = (Za[keep], prev_step[keep], den[keep], t[keep],
-                                           done[keep])
+            idx, Xa, Ua, Ga, La = (
+                idx[keep],
+                take(Xa, keep),
+                take(Ua, keep),
+                take(Ga, keep),
+                La[keep],
+            )
+            Za, prev_step, den, t, done = (
+                Za[keep],
+                prev_step[keep],
+                den[keep],
+                t[keep],
+                done[keep],
+            )
             num_prev = num_prev[keep]
             Y, M, step = np.empty_like(Za), np.empty_like(Za), np.empty_like(Za)
     return Z, W_out, n_iter, converged
 
 
-def _plain_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
-                 lam: np.ndarray, Z0: np.ndarray, max_rank: int | None, max_iter: int,
-                 tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _plain_batch(
+    Xc: np.ndarray,
+    observed: np.ndarray,
+    G_fixed: np.ndarray,
+    lam: np.ndarray,
+    Z0: np.ndarray,
+    max_rank: int | None,
+    max_iter: int,
+    tol: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Plain soft-impute stopped by ``fancyimpute``'s rule (``stopping="change"`` of
     :func:`soft_impute_batch`).
 
@@ -256,9 +280,9 @@ def _plain_batch(Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray,
     return Z, W_out, n_iter, converged
 
 
-def standardise(X_rows: np.ndarray, observed: np.ndarray, X_fixed: np.ndarray | None,
-                 center: bool, scale: bool
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def standardise(
+    X_rows: np.ndarray, observed: np.ndarray, X_fixed: np.ndarray | None, center: bool, scale: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Centre/scale a batch of masked copies of the same rows plus fixed complete rows.
 
     Parameters
@@ -423,12 +447,21 @@ class SoftImpute(MatrixCompleter):
         Positions of the rows without any observed entry.
     """
 
-    def __init__(self, shrinkage: float | None = None, max_rank: int | None = None,
-                 max_iter: int = 2000, tol: float = 1e-8, center: bool = True,
-                 scale: bool = False, shrinkage_grid: Sequence[float] | None = None,
-                 validation_fraction: float = 0.1, selection_tolerance: float = 0.01,
-                 empty_row: str = "warn", random_state: Any = 0,
-                 stopping: str = "limit") -> None:
+    def __init__(
+        self,
+        shrinkage: float | None = None,
+        max_rank: int | None = None,
+        max_iter: int = 2000,
+        tol: float = 1e-8,
+        center: bool = True,
+        scale: bool = False,
+        shrinkage_grid: Sequence[float] | None = None,
+        validation_fraction: float = 0.1,
+        selection_tolerance: float = 0.01,
+        empty_row: str = "warn",
+        random_state: Any = 0,
+        stopping: str = "limit",
+    ) -> None:
         self.shrinkage = shrinkage
         self.max_rank = max_rank
         self.max_iter = max_iter
@@ -444,10 +477,10 @@ class SoftImpute(MatrixCompleter):
 
     # ---------------------------------------------------------------- checks
     def _check_params(self) -> None:
-        if self.shrinkage is not None and not (np.isfinite(self.shrinkage)
-                                               and self.shrinkage >= 0):
-            raise ValueError(f"shrinkage must be None or a finite value >= 0; "
-                             f"got {self.shrinkage!r}")
+        if self.shrinkage is not None and not (np.isfinite(self.shrinkage) and self.shrinkage >= 0):
+            raise ValueError(
+                f"shrinkage must be None or a finite value >= 0; got {self.shrinkage!r}"
+            )
         if self.max_rank is not None and int(self.max_rank) < 1:
             raise ValueError(f"max_rank must be None or >= 1; got {self.max_rank!r}")
         if int(self.max_iter) < 1:
@@ -456,17 +489,22 @@ class SoftImpute(MatrixCompleter):
             raise ValueError(f"tol must be > 0; got {self.tol!r}")
         check_fraction(self.validation_fraction, "validation_fraction")
         if not (np.isfinite(self.selection_tolerance) and self.selection_tolerance >= 0):
-            raise ValueError(f"selection_tolerance must be a finite value >= 0; "
-                             f"got {self.selection_tolerance!r}")
+            raise ValueError(
+                f"selection_tolerance must be a finite value >= 0; got {self.selection_tolerance!r}"
+            )
         if self.stopping not in _STOPPING:
             raise ValueError(f"stopping must be one of {_STOPPING}; got {self.stopping!r}")
         if self.empty_row not in _EMPTY_ROW_OPTIONS:
-            raise ValueError(f"empty_row must be one of {_EMPTY_ROW_OPTIONS}; "
-                             f"got {self.empty_row!r}")
+            raise ValueError(
+                f"empty_row must be one of {_EMPTY_ROW_OPTIONS}; got {self.empty_row!r}"
+            )
 
     def _grid(self) -> np.ndarray:
-        grid = (default_shrinkage_grid() if self.shrinkage_grid is None
-                else np.asarray(self.shrinkage_grid, dtype=float).ravel())
+        grid = (
+            default_shrinkage_grid()
+            if self.shrinkage_grid is None
+            else np.asarray(self.shrinkage_grid, dtype=float).ravel()
+        )
         if grid.size == 0 or not np.all(np.isfinite(grid)) or (grid < 0).any():
             raise ValueError(f"shrinkage_grid must hold finite values >= 0; got {grid}")
         return np.sort(grid)[::-1]
@@ -475,20 +513,25 @@ class SoftImpute(MatrixCompleter):
         _check_not_all_missing(missing)
         empty_cols = np.flatnonzero(missing.all(axis=0))
         if empty_cols.size:
-            raise ValueError(f"SoftImpute cannot fill columns without any observed entry: "
-                             f"{show_labels(cols, empty_cols)}")
+            raise ValueError(
+                f"SoftImpute cannot fill columns without any observed entry: "
+                f"{show_labels(cols, empty_cols)}"
+            )
         empty_rows = np.flatnonzero(missing.all(axis=1))
         if empty_rows.size and self.empty_row != "ignore":
-            msg = (f"rows without any observed entry receive only the column means: "
-                   f"{show_labels(rows, empty_rows)}")
+            msg = (
+                f"rows without any observed entry receive only the column means: "
+                f"{show_labels(rows, empty_rows)}"
+            )
             if self.empty_row == "raise":
                 raise ValueError(msg)
             warnings.warn(msg, UserWarning, stacklevel=4)
         return empty_rows
 
     # ---------------------------------------------------------------- fitting
-    def _fit_arrays(self, X: np.ndarray, missing: np.ndarray, lam_rel: np.ndarray
-                    ) -> dict[str, Any]:
+    def _fit_arrays(
+        self, X: np.ndarray, missing: np.ndarray, lam_rel: np.ndarray
+    ) -> dict[str, Any]:
         """Fit every relative shrinkage in ``lam_rel`` on the observed entries of ``X``."""
         inc = missing.any(axis=1)
         observed = ~missing[inc][None]
@@ -497,23 +540,41 @@ class SoftImpute(MatrixCompleter):
         lam = np.asarray(lam_rel, dtype=float) * lam_max
         Z0 = np.zeros((lam.size,) + Xc.shape[1:])
         max_rank = None if self.max_rank is None else int(self.max_rank)
-        Z, W, n_iter, conv = soft_impute_batch(Xc, observed, G, lam, Z0, max_rank,
-                                                int(self.max_iter), float(self.tol),
-                                                stopping=self.stopping)
-        return {"inc": inc, "Z": Z, "W": W, "mean": mean[0], "sd": sd[0], "lam": lam,
-                "lam_max": lam_max, "n_iter": n_iter, "converged": conv}
+        Z, W, n_iter, conv = soft_impute_batch(
+            Xc,
+            observed,
+            G,
+            lam,
+            Z0,
+            max_rank,
+            int(self.max_iter),
+            float(self.tol),
+            stopping=self.stopping,
+        )
+        return {
+            "inc": inc,
+            "Z": Z,
+            "W": W,
+            "mean": mean[0],
+            "sd": sd[0],
+            "lam": lam,
+            "lam_max": lam_max,
+            "n_iter": n_iter,
+            "converged": conv,
+        }
 
-    def _validate(self, X: np.ndarray, missing: np.ndarray) -> tuple[float, np.ndarray,
-                                                                       np.ndarray]:
+    def _validate(self, X: np.ndarray, missing: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """Choose the relative shrinkage by held-out RMSE (module docstring)."""
         grid = self._grid()
         rng = np.random.default_rng(self.random_state)
         obs_idx = np.flatnonzero(~missing.ravel())
         n_val = int(round(self.validation_fraction * obs_idx.size))
         if n_val < 1 or obs_idx.size - n_val < 1:
-            raise ValueError(f"too few observed entries ({obs_idx.size}) to hold out "
-                             f"{self.validation_fraction:.0%} for choosing the shrinkage; "
-                             "pass shrinkage explicitly")
+            raise ValueError(
+                f"too few observed entries ({obs_idx.size}) to hold out "
+                f"{self.validation_fraction:.0%} for choosing the shrinkage; "
+                "pass shrinkage explicitly"
+            )
         val = np.zeros(missing.size, dtype=bool)
         val[rng.choice(obs_idx, size=n_val, replace=False)] = True
         val = val.reshape(missing.shape)
@@ -553,8 +614,7 @@ class SoftImpute(MatrixCompleter):
         block[missing[inc]] = Zs[missing[inc]]
         out[inc] = block
         max_rank = None if self.max_rank is None else int(self.max_rank)
-        _, shrunk = svt_weights(self._final_gram(arr, missing, fit), fit["lam"][:1],
-                                 max_rank)
+        _, shrunk = svt_weights(self._final_gram(arr, missing, fit), fit["lam"][:1], max_rank)
         self.completed_ = out
         self.shrinkage_ = shrink
         self.lambda_ = float(fit["lam"][0])
@@ -564,9 +624,12 @@ class SoftImpute(MatrixCompleter):
         self.n_iter_ = int(fit["n_iter"][0])
         self.converged_ = bool(fit["converged"][0])
         if not self.converged_:
-            warnings.warn(f"soft-impute did not converge in {self.max_iter} iterations "
-                          f"(tol={self.tol}); increase max_iter", ConvergenceWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"soft-impute did not converge in {self.max_iter} iterations "
+                f"(tol={self.tol}); increase max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         return self
 
     def _final_gram(self, arr: np.ndarray, missing: np.ndarray, fit: dict) -> np.ndarray:
@@ -592,11 +655,18 @@ class SoftImpute(MatrixCompleter):
         self.converged_ = True
 
 
-
 # --------------------------------------------------------------------------- SMC
-def smc_rule(V1: np.ndarray, B1: np.ndarray, A21: np.ndarray, m1: int, rank: int | None,
-              c_T: float, thresholding: str, n_rows: int, n_cols: int
-              ) -> tuple[np.ndarray, int, float]:
+def smc_rule(
+    V1: np.ndarray,
+    B1: np.ndarray,
+    A21: np.ndarray,
+    m1: int,
+    rank: int | None,
+    c_T: float,
+    thresholding: str,
+    n_rows: int,
+    n_cols: int,
+) -> tuple[np.ndarray, int, float]:
     """Rank rule and estimate of Cai, Cai & Zhang (2016) from the rotated blocks.
 
     ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
@@ -617,8 +687,10 @@ def smc_rule(V1: np.ndarray, B1: np.ndarray, A21: np.ndarray, m1: int, rank: int
         sv = np.linalg.svd(sub, compute_uv=False)
         if sv[-1] <= _SINGULAR_RTOL * smax:
             if rank is not None:
-                raise ValueError(f"rank={rank}: B11[:{s}, :{s}] is singular (A11 has "
-                                 f"numerical rank < {s}); choose a smaller rank or rank=None")
+                raise ValueError(
+                    f"rank={rank}: B11[:{s}, :{s}] is singular (A11 has "
+                    f"numerical rank < {s}); choose a smaller rank or rank=None"
+                )
             continue
         if rank is not None:
             r = s
@@ -636,9 +708,16 @@ def smc_rule(V1: np.ndarray, B1: np.ndarray, A21: np.ndarray, m1: int, rank: int
     return A22, r, float(thr)
 
 
-def smc_block(A11: np.ndarray, A12: np.ndarray, A21: np.ndarray, rank: int | None,
-               c_T: float, thresholding: str, n_rows: int, n_cols: int
-               ) -> tuple[np.ndarray, int, float]:
+def smc_block(
+    A11: np.ndarray,
+    A12: np.ndarray,
+    A21: np.ndarray,
+    rank: int | None,
+    c_T: float,
+    thresholding: str,
+    n_rows: int,
+    n_cols: int,
+) -> tuple[np.ndarray, int, float]:
     """Cai, Cai & Zhang (2016) estimate of ``A22`` from ``A11``, ``A12``, ``A21``."""
     # Only the right singular vectors of [A11; A21] and S2 V2^T = U2^T [A11, A12] are
     # needed; the R factor of a QR decomposition gives them without forming U.
@@ -646,8 +725,9 @@ def smc_block(A11: np.ndarray, A12: np.ndarray, A21: np.ndarray, rank: int | Non
     V1 = np.linalg.svd(R1)[2].T
     R2 = np.linalg.qr(np.hstack([A11, A12]), mode="r")
     _, s2, V2t = np.linalg.svd(R2, full_matrices=False)
-    return smc_rule(V1, s2[:, None] * V2t, A21, A11.shape[0], rank, c_T, thresholding,
-                     n_rows, n_cols)
+    return smc_rule(
+        V1, s2[:, None] * V2t, A21, A11.shape[0], rank, c_T, thresholding, n_rows, n_cols
+    )
 
 
 def eig_desc(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -694,9 +774,14 @@ class StructuredCompletion(MatrixCompleter):
         Observed entries inside the ``R2 x C2`` block, not used by the estimate.
     """
 
-    def __init__(self, rank: int | None = None, threshold_constant: float = 2.0,
-                 thresholding: str = "row", center: bool = True, scale: bool = False
-                 ) -> None:
+    def __init__(
+        self,
+        rank: int | None = None,
+        threshold_constant: float = 2.0,
+        thresholding: str = "row",
+        center: bool = True,
+        scale: bool = False,
+    ) -> None:
         self.rank = rank
         self.threshold_constant = threshold_constant
         self.thresholding = thresholding
@@ -707,11 +792,11 @@ class StructuredCompletion(MatrixCompleter):
         if self.rank is not None and int(self.rank) < 0:
             raise ValueError(f"rank must be None or >= 0; got {self.rank!r}")
         if not self.threshold_constant > 0:
-            raise ValueError(f"threshold_constant must be > 0; "
-                             f"got {self.threshold_constant!r}")
+            raise ValueError(f"threshold_constant must be > 0; got {self.threshold_constant!r}")
         if self.thresholding not in _THRESHOLDING:
-            raise ValueError(f"thresholding must be one of {_THRESHOLDING}; "
-                             f"got {self.thresholding!r}")
+            raise ValueError(
+                f"thresholding must be one of {_THRESHOLDING}; got {self.thresholding!r}"
+            )
 
     def _fit(self, X: Any) -> StructuredCompletion:
         self._check_params()
@@ -734,18 +819,28 @@ class StructuredCompletion(MatrixCompleter):
         _check_not_all_missing(missing)
         if R1.size == 0:
             empty = np.flatnonzero(missing.all(axis=0))
-            extra = (f"; columns without any observed entry: {show_labels(cols, empty)}"
-                     if empty.size else "")
-            raise ValueError("StructuredCompletion needs at least one fully observed row; "
-                             f"every row has a missing entry: rows {show_labels(rows, np.arange(n))}"
-                             f"{extra}")
+            extra = (
+                f"; columns without any observed entry: {show_labels(cols, empty)}"
+                if empty.size
+                else ""
+            )
+            raise ValueError(
+                "StructuredCompletion needs at least one fully observed row; "
+                f"every row has a missing entry: rows {show_labels(rows, np.arange(n))}"
+                f"{extra}"
+            )
         if C1.size == 0:
             empty = np.flatnonzero(missing.all(axis=1))
-            extra = (f"; rows without any observed entry: {show_labels(rows, empty)}"
-                     if empty.size else "")
-            raise ValueError("StructuredCompletion needs at least one fully observed "
-                             "column; every column has a missing entry: columns "
-                             f"{show_labels(cols, np.arange(d))}{extra}")
+            extra = (
+                f"; rows without any observed entry: {show_labels(rows, empty)}"
+                if empty.size
+                else ""
+            )
+            raise ValueError(
+                "StructuredCompletion needs at least one fully observed "
+                "column; every column has a missing entry: columns "
+                f"{show_labels(cols, np.arange(d))}{extra}"
+            )
         R2 = np.flatnonzero(missing.any(axis=1))
         C2 = np.flatnonzero(missing.any(axis=0))
         top = arr[R1]
@@ -753,9 +848,16 @@ class StructuredCompletion(MatrixCompleter):
         sd = top.std(axis=0) if self.scale else np.ones(d)
         sd[~(sd > 1e-12 * np.maximum(np.abs(mean), 1.0))] = 1.0
         S = (arr - mean) / sd
-        A22, r, thr = smc_block(S[np.ix_(R1, C1)], S[np.ix_(R1, C2)], S[np.ix_(R2, C1)],
-                                 None if self.rank is None else int(self.rank),
-                                 float(self.threshold_constant), self.thresholding, n, d)
+        A22, r, thr = smc_block(
+            S[np.ix_(R1, C1)],
+            S[np.ix_(R1, C2)],
+            S[np.ix_(R2, C1)],
+            None if self.rank is None else int(self.rank),
+            float(self.threshold_constant),
+            self.thresholding,
+            n,
+            d,
+        )
         fill = A22 * sd[C2] + mean[C2]
         out = arr.copy()
         block = out[np.ix_(R2, C2)]
@@ -768,7 +870,6 @@ class StructuredCompletion(MatrixCompleter):
         self.mean_, self.scale_ = mean, sd
         self.n_unused_observed_ = int((~block_missing).sum())
         return self
-
 
 
 # --------------------------------------------------------------------------- baseline
@@ -798,8 +899,10 @@ class ColumnMeans(MatrixCompleter):
         _check_not_all_missing(missing)
         empty = np.flatnonzero(missing.all(axis=0))
         if empty.size:
-            raise ValueError(f"ColumnMeans cannot fill columns without any observed entry: "
-                             f"{show_labels(cols, empty)}")
+            raise ValueError(
+                f"ColumnMeans cannot fill columns without any observed entry: "
+                f"{show_labels(cols, empty)}"
+            )
         count = (~missing).sum(axis=0)
         mean = np.where(missing, 0.0, arr).sum(axis=0) / count
         self.missing_ = missing
@@ -807,4 +910,3 @@ class ColumnMeans(MatrixCompleter):
         self.completed_ = np.where(missing, mean[None, :], arr)
         self.rank_ = 0
         return self
-

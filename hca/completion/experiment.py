@@ -1,5 +1,4 @@
-"""The global-vs-local completion experiment of Appendix G (Figures 15-16).
-"""
+"""The global-vs-local completion experiment of Appendix G (Figures 15-16)."""
 
 from __future__ import annotations
 
@@ -66,8 +65,9 @@ def local_row_positions(local_rows: Any, n: int) -> np.ndarray:
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise ValueError(f"local_rows must be positions in 0..{n - 1}")
     if idx.size < 2 or idx.size >= n:
-        raise ValueError(f"local_rows must select at least 2 and fewer than all {n} rows; "
-                         f"got {idx.size}")
+        raise ValueError(
+            f"local_rows must select at least 2 and fewer than all {n} rows; got {idx.size}"
+        )
     return idx
 
 
@@ -80,8 +80,7 @@ def _cols_index(observed_cols: Any, columns: list) -> np.ndarray:
         elif isinstance(c, (int, np.integer)) and 0 <= int(c) < len(columns):
             out.append(int(c))
         else:
-            raise ValueError(f"observed column {c!r} is not a column of X_global "
-                             f"({columns})")
+            raise ValueError(f"observed column {c!r} is not a column of X_global ({columns})")
     return np.array(out, dtype=int)
 
 
@@ -89,8 +88,14 @@ class _Design:
     """One approach of the experiment: rows that carry masks, fixed complete rows, and
     the positions (within the masked rows) of the domain rows that are scored."""
 
-    def __init__(self, X_rows: np.ndarray, masks: np.ndarray, X_fixed: np.ndarray | None,
-                 scored: np.ndarray, label: str) -> None:
+    def __init__(
+        self,
+        X_rows: np.ndarray,
+        masks: np.ndarray,
+        X_fixed: np.ndarray | None,
+        scored: np.ndarray,
+        label: str,
+    ) -> None:
         self.X_rows, self.masks, self.X_fixed = X_rows, masks, X_fixed
         self.scored, self.label = scored, label
 
@@ -104,11 +109,12 @@ class _Design:
         """RMSE on the scored masked entries; ``pred`` is (R, n_scored, d) for reps ``r``."""
         m = self.masks[r][:, self.scored]
         err = np.where(m, pred - self.X_rows[self.scored][None], 0.0)
-        return np.sqrt((err ** 2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
+        return np.sqrt((err**2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
 
 
-def _soft_impute_runs(design: _Design, est: SoftImpute
-                      ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+def _soft_impute_runs(
+    design: _Design, est: SoftImpute
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """RMSE, relative shrinkage, rank and iterations of soft-impute on every repetition
     (batched; fixed rows via their Gram). Fits stopped by ``stopping="change"`` (the
     authors' fancyimpute rule) may end at ``max_iter`` without a warning: that is the
@@ -117,9 +123,11 @@ def _soft_impute_runs(design: _Design, est: SoftImpute
     empty = design.masks.all(axis=1)
     if empty.any():
         r, j = np.argwhere(empty)[0]
-        raise ValueError(f"repetition {r}: column {j} is entirely masked in the "
-                         f"{design.label} matrix, which soft-impute cannot fill "
-                         "(use a smaller p)")
+        raise ValueError(
+            f"repetition {r}: column {j} is entirely masked in the "
+            f"{design.label} matrix, which soft-impute cannot fill "
+            "(use a smaller p)"
+        )
     shrink = est.shrinkage
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
@@ -129,17 +137,28 @@ def _soft_impute_runs(design: _Design, est: SoftImpute
     for start in range(0, R, chunk):
         sl = slice(start, min(start + chunk, R))
         observed = ~design.masks[sl]
-        Xc, G, mean, sd = standardise(design.X_rows, observed, design.X_fixed,
-                                       est.center, est.scale)
+        Xc, G, mean, sd = standardise(
+            design.X_rows, observed, design.X_fixed, est.center, est.scale
+        )
         lam = shrink * lambda_max(Xc, G)
-        Z, _, n_iter[sl], conv = soft_impute_batch(Xc, observed, G, lam,
-                                                    np.zeros_like(Xc), max_rank,
-                                                    int(est.max_iter), float(est.tol),
-                                                    stopping=est.stopping)
+        Z, _, n_iter[sl], conv = soft_impute_batch(
+            Xc,
+            observed,
+            G,
+            lam,
+            np.zeros_like(Xc),
+            max_rank,
+            int(est.max_iter),
+            float(est.tol),
+            stopping=est.stopping,
+        )
         if not conv.all() and est.stopping == "limit":
-            warnings.warn(f"soft-impute did not converge in {est.max_iter} iterations in "
-                          f"{int((~conv).sum())} repetitions", ConvergenceWarning,
-                          stacklevel=4)
+            warnings.warn(
+                f"soft-impute did not converge in {est.max_iter} iterations in "
+                f"{int((~conv).sum())} repetitions",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
         pred = Z[:, design.scored] * sd[:, None, :] + mean[:, None, :]
         rmse[sl] = design.rmse(pred, sl)
         M = np.where(observed, Xc, Z)
@@ -174,9 +193,11 @@ def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, n
         top = X_rows[~inc]
         m1 = n_out + top.shape[0]
         if m1 == 0 or C1.size == 0:
-            raise ValueError(f"repetition {r}: the {design.label} matrix has no fully "
-                             f"observed {'row' if m1 == 0 else 'column'}; structured "
-                             "completion needs both (use a smaller p)")
+            raise ValueError(
+                f"repetition {r}: the {design.label} matrix has no fully "
+                f"observed {'row' if m1 == 0 else 'column'}; structured "
+                "completion needs both (use a smaller p)"
+            )
         mu = (n_out * out_mean + top.sum(axis=0)) / m1 if est.center else np.zeros(d)
         shift = out_mean - mu
         Gt = C_out + n_out * np.outer(shift, shift) + (top - mu).T @ (top - mu)
@@ -191,13 +212,14 @@ def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, n
         perm = np.concatenate([C1, C2])
         e2, V2 = eig_desc(Gt[np.ix_(perm, perm)])
         B1 = (np.sqrt(e2)[:, None] * V2.T)[: min(m1, d)]
-        A22, ranks[r], _ = smc_rule(V1, B1, A21, m1, rank, float(est.threshold_constant),
-                                     est.thresholding, n_rows, d)
+        A22, ranks[r], _ = smc_rule(
+            V1, B1, A21, m1, rank, float(est.threshold_constant), est.thresholding, n_rows, d
+        )
         pred = A22 * sd[C2] + mu[C2]
         keep = scored[inc]
         m = miss[inc][keep][:, C2]
         err = (pred[keep] - X_rows[inc][keep][:, C2])[m]
-        rmse[r] = np.sqrt(np.mean(err ** 2))
+        rmse[r] = np.sqrt(np.mean(err**2))
     return rmse, ranks
 
 
@@ -216,17 +238,19 @@ def _estimator_runs(design: _Design, est: Any) -> tuple[np.ndarray, np.ndarray]:
 def _resolve_method(method: Any, pattern: str, params: dict) -> tuple[str, Any]:
     if isinstance(method, str):
         if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS} or an estimator with "
-                             f"fit_transform; got {method!r}")
+            raise ValueError(
+                f"method must be one of {METHODS} or an estimator with "
+                f"fit_transform; got {method!r}"
+            )
         name = method
         if name == "auto":
             name = "soft_impute" if pattern == "random" else "structured"
-        est = (SoftImpute(**params) if name == "soft_impute"
-               else StructuredCompletion(**params))
+        est = SoftImpute(**params) if name == "soft_impute" else StructuredCompletion(**params)
         return name, est
     if not hasattr(method, "fit_transform"):
-        raise TypeError(f"method must be a name or an estimator with fit_transform; "
-                        f"got {type(method).__name__}")
+        raise TypeError(
+            f"method must be a name or an estimator with fit_transform; got {type(method).__name__}"
+        )
     if params:
         method = clone(method).set_params(**params)
     return type(method).__name__, method
@@ -247,11 +271,19 @@ def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
     return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink, "n_iter": n_iter})
 
 
-def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: float = 0.8,
-                    n_reps: int = 1000, method: Any = "auto", random_state: Any = 0,
-                    observed_cols: Sequence[Any] | None = None,
-                    method_params: dict | None = None, mask_scope: str = "domain",
-                    same_rows: bool = True) -> pd.DataFrame:
+def global_vs_local(
+    X_global: Any,
+    local_rows: Any,
+    pattern: str = "random",
+    p: float = 0.8,
+    n_reps: int = 1000,
+    method: Any = "auto",
+    random_state: Any = 0,
+    observed_cols: Sequence[Any] | None = None,
+    method_params: dict | None = None,
+    mask_scope: str = "domain",
+    same_rows: bool = True,
+) -> pd.DataFrame:
     """Compare global and local completion of one domain (Appendix G, Figures 15-16).
 
     In every repetition entries are removed (``pattern``); the domain rows are then
@@ -319,8 +351,10 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     rows, cols = labels_of(X_global)
     if np.isnan(X).any():
         bad = np.flatnonzero(np.isnan(X).any(axis=1))
-        raise ValueError(f"X_global must be fully observed (it is the ground truth); "
-                         f"rows with NaN: {show_labels(rows, bad)}")
+        raise ValueError(
+            f"X_global must be fully observed (it is the ground truth); "
+            f"rows with NaN: {show_labels(rows, bad)}"
+        )
     if int(n_reps) < 1:
         raise ValueError(f"n_reps must be >= 1; got {n_reps!r}")
     n, d = X.shape
@@ -331,8 +365,9 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
         if observed_cols is None:
             raise ValueError("pattern='block' needs observed_cols")
         obs_idx = _cols_index(observed_cols, cols)
-        masks = np.stack([mask_block(n_masked, d, obs_idx, p, rng, same_rows)
-                          for _ in range(n_reps)])
+        masks = np.stack(
+            [mask_block(n_masked, d, obs_idx, p, rng, same_rows) for _ in range(n_reps)]
+        )
         obs_label = ",".join(str(cols[j]) for j in obs_idx)
     else:
         masks = np.stack([mask_random((n_masked, d), p, rng) for _ in range(n_reps)])
@@ -340,8 +375,9 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     dom_masks = masks[:, dom] if mask_scope == "all" else masks
     n_missing = dom_masks.sum(axis=(1, 2))
     if (n_missing == 0).any():
-        raise ValueError(f"p={p} removes no entry of the {dom.size} domain rows in some "
-                         "repetition; increase p")
+        raise ValueError(
+            f"p={p} removes no entry of the {dom.size} domain rows in some repetition; increase p"
+        )
     params = dict(method_params or {})
     name, est = _resolve_method(method, pattern, params)
     if isinstance(est, SoftImpute) and "random_state" not in params:
@@ -351,8 +387,7 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     if mask_scope == "all":
         glob = _Design(X, masks, None, dom, "global")
     else:
-        glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size),
-                       "global")
+        glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size), "global")
     with single_thread_blas():
         frames = [_approach_frame(design, est) for design in (glob, local)]
     out = pd.concat(frames, ignore_index=True)
@@ -364,8 +399,22 @@ def global_vs_local(X_global: Any, local_rows: Any, pattern: str = "random", p: 
     out["method"] = name
     out["observed_cols"] = obs_label
     out["mask_scope"] = mask_scope
-    return out[["rep", "approach", "rmse", "n_missing", "rank", "shrinkage", "n_iter",
-                "pattern", "p", "method", "observed_cols", "mask_scope"]]
+    return out[
+        [
+            "rep",
+            "approach",
+            "rmse",
+            "n_missing",
+            "rank",
+            "shrinkage",
+            "n_iter",
+            "pattern",
+            "p",
+            "method",
+            "observed_cols",
+            "mask_scope",
+        ]
+    ]
 
 
 def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
@@ -381,8 +430,10 @@ def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
         count = observed.sum(axis=1) + n_fixed
         if (count == 0).any():
             r, j = np.argwhere(count == 0)[0]
-            raise ValueError(f"repetition {start + r}: column {j} is entirely masked in the "
-                             f"{design.label} matrix (use a smaller p)")
+            raise ValueError(
+                f"repetition {start + r}: column {j} is entirely masked in the "
+                f"{design.label} matrix (use a smaller p)"
+            )
         total = np.einsum("rnd,nd->rd", observed.astype(float), design.X_rows) + fixed_sum
         mean = total / count
         pred = np.broadcast_to(mean[:, None, :], (mean.shape[0], design.scored.size, d))
@@ -391,8 +442,9 @@ def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- domain matrix
-def domain_matrix(frame: pd.DataFrame, domain: str, columns: Sequence[str],
-                  by: str = "base_model") -> tuple[pd.DataFrame, np.ndarray]:
+def domain_matrix(
+    frame: pd.DataFrame, domain: str, columns: Sequence[str], by: str = "base_model"
+) -> tuple[pd.DataFrame, np.ndarray]:
     """The score matrix of a leaderboard and the rows of one domain.
 
     Parameters
@@ -418,19 +470,21 @@ def domain_matrix(frame: pd.DataFrame, domain: str, columns: Sequence[str],
         raise TypeError(f"domain_matrix expects a DataFrame, got {type(frame).__name__}")
     missing_cols = [c for c in [*columns, by] if c not in frame.columns]
     if missing_cols:
-        raise ValueError(f"domain_matrix: columns {missing_cols} are missing; found "
-                         f"{list(frame.columns)[:12]}")
+        raise ValueError(
+            f"domain_matrix: columns {missing_cols} are missing; found {list(frame.columns)[:12]}"
+        )
     X = frame[list(columns)].astype(float).reset_index(drop=True)
     bad = np.flatnonzero(X.isna().any(axis=1).to_numpy())
     if bad.size:
-        raise ValueError(f"domain_matrix: {bad.size} rows have missing scores (positions "
-                         f"{bad[:MAX_SHOW].tolist()}); the ground truth must be complete")
+        raise ValueError(
+            f"domain_matrix: {bad.size} rows have missing scores (positions "
+            f"{bad[:MAX_SHOW].tolist()}); the ground truth must be complete"
+        )
     labels = frame[by].astype("string")
     local = labels.eq(domain).fillna(False).to_numpy(dtype=bool)
     if not local.any():
         top = labels.value_counts().head(5).index.tolist()
-        raise ValueError(f"domain {domain!r} has no rows in column {by!r}; largest "
-                         f"domains: {top}")
+        raise ValueError(f"domain {domain!r} has no rows in column {by!r}; largest domains: {top}")
     return X, local
 
 
@@ -438,14 +492,20 @@ def domain_matrix(frame: pd.DataFrame, domain: str, columns: Sequence[str],
 def _seeds(random_state: Any, k: int) -> list[int]:
     """``k`` integer seeds derived from ``random_state`` (int, None or Generator)."""
     if isinstance(random_state, np.random.Generator):
-        return [int(s) for s in random_state.integers(0, 2 ** 32, size=k)]
+        return [int(s) for s in random_state.integers(0, 2**32, size=k)]
     return [int(s) for s in np.random.SeedSequence(random_state).generate_state(k)]
 
 
-def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
-                     observed_sets: Sequence[Sequence[Any]] | None = None,
-                     pattern: str = "block", n_reps: int = 100, random_state: Any = 0,
-                     **kwargs: Any) -> pd.DataFrame:
+def completion_sweep(
+    X_global: Any,
+    local_rows: Any,
+    ps: Sequence[float],
+    observed_sets: Sequence[Sequence[Any]] | None = None,
+    pattern: str = "block",
+    n_reps: int = 100,
+    random_state: Any = 0,
+    **kwargs: Any,
+) -> pd.DataFrame:
     """Run :func:`global_vs_local` for every ``p`` in ``ps`` and every observed set.
 
     Parameters
@@ -485,10 +545,17 @@ def completion_sweep(X_global: Any, local_rows: Any, ps: Sequence[float],
     sets = [list(s) for s in observed_sets] if observed_sets else [None]
     settings = [(p, s) for p in ps for s in sets]
     frames = []
-    for i, ((p, cols), seed) in enumerate(zip(settings, _seeds(random_state,
-                                                               len(settings)))):
-        df = global_vs_local(X_global, local_rows, pattern=pattern, p=p, n_reps=n_reps,
-                             random_state=seed, observed_cols=cols, **kwargs)
+    for i, ((p, cols), seed) in enumerate(zip(settings, _seeds(random_state, len(settings)))):
+        df = global_vs_local(
+            X_global,
+            local_rows,
+            pattern=pattern,
+            p=p,
+            n_reps=n_reps,
+            random_state=seed,
+            observed_cols=cols,
+            **kwargs,
+        )
         df.insert(0, "setting", i)
         df.insert(1, "n_observed", 0 if cols is None else len(cols))
         frames.append(df)
@@ -519,12 +586,16 @@ def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"paired_rmse: columns {need} are missing; found {list(frame.columns)}")
     found = set(frame["approach"].unique())
     if found != {"global", "local"}:
-        raise ValueError(f"paired_rmse: approach must take the values 'global' and "
-                         f"'local'; found {sorted(found)}")
+        raise ValueError(
+            f"paired_rmse: approach must take the values 'global' and "
+            f"'local'; found {sorted(found)}"
+        )
     keys = [c for c in frame.columns if c not in _RESULT_COLUMNS]
     if frame.duplicated(subset=[*keys, "approach"]).any():
-        raise ValueError("paired_rmse: several rows share one repetition and approach; "
-                         "the frame mixes runs that no column tells apart")
+        raise ValueError(
+            "paired_rmse: several rows share one repetition and approach; "
+            "the frame mixes runs that no column tells apart"
+        )
     wide = frame.set_index([*keys, "approach"])["rmse"].unstack("approach")
     if wide.isna().any().any():
         raise ValueError("paired_rmse: some repetitions have only one approach")
@@ -532,8 +603,9 @@ def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
     return wide[["global", "local"]]
 
 
-def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
-                       level: float = 0.95) -> pd.DataFrame:
+def compare_approaches(
+    frame: pd.DataFrame, by: Sequence[str] = ("p",), level: float = 0.95
+) -> pd.DataFrame:
     """Summarise global versus local RMSE per group of repetitions.
 
     Parameters
@@ -573,8 +645,11 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
     for key, sub in groups:
         n = len(sub)
         row = {"n": n}
-        for name, col in (("global", sub["global"]), ("local", sub["local"]),
-                          ("diff", sub["_diff"])):
+        for name, col in (
+            ("global", sub["global"]),
+            ("local", sub["local"]),
+            ("diff", sub["_diff"]),
+        ):
             m = col.mean()
             half = z * col.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
             row[f"{name}_mean"], row[f"{name}_lo"], row[f"{name}_hi"] = m, m - half, m + half
@@ -592,14 +667,30 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
             row["verdict"] = "no clear difference"
         rows.append(row)
         index.append(key)
-    cols = ["n", "global_mean", "global_lo", "global_hi", "local_mean", "local_lo",
-            "local_hi", "global_median", "local_median", "ratio_median",
-            "share_local_better", "diff_mean", "diff_lo", "diff_hi", "verdict"]
+    cols = [
+        "n",
+        "global_mean",
+        "global_lo",
+        "global_hi",
+        "local_mean",
+        "local_lo",
+        "local_hi",
+        "global_median",
+        "local_median",
+        "ratio_median",
+        "share_local_better",
+        "diff_mean",
+        "diff_lo",
+        "diff_hi",
+        "verdict",
+    ]
     out = pd.DataFrame(rows, columns=cols)
     if by:
-        out.index = (pd.MultiIndex.from_tuples(index, names=by) if len(by) > 1
-                     else pd.Index([k[0] if isinstance(k, tuple) else k for k in index],
-                                   name=by[0]))
+        out.index = (
+            pd.MultiIndex.from_tuples(index, names=by)
+            if len(by) > 1
+            else pd.Index([k[0] if isinstance(k, tuple) else k for k in index], name=by[0])
+        )
     return out
 
 
@@ -608,8 +699,14 @@ def compare_approaches(frame: pd.DataFrame, by: Sequence[str] = ("p",),
 #: = lambda_max / 50 on the uncentred, zero-filled matrix; plain iterations from zero, stopped
 #: when the filled-in entries change by less than 0.1 % or after 100 iterations), as
 #: :class:`SoftImpute` parameters.
-AUTHORS_SOFT_IMPUTE: dict[str, Any] = {"shrinkage": 0.02, "max_rank": 3, "center": False,
-                                       "stopping": "change", "tol": 1e-3, "max_iter": 100}
+AUTHORS_SOFT_IMPUTE: dict[str, Any] = {
+    "shrinkage": 0.02,
+    "max_rank": 3,
+    "center": False,
+    "stopping": "change",
+    "tol": 1e-3,
+    "max_iter": 100,
+}
 
 
 def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
@@ -631,8 +728,9 @@ def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
     a, b = np.asarray(X_true, dtype=float), np.asarray(X_hat, dtype=float)
     m = np.asarray(mask, dtype=bool)
     if not (a.shape == b.shape == m.shape) or a.ndim != 2:
-        raise ValueError(f"shapes differ or are not 2-D: X_true {a.shape}, X_hat {b.shape}, "
-                         f"mask {m.shape}")
+        raise ValueError(
+            f"shapes differ or are not 2-D: X_true {a.shape}, X_hat {b.shape}, mask {m.shape}"
+        )
     if not m.any():
         raise ValueError("mask selects no entry")
     err = np.where(m, a - b, 0.0)
@@ -640,15 +738,21 @@ def rmse_by_row_observed(X_true: Any, X_hat: Any, mask: Any) -> pd.DataFrame:
         raise ValueError("masked entries of X_true or X_hat are not finite")
     observed = (~m).sum(axis=1)
     rows = m.any(axis=1)
-    frame = pd.DataFrame({"row_observed": observed[rows], "n_entries": m[rows].sum(axis=1),
-                          "sse": (err[rows] ** 2).sum(axis=1)})
+    frame = pd.DataFrame(
+        {
+            "row_observed": observed[rows],
+            "n_entries": m[rows].sum(axis=1),
+            "sse": (err[rows] ** 2).sum(axis=1),
+        }
+    )
     out = frame.groupby("row_observed", as_index=False).sum()
     out["rmse"] = np.sqrt(out["sse"] / out["n_entries"])
     return out
 
 
-def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
-                            n_draws: int = 20, random_state: Any = 0) -> pd.DataFrame:
+def random_mask_diagnostics(
+    X_global: Any, local_rows: Any, p: float = 0.8, n_draws: int = 20, random_state: Any = 0
+) -> pd.DataFrame:
     """Local completion of a domain under random masks, error split by row coverage.
 
     For each of ``n_draws`` random masks of the domain rows (probability ``p``), the
@@ -673,10 +777,11 @@ def random_mask_diagnostics(X_global: Any, local_rows: Any, p: float = 0.8,
     X = check_matrix(X_global, name="X_global", allow_nan=True)
     dom = local_row_positions(local_rows, X.shape[0])
     Xd = X[dom]
-    methods = {"soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),
-               "authors' soft-impute": lambda seed: SoftImpute(empty_row="ignore",
-                                                         **AUTHORS_SOFT_IMPUTE),
-               "column means": lambda seed: ColumnMeans()}
+    methods = {
+        "soft-impute": lambda seed: SoftImpute(empty_row="ignore", random_state=seed),
+        "authors' soft-impute": lambda seed: SoftImpute(empty_row="ignore", **AUTHORS_SOFT_IMPUTE),
+        "column means": lambda seed: ColumnMeans(),
+    }
     parts = []
     for draw, seed in enumerate(_seeds(random_state, int(n_draws))):
         mask = mask_random(Xd.shape, p, seed)

@@ -1,5 +1,4 @@
-"""Missing-entry masks and the error on the hidden entries.
-"""
+"""Missing-entry masks and the error on the hidden entries."""
 
 from __future__ import annotations
 
@@ -45,8 +44,14 @@ def mask_random(shape: tuple[int, int], p: float, rng: Any = None) -> np.ndarray
     return np.random.default_rng(rng).random(tuple(shape)) < p
 
 
-def mask_block(n_rows: int, n_cols: int, observed_cols: Sequence[int], p: float,
-               rng: Any = None, same_rows: bool = True) -> np.ndarray:
+def mask_block(
+    n_rows: int,
+    n_cols: int,
+    observed_cols: Sequence[int],
+    p: float,
+    rng: Any = None,
+    same_rows: bool = True,
+) -> np.ndarray:
     """Block-missing mask: ``observed_cols`` stay observed; in every other column
     ``round(p * n_rows)`` random rows (drawn without replacement) are removed.
 
@@ -73,8 +78,10 @@ def mask_block(n_rows: int, n_cols: int, observed_cols: Sequence[int], p: float,
     p = _check_p(p)
     obs = np.unique(np.asarray(observed_cols, dtype=int))
     if obs.size == 0 or obs.size >= n_cols or obs.min() < 0 or obs.max() >= n_cols:
-        raise ValueError(f"observed_cols must name between 1 and {n_cols - 1} of the "
-                         f"columns 0..{n_cols - 1}; got {list(observed_cols)}")
+        raise ValueError(
+            f"observed_cols must name between 1 and {n_cols - 1} of the "
+            f"columns 0..{n_cols - 1}; got {list(observed_cols)}"
+        )
     gen = np.random.default_rng(rng)
     k = int(round(p * n_rows))
     mask = np.zeros((n_rows, n_cols), dtype=bool)
@@ -108,9 +115,10 @@ def rmse_on_mask(X_true: Any, X_hat: Any, mask: Any) -> float:
         raise ValueError("mask selects no entry")
     diff = a[m] - b[m]
     if not np.isfinite(diff).all():
-        raise ValueError(f"{int((~np.isfinite(diff)).sum())} masked entries of X_true or "
-                         "X_hat are not finite")
-    return float(np.sqrt(np.mean(diff ** 2)))
+        raise ValueError(
+            f"{int((~np.isfinite(diff)).sum())} masked entries of X_true or X_hat are not finite"
+        )
+    return float(np.sqrt(np.mean(diff**2)))
 
 
 def observed_column_sets(n_cols: int, k: int) -> list[tuple[int, ...]]:

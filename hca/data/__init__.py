@@ -1,5 +1,4 @@
-"""Data: the pinned public files (registry, verified fetch) and tidy loaders.
-"""
+"""Data: the pinned public files (registry, verified fetch) and tidy loaders."""
 
 from __future__ import annotations
 

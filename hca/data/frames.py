@@ -1,5 +1,4 @@
-"""From a leaderboard frame to the ``(X, domains)`` that every estimator of :mod:`hca` takes.
-"""
+"""From a leaderboard frame to the ``(X, domains)`` that every estimator of :mod:`hca` takes."""
 
 from __future__ import annotations
 
@@ -13,9 +12,15 @@ from hca.validation import check_frame
 __all__ = ["domain_data"]
 
 
-def domain_data(frame: pd.DataFrame, domains: Sequence[str], benchmarks: Sequence[str], *,
-                by: str = "base_model", complete: bool = False,
-                context: str = "domain_data") -> tuple[pd.DataFrame, np.ndarray]:
+def domain_data(
+    frame: pd.DataFrame,
+    domains: Sequence[str],
+    benchmarks: Sequence[str],
+    *,
+    by: str = "base_model",
+    complete: bool = False,
+    context: str = "domain_data",
+) -> tuple[pd.DataFrame, np.ndarray]:
     """The rows of ``frame`` in ``domains``: their scores and their domain labels.
 
     Parameters
@@ -55,6 +60,7 @@ def domain_data(frame: pd.DataFrame, domains: Sequence[str], benchmarks: Sequenc
     X = rows[list(benchmarks)].reset_index(drop=True)
     if complete and X.isna().any().any():
         bad = list(X.columns[X.isna().any()])
-        raise ValueError(f"{context}: missing scores in column(s) {bad} within the domains "
-                         f"{list(domains)}")
+        raise ValueError(
+            f"{context}: missing scores in column(s) {bad} within the domains {list(domains)}"
+        )
     return X, rows[by].to_numpy(dtype=object)

@@ -1,5 +1,4 @@
-"""Tidy loaders of the leaderboards and base-model tables (one row per model).
-"""
+"""Tidy loaders of the leaderboards and base-model tables (one row per model)."""
 
 from __future__ import annotations
 
@@ -50,8 +49,10 @@ def _clean_type(raw: pd.Series) -> pd.Series:
 
 def _model_id_from_html(cell: pd.Series, fallback: pd.Series) -> pd.Series:
     """The text of the first anchor (``org/name`` in its original case)."""
-    ids = cell.astype("string").str.extract(_ANCHOR, expand=False).map(
-        lambda s: html.unescape(s).strip() if isinstance(s, str) else s
+    ids = (
+        cell.astype("string")
+        .str.extract(_ANCHOR, expand=False)
+        .map(lambda s: html.unescape(s).strip() if isinstance(s, str) else s)
     )
     return ids.fillna(fallback).astype("string")
 
@@ -64,29 +65,51 @@ def _dedupe(frame: pd.DataFrame, date_col: str) -> pd.DataFrame:
     rank = frame["precision"].map(_PRECISION_RANK).fillna(9)
     date = frame[date_col]
     order = pd.DataFrame({"key": key, "rank": rank, "date": date, "pos": np.arange(len(frame))})
-    order = order.sort_values(["key", "rank", "date", "pos"],
-                              ascending=[True, True, False, True], na_position="last")
+    order = order.sort_values(
+        ["key", "rank", "date", "pos"], ascending=[True, True, False, True], na_position="last"
+    )
     keep = order.drop_duplicates("key", keep="first")["pos"].to_numpy()
     return frame.iloc[np.sort(keep)].reset_index(drop=True)
-
 
 
 # --------------------------------------------------------------------------- loaders
 
 _V2_RENAME = {
-    "eval_name": "eval_name", "Precision": "precision", "Weight type": "weight_type",
-    "Architecture": "architecture", "Model sha": "model_sha", "Average ⬆️": "average",
-    "Hub License": "hub_license", "Hub ❤️": "hub_likes", "#Params (B)": "params_b",
-    "Available on the hub": "available_on_hub", "MoE": "moe", "Flagged": "flagged",
-    "Chat Template": "chat_template", "CO₂ cost (kg)": "co2_kg", "Merged": "merged",
-    "Official Providers": "official_providers", "Upload To Hub Date": "upload_date",
-    "Submission Date": "submission_date", "Generation": "generation",
-    "Base Model": "base_model_hub", "Tokens": "authors_tokens",
-    "base_model": "authors_base_model", "pretrain": "authors_pretrain",
-    "IFEval": "ifeval", "BBH": "bbh", "MATH Lvl 5": "math_lvl_5", "GPQA": "gpqa",
-    "MUSR": "musr", "MMLU-PRO": "mmlu_pro",
-    "IFEval Raw": "ifeval_raw", "BBH Raw": "bbh_raw", "MATH Lvl 5 Raw": "math_lvl_5_raw",
-    "GPQA Raw": "gpqa_raw", "MUSR Raw": "musr_raw", "MMLU-PRO Raw": "mmlu_pro_raw",
+    "eval_name": "eval_name",
+    "Precision": "precision",
+    "Weight type": "weight_type",
+    "Architecture": "architecture",
+    "Model sha": "model_sha",
+    "Average ⬆️": "average",
+    "Hub License": "hub_license",
+    "Hub ❤️": "hub_likes",
+    "#Params (B)": "params_b",
+    "Available on the hub": "available_on_hub",
+    "MoE": "moe",
+    "Flagged": "flagged",
+    "Chat Template": "chat_template",
+    "CO₂ cost (kg)": "co2_kg",
+    "Merged": "merged",
+    "Official Providers": "official_providers",
+    "Upload To Hub Date": "upload_date",
+    "Submission Date": "submission_date",
+    "Generation": "generation",
+    "Base Model": "base_model_hub",
+    "Tokens": "authors_tokens",
+    "base_model": "authors_base_model",
+    "pretrain": "authors_pretrain",
+    "IFEval": "ifeval",
+    "BBH": "bbh",
+    "MATH Lvl 5": "math_lvl_5",
+    "GPQA": "gpqa",
+    "MUSR": "musr",
+    "MMLU-PRO": "mmlu_pro",
+    "IFEval Raw": "ifeval_raw",
+    "BBH Raw": "bbh_raw",
+    "MATH Lvl 5 Raw": "math_lvl_5_raw",
+    "GPQA Raw": "gpqa_raw",
+    "MUSR Raw": "musr_raw",
+    "MMLU-PRO Raw": "mmlu_pro_raw",
 }
 
 
@@ -110,24 +133,55 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         the six normalized scores (0-100) and their ``*_raw`` values (0-1), ...
     """
     raw = pd.read_csv(fetch("open_llm_leaderboard_v2.csv"))
-    check_frame(raw, list(_V2_RENAME) + ["Model", "fullname", "Type"],
-                name="open_llm_leaderboard_v2.csv")
+    check_frame(
+        raw, list(_V2_RENAME) + ["Model", "fullname", "Type"], name="open_llm_leaderboard_v2.csv"
+    )
     df = raw.rename(columns=_V2_RENAME)
     df.insert(0, "model_id", _model_id_from_html(raw["Model"], raw["fullname"]))
     df["type"] = _clean_type(raw["Type"])
     df["base_model_hub"] = df["base_model_hub"].astype("string").replace("Removed", pd.NA)
     for col in ("upload_date", "submission_date"):
         df[col] = pd.to_datetime(df[col], errors="coerce")
-    for col in ("architecture", "precision", "weight_type", "hub_license",
-                "authors_base_model", "eval_name", "model_sha"):
+    for col in (
+        "architecture",
+        "precision",
+        "weight_type",
+        "hub_license",
+        "authors_base_model",
+        "eval_name",
+        "model_sha",
+    ):
         df[col] = df[col].astype("string")
     df["authors_pretrain"] = df["authors_pretrain"].astype(bool)
-    keep = ["model_id", "eval_name", "precision", "type", "weight_type", "architecture",
-            "params_b", "moe", "merged", "official_providers", "flagged", "chat_template",
-            "available_on_hub", "hub_license", "hub_likes", "co2_kg", "model_sha",
-            "base_model_hub", "upload_date", "submission_date", "generation", "average",
-            *V2_BENCHMARKS, *(f"{b}_raw" for b in V2_BENCHMARKS),
-            "authors_tokens", "authors_base_model", "authors_pretrain"]
+    keep = [
+        "model_id",
+        "eval_name",
+        "precision",
+        "type",
+        "weight_type",
+        "architecture",
+        "params_b",
+        "moe",
+        "merged",
+        "official_providers",
+        "flagged",
+        "chat_template",
+        "available_on_hub",
+        "hub_license",
+        "hub_likes",
+        "co2_kg",
+        "model_sha",
+        "base_model_hub",
+        "upload_date",
+        "submission_date",
+        "generation",
+        "average",
+        *V2_BENCHMARKS,
+        *(f"{b}_raw" for b in V2_BENCHMARKS),
+        "authors_tokens",
+        "authors_base_model",
+        "authors_pretrain",
+    ]
     df = df[keep]
     if dedupe:
         df = _dedupe(df, "submission_date")
@@ -181,8 +235,18 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
     parser = _TableParser()
     parser.feed(fetch("open_llm_leaderboard_v2_final.html").read_text(encoding="utf-8"))
     header, *body = parser.rows
-    expected = ["Rank", "Model", "Average Score", "Parameters(B)", "IFEval", "BBH", "MATH",
-                "GPQA", "MUSR", "MMLU-PRO"]
+    expected = [
+        "Rank",
+        "Model",
+        "Average Score",
+        "Parameters(B)",
+        "IFEval",
+        "BBH",
+        "MATH",
+        "GPQA",
+        "MUSR",
+        "MMLU-PRO",
+    ]
     if header != expected:
         raise ValueError(
             f"open_llm_leaderboard_v2_final.html: unexpected table header {header}, "
@@ -197,12 +261,26 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
 
 
 _V1_RENAME = {
-    "Model": "model_id", "Average ⬆️": "average", "ARC": "arc", "HellaSwag": "hellaswag",
-    "MMLU": "mmlu", "TruthfulQA": "truthfulqa", "Winogrande": "winogrande", "GSM8K": "gsm8k",
-    "Architecture": "architecture", "Weight type": "weight_type", "Precision": "precision",
-    "Merged": "merged", "Hub License": "hub_license", "#Params (B)": "params_b",
-    "Hub ❤️": "hub_likes", "Available on the hub": "available_on_hub",
-    "Model sha": "model_sha", "Flagged": "flagged", "MoE": "moe", "date": "date",
+    "Model": "model_id",
+    "Average ⬆️": "average",
+    "ARC": "arc",
+    "HellaSwag": "hellaswag",
+    "MMLU": "mmlu",
+    "TruthfulQA": "truthfulqa",
+    "Winogrande": "winogrande",
+    "GSM8K": "gsm8k",
+    "Architecture": "architecture",
+    "Weight type": "weight_type",
+    "Precision": "precision",
+    "Merged": "merged",
+    "Hub License": "hub_license",
+    "#Params (B)": "params_b",
+    "Hub ❤️": "hub_likes",
+    "Available on the hub": "available_on_hub",
+    "Model sha": "model_sha",
+    "Flagged": "flagged",
+    "MoE": "moe",
+    "date": "date",
 }
 
 
@@ -221,9 +299,24 @@ def load_leaderboard_v1(dedupe: bool = True) -> pd.DataFrame:
     df["params_b"] = df["params_b"].astype(float)
     for col in ("architecture", "precision", "weight_type", "hub_license", "model_sha"):
         df[col] = df[col].astype("string")
-    keep = ["model_id", "type", "architecture", "weight_type", "precision", "params_b",
-            "moe", "merged", "flagged", "available_on_hub", "hub_license", "hub_likes",
-            "model_sha", "date", "average", *V1_BENCHMARKS]
+    keep = [
+        "model_id",
+        "type",
+        "architecture",
+        "weight_type",
+        "precision",
+        "params_b",
+        "moe",
+        "merged",
+        "flagged",
+        "available_on_hub",
+        "hub_license",
+        "hub_likes",
+        "model_sha",
+        "date",
+        "average",
+        *V1_BENCHMARKS,
+    ]
     df = df[keep]
     if dedupe:
         df = _dedupe(df, "date")
@@ -238,17 +331,29 @@ def load_mmlu_by_task(dedupe: bool = True) -> pd.DataFrame:
     """
     raw = pd.read_csv(fetch("mmlu_by_task_leaderboard.csv"))
     subjects = [f"MMLU_{s}" for s in MMLU_SUBJECTS]
-    check_frame(raw, ["fullname", "Model Name", "Parameters", "arc:challenge|25",
-                      "hellaswag|10", "MMLU_average", *subjects],
-                name="mmlu_by_task_leaderboard.csv")
-    df = pd.DataFrame({
-        "model_id": raw["fullname"].astype("string"),
-        "model_name": raw["Model Name"].astype("string"),
-        "params_b": pd.to_numeric(raw["Parameters"], errors="coerce"),
-        "arc": raw["arc:challenge|25"].astype(float),
-        "hellaswag": raw["hellaswag|10"].astype(float),
-        "mmlu_average": raw["MMLU_average"].astype(float),
-    })
+    check_frame(
+        raw,
+        [
+            "fullname",
+            "Model Name",
+            "Parameters",
+            "arc:challenge|25",
+            "hellaswag|10",
+            "MMLU_average",
+            *subjects,
+        ],
+        name="mmlu_by_task_leaderboard.csv",
+    )
+    df = pd.DataFrame(
+        {
+            "model_id": raw["fullname"].astype("string"),
+            "model_name": raw["Model Name"].astype("string"),
+            "params_b": pd.to_numeric(raw["Parameters"], errors="coerce"),
+            "arc": raw["arc:challenge|25"].astype(float),
+            "hellaswag": raw["hellaswag|10"].astype(float),
+            "mmlu_average": raw["MMLU_average"].astype(float),
+        }
+    )
     for s in MMLU_SUBJECTS:
         df[f"mmlu_{s}"] = raw[f"MMLU_{s}"].astype(float)
     if dedupe:
@@ -266,8 +371,9 @@ def load_lifearchitect() -> pd.DataFrame:
     """LifeArchitect models table (one row per model family): parameters and tokens (B)."""
     raw = pd.read_csv(fetch("lifearchitect_models_table.csv"))
     df = raw.rename(columns=_snake)
-    return df.rename(columns={"parameters_b": "params_b", "tokens_trained_b": "tokens_b",
-                              "model": "model"})
+    return df.rename(
+        columns={"parameters_b": "params_b", "tokens_trained_b": "tokens_b", "model": "model"}
+    )
 
 
 def load_sloth_base_models() -> pd.DataFrame:
@@ -275,8 +381,13 @@ def load_sloth_base_models() -> pd.DataFrame:
     raw = pd.read_csv(fetch("sloth_base_models.csv"))
     raw = raw.drop(columns=[c for c in raw.columns if c.startswith("Unnamed")])
     df = raw.rename(columns=_snake)
-    return df.rename(columns={"params_b": "params_b", "pretraining_data_size_t": "tokens_t",
-                              "flops_1e21": "flops_1e21"})
+    return df.rename(
+        columns={
+            "params_b": "params_b",
+            "pretraining_data_size_t": "tokens_t",
+            "flops_1e21": "flops_1e21",
+        }
+    )
 
 
 def load_obsscaling_base_models() -> pd.DataFrame:

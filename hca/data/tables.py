@@ -49,13 +49,35 @@ __all__ = [
 ]
 
 #: The cited tables shipped with the package.
-TABLES: tuple[str, ...] = ("pretraining_tokens", "paper_values", "paper_figure8_sft",
-                           "authors_code_values", "authors_tokens")
+TABLES: tuple[str, ...] = (
+    "pretraining_tokens",
+    "paper_values",
+    "paper_figure8_sft",
+    "authors_code_values",
+    "authors_tokens",
+)
 
-_TOKENS_COLUMNS = ("base_model", "family", "params_b", "active_params_b", "tokens_t",
-                   "tokens_kind", "source", "note")
-_PAPER_COLUMNS = ("id", "section", "claim", "paper", "value", "tolerance", "criterion",
-                  "citation", "kind")
+_TOKENS_COLUMNS = (
+    "base_model",
+    "family",
+    "params_b",
+    "active_params_b",
+    "tokens_t",
+    "tokens_kind",
+    "source",
+    "note",
+)
+_PAPER_COLUMNS = (
+    "id",
+    "section",
+    "claim",
+    "paper",
+    "value",
+    "tolerance",
+    "criterion",
+    "citation",
+    "kind",
+)
 _KINDS = ("analysis", "lookup")
 _AUTHORS_COLUMNS = ("id", "chapter", "quantity", "value", "source", "note")
 _SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
@@ -77,17 +99,20 @@ def _read(name: str, path: str | Path | None, **kwargs: Any) -> tuple[pd.DataFra
         return pd.read_csv(p, **kwargs), p.name
     src = table_path(name)
     if not src.is_file():
-        raise FileNotFoundError(f"{name}: the packaged table {name}.csv is missing from "
-                                "hca/data/tables; reinstall hca")
+        raise FileNotFoundError(
+            f"{name}: the packaged table {name}.csv is missing from hca/data/tables; reinstall hca"
+        )
     with src.open("r", encoding="utf-8") as fh:
         return pd.read_csv(fh, **kwargs), f"{name}.csv"
 
 
 @lru_cache(maxsize=1)
 def _tokens_table() -> pd.DataFrame:
-    t, shown = _read("pretraining_tokens", None,
-                     dtype={"base_model": str, "family": str, "source": str, "note": str,
-                            "tokens_kind": str})
+    t, shown = _read(
+        "pretraining_tokens",
+        None,
+        dtype={"base_model": str, "family": str, "source": str, "note": str, "tokens_kind": str},
+    )
     missing = [c for c in _TOKENS_COLUMNS if c not in t.columns]
     if missing:
         raise ValueError(f"{shown}: missing columns {missing}")
@@ -142,11 +167,13 @@ def parse_tolerance(tol: str, cid: str = "") -> tuple[float, float]:
     try:
         a, b = (float(x) for x in tol.split("/"))
     except ValueError:
-        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} is not "
-                         "'<reproduced>/<partly>'") from None
+        raise ValueError(
+            f"paper_values: claim {cid!r}: tolerance {tol!r} is not '<reproduced>/<partly>'"
+        ) from None
     if not 0 <= a <= b:
-        raise ValueError(f"paper_values: claim {cid!r}: tolerance {tol!r} must satisfy "
-                         "0 <= reproduced <= partly")
+        raise ValueError(
+            f"paper_values: claim {cid!r}: tolerance {tol!r} must satisfy 0 <= reproduced <= partly"
+        )
     return a, b
 
 

@@ -1,5 +1,4 @@
-"""The HCA estimator: ICA per domain, the search over row orders, the fitted SCMs.
-"""
+"""The HCA estimator: ICA per domain, the search over row orders, the fitted SCMs."""
 
 from __future__ import annotations
 

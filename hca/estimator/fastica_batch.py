@@ -52,8 +52,10 @@ def whiten(X: Any, n_components: int) -> Whitened:
     XT = np.array(X, dtype=np.float64, copy=True).T
     n_features, n_samples = XT.shape
     if not 1 <= n_components <= min(n_samples, n_features):
-        raise ValueError(f"n_components must be between 1 and min(n_samples, n_features) = "
-                         f"{min(n_samples, n_features)}, got {n_components}")
+        raise ValueError(
+            f"n_components must be between 1 and min(n_samples, n_features) = "
+            f"{min(n_samples, n_features)}, got {n_components}"
+        )
     mean = XT.mean(axis=-1)
     XT -= mean[:, np.newaxis]
     u, d = linalg.svd(XT, full_matrices=False, check_finite=False)[:2]
@@ -67,8 +69,9 @@ def whiten(X: Any, n_components: int) -> Whitened:
 def initial_matrices(seeds: Sequence[int], n_components: int) -> np.ndarray:
     """``w_init`` of every seed, drawn as scikit-learn's FastICA draws it
     (``RandomState(seed).normal(size=(d, d))``); shape (n_seeds, d, d)."""
-    return np.stack([np.random.RandomState(int(s)).normal(size=(n_components, n_components))
-                     for s in seeds])
+    return np.stack(
+        [np.random.RandomState(int(s)).normal(size=(n_components, n_components)) for s in seeds]
+    )
 
 
 def _sym_decorrelation(W: np.ndarray) -> np.ndarray:
@@ -98,8 +101,10 @@ class FastICABatch:
 
     def summary(self) -> str:
         """One line: starts, convergence and iterations."""
-        return (f"FastICA batch: {len(self.n_iter)} starts, {int(self.converged.sum())} "
-                f"converged, iterations {int(self.n_iter.min())}-{int(self.n_iter.max())}")
+        return (
+            f"FastICA batch: {len(self.n_iter)} starts, {int(self.converged.sum())} "
+            f"converged, iterations {int(self.n_iter.min())}-{int(self.n_iter.max())}"
+        )
 
 
 def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
@@ -126,9 +131,16 @@ def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
     return W, n_iter, converged
 
 
-def fastica_batch(X: Any, n_components: int, seeds: Sequence[int] | None = None, *,
-                  w_init: np.ndarray | None = None, max_iter: int = 1000,
-                  tol: float = 1e-4, whitened: Whitened | None = None) -> FastICABatch:
+def fastica_batch(
+    X: Any,
+    n_components: int,
+    seeds: Sequence[int] | None = None,
+    *,
+    w_init: np.ndarray | None = None,
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+    whitened: Whitened | None = None,
+) -> FastICABatch:
     """FastICA (parallel, logcosh, unit-variance sources) from every start at once.
 
     Parameters
@@ -153,14 +165,17 @@ def fastica_batch(X: Any, n_components: int, seeds: Sequence[int] | None = None,
     if (seeds is None) == (w_init is None):
         raise ValueError("fastica_batch: pass either seeds or w_init")
     wh = whiten(X, n_components) if whitened is None else whitened
-    W0 = (initial_matrices(seeds, n_components) if w_init is None
-          else np.array(w_init, dtype=np.float64, copy=True))
+    W0 = (
+        initial_matrices(seeds, n_components)
+        if w_init is None
+        else np.array(w_init, dtype=np.float64, copy=True)
+    )
     if W0.ndim != 3 or W0.shape[1:] != (n_components, n_components):
-        raise ValueError(f"w_init must have shape (n_starts, {n_components}, {n_components}), "
-                         f"got {W0.shape}")
+        raise ValueError(
+            f"w_init must have shape (n_starts, {n_components}, {n_components}), got {W0.shape}"
+        )
     W, n_iter, converged = _iterate(wh.X1, W0, float(tol), int(max_iter))
     S = W @ wh.K @ wh.XT  # (b, d, n)
     S_std = np.std(S, axis=-1)
     W = W / S_std[:, :, np.newaxis]
-    return FastICABatch(components=W @ wh.K, mean=wh.mean, n_iter=n_iter,
-                        converged=converged)
+    return FastICABatch(components=W @ wh.K, mean=wh.mean, n_iter=n_iter, converged=converged)

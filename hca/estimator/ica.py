@@ -1,5 +1,4 @@
-"""Step 1 of HCA: ICA per domain (FastICA, Picard-O or Picard; optionally with restarts).
-"""
+"""Step 1 of HCA: ICA per domain (FastICA, Picard-O or Picard; optionally with restarts)."""
 
 from __future__ import annotations
 
@@ -122,8 +121,10 @@ class DomainICA:
         state = "converged" if self.converged else "NOT converged"
         extra = ""
         if len(self.restart_objectives) > 1:
-            extra = (f"; restart {self.restart} of {len(self.restart_objectives)} kept "
-                     f"(largest negentropy {self.objective:.4g})")
+            extra = (
+                f"; restart {self.restart} of {len(self.restart_objectives)} kept "
+                f"(largest negentropy {self.objective:.4g})"
+            )
         return (
             f"ICA {self.domain!r}: {self.n_samples} models, {self.unmixing.shape[0]} sources, "
             f"{state} after {self.n_iter} iterations{extra}"
@@ -174,7 +175,11 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     """One FastICA run; return ``(ica, converged)`` with warnings other than convergence
     re-emitted."""
     ica = FastICA(
-        n_components=d, whiten="unit-variance", random_state=seed, max_iter=max_iter, tol=tol,
+        n_components=d,
+        whiten="unit-variance",
+        random_state=seed,
+        max_iter=max_iter,
+        tol=tol,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,8 +192,13 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
     used for seeds that are not integers)."""
     ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
-    return _Run(np.array(ica.components_, dtype=float), np.array(ica.mean_, dtype=float),
-                converged, int(ica.n_iter_), objective)
+    return _Run(
+        np.array(ica.components_, dtype=float),
+        np.array(ica.mean_, dtype=float),
+        converged,
+        int(ica.n_iter_),
+        objective,
+    )
 
 
 # FastICA runs of this process: (digest of the domain's data, d, max_iter, tol, seed) -> _Run.
@@ -214,8 +224,9 @@ def _is_int_seed(seed: Any) -> bool:
     return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
 
 
-def fastica_runs(Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000,
-                 tol: float = 1e-4) -> list:
+def fastica_runs(
+    Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000, tol: float = 1e-4
+) -> list:
     """FastICA on one domain's data from every seed of ``seeds`` (memoised per process).
 
     Integer seeds not seen before run together in one vectorised batch
@@ -226,19 +237,21 @@ def fastica_runs(Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1
     """
     Xk = np.asarray(Xk, dtype=np.float64)
     digest = _digest(Xk)
-    keys = [(digest, int(d), int(max_iter), float(tol), int(s)) if _is_int_seed(s) else None
-            for s in seeds]
+    keys = [
+        (digest, int(d), int(max_iter), float(tol), int(s)) if _is_int_seed(s) else None
+        for s in seeds
+    ]
     with _MEMO_LOCK:
         found = {k: _MEMO[k] for k in keys if k is not None and k in _MEMO}
     missing = sorted({k[-1] for k in keys if k is not None and k not in found})
     if missing:
-        batch = fastica_batch(Xk, d, missing, max_iter=max_iter, tol=tol,
-                              whitened=whiten(Xk, d))
+        batch = fastica_batch(Xk, d, missing, max_iter=max_iter, tol=tol, whitened=whiten(Xk, d))
         for i, s in enumerate(missing):
             W = batch.components[i]
             objective = float(np.sum(ica_negentropy((Xk - batch.mean) @ W.T)))
             found[(digest, int(d), int(max_iter), float(tol), s)] = _Run(
-                W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective)
+                W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
+            )
         with _MEMO_LOCK:
             _MEMO.update(found)
             while len(_MEMO) > _MEMO_SIZE:
@@ -249,14 +262,21 @@ def fastica_runs(Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1
             runs.append(_fastica_run(Xk, d, s, max_iter, tol))
         else:
             r = found[k]
-            runs.append(_Run(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter,
-                             r.objective))
+            runs.append(_Run(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter, r.objective))
     return runs
 
 
-def prefetch_fastica(values: np.ndarray, labels: np.ndarray, order: Sequence[Hashable], d: int,
-                     seeds: Sequence[int], *, max_iter: int = 1000, tol: float | None = None,
-                     n_restarts: int = 1) -> None:
+def prefetch_fastica(
+    values: np.ndarray,
+    labels: np.ndarray,
+    order: Sequence[Hashable],
+    d: int,
+    seeds: Sequence[int],
+    *,
+    max_iter: int = 1000,
+    tol: float | None = None,
+    n_restarts: int = 1,
+) -> None:
     """Run FastICA for every domain of ``order`` and every seed of ``seeds`` (with their
     restarts) in one batch per domain, so that the fits of a seed sweep find them memoised."""
     tol = DEFAULT_TOL["fastica"] if tol is None else float(tol)
@@ -269,28 +289,43 @@ def _picard_module():
     try:
         import picard
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("ica='picard' needs the python-picard package "
-                          "(pip install python-picard)") from err
+        raise ImportError(
+            "ica='picard' needs the python-picard package (pip install python-picard)"
+        ) from err
     return picard
 
 
-def _one_picard(Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float,
-                ortho: bool) -> _Run:
+def _one_picard(
+    Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
+) -> _Run:
     """One Picard run (extended density model); sources rescaled to unit variance."""
     picard = _picard_module()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         K, W, _, mean, n_iter = picard.picard(
-            Xk.T, n_components=d, ortho=ortho, extended=True, random_state=seed,
-            max_iter=max_iter, tol=tol, return_X_mean=True, return_n_iter=True)
+            Xk.T,
+            n_components=d,
+            ortho=ortho,
+            extended=True,
+            random_state=seed,
+            max_iter=max_iter,
+            tol=tol,
+            return_X_mean=True,
+            return_n_iter=True,
+        )
     converged = _relay_warnings(caught, lambda w: "did not converge" in str(w.message))
     unmixing = W @ K
     sources = (Xk - mean) @ unmixing.T
     sd = sources.std(axis=0)
     if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
         raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
-    return _Run(np.asarray(unmixing / sd[:, None], dtype=float), np.asarray(mean, dtype=float),
-                converged, int(n_iter), float(np.sum(ica_negentropy(sources / sd))))
+    return _Run(
+        np.asarray(unmixing / sd[:, None], dtype=float),
+        np.asarray(mean, dtype=float),
+        converged,
+        int(n_iter),
+        float(np.sum(ica_negentropy(sources / sd))),
+    )
 
 
 @dataclass(frozen=True)
@@ -313,16 +348,23 @@ def _outside_hca() -> int:
     return level
 
 
-def _fit_one_ica(Xk: np.ndarray, label: Hashable, d: int, ica: str, random_state: Any,
-                 max_iter: int, tol: float, n_restarts: int) -> DomainICA:
+def _fit_one_ica(
+    Xk: np.ndarray,
+    label: Hashable,
+    d: int,
+    ica: str,
+    random_state: Any,
+    max_iter: int,
+    tol: float,
+    n_restarts: int,
+) -> DomainICA:
     """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
     convergence one with the domain name."""
     seeds = restart_seeds(random_state, n_restarts)
     if ica == "fastica":
         runs = fastica_runs(Xk, d, seeds, max_iter, tol)
     else:
-        runs = [_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o")
-                for seed in seeds]
+        runs = [_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o") for seed in seeds]
     any_converged = any(r.converged for r in runs)
     scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
     best = int(np.nanargmax(scores)) if n_restarts > 1 else 0
@@ -357,10 +399,19 @@ def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
     return result, [(w.message, w.category) for w in caught]
 
 
-def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable], d: int, *,
-             ica: str = "fastica", random_state: Any = 0, max_iter: int = 1000,
-             tol: float | None = None, n_restarts: int = 1,
-             n_jobs: int | None = None) -> dict[Hashable, DomainICA]:
+def fit_icas(
+    values: np.ndarray,
+    domains: np.ndarray,
+    order: Sequence[Hashable],
+    d: int,
+    *,
+    ica: str = "fastica",
+    random_state: Any = 0,
+    max_iter: int = 1000,
+    tol: float | None = None,
+    n_restarts: int = 1,
+    n_jobs: int | None = None,
+) -> dict[Hashable, DomainICA]:
     """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`).
 
     ``n_jobs`` (other than ``None`` and 1) runs the domains in parallel with
@@ -372,8 +423,10 @@ def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable],
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    args = [(values[domains == label], label, d, ica, random_state, max_iter, tol, n_restarts)
-            for label in order]
+    args = [
+        (values[domains == label], label, d, ica, random_state, max_iter, tol, n_restarts)
+        for label in order
+    ]
     out = {}
     if n_jobs in (None, 1) or isinstance(random_state, np.random.RandomState):
         for i, a in enumerate(args):
@@ -381,7 +434,8 @@ def fit_icas(values: np.ndarray, domains: np.ndarray, order: Sequence[Hashable],
             notify("ICA", i + 1, len(args))
         return out
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_fit_one_ica_quietly)(*a) for a in args)
+        delayed(_fit_one_ica_quietly)(*a) for a in args
+    )
     for i, (a, (result, caught)) in enumerate(zip(args, results)):
         for message, category in caught:
             warnings.warn(message, category, stacklevel=_outside_hca())
@@ -441,6 +495,14 @@ def domain_ica(
     check_ica(ica)
     check_positive_int(n_restarts, "n_restarts")
     data = check_fit_data(X, domains, n_components)
-    return fit_icas(data.values, data.labels, data.order, data.n_components, ica=ica,
-                    random_state=random_state, max_iter=max_iter, tol=tol,
-                    n_restarts=n_restarts)
+    return fit_icas(
+        data.values,
+        data.labels,
+        data.order,
+        data.n_components,
+        ica=ica,
+        random_state=random_state,
+        max_iter=max_iter,
+        tol=tol,
+        n_restarts=n_restarts,
+    )

@@ -1,5 +1,4 @@
-"""The HCA estimator (scikit-learn style) and the MIC-by-subset sweep (Figure 18).
-"""
+"""The HCA estimator (scikit-learn style) and the MIC-by-subset sweep (Figure 18)."""
 
 from __future__ import annotations
 
@@ -44,19 +43,19 @@ __all__ = [
 #: Every other check passes with ``HCA(n_components=1)`` (the checks' data have 1-2 columns).
 EXPECTED_FAILED_CHECKS: dict[str, str] = {
     "check_fit_score_takes_y": "fit's second argument is `domains` (the domain of every "
-                               "row), not a target `y`",
+    "row), not a target `y`",
     "check_transformer_general": "fit_transform takes `domains`, not the keyword `y`",
     "check_requires_y_none": "the message for missing domains names `domains`, not `y`",
     "check_fit2d_1sample": "one row is one domain: the message says that HCA needs at least "
-                           "2 domains, not scikit-learn's '1 sample' wording",
+    "2 domains, not scikit-learn's '1 sample' wording",
     "check_fit2d_predict1d": "hca.validation's message for 1-D input differs from "
-                             "scikit-learn's 'Reshape your data'",
+    "scikit-learn's 'Reshape your data'",
     "check_estimators_empty_data_messages": "hca.validation's message for 0 columns differs "
-                                            "from scikit-learn's wording",
+    "from scikit-learn's wording",
     "check_complex_data": "hca.validation refuses complex data with a TypeError naming it "
-                          "(scikit-learn expects a ValueError)",
+    "(scikit-learn expects a ValueError)",
     "check_transformer_data_not_an_array": "the domains must be matched to the rows, so X must "
-                                           "have a length (an array or DataFrame)",
+    "have a length (an array or DataFrame)",
 }
 
 
@@ -212,14 +211,28 @@ class HCA(TransformerMixin, BaseEstimator):
 
     def _fit_icas(self, values: np.ndarray, labels: np.ndarray, order: Sequence) -> dict:
         """Step 1 with this estimator's ICA settings, on validated data."""
-        return fit_icas(values, labels, order, int(self.n_components), ica=self.ica,
-                        random_state=self.random_state, max_iter=self.max_iter, tol=self.tol,
-                        n_restarts=self.n_restarts, n_jobs=self.n_jobs)
+        return fit_icas(
+            values,
+            labels,
+            order,
+            int(self.n_components),
+            ica=self.ica,
+            random_state=self.random_state,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_restarts=self.n_restarts,
+            n_jobs=self.n_jobs,
+        )
 
     def _search(self, unmixings: Mapping) -> HCASearchResult:
         """Steps 2-3 with this estimator's search settings."""
-        return hca_search(unmixings, search=self.search, residual=self.residual,
-                          beam_width=self.beam_width, max_nodes=self.max_nodes)
+        return hca_search(
+            unmixings,
+            search=self.search,
+            residual=self.residual,
+            beam_width=self.beam_width,
+            max_nodes=self.max_nodes,
+        )
 
     def _fit_search(self) -> HCA:
         """Run the search on the fitted ICA matrices and build the per-domain models."""
@@ -260,8 +273,10 @@ class HCA(TransformerMixin, BaseEstimator):
             return check_matrix(X, columns=list(self.feature_names_in_))
         n_columns = np.shape(X)[1] if np.ndim(X) == 2 else None
         if n_columns is not None and n_columns != self.n_features_in_:
-            raise ValueError(f"X has {n_columns} features, but HCA is expecting "
-                             f"{self.n_features_in_} features as input (the fitted benchmarks)")
+            raise ValueError(
+                f"X has {n_columns} features, but HCA is expecting "
+                f"{self.n_features_in_} features as input (the fitted benchmarks)"
+            )
         return check_matrix(X, columns=self._benchmarks)
 
     def transform(self, X: Any) -> np.ndarray:
@@ -287,8 +302,10 @@ class HCA(TransformerMixin, BaseEstimator):
         causal order. ``input_features``, if given, must be the fitted benchmarks."""
         self._check_fitted()
         if input_features is not None and list(input_features) != list(self._benchmarks):
-            raise ValueError(f"input_features {list(input_features)} are not the fitted "
-                             f"benchmarks {list(self._benchmarks)}")
+            raise ValueError(
+                f"input_features {list(input_features)} are not the fitted "
+                f"benchmarks {list(self._benchmarks)}"
+            )
         return np.array([f"z{i + 1}" for i in range(len(self.unmixing_))], dtype=object)
 
     def __sklearn_tags__(self) -> Any:
@@ -384,8 +401,11 @@ class HCA(TransformerMixin, BaseEstimator):
         residual = values - values @ self.unmixing_.T @ self.unmixing_
         sq = np.sum(residual**2, axis=0)
         return pd.DataFrame(
-            {"relative_error": sq / np.maximum(np.sum(values**2, axis=0), TINY),
-             "mse": sq / len(values), "rmse": np.sqrt(sq / len(values))},
+            {
+                "relative_error": sq / np.maximum(np.sum(values**2, axis=0), TINY),
+                "mse": sq / len(values),
+                "rmse": np.sqrt(sq / len(values)),
+            },
             index=pd.Index(self._benchmarks, name="benchmark"),
         )
 
@@ -407,8 +427,10 @@ def clone_hca(estimator: Any, **params: Any) -> HCA:
     model-selection tools do.
     """
     if not isinstance(estimator, HCA):
-        raise TypeError(f"estimator must be an HCA instance (e.g. HCA(n_components=3)), got "
-                        f"{type(estimator).__name__}")
+        raise TypeError(
+            f"estimator must be an HCA instance (e.g. HCA(n_components=3)), got "
+            f"{type(estimator).__name__}"
+        )
     return clone(estimator).set_params(**params)
 
 
@@ -462,8 +484,7 @@ def mic_by_subset(
     """
     est = clone_hca(estimator)
     data = est._check_params_and_data(X, domains)
-    cands = check_domains(data.labels, data.values, order=candidates,
-                          order_name="candidate").order
+    cands = check_domains(data.labels, data.values, order=candidates, order_name="candidate").order
     if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
         raise ValueError(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
@@ -471,15 +492,21 @@ def mic_by_subset(
         )
     check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
     icas = est._fit_icas(data.values, data.labels, cands)
-    subsets = [s for size in range(min_size, len(cands) + 1)
-               for s in itertools.combinations(cands, size)]
+    subsets = [
+        s for size in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, size)
+    ]
     targets = _align_targets(align, subsets)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_subset_record)(
-            est, {c: icas[c].unmixing for c in subset}, cands,
+            est,
+            {c: icas[c].unmixing for c in subset},
+            cands,
             _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
-            if frozenset(subset) in targets else None)
-        for subset in subsets)
+            if frozenset(subset) in targets
+            else None,
+        )
+        for subset in subsets
+    )
     table = pd.DataFrame.from_records(records)
     if not targets:
         table = table.drop(columns="alignment")
@@ -492,8 +519,10 @@ def _align_targets(align: Sequence[Sequence[Hashable]], subsets: Sequence[tuple]
     targets = {frozenset(s) for s in align}
     unknown = [sorted(map(str, t)) for t in targets if t not in swept]
     if unknown:
-        raise ValueError(f"align: subset(s) {unknown} are not swept (subsets of the candidates "
-                         "of at least min_size domains)")
+        raise ValueError(
+            f"align: subset(s) {unknown} are not swept (subsets of the candidates "
+            "of at least min_size domains)"
+        )
     return targets
 
 
@@ -504,8 +533,9 @@ class _Rows:
         self.values, self.names = values, list(names)
 
 
-def _subset_record(estimator: HCA, unmixings: dict, candidates: Sequence,
-                   rows: _Rows | None = None) -> dict:
+def _subset_record(
+    estimator: HCA, unmixings: dict, candidates: Sequence, rows: _Rows | None = None
+) -> dict:
     subset = tuple(unmixings)
     res = estimator._search(unmixings)
     row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}

@@ -17,7 +17,8 @@ __all__ = ["listen", "notify"]
 
 Listener = Callable[[str, int, int], None]
 _LISTENER: contextvars.ContextVar[Listener | None] = contextvars.ContextVar(
-    "hca_progress_listener", default=None)
+    "hca_progress_listener", default=None
+)
 
 
 @contextlib.contextmanager

@@ -1,5 +1,4 @@
-"""Results of an HCA fit: per-domain SCMs and the OLS ambiguity adjustment.
-"""
+"""Results of an HCA fit: per-domain SCMs and the OLS ambiguity adjustment."""
 
 from __future__ import annotations
 
@@ -133,8 +132,12 @@ class OLSAdjustment:
     def summary(self) -> str:
         """Chosen benchmarks, R^2 table and adjusted structural equations."""
         names = list(self.r2.index)
-        lines = ["OLS adjustment: " + ", ".join(
-            f"{z} ~ {b} (R^2 = {self.r2.loc[z, b]:.2f})" for z, b in zip(names, self.benchmarks))]
+        lines = [
+            "OLS adjustment: "
+            + ", ".join(
+                f"{z} ~ {b} (R^2 = {self.r2.loc[z, b]:.2f})" for z, b in zip(names, self.benchmarks)
+            )
+        ]
         lines.append(self.r2.round(2).to_string())
         lines += [m.summary() for m in self.models.values()]
         return "\n".join(lines)
@@ -214,11 +217,18 @@ def one_to_one_alignment(r2: pd.DataFrame, weak: float = WEAK_MATCH_R2) -> pd.Da
 
     values = r2.to_numpy(dtype=float)
     if values.shape[0] > values.shape[1]:
-        raise ValueError(f"{values.shape[0]} factors but only {values.shape[1]} benchmarks: "
-                         "a one-to-one alignment needs at least as many benchmarks")
+        raise ValueError(
+            f"{values.shape[0]} factors but only {values.shape[1]} benchmarks: "
+            "a one-to-one alignment needs at least as many benchmarks"
+        )
     rows, cols = linear_sum_assignment(np.nan_to_num(values, nan=-1.0), maximize=True)
     chosen = values[rows, cols]
-    return pd.DataFrame({"benchmark": [str(r2.columns[c]) for c in cols],
-                         "r2": chosen, "weak": chosen < weak,
-                         "best": [str(r2.columns[int(np.nanargmax(v))]) for v in values]},
-                        index=pd.Index([str(r2.index[r]) for r in rows], name="factor"))
+    return pd.DataFrame(
+        {
+            "benchmark": [str(r2.columns[c]) for c in cols],
+            "r2": chosen,
+            "weak": chosen < weak,
+            "best": [str(r2.columns[int(np.nanargmax(v))]) for v in values],
+        },
+        index=pd.Index([str(r2.index[r]) for r in rows], name="factor"),
+    )

@@ -81,8 +81,9 @@ def n_row_orders_text(n_domains: int, n_components: int) -> str:
     return f"{head} ~ 10^{math.floor(log10)}"
 
 
-def check_search_size(search: str, n_domains: int, n_components: int,
-                      hint: str = "use search='sequential'") -> None:
+def check_search_size(
+    search: str, n_domains: int, n_components: int, hint: str = "use search='sequential'"
+) -> None:
     """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders.
 
     Cheap (no ICA needed): call it as soon as the number of domains is known.
@@ -428,8 +429,11 @@ class _SearchTree:
     def root(self) -> _Nodes:
         K, q = self.K, self.M.shape[2]
         return _Nodes(
-            np.zeros((1, K, 0), dtype=np.intp), np.zeros((1, K), dtype=np.intp),
-            np.zeros((1, 0, q)), np.zeros((1, K)), np.zeros(1),
+            np.zeros((1, K, 0), dtype=np.intp),
+            np.zeros((1, K), dtype=np.intp),
+            np.zeros((1, 0, q)),
+            np.zeros((1, K)),
+            np.zeros(1),
         )
 
     def _residual_stack(self, nodes: _Nodes, parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -472,8 +476,9 @@ class _SearchTree:
         # to V_j = span(h_1..h_j).
         old = self._projected(nodes)[parent[:, None], kk, rows]  # (n, K, d)
         q = h.shape[1]
-        mh = np.take_along_axis((h @ self.M.reshape(K * self.d, q).T).reshape(-1, K, self.d),
-                                rows[:, :, None], axis=2)  # (n, K, 1)
+        mh = np.take_along_axis(
+            (h @ self.M.reshape(K * self.d, q).T).reshape(-1, K, self.d), rows[:, :, None], axis=2
+        )  # (n, K, 1)
         hQ = (h @ self.Q.transpose(1, 0, 2).reshape(q, K * self.d)).reshape(-1, K, self.d)
         w = old + mh * hQ
         diag = np.take_along_axis(w, rows[:, :, None], axis=2)[:, :, 0]
@@ -533,8 +538,9 @@ class _SearchTree:
         diag = np.diagonal(old, axis1=2, axis2=3) + mh * hQ
         return diag**2 / np.maximum(norm2, TINY)
 
-    def _align(self, nodes: _Nodes, parent: np.ndarray,
-               h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _align(
+        self, nodes: _Nodes, parent: np.ndarray, h: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Alternate from the directions ``h`` (n, q) of prefixes ``nodes[parent]``: every
         domain takes the free row that fits ``h`` best (largest ``c_{k,r}``), then ``h`` is
         recomputed from the chosen rows, until a fixed point. Starts that meet are merged;
@@ -606,8 +612,9 @@ def _first_seen(parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.sort(order[new_group])
 
 
-def _with_neighbours(parent: np.ndarray, rows: np.ndarray, free: np.ndarray,
-                     limit: int) -> tuple[np.ndarray, np.ndarray]:
+def _with_neighbours(
+    parent: np.ndarray, rows: np.ndarray, free: np.ndarray, limit: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Candidate children: the distinct choices ``rows`` (n, K) of prefixes ``parent``,
     then each choice changed in one domain to another free row (``free``: (N, K, n_free)).
 
@@ -624,8 +631,9 @@ def _with_neighbours(parent: np.ndarray, rows: np.ndarray, free: np.ndarray,
         n_base = int(base.sum())
         m_parent = np.repeat(parent[base], len(kk))
         moves = np.repeat(rows[base], len(kk), axis=0)
-        moves[np.arange(len(moves)), np.tile(kk, n_base)] = free[m_parent, np.tile(kk, n_base),
-                                                                  np.tile(ff, n_base)]
+        moves[np.arange(len(moves)), np.tile(kk, n_base)] = free[
+            m_parent, np.tile(kk, n_base), np.tile(ff, n_base)
+        ]
         parent = np.concatenate([parent, m_parent])
         rows = np.concatenate([rows, moves])
         keep = _first_seen(parent, rows)
@@ -712,8 +720,9 @@ class _FirstLevel:
         for batch in batches:
             gen = np.concatenate([self.gen, self.total + np.arange(len(batch))])
             self.total += len(batch)
-            pool = batch.nodes() if self.nodes is None else _Nodes.concat([self.nodes,
-                                                                            batch.nodes()])
+            pool = (
+                batch.nodes() if self.nodes is None else _Nodes.concat([self.nodes, batch.nodes()])
+            )
             order = np.lexsort((gen, pool.lb))
             self.nodes, self.gen = pool.take(order[:keep]), gen[order[:keep]]
 
@@ -725,12 +734,12 @@ class _FirstLevel:
             return self.nodes.take(np.argsort(self.gen, kind="stable")), self.unexplored
         if width >= len(self.nodes):
             raise RuntimeError("beam wider than the stored first level")  # pragma: no cover
-        return self.nodes.take(slice(0, width)), min(float(self.nodes.lb[width]),
-                                                     self.unexplored)
+        return self.nodes.take(slice(0, width)), min(float(self.nodes.lb[width]), self.unexplored)
 
 
-def _beam(tree: _SearchTree, width: int, first: _FirstLevel | None,
-          max_nodes: int) -> tuple[_Best, float, bool, bool]:
+def _beam(
+    tree: _SearchTree, width: int, first: _FirstLevel | None, max_nodes: int
+) -> tuple[_Best, float, bool, bool]:
     """One beam search.
 
     Returns the best leaf, the smallest bound of a discarded prefix, whether some level was
@@ -885,8 +894,12 @@ def hca_search(
         best, certified, width, partial = _sequential(tree, int(beam_width), int(max_nodes))
         enumerated = not partial
         if not certified:
-            how = ("" if enumerated else "; levels with more than max_nodes prefixes were "
-                   "explored from a few starting directions, not enumerated")
+            how = (
+                ""
+                if enumerated
+                else "; levels with more than max_nodes prefixes were "
+                "explored from a few starting directions, not enumerated"
+            )
             warnings.warn(
                 f"sequential search stopped at beam width {width} after {tree.n_nodes:,} "
                 f"prefixes (max_nodes={max_nodes:,}) without certifying that MIC = "
@@ -911,7 +924,13 @@ def _with_search_info(
 ) -> HCASearchResult:
     """Copy of ``result`` with the search bookkeeping filled in."""
     fields = {f: getattr(result, f) for f in result.__dataclass_fields__}
-    fields.update(domains=names, search=search, n_evaluated=int(tree.n_leaves),
-                  n_nodes=int(tree.n_nodes), beam_width=int(width), certified=bool(certified),
-                  enumerated=bool(enumerated))
+    fields.update(
+        domains=names,
+        search=search,
+        n_evaluated=int(tree.n_leaves),
+        n_nodes=int(tree.n_nodes),
+        beam_width=int(width),
+        certified=bool(certified),
+        enumerated=bool(enumerated),
+    )
     return HCASearchResult(**fields)

@@ -41,8 +41,7 @@ _SCOPES = ("domain", "all")
 
 #: Soft-impute of the two designs, as :class:`SoftImpute` parameters: the library defaults
 #: (validated shrinkage, centring, solved to the limit) and the authors' code.
-SOFT_IMPUTE_PARAMS: dict[str, dict[str, Any]] = {"validated": {},
-                                                 "authors": AUTHORS_SOFT_IMPUTE}
+SOFT_IMPUTE_PARAMS: dict[str, dict[str, Any]] = {"validated": {}, "authors": AUTHORS_SOFT_IMPUTE}
 _DECIMALS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
@@ -88,7 +87,8 @@ class AppendixGDesign:
     mask_scope: str = "domain"
     same_rows: bool = True
     random_runs: tuple[tuple[float, int], ...] = tuple(
-        (p, 1000 if p in (0.2, 0.8) else 20) for p in _DECIMALS)
+        (p, 1000 if p in (0.2, 0.8) else 20) for p in _DECIMALS
+    )
     ps_block: tuple[float, ...] = _DECIMALS
     n_reps_block: int = 5
     p_sets: float = 0.5
@@ -98,11 +98,13 @@ class AppendixGDesign:
 
     def __post_init__(self):
         if self.soft_impute not in SOFT_IMPUTE_PARAMS:
-            raise ValueError(f"soft_impute must be one of {tuple(SOFT_IMPUTE_PARAMS)}; "
-                             f"got {self.soft_impute!r}")
+            raise ValueError(
+                f"soft_impute must be one of {tuple(SOFT_IMPUTE_PARAMS)}; got {self.soft_impute!r}"
+            )
         if self.block_method not in ("structured", "soft_impute"):
-            raise ValueError("block_method must be 'structured' or 'soft_impute'; "
-                             f"got {self.block_method!r}")
+            raise ValueError(
+                f"block_method must be 'structured' or 'soft_impute'; got {self.block_method!r}"
+            )
         if self.mask_scope not in _SCOPES:
             raise ValueError(f"mask_scope must be one of {_SCOPES}; got {self.mask_scope!r}")
         if self.p_sets not in self.ps_block:
@@ -114,17 +116,27 @@ class AppendixGDesign:
         both patterns, every row masked, each other column losing its own rows, hidden
         shares 0.1, ..., 0.9 with 500 repetitions each and 100 per set and ``p``, seed 2025
         (``changes`` override fields, e.g. fewer repetitions)."""
-        base = {"soft_impute": "authors", "block_method": "soft_impute", "mask_scope": "all",
-                "same_rows": False, "random_runs": tuple((p, 500) for p in _DECIMALS),
-                "n_reps_block": 100,
-                "n_reps_sets": 100, "n_reps_rank_check": 0, "random_state": 2025}
+        base = {
+            "soft_impute": "authors",
+            "block_method": "soft_impute",
+            "mask_scope": "all",
+            "same_rows": False,
+            "random_runs": tuple((p, 500) for p in _DECIMALS),
+            "n_reps_block": 100,
+            "n_reps_sets": 100,
+            "n_reps_rank_check": 0,
+            "random_state": 2025,
+        }
         return cls(**{**base, **changes})
 
     @property
     def method_labels(self) -> dict[str, str]:
         """Display names of the random and block methods."""
-        si = ("soft-impute (authors' code)" if self.soft_impute == "authors"
-              else "soft-impute (validated)")
+        si = (
+            "soft-impute (authors' code)"
+            if self.soft_impute == "authors"
+            else "soft-impute (validated)"
+        )
         return {"random": si, "block": "SMC" if self.block_method == "structured" else si}
 
     def summary(self) -> str:
@@ -133,15 +145,17 @@ class AppendixGDesign:
         lab = self.method_labels
         rows = "every row" if self.mask_scope == "all" else "the domain's rows"
         runs = "; ".join(f"{p:g}: {n}" for p, n in self.random_runs)
-        return "\n".join([
-            f"15a: {lab['random']}, entries of {rows} hidden at random; repetitions per "
-            f"hidden share {runs}",
-            f"15b/16: {lab['block']}, all 20 sets of 3 observed columns, "
-            f"{'one block of rows' if self.same_rows else 'rows drawn per column'} of {rows}"
-            f", p = {ps}; {self.n_reps_block} repetitions per set and p, "
-            f"{self.n_reps_sets} at p = {self.p_sets:g}",
-            f"random_state = {self.random_state}",
-        ])
+        return "\n".join(
+            [
+                f"15a: {lab['random']}, entries of {rows} hidden at random; repetitions per "
+                f"hidden share {runs}",
+                f"15b/16: {lab['block']}, all 20 sets of 3 observed columns, "
+                f"{'one block of rows' if self.same_rows else 'rows drawn per column'} of {rows}"
+                f", p = {ps}; {self.n_reps_block} repetitions per set and p, "
+                f"{self.n_reps_sets} at p = {self.p_sets:g}",
+                f"random_state = {self.random_state}",
+            ]
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,8 +185,10 @@ class AppendixGResults:
         if variant is not None:
             out = out[out["variant"] == variant]
         if out.empty:
-            raise ValueError(f"no runs for experiment {experiment!r}, variant {variant!r}; "
-                             f"have {sorted(set(zip(self.frame.experiment, self.frame.variant)))}")
+            raise ValueError(
+                f"no runs for experiment {experiment!r}, variant {variant!r}; "
+                f"have {sorted(set(zip(self.frame.experiment, self.frame.variant)))}"
+            )
         return out
 
     def sets(self, variant: str | None = None) -> pd.DataFrame:
@@ -183,8 +199,11 @@ class AppendixGResults:
     def summary(self) -> str:
         """Mean RMSE per experiment and variant, and the time taken."""
         s = compare_approaches(self.frame, by=("experiment", "variant"))
-        lines = [f"{e:>7s} {v:<28s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
-                 f"local {r.local_mean:7.3f}  ({r.verdict})" for (e, v), r in s.iterrows()]
+        lines = [
+            f"{e:>7s} {v:<28s} n={int(r.n):5d}  global {r.global_mean:7.3f}  "
+            f"local {r.local_mean:7.3f}  ({r.verdict})"
+            for (e, v), r in s.iterrows()
+        ]
         lines.append(f"total {self.timings['seconds'].sum():.1f} s CPU")
         return "\n".join(lines)
 
@@ -209,19 +228,29 @@ def _tasks(design: AppendixGDesign, d: int, n_masked: int, max_reps: int) -> lis
     """Every block of repetitions of ``design`` (method and baseline share seeds)."""
     lab = design.method_labels
     si = {"method": "soft_impute", "method_params": SOFT_IMPUTE_PARAMS[design.soft_impute]}
-    block = ({"method": "structured"} if design.block_method == "structured" else si)
+    block = {"method": "structured"} if design.block_method == "structured" else si
     scope = {"mask_scope": design.mask_scope}
     triples = observed_column_sets(d, 3)
     runs: list[tuple[str, list[tuple[str, dict]], list[tuple[dict, int]]]] = []
     shares = [(float(p), int(n)) for p, n in design.random_runs if n > 0]
-    runs.append(("15a", [(lab["random"], si), ("column means", {"method": ColumnMeans()})],
-                 [({"pattern": "random", "p": p}, r) for p, r in shares]))
-    settings = [({"pattern": "block", "p": p, "observed_cols": list(s),
-                  "same_rows": design.same_rows},
-                 design.n_reps_sets if np.isclose(p, design.p_sets) else design.n_reps_block)
-                for p in design.ps_block for s in triples]
-    runs.append(("15b", [(lab["block"], block), ("column means", {"method": ColumnMeans()})],
-                 settings))
+    runs.append(
+        (
+            "15a",
+            [(lab["random"], si), ("column means", {"method": ColumnMeans()})],
+            [({"pattern": "random", "p": p}, r) for p, r in shares],
+        )
+    )
+    settings = [
+        (
+            {"pattern": "block", "p": p, "observed_cols": list(s), "same_rows": design.same_rows},
+            design.n_reps_sets if np.isclose(p, design.p_sets) else design.n_reps_block,
+        )
+        for p in design.ps_block
+        for s in triples
+    ]
+    runs.append(
+        ("15b", [(lab["block"], block), ("column means", {"method": ColumnMeans()})], settings)
+    )
     out = []
     for e, (experiment, variants, sets) in enumerate(runs):
         for i, (kw, n_reps) in enumerate(sets):
@@ -230,24 +259,47 @@ def _tasks(design: AppendixGDesign, d: int, n_masked: int, max_reps: int) -> lis
                 n = min(max_reps, n_reps - rep0)
                 for variant, method in variants:
                     cost = n * n_masked * (0.02 if variant == "column means" else 1.0)
-                    out.append(_Task(experiment, variant, i, rep0, {
-                        **kw, **scope, **method, "n_reps": n, "random_state": seed}, cost))
+                    out.append(
+                        _Task(
+                            experiment,
+                            variant,
+                            i,
+                            rep0,
+                            {**kw, **scope, **method, "n_reps": n, "random_state": seed},
+                            cost,
+                        )
+                    )
     if design.block_method == "structured" and design.n_reps_rank_check > 0:
         i0 = [i for i, (kw, _) in enumerate(settings) if np.isclose(kw["p"], design.p_sets)]
         checks = [("SMC, column rule", {"thresholding": "column"})] + [
-            (f"SMC, rank {r}", {"rank": r}) for r in (1, 2, 3)]
+            (f"SMC, rank {r}", {"rank": r}) for r in (1, 2, 3)
+        ]
         for i in i0:
             kw = settings[i][0]
             for variant, params in checks:
-                out.append(_Task("16-rank", variant, i, 0, {
-                    **kw, **scope, "method": "structured", "method_params": params,
-                    "n_reps": min(design.n_reps_rank_check, max_reps),
-                    "random_state": _block_seed(design.random_state, 1, i, 0)}, 1.0))
+                out.append(
+                    _Task(
+                        "16-rank",
+                        variant,
+                        i,
+                        0,
+                        {
+                            **kw,
+                            **scope,
+                            "method": "structured",
+                            "method_params": params,
+                            "n_reps": min(design.n_reps_rank_check, max_reps),
+                            "random_state": _block_seed(design.random_state, 1, i, 0),
+                        },
+                        1.0,
+                    )
+                )
     return out
 
 
-def _run_task(X: np.ndarray, local_rows: Any, columns: list, task: _Task
-              ) -> tuple[pd.DataFrame, float]:
+def _run_task(
+    X: np.ndarray, local_rows: Any, columns: list, task: _Task
+) -> tuple[pd.DataFrame, float]:
     t0 = time.process_time()
     Xf = pd.DataFrame(X, columns=columns)
     with warnings.catch_warnings():
@@ -261,9 +313,13 @@ def _run_task(X: np.ndarray, local_rows: Any, columns: list, task: _Task
     return df, time.process_time() - t0
 
 
-def run_appendix_g(X_global: Any, local_rows: Any, design: AppendixGDesign | None = None,
-                   n_jobs: int | None = None, max_reps_per_task: int | None = None
-                   ) -> AppendixGResults:
+def run_appendix_g(
+    X_global: Any,
+    local_rows: Any,
+    design: AppendixGDesign | None = None,
+    n_jobs: int | None = None,
+    max_reps_per_task: int | None = None,
+) -> AppendixGResults:
     """Run the Appendix G experiments (Figures 15a, 15b, 16) as set out in ``design``.
 
     Every setting's repetitions are split into blocks of at most ``max_reps_per_task``
@@ -294,20 +350,28 @@ def run_appendix_g(X_global: Any, local_rows: Any, design: AppendixGDesign | Non
     design = design or AppendixGDesign()
     arr = check_matrix(X_global, name="X_global", allow_nan=True)
     _, columns = labels_of(X_global)
-    n_masked = arr.shape[0] if design.mask_scope == "all" else int(
-        local_row_positions(local_rows, arr.shape[0]).size)
+    n_masked = (
+        arr.shape[0]
+        if design.mask_scope == "all"
+        else int(local_row_positions(local_rows, arr.shape[0]).size)
+    )
     most = max([n for _, n in design.random_runs] + [design.n_reps_block, design.n_reps_sets])
     tasks = _tasks(design, arr.shape[1], n_masked, int(max_reps_per_task or max(most, 1)))
     order = sorted(range(len(tasks)), key=lambda k: -tasks[k].cost)  # big blocks first
     done = Parallel(n_jobs=n_jobs, batch_size=1)(
-        delayed(_run_task)(arr, local_rows, list(columns), tasks[k]) for k in order)
+        delayed(_run_task)(arr, local_rows, list(columns), tasks[k]) for k in order
+    )
     results: list[Any] = [None] * len(tasks)
     for k, res in zip(order, done):
         results[k] = res
     frame = pd.concat([df for df, _ in results], ignore_index=True)
-    timing = pd.DataFrame({"experiment": [t.experiment for t in tasks],
-                           "variant": [t.variant for t in tasks],
-                           "repetitions": [t.kwargs["n_reps"] for t in tasks],
-                           "seconds": [sec for _, sec in results]})
+    timing = pd.DataFrame(
+        {
+            "experiment": [t.experiment for t in tasks],
+            "variant": [t.variant for t in tasks],
+            "repetitions": [t.kwargs["n_reps"] for t in tasks],
+            "seconds": [sec for _, sec in results],
+        }
+    )
     timings = timing.groupby(["experiment", "variant"], sort=False, as_index=False).sum()
     return AppendixGResults(frame=frame, timings=timings, design=design)

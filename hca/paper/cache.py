@@ -43,12 +43,23 @@ T = TypeVar("T")
 
 _MEMORY: dict[tuple, Any] = {}
 _PACKAGE = Path(__file__).resolve().parents[1]
-_VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "python-picard", "joblib",
-              "threadpoolctl")
+_VERSIONED = (
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "python-picard",
+    "joblib",
+    "threadpoolctl",
+)
 # Variables that change which floating-point code paths run (results may differ in the last
 # bits, and a FastICA run may then end in another local optimum).
-_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES",
-                "NPY_ENABLE_CPU_FEATURES")
+_ENVIRONMENT = (
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "NPY_DISABLE_CPU_FEATURES",
+    "NPY_ENABLE_CPU_FEATURES",
+)
 
 
 def _blas_kernels() -> str:
@@ -57,8 +68,11 @@ def _blas_kernels() -> str:
     import numpy  # noqa: F401  (loads the BLAS threadpoolctl inspects)
     from threadpoolctl import threadpool_info
 
-    libs = sorted(f"{i.get('internal_api')}:{i.get('version')}:{i.get('architecture')}"
-                  for i in threadpool_info() if i.get("user_api") == "blas")
+    libs = sorted(
+        f"{i.get('internal_api')}:{i.get('version')}:{i.get('architecture')}"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    )
     return f"{platform.machine()}|{';'.join(libs)}"
 
 
@@ -68,9 +82,11 @@ def fingerprint() -> str:
     environment variables and the BLAS kernels in use (the results are read from ensembles so
     that verdicts do not depend on them, but single runs' numbers can)."""
     h = hashlib.sha256()
-    files = sorted(p for p in _PACKAGE.rglob("*")
-                   if p.is_file() and p.suffix in {".py", ".csv", ".json"}
-                   and "__pycache__" not in p.parts)
+    files = sorted(
+        p
+        for p in _PACKAGE.rglob("*")
+        if p.is_file() and p.suffix in {".py", ".csv", ".json"} and "__pycache__" not in p.parts
+    )
     for p in files:
         h.update(str(p.relative_to(_PACKAGE)).encode())
         h.update(p.read_bytes())
@@ -124,8 +140,11 @@ def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -
             try:
                 return joblib.load(path)
             except Exception as err:  # a truncated or foreign file: recompute it
-                warnings.warn(f"ignoring unreadable cached result {path.name} ({err})",
-                              RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"ignoring unreadable cached result {path.name} ({err})",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
         value = compute()
         tmp = path.with_suffix(".tmp")
         joblib.dump(value, tmp)
@@ -153,7 +172,8 @@ def cached(name: str, compute: Callable[..., T], *args: Any) -> T:
     if key in _MEMORY:
         return _MEMORY[key]
     folder = cache_dir()
-    value = compute(*args) if folder is None else _from_disk(folder, name, args,
-                                                             lambda: compute(*args))
+    value = (
+        compute(*args) if folder is None else _from_disk(folder, name, args, lambda: compute(*args))
+    )
     _MEMORY[key] = value
     return value

@@ -6,8 +6,7 @@ small *evaluator* registered next to the analysis that computes it, in the chapt
 (``hca.paper.<chapter>``)::
 
     @claim("S4-order", chapter="recovery", figure="fig-recovery-graphs")
-    def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-        ...
+    def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]: ...
 
 An evaluator takes the chapter's results *for one setup* and the paper rows it answers, and
 returns one :class:`Outcome` per row; the scorecard calls it once per setup
@@ -69,8 +68,10 @@ CHAPTERS: dict[str, tuple[str, str]] = {
     "data": ("01_data", "The data: base models (Section 1.1, Appendices B, H.4)"),
     "pca": ("02_latent_pca", "Latent capabilities and PCA (Section 2, Appendix E)"),
     "recovery": ("03_hca_recovery", "HCA recovery (Sections 3-4, Appendices C, H.1-H.3)"),
-    "interpretation": ("04_interpretation", "Interpreting the factors (Section 4, "
-                                            "Appendices D, H.1, I)"),
+    "interpretation": (
+        "04_interpretation",
+        "Interpreting the factors (Section 4, Appendices D, H.1, I)",
+    ),
     "scaling": ("05_scaling_ate", "Scaling laws and fine-tuning effects (Appendices D, F)"),
     "completion": ("06_matrix_completion", "Matrix completion (Remark 1, Appendix G)"),
     "v1": ("07_leaderboard_v1", "Leaderboard v1 (Appendix H.4)"),
@@ -89,8 +90,10 @@ class Stability:
 
     def __post_init__(self):
         if not 0.0 <= self.share <= 1.0 or self.n_fits < 1:
-            raise ValueError(f"Stability: share must be in [0, 1] and n_fits >= 1, got "
-                             f"{self.share!r}, {self.n_fits!r}")
+            raise ValueError(
+                f"Stability: share must be in [0, 1] and n_fits >= 1, got "
+                f"{self.share!r}, {self.n_fits!r}"
+            )
 
     def text(self) -> str:
         """``"holds in 37 % of 200 fits (…)"``."""
@@ -104,12 +107,14 @@ class Stability:
 #: runs is read from 60 runs instead (:func:`needs_more_runs`); a final share within one of
 #: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
 #: other side with other seeds, or on another CPU).
-ENSEMBLE_RULE = ("reproduced if at least 2/3 of the runs are reproduced; partly if at least "
-                 "1/3 are reproduced or partly; else not reproduced; not applicable if at "
-                 "least half the runs are; read from 60 runs when a share of the first 20 lies "
-                 "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
-                 "borderline (flagged, verdict unchanged) when the final share lies within one "
-                 "(sqrt(2/9/runs))")
+ENSEMBLE_RULE = (
+    "reproduced if at least 2/3 of the runs are reproduced; partly if at least "
+    "1/3 are reproduced or partly; else not reproduced; not applicable if at "
+    "least half the runs are; read from 60 runs when a share of the first 20 lies "
+    "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
+    "borderline (flagged, verdict unchanged) when the final share lies within one "
+    "(sqrt(2/9/runs))"
+)
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
 
 
@@ -169,12 +174,16 @@ class Ensemble:
         """``"ensemble of 20 seeds: median 0.037 (0.036-0.072); reproduced in 19 of 20"``."""
         spread = ""
         if self.median is not None:
-            spread = (f"{_num(self.median)} in every run; " if _num(self.low) == _num(self.high)
-                      else f"median {_num(self.median)} (range {_num(self.low)}-"
-                           f"{_num(self.high)}); ")
+            spread = (
+                f"{_num(self.median)} in every run; "
+                if _num(self.low) == _num(self.high)
+                else f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}); "
+            )
         k, kp = round(self.share * self.runs), round(self.share_partly * self.runs)
-        return (f"ensemble of {self.runs} FastICA seeds: {spread}reproduced in {k}, "
-                f"at least partly in {kp} of {self.runs}")
+        return (
+            f"ensemble of {self.runs} FastICA seeds: {spread}reproduced in {k}, "
+            f"at least partly in {kp} of {self.runs}"
+        )
 
 
 def _num(x: float | None) -> str:
@@ -245,8 +254,13 @@ class ClaimSpec:
 _REGISTRY: list[ClaimSpec] = []
 
 
-def claim(*ids: str, chapter: str, prefix: str | None = None, figure: str | None = None,
-          ensemble: bool = False):
+def claim(
+    *ids: str,
+    chapter: str,
+    prefix: str | None = None,
+    figure: str | None = None,
+    ensemble: bool = False,
+):
     """Register an evaluator of ``chapter`` for the paper rows ``ids`` (or every id starting
     with ``prefix``); ``figure`` is the anchor (``name:``) of the book figure showing them.
 
@@ -320,8 +334,9 @@ def numeric_verdict(ours: float | None, paper: float, tolerance: str) -> tuple[s
         return v, f"{reason} (paper value near zero, |paper| ≤ {NEAR_ZERO}: absolute tolerance)"
     if v != "not reproduced" and not in_relative_band(ours, paper):
         lo, hi = RELATIVE_BAND
-        return "not reproduced", (f"{reason}, but ours/paper = {float(ours) / float(paper):.2f}"
-                                  f" lies outside {lo}-{hi}")
+        return "not reproduced", (
+            f"{reason}, but ours/paper = {float(ours) / float(paper):.2f} lies outside {lo}-{hi}"
+        )
     return v, reason
 
 
@@ -335,8 +350,9 @@ def set_verdict(ours: Iterable, paper: Iterable) -> str:
     return "not reproduced"
 
 
-def ratio_band(ours: float, paper: float, inner: float = 0.25,
-               outer: tuple[float, float] = (0.5, 2.0)) -> str:
+def ratio_band(
+    ours: float, paper: float, inner: float = 0.25, outer: tuple[float, float] = (0.5, 2.0)
+) -> str:
     """Where ``ours`` lies relative to ``paper``: ``"inner"`` (same sign, within
     ``inner x |paper|``), ``"outer"`` (same sign, ratio in ``outer``) or ``"outside"``."""
     if not (np.isfinite(ours) and np.isfinite(paper)) or paper == 0:
@@ -349,8 +365,9 @@ def ratio_band(ours: float, paper: float, inner: float = 0.25,
     return "outer" if outer[0] <= ratio <= outer[1] else "outside"
 
 
-def interval_verdict(point: float, ci95: Sequence[float], ci80: Sequence[float],
-                     sign: int = 1) -> str:
+def interval_verdict(
+    point: float, ci95: Sequence[float], ci80: Sequence[float], sign: int = 1
+) -> str:
     """A claimed positive (``sign=1``) or negative (``sign=-1``) effect judged by its
     intervals: the 95 % interval excludes 0 on the claimed side -> reproduced; the point and
     the 80 % interval do -> partly; otherwise (an interval that straddles 0) not reproduced."""
@@ -409,10 +426,14 @@ def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
     share = verdicts.count("reproduced") / n
     share_partly = share + verdicts.count("partly") / n
     m = z * borderline_margin(n)
-    return [f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
-            for what, x, t, label in (("reproduced", share, _REPRODUCED_SHARE, "2/3"),
-                                      ("at least partly", share_partly, _PARTLY_SHARE, "1/3"))
-            if abs(x - t) < m - 1e-12]
+    return [
+        f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
+        for what, x, t, label in (
+            ("reproduced", share, _REPRODUCED_SHARE, "2/3"),
+            ("at least partly", share_partly, _PARTLY_SHARE, "1/3"),
+        )
+        if abs(x - t) < m - 1e-12
+    ]
 
 
 def needs_more_runs(verdicts: Sequence[str], more: int) -> bool:
@@ -437,8 +458,9 @@ def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
     return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
 
 
-def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
-                     typical: int | None = None) -> Outcome:
+def ensemble_outcome(
+    outcomes: Sequence[Outcome], seeds: Sequence[int], typical: int | None = None
+) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
     The verdict follows :data:`ENSEMBLE_RULE`. ``ours`` is the typical run's value, labelled
@@ -466,17 +488,30 @@ def ensemble_outcome(outcomes: Sequence[Outcome], seeds: Sequence[int],
     values = np.array(vals, dtype=float) if numeric else None
     t = _typical(outcomes, values) if typical is None else int(typical)
     verdict, borderline = _ensemble_verdict(verdicts)
-    ens = Ensemble(runs=n, share=share, share_partly=share_partly, rule=ENSEMBLE_RULE,
-                   seeds=tuple(int(s) for s in seeds), typical_seed=int(seeds[t]),
-                   median=float(np.median(values)) if numeric else None,
-                   low=float(values.min()) if numeric else None,
-                   high=float(values.max()) if numeric else None, borderline=borderline)
+    ens = Ensemble(
+        runs=n,
+        share=share,
+        share_partly=share_partly,
+        rule=ENSEMBLE_RULE,
+        seeds=tuple(int(s) for s in seeds),
+        typical_seed=int(seeds[t]),
+        median=float(np.median(values)) if numeric else None,
+        low=float(values.min()) if numeric else None,
+        high=float(values.max()) if numeric else None,
+        borderline=borderline,
+    )
     typical = outcomes[t]
     why = f"; borderline: {borderline}" if borderline else ""
-    reason = (f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){why}; "
-              f"the typical run (seed {ens.typical_seed}): {typical.reason}")
+    reason = (
+        f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){why}; "
+        f"the typical run (seed {ens.typical_seed}): {typical.reason}"
+    )
     med = f"; {ens.value_text()}" if ens.median is not None else ""
-    return Outcome(ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
-                   verdict=verdict, reason=reason,
-                   value=ens.median if numeric else typical.value,
-                   stability=typical.stability, ensemble=ens)
+    return Outcome(
+        ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
+        verdict=verdict,
+        reason=reason,
+        value=ens.median if numeric else typical.value,
+        stability=typical.stability,
+        ensemble=ens,
+    )

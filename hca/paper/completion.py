@@ -53,8 +53,16 @@ from hca.paper.constants import AUTHORS_V2_LABELS
 from hca.paper.replication import v2_frame
 from hca.paper.setups import SETUPS, Setup, get_setup
 
-__all__ = ["Settings", "CompletionResults", "run", "printed_means", "rate_table",
-           "design_table", "DOMAIN", "EQUAL_WITHIN"]
+__all__ = [
+    "Settings",
+    "CompletionResults",
+    "run",
+    "printed_means",
+    "rate_table",
+    "design_table",
+    "DOMAIN",
+    "EQUAL_WITHIN",
+]
 
 #: The domain of Appendix G.
 DOMAIN = "Qwen2.5-14B"
@@ -112,26 +120,43 @@ class Settings:
     @classmethod
     def fast(cls) -> Settings:
         """Small counts for tests (three values of ``p``; verdicts may differ)."""
-        return cls(random_reps=20, other_reps=10, authors_other_reps=5, curve_reps=0,
-                   authors_curve_reps=0, block_reps=1, authors_block_reps=1, set_reps=3,
-                   authors_set_reps=2, block_ps=(0.1, 0.5, 0.9), rank_check_reps=2,
-                   diagnostic_draws=2, solver_reps=2, n_jobs=1)
+        return cls(
+            random_reps=20,
+            other_reps=10,
+            authors_other_reps=5,
+            curve_reps=0,
+            authors_curve_reps=0,
+            block_reps=1,
+            authors_block_reps=1,
+            set_reps=3,
+            authors_set_reps=2,
+            block_ps=(0.1, 0.5, 0.9),
+            rank_check_reps=2,
+            diagnostic_draws=2,
+            solver_reps=2,
+            n_jobs=1,
+        )
 
     def design(self, setup: Setup) -> AppendixGDesign:
         """The :class:`~hca.paper.appendix_g.AppendixGDesign` of ``setup`` with these counts."""
         authors = setup.completion == "authors"
-        other = next(s.hidden_share for s in SETUPS.values()
-                     if s.hidden_share != setup.hidden_share)
-        reps = {setup.hidden_share: self.random_reps or setup.completion_reps,
-                other: self.authors_other_reps if authors else self.other_reps}
+        other = next(
+            s.hidden_share for s in SETUPS.values() if s.hidden_share != setup.hidden_share
+        )
+        reps = {
+            setup.hidden_share: self.random_reps or setup.completion_reps,
+            other: self.authors_other_reps if authors else self.other_reps,
+        }
         curve = self.authors_curve_reps if authors else self.curve_reps
         base = AppendixGDesign()
         shares = sorted({p for p, _ in base.random_runs} | set(reps))
         runs = tuple((p, reps.get(p, curve)) for p in shares if reps.get(p, curve) > 0)
-        common = {"random_runs": runs,
-                  "ps_block": self.block_ps or base.ps_block,
-                  "n_reps_block": self.authors_block_reps if authors else self.block_reps,
-                  "n_reps_sets": self.authors_set_reps if authors else self.set_reps}
+        common = {
+            "random_runs": runs,
+            "ps_block": self.block_ps or base.ps_block,
+            "n_reps_block": self.authors_block_reps if authors else self.block_reps,
+            "n_reps_sets": self.authors_set_reps if authors else self.set_reps,
+        }
         if authors:
             return AppendixGDesign.authors(**common)
         return AppendixGDesign(**common, n_reps_rank_check=self.rank_check_reps)
@@ -208,9 +233,15 @@ class CompletionResults:
         for p in self.main_shares:
             si, cm = s.loc[(self.method["random"], p)], s.loc[("column means", p)]
             rel = si["local_mean"] / cm["local_mean"] - 1.0
-            rows.append({"hidden_share": p, "soft_impute": si["local_mean"],
-                         "column_means": cm["local_mean"], "relative": rel,
-                         "equal": bool(abs(rel) < EQUAL_WITHIN)})
+            rows.append(
+                {
+                    "hidden_share": p,
+                    "soft_impute": si["local_mean"],
+                    "column_means": cm["local_mean"],
+                    "relative": rel,
+                    "equal": bool(abs(rel) < EQUAL_WITHIN),
+                }
+            )
         return pd.DataFrame(rows).set_index("hidden_share")
 
     @property
@@ -220,10 +251,12 @@ class CompletionResults:
 
     def summary(self) -> str:
         own = self.at(self.setup.hidden_share)
-        return (f"{self.setup.label}: {self.n_local} of {self.n_rows} rows local; "
-                f"hidden share {self.setup.hidden_share:g}: RMSE local "
-                f"{own['local_mean']:.2f} vs global {own['global_mean']:.2f} "
-                f"({int(own['n'])} repetitions, {self.method['random']})")
+        return (
+            f"{self.setup.label}: {self.n_local} of {self.n_rows} rows local; "
+            f"hidden share {self.setup.hidden_share:g}: RMSE local "
+            f"{own['local_mean']:.2f} vs global {own['global_mean']:.2f} "
+            f"({int(own['n'])} repetitions, {self.method['random']})"
+        )
 
 
 def _key(summary: pd.DataFrame, share: float) -> float:
@@ -247,31 +280,49 @@ def _data(setup: Setup) -> tuple[pd.DataFrame, np.ndarray, str]:
 
 
 def _levels(X: pd.DataFrame, local: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"domain": X[local].mean(), "other models": X[~local].mean(),
-                         "domain sd": X[local].std()}).T
+    return pd.DataFrame(
+        {"domain": X[local].mean(), "other models": X[~local].mean(), "domain sd": X[local].std()}
+    ).T
 
 
-def _diagnostics(X: pd.DataFrame, local: np.ndarray, shares: tuple[float, ...],
-                 draws: int, seed: int) -> pd.DataFrame:
-    parts = [random_mask_diagnostics(X, local, p=p, n_draws=draws, random_state=seed)
-             .assign(hidden_share=p) for p in shares]
+def _diagnostics(
+    X: pd.DataFrame, local: np.ndarray, shares: tuple[float, ...], draws: int, seed: int
+) -> pd.DataFrame:
+    parts = [
+        random_mask_diagnostics(X, local, p=p, n_draws=draws, random_state=seed).assign(
+            hidden_share=p
+        )
+        for p in shares
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
-def _solver_check(X: pd.DataFrame, local: np.ndarray, shares: tuple[float, ...], reps: int,
-                  seed: int) -> pd.DataFrame:
+def _solver_check(
+    X: pd.DataFrame, local: np.ndarray, shares: tuple[float, ...], reps: int, seed: int
+) -> pd.DataFrame:
     """The authors' soft-impute with fancyimpute's stopping rule and solved to its limit."""
-    limit = {k: v for k, v in AUTHORS_SOFT_IMPUTE.items() if k not in ("stopping", "tol",
-                                                                       "max_iter")}
+    limit = {
+        k: v for k, v in AUTHORS_SOFT_IMPUTE.items() if k not in ("stopping", "tol", "max_iter")
+    }
     parts = []
     for p in shares:
-        for variant, params in (("fancyimpute's stopping rule", AUTHORS_SOFT_IMPUTE),
-                                ("solved to the limit", limit)):
+        for variant, params in (
+            ("fancyimpute's stopping rule", AUTHORS_SOFT_IMPUTE),
+            ("solved to the limit", limit),
+        ):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                df = global_vs_local(X, local, "random", p=p, n_reps=reps, random_state=seed,
-                                     method="soft_impute", method_params=params,
-                                     mask_scope="all")
+                df = global_vs_local(
+                    X,
+                    local,
+                    "random",
+                    p=p,
+                    n_reps=reps,
+                    random_state=seed,
+                    method="soft_impute",
+                    method_params=params,
+                    mask_scope="all",
+                )
             parts.append(df.assign(variant=variant))
     return pd.concat(parts, ignore_index=True)
 
@@ -285,18 +336,30 @@ def _compute(setup: Setup, settings: Settings) -> CompletionResults:
     shares = tuple(sorted({s.hidden_share for s in SETUPS.values()}))
     text = (SETUPS["careful"].hidden_share,)  # where the levels matter most
     diag = _diagnostics(X, local, text, settings.diagnostic_draws, design.random_state)
-    check = (_solver_check(X, local, shares, settings.solver_reps, design.random_state)
-             if setup.completion == "authors" and settings.solver_reps > 0 else None)
-    return CompletionResults(setup=setup, runs=runs, n_rows=len(X), n_local=int(local.sum()),
-                             local_rule=rule, levels=_levels(X, local), diagnostics=diag,
-                             solver_check=check, seconds=time.perf_counter() - t0)
+    check = (
+        _solver_check(X, local, shares, settings.solver_reps, design.random_state)
+        if setup.completion == "authors" and settings.solver_reps > 0
+        else None
+    )
+    return CompletionResults(
+        setup=setup,
+        runs=runs,
+        n_rows=len(X),
+        n_local=int(local.sum()),
+        local_rule=rule,
+        levels=_levels(X, local),
+        diagnostics=diag,
+        solver_check=check,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> CompletionResults:
     """The chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
-    return cached("completion", _compute, get_setup(setup),
-                  Settings() if settings is None else settings)
+    return cached(
+        "completion", _compute, get_setup(setup), Settings() if settings is None else settings
+    )
 
 
 # =========================================================================== the authors' code
@@ -307,25 +370,34 @@ def printed_means() -> pd.DataFrame:
     acv = authors_code_values()
     rows = acv[acv["id"].str.startswith("completion-")]
     parts = rows["id"].str.extract(r"completion-(global|local)-([0-9.]+)")
-    out = pd.DataFrame({"approach": parts[0].to_numpy(), "p": parts[1].astype(float).to_numpy(),
-                        "value": rows["value"].to_numpy()})
-    return out.pivot(index="p", columns="approach", values="value").rename_axis(
-        "hidden_share").rename_axis(None, axis=1)[["global", "local"]]
+    out = pd.DataFrame(
+        {
+            "approach": parts[0].to_numpy(),
+            "p": parts[1].astype(float).to_numpy(),
+            "value": rows["value"].to_numpy(),
+        }
+    )
+    return (
+        out.pivot(index="p", columns="approach", values="value")
+        .rename_axis("hidden_share")
+        .rename_axis(None, axis=1)[["global", "local"]]
+    )
 
 
 def _design_row(res: CompletionResults) -> dict[str, str]:
     d = res.design
     own = res.at(res.setup.hidden_share)
-    return {"models in the table": f"{res.n_rows:,}",
-            "local rows": f"{res.n_local} ({res.local_rule})",
-            "rows that lose entries": "every row" if d.mask_scope == "all" else "the domain's",
-            "random pattern": res.method["random"],
-            "block pattern": res.method["block"] + (
-                ", one block of rows" if d.same_rows else ", rows drawn per column"),
-            "hidden share of the claim": f"{res.setup.hidden_share:g} ({int(own['n'])} "
-                                         "repetitions)",
-            "blocks: repetitions per set": f"{d.n_reps_block} per p, {d.n_reps_sets} at "
-                                           f"p = {d.p_sets:g}"}
+    return {
+        "models in the table": f"{res.n_rows:,}",
+        "local rows": f"{res.n_local} ({res.local_rule})",
+        "rows that lose entries": "every row" if d.mask_scope == "all" else "the domain's",
+        "random pattern": res.method["random"],
+        "block pattern": res.method["block"]
+        + (", one block of rows" if d.same_rows else ", rows drawn per column"),
+        "hidden share of the claim": f"{res.setup.hidden_share:g} ({int(own['n'])} repetitions)",
+        "blocks: repetitions per set": f"{d.n_reps_block} per p, {d.n_reps_sets} at "
+        f"p = {d.p_sets:g}",
+    }
 
 
 def design_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
@@ -334,8 +406,9 @@ def design_table(results: dict[str, CompletionResults]) -> pd.DataFrame:
     return pd.DataFrame({r.setup.label: _design_row(r) for r in results.values()})
 
 
-def rate_table(results: dict[str, CompletionResults],
-               shares: tuple[float, ...] | None = None) -> pd.DataFrame:
+def rate_table(
+    results: dict[str, CompletionResults], shares: tuple[float, ...] | None = None
+) -> pd.DataFrame:
     """Mean RMSE of global and local completion: the authors' printed means beside each
     setup's (columns ``(source, approach)``, and ``(setup, "repetitions")``).
 
@@ -351,8 +424,10 @@ def rate_table(results: dict[str, CompletionResults],
         shares = tuple(sorted({*extra, *res0.main_shares}))
     cols = {}
     for share in shares:
-        row = {("authors' notebook", "global"): printed.loc[_key_index(printed, share), "global"],
-               ("authors' notebook", "local"): printed.loc[_key_index(printed, share), "local"]}
+        row = {
+            ("authors' notebook", "global"): printed.loc[_key_index(printed, share), "global"],
+            ("authors' notebook", "local"): printed.loc[_key_index(printed, share), "local"],
+        }
         for res in results.values():
             s = res.at(share)
             row[(res.setup.label, "global")] = s["global_mean"]
@@ -378,21 +453,31 @@ def _fig15a(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     p = res.setup.hidden_share
     s95, s80 = res.at(p), res.at(p, level=0.80)
     cm = res.at(p, "column means")
-    v = interval_verdict(s95["diff_mean"], (s95["diff_lo"], s95["diff_hi"]),
-                         (s80["diff_lo"], s80["diff_hi"]), sign=-1)
-    ours = (f"hidden share {p:g}, {int(s95['n'])} repetitions, {res.method['random']}: "
-            f"RMSE local {s95['local_mean']:.2f} vs global {s95['global_mean']:.2f}; "
-            f"local − global {s95['diff_mean']:+.2f} (95 % interval {s95['diff_lo']:+.2f} to "
-            f"{s95['diff_hi']:+.2f}); local column means {cm['local_mean']:.2f}")
+    v = interval_verdict(
+        s95["diff_mean"],
+        (s95["diff_lo"], s95["diff_hi"]),
+        (s80["diff_lo"], s80["diff_hi"]),
+        sign=-1,
+    )
+    ours = (
+        f"hidden share {p:g}, {int(s95['n'])} repetitions, {res.method['random']}: "
+        f"RMSE local {s95['local_mean']:.2f} vs global {s95['global_mean']:.2f}; "
+        f"local − global {s95['diff_mean']:+.2f} (95 % interval {s95['diff_lo']:+.2f} to "
+        f"{s95['diff_hi']:+.2f}); local column means {cm['local_mean']:.2f}"
+    )
     other = [q for q in res.main_shares if not np.isclose(q, p)]
-    reason = {"reproduced": "local better, 95 % interval below 0",
-              "partly": "local better, only the 80 % interval below 0",
-              "not reproduced": "the interval of local − global is not below 0"}[v]
+    reason = {
+        "reproduced": "local better, 95 % interval below 0",
+        "partly": "local better, only the 80 % interval below 0",
+        "not reproduced": "the interval of local − global is not below 0",
+    }[v]
     reason += f"; local wins {s95['share_local_better']:.0%} of repetitions"
     for q in other:
         o = res.at(q)
-        reason += (f"; at hidden share {q:g} local − global = {o['diff_mean']:+.2f} "
-                   f"({int(o['n'])} repetitions)")
+        reason += (
+            f"; at hidden share {q:g} local − global = {o['diff_mean']:+.2f} "
+            f"({int(o['n'])} repetitions)"
+        )
     return {"F15a-local": Outcome(ours, v, reason, value=float(s95["diff_mean"]))}
 
 
@@ -402,14 +487,19 @@ def _fig15b(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     better = int((s["local_mean"] < s["global_mean"]).sum())
     n_p = len(s)
     avg = float((s["local_mean"] - s["global_mean"]).mean())
-    ours = (f"local mean RMSE < global at {better} of {n_p} values of p (all 20 sets of 3 "
-            f"observed benchmarks, {res.method['block']}); local {s['local_mean'].min():.1f}-"
-            f"{s['local_mean'].max():.1f}, global {s['global_mean'].min():.1f}-"
-            f"{s['global_mean'].max():.1f}; averaged over p local − global {avg:+.2f}")
+    ours = (
+        f"local mean RMSE < global at {better} of {n_p} values of p (all 20 sets of 3 "
+        f"observed benchmarks, {res.method['block']}); local {s['local_mean'].min():.1f}-"
+        f"{s['local_mean'].max():.1f}, global {s['global_mean'].min():.1f}-"
+        f"{s['global_mean'].max():.1f}; averaged over p local − global {avg:+.2f}"
+    )
     worse = [f"{p:g}" for p, r in s.iterrows() if r["local_mean"] >= r["global_mean"]]
     v = grade(better == n_p, better >= n_p - 2 and avg < 0)
-    reason = ("local better at every p" if not worse else
-              "global at least as good at p = " + ", ".join(worse))
+    reason = (
+        "local better at every p"
+        if not worse
+        else "global at least as good at p = " + ", ".join(worse)
+    )
     return {"F15b-local": Outcome(ours, v, reason, value=float(better))}
 
 
@@ -419,18 +509,26 @@ def _fig16(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     counts = s["verdict"].value_counts()
     worse, better = int(counts.get("global better", 0)), int(counts.get("local better", 0))
     n = len(s)
-    ours = (f"local better in {better}, no clear difference in {n - worse - better}, global "
-            f"better in {worse} of {n} sets (95 % intervals of the paired difference; "
-            f"{res.method['block']}, p = {res.design.p_sets:g}, "
-            f"{int(s['n'].min())} repetitions per set)")
+    ours = (
+        f"local better in {better}, no clear difference in {n - worse - better}, global "
+        f"better in {worse} of {n} sets (95 % intervals of the paired difference; "
+        f"{res.method['block']}, p = {res.design.p_sets:g}, "
+        f"{int(s['n'].min())} repetitions per set)"
+    )
     if worse:
         w = s[s["verdict"] == "global better"]
         ours += "; global ahead by " + ", ".join(f"{d:.2f}" for d in w["diff_mean"]) + " points"
     return {
-        "F16-no-worse": Outcome(ours, grade(worse == 0, worse <= 2),
-                                "local never worse" if worse == 0
-                                else f"global better in {worse} set(s)", value=float(worse)),
-        "F16-mostly-better": Outcome(ours, grade(better >= 11, better >= 7),
-                                     f"local significantly better in {better} of {n} sets",
-                                     value=float(better)),
+        "F16-no-worse": Outcome(
+            ours,
+            grade(worse == 0, worse <= 2),
+            "local never worse" if worse == 0 else f"global better in {worse} set(s)",
+            value=float(worse),
+        ),
+        "F16-mostly-better": Outcome(
+            ours,
+            grade(better >= 11, better >= 7),
+            f"local significantly better in {better} of {n} sets",
+            value=float(better),
+        ),
     }

@@ -83,25 +83,47 @@ PAPER_V2_PRETRAINED: dict[str, str] = {
 PAPER_V1_SINV: tuple[str, ...] = _paper_set("H.4-sinv-v1")
 #: The base models of Table 2b's out-of-sample columns, in the paper's order.
 PAPER_OOS_DOMAINS: tuple[str, ...] = (
-    "Gemma-2-9B", "Mistral-7B", "Qwen2.5-0.5B", "Qwen2.5-3B", "Llama-2-7B", "Llama-2-13B",
-    "Llama-3.2-1B")
+    "Gemma-2-9B",
+    "Mistral-7B",
+    "Qwen2.5-0.5B",
+    "Qwen2.5-3B",
+    "Llama-2-7B",
+    "Llama-2-13B",
+    "Llama-3.2-1B",
+)
 #: The three mathematics subjects of Figure 28 (column names).
 MATH_SUBJECTS: tuple[str, ...] = (
-    "mmlu_college_mathematics", "mmlu_elementary_mathematics", "mmlu_high_school_mathematics")
+    "mmlu_college_mathematics",
+    "mmlu_elementary_mathematics",
+    "mmlu_high_school_mathematics",
+)
 #: The three physics subjects of Figure 29.
 PHYSICS_SUBJECTS: tuple[str, ...] = (
-    "mmlu_conceptual_physics", "mmlu_high_school_physics", "mmlu_college_physics")
+    "mmlu_conceptual_physics",
+    "mmlu_high_school_physics",
+    "mmlu_college_physics",
+)
 #: The cross-subject set of Figure 30. The paper writes "MMLU_college_electrical_engineering";
 #: MMLU has only ``electrical_engineering`` (there is no college/high-school split).
 CROSS_SUBJECTS: tuple[str, ...] = (
-    "mmlu_college_mathematics", "mmlu_college_physics", "mmlu_electrical_engineering")
+    "mmlu_college_mathematics",
+    "mmlu_college_physics",
+    "mmlu_electrical_engineering",
+)
 #: Base models the paper uses for the mathematics subjects (Appendix H.5).
 PAPER_MATH_DOMAINS: tuple[str, ...] = ("Mistral-7B", "Llama-2-7B", "Llama-2-70B")
 #: Base models the paper uses for the physics subjects ("Mistral-8x7B" is Mixtral-8x7B).
 PAPER_PHYSICS_DOMAINS: tuple[str, ...] = (
-    "Mistral-7B", "Mixtral-8x7B", "Llama-2-13B", "Llama-2-70B")
+    "Mistral-7B",
+    "Mixtral-8x7B",
+    "Llama-2-13B",
+    "Llama-2-70B",
+)
 #: The paper's causal order (Section 4): allowed benchmarks for z1, z2, z3.
 PAPER_ALIGNMENT: tuple[frozenset, ...] = (
-    frozenset({"bbh", "mmlu_pro"}), frozenset({"ifeval"}), frozenset({"math_lvl_5"}))
+    frozenset({"bbh", "mmlu_pro"}),
+    frozenset({"ifeval"}),
+    frozenset({"math_lvl_5"}),
+)
 #: The named patterns the chapters flag in :mod:`hca.stability` records: ``paper_order``.
 PAPER_PATTERNS: dict[str, tuple[frozenset, ...]] = {"paper_order": PAPER_ALIGNMENT}

@@ -46,13 +46,25 @@ from hca.paper.constants import (
 from hca.paper.replication import v1_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "DataResults", "run", "GEMMA2", "authors_printed_sizes",
-           "authors_family_counts", "GemmaGap",
-           "gemma_gap", "AttributionAudit", "attribution_audit"]
+__all__ = [
+    "Settings",
+    "DataResults",
+    "run",
+    "GEMMA2",
+    "authors_printed_sizes",
+    "authors_family_counts",
+    "GemmaGap",
+    "gemma_gap",
+    "AttributionAudit",
+    "attribution_audit",
+]
 
 #: The Gemma-2 sizes of Appendix B: this book's base-model names and the authors' labels.
-GEMMA2: dict[str, str] = {"Gemma-2-2B": "gemma-2-2b", "Gemma-2-9B": "gemma-2-9b",
-                          "Gemma-2-27B": "gemma-2-27b"}
+GEMMA2: dict[str, str] = {
+    "Gemma-2-2B": "gemma-2-2b",
+    "Gemma-2-9B": "gemma-2-9b",
+    "Gemma-2-27B": "gemma-2-27b",
+}
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,10 @@ class DataResults:
 
     def summary(self) -> str:
         top = ", ".join(f"{b} {n}" for b, n in self.v2_sizes.head(8).items())
-        return (f"{self.setup.label}: {self.table_rows:,} v2 rows; largest domains {top}; "
-                f"{self.n_four:,} models in the four domains of Section 4")
+        return (
+            f"{self.setup.label}: {self.table_rows:,} v2 rows; largest domains {top}; "
+            f"{self.n_four:,} models in the four domains of Section 4"
+        )
 
 
 def _v2_sizes(setup: Setup, frame: pd.DataFrame) -> pd.Series:
@@ -129,10 +143,15 @@ def _gemma_tokens(setup: Setup) -> pd.Series:
 def _compute(setup: Setup, settings: Settings) -> DataResults:
     frame = v2_frame(setup)
     return DataResults(
-        setup=setup, v2_sizes=_v2_sizes(setup, frame), v1_sizes=_v1_sizes(setup),
-        table_rows=len(frame), n_four=_complete(frame, PAPER_V2_FOUR),
-        n_sinv=_complete(frame, PAPER_V2_SINV), n_eight=_complete(frame, PAPER_V2_BASES),
-        gemma_tokens=_gemma_tokens(setup))
+        setup=setup,
+        v2_sizes=_v2_sizes(setup, frame),
+        v1_sizes=_v1_sizes(setup),
+        table_rows=len(frame),
+        n_four=_complete(frame, PAPER_V2_FOUR),
+        n_sinv=_complete(frame, PAPER_V2_SINV),
+        n_eight=_complete(frame, PAPER_V2_BASES),
+        gemma_tokens=_gemma_tokens(setup),
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> DataResults:
@@ -146,8 +165,11 @@ def authors_printed_sizes() -> pd.Series:
     order (``size-*`` rows of :func:`hca.data.authors_code_values`, named as in this book)."""
     t = authors_code_values()
     rows = t[t["id"].str.startswith("size-")]
-    return pd.Series(rows["value"].astype(int).to_numpy(),
-                     index=[i[len("size-"):] for i in rows["id"]], name="models")
+    return pd.Series(
+        rows["value"].astype(int).to_numpy(),
+        index=[i[len("size-") :] for i in rows["id"]],
+        name="models",
+    )
 
 
 def authors_family_counts() -> pd.DataFrame:
@@ -165,19 +187,32 @@ def authors_family_counts() -> pd.DataFrame:
 
     acv = authors_code_values()
     rows = acv[acv["id"].str.startswith("family-")]
-    printed = pd.Series(rows["value"].astype(int).to_numpy(),
-                        index=[i[len("family-"):] for i in rows["id"]], name="printed")
+    printed = pd.Series(
+        rows["value"].astype(int).to_numpy(),
+        index=[i[len("family-") :] for i in rows["id"]],
+        name="printed",
+    )
     frame = v2_frame_authors(include_final=True, dedupe=False)
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
-    fam = pd.Series([authors_token_family(authors_base_model(*r, strict=True))
-                     for r in frame[cols].itertuples(index=False)], index=frame.index)
+    fam = pd.Series(
+        [
+            authors_token_family(authors_base_model(*r, strict=True))
+            for r in frame[cols].itertuples(index=False)
+        ],
+        index=frame.index,
+    )
     final_only = frame["architecture"].isna() & frame["base_model_hub"].isna()
     ours = fam.value_counts()
     ours["matched"] = int(fam.notna().sum())
     fo = fam[final_only].value_counts()
     fo["matched"] = int(fam[final_only].notna().sum())
-    out = pd.DataFrame({"printed": printed, "ours": ours.reindex(printed.index, fill_value=0),
-                        "final_only": fo.reindex(printed.index, fill_value=0)}).astype(int)
+    out = pd.DataFrame(
+        {
+            "printed": printed,
+            "ours": ours.reindex(printed.index, fill_value=0),
+            "final_only": fo.reindex(printed.index, fill_value=0),
+        }
+    ).astype(int)
     out.insert(2, "difference", out["ours"] - out["printed"])
     out.index.name = "family"
     out.attrs["unmatched_final_only"] = int((final_only & fam.isna()).sum())
@@ -220,9 +255,11 @@ class GemmaGap:
         return self.only_book["reason"].value_counts().rename("models")
 
     def summary(self) -> str:
-        return (f"Gemma-2-9B: this book {self.book}, the authors' rule {self.authors} on the "
-                f"same rows ({self.shared} shared); only in this book: "
-                + ", ".join(f"{n} {r}" for r, n in self.reasons().items()))
+        return (
+            f"Gemma-2-9B: this book {self.book}, the authors' rule {self.authors} on the "
+            f"same rows ({self.shared} shared); only in this book: "
+            + ", ".join(f"{n} {r}" for r, n in self.reasons().items())
+        )
 
 
 OUTSIDE_WINDOW = "parameter count outside the authors' Gemma-2-9B window"
@@ -251,18 +288,29 @@ def gemma_gap(frame: pd.DataFrame | None = None, base: str = "Gemma-2-9B") -> Ge
     """
     frame = v2_frame("careful") if frame is None else frame
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
-    label = pd.Series([authors_base_model(*r) for r in frame[cols].itertuples(index=False)],
-                      index=frame.index, dtype="string")
+    label = pd.Series(
+        [authors_base_model(*r) for r in frame[cols].itertuples(index=False)],
+        index=frame.index,
+        dtype="string",
+    )
     ours = frame["base_model"].astype("string").eq(base).fillna(False).astype(bool)
     theirs = label.eq(base.lower()).fillna(False).astype(bool)
     only = frame.loc[ours & ~theirs, ["model_id", "params_b", "type"]].assign(
-        authors_label=label[ours & ~theirs])
-    only["reason"] = [_gemma_reason(lab, p, AUTHORS_GEMMA2_9B_PARAMS)
-                      for lab, p in zip(only["authors_label"], only["params_b"])]
+        authors_label=label[ours & ~theirs]
+    )
+    only["reason"] = [
+        _gemma_reason(lab, p, AUTHORS_GEMMA2_9B_PARAMS)
+        for lab, p in zip(only["authors_label"], only["params_b"])
+    ]
     conv = frame.loc[theirs & ~ours, ["model_id", "params_b", "type", "base_model"]]
-    return GemmaGap(book=int(ours.sum()), authors=int(theirs.sum()),
-                    shared=int((ours & theirs).sum()), only_book=only.reset_index(drop=True),
-                    only_authors=conv.reset_index(drop=True), window=AUTHORS_GEMMA2_9B_PARAMS)
+    return GemmaGap(
+        book=int(ours.sum()),
+        authors=int(theirs.sum()),
+        shared=int((ours & theirs).sum()),
+        only_book=only.reset_index(drop=True),
+        only_authors=conv.reset_index(drop=True),
+        window=AUTHORS_GEMMA2_9B_PARAMS,
+    )
 
 
 # =========================================================================== audit
@@ -302,13 +350,14 @@ class AttributionAudit:
     gemma: GemmaGap
 
     def summary(self) -> str:
-        return (f"{self.hub_check.summary()}\n{self.authors_check.summary()}\n"
-                f"{self.gemma.summary()}")
+        return f"{self.hub_check.summary()}\n{self.authors_check.summary()}\n{self.gemma.summary()}"
 
 
-_Q7_WHY = {"merge without": "merge, no name/hub evidence",
-           "Qwen2ForCausalLM at": "architecture only: Qwen2-7B or Qwen2.5-7B",
-           "family": "family in name, version ambiguous or unknown"}
+_Q7_WHY = {
+    "merge without": "merge, no name/hub evidence",
+    "Qwen2ForCausalLM at": "architecture only: Qwen2-7B or Qwen2.5-7B",
+    "family": "family in name, version ambiguous or unknown",
+}
 
 
 def _audit() -> AttributionAudit:
@@ -321,16 +370,25 @@ def _audit() -> AttributionAudit:
     un = q7["base_model"].isna()
     return AttributionAudit(
         layer_shares=pd.concat({"v2": dm.layer_shares(v2), "v1": dm.layer_shares(v1)}, axis=1),
-        reasons=pd.concat({"v2": dm.unattributed_reasons(v2), "v1": dm.unattributed_reasons(v1)},
-                          axis=1).fillna(0).astype(int),
-        hub_check=dm.hub_holdout_agreement(v2), authors_check=dm.authors_agreement(v2),
-        qwen7=pd.crosstab(q7["base_model"].fillna("unattributed"), why,
-                          rownames=["this book's base model"], colnames=["evidence"]),
+        reasons=pd.concat(
+            {"v2": dm.unattributed_reasons(v2), "v1": dm.unattributed_reasons(v1)}, axis=1
+        )
+        .fillna(0)
+        .astype(int),
+        hub_check=dm.hub_holdout_agreement(v2),
+        authors_check=dm.authors_agreement(v2),
+        qwen7=pd.crosstab(
+            q7["base_model"].fillna("unattributed"),
+            why,
+            rownames=["this book's base model"],
+            colnames=["evidence"],
+        ),
         qwen7_unattributed=int(un.sum()),
         qwen7_merges=int((un & (why == _Q7_WHY["merge without"])).sum()),
         qwen7_first=q7.loc[un, "upload_date"].min(),
         authors_qwen2=int((v2["authors_base_model"] == "qwen2").sum()),
-        gemma=gemma_gap(v2))
+        gemma=gemma_gap(v2),
+    )
 
 
 def attribution_audit() -> AttributionAudit:
@@ -341,20 +399,25 @@ def attribution_audit() -> AttributionAudit:
 # =========================================================================== claims
 def _top_outcome(sizes: pd.Series, paper: list[str], what: str) -> Outcome:
     ranked = list(sizes.index)
-    top = ranked[:len(paper)]
+    top = ranked[: len(paper)]
     missing = [b for b in paper if b not in top]
     extra = [b for b in top if b not in paper]
-    ours = (f"{len(paper) - len(missing)} of {len(paper)} in our {len(paper)} largest {what} "
-            "domains")
+    ours = f"{len(paper) - len(missing)} of {len(paper)} in our {len(paper)} largest {what} domains"
     for b in missing:
-        where = (f"rank {ranked.index(b) + 1} ({int(sizes[b])} models)" if b in sizes.index
-                 else "no model")
+        where = (
+            f"rank {ranked.index(b) + 1} ({int(sizes[b])} models)"
+            if b in sizes.index
+            else "no model"
+        )
         ours += f"; {b}: {where}"
     if extra:
         ours += "; instead " + ", ".join(f"{b} ({int(sizes[b])})" for b in extra)
     v = set_verdict(top, paper)
-    reason = ("the same base models" if v == "reproduced" else
-              f"{', '.join(extra)} outranks {', '.join(missing)} under this attribution")
+    reason = (
+        "the same base models"
+        if v == "reproduced"
+        else f"{', '.join(extra)} outranks {', '.join(missing)} under this attribution"
+    )
     return Outcome(ours, v, reason, value=float(len(paper) - len(missing)))
 
 
@@ -374,13 +437,19 @@ def _models(res: DataResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     in_band = 1500 < n4 <= 2000
     near = 1200 <= n4 <= 1500 or 2000 < n4 <= 2500
     other = any(1500 < n <= 2000 for n in (res.n_sinv, res.n_eight))
-    ours = (f"{n4:,} models in the four domains of Section 4 ({res.n_sinv:,} in S_inv's five, "
-            f"{res.n_eight:,} in the eight base models; table of {res.table_rows:,} rows)")
-    reason = ("the four domains hold over 1,500 models" if in_band else
-              f"the four domains hold {n4:,} models" + (
-                  "; a larger domain set is in the band" if other and not near else ""))
-    return {"Abs-models-1500": Outcome(ours, grade(in_band, near or other), reason,
-                                       value=float(n4))}
+    ours = (
+        f"{n4:,} models in the four domains of Section 4 ({res.n_sinv:,} in S_inv's five, "
+        f"{res.n_eight:,} in the eight base models; table of {res.table_rows:,} rows)"
+    )
+    reason = (
+        "the four domains hold over 1,500 models"
+        if in_band
+        else f"the four domains hold {n4:,} models"
+        + ("; a larger domain set is in the band" if other and not near else "")
+    )
+    return {
+        "Abs-models-1500": Outcome(ours, grade(in_band, near or other), reason, value=float(n4))
+    }
 
 
 @claim("B-gemma2-tokens", chapter="data", figure=None)
@@ -388,9 +457,17 @@ def _gemma(res: DataResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = [float(x) for x in paper_list(rows, "B-gemma2-tokens")]
     ours = res.gemma_tokens.to_numpy(dtype=float)
     equal = int(sum(abs(o - p) < 1e-9 for o, p in zip(ours, paper)))
-    table = "the authors' BASE_MODEL_TOKENS" if res.setup.domain_rule == "authors" else \
-        "this book's cited token table"
+    table = (
+        "the authors' BASE_MODEL_TOKENS"
+        if res.setup.domain_rule == "authors"
+        else "this book's cited token table"
+    )
     text = ", ".join(f"{b.split('-')[-1]}: {t:g}T" for b, t in res.gemma_tokens.items())
-    return {"B-gemma2-tokens": Outcome(f"{text} ({table})", grade(equal == 3, equal == 2),
-                                       f"{equal} of 3 token counts equal the paper's",
-                                       value=float(equal))}
+    return {
+        "B-gemma2-tokens": Outcome(
+            f"{text} ({table})",
+            grade(equal == 3, equal == 2),
+            f"{equal} of 3 token counts equal the paper's",
+            value=float(equal),
+        )
+    }

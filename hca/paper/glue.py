@@ -81,5 +81,6 @@ def show(text: Any, width: int = 86) -> None:
 def run_hca(*args: Any) -> subprocess.CompletedProcess:
     """Run ``python -m hca ARGS`` in a new process; return it finished (exit code, stdout,
     stderr as text)."""
-    return subprocess.run([sys.executable, "-m", "hca", *map(str, args)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "hca", *map(str, args)], capture_output=True, text=True
+    )

@@ -76,9 +76,21 @@ from hca.paper.constants import (
 from hca.paper.replication import main_data, main_fit, seed_refits, v2_frame
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "InterpretationResults", "run", "ROLES", "PAPER_FACTOR", "ROLE_NAMES",
-           "NOT_INFORMATIVE", "informative", "not_informative_because", "instruct_changes",
-           "paper_table2a", "authors_code_table2a", "table2a_verdicts"]
+__all__ = [
+    "Settings",
+    "InterpretationResults",
+    "run",
+    "ROLES",
+    "PAPER_FACTOR",
+    "ROLE_NAMES",
+    "NOT_INFORMATIVE",
+    "informative",
+    "not_informative_because",
+    "instruct_changes",
+    "paper_table2a",
+    "authors_code_table2a",
+    "table2a_verdicts",
+]
 
 #: The paper's three roles, in its causal order, with the benchmarks that define them.
 ROLES: dict[str, frozenset] = dict(zip(("general", "ifeval", "math"), PAPER_ALIGNMENT))
@@ -86,16 +98,20 @@ ROLES: dict[str, frozenset] = dict(zip(("general", "ifeval", "math"), PAPER_ALIG
 PAPER_FACTOR: dict[str, str] = {"general": "z1", "ifeval": "z2", "math": "z3"}
 _ROLE_OF: dict[str, str] = {z: r for r, z in PAPER_FACTOR.items()}
 #: Display names of the roles.
-ROLE_NAMES: dict[str, str] = {"general": "general (BBH/MMLU-PRO)", "ifeval": "IFEval",
-                              "math": "MATH Lvl 5"}
+ROLE_NAMES: dict[str, str] = {
+    "general": "general (BBH/MMLU-PRO)",
+    "ifeval": "IFEval",
+    "math": "MATH Lvl 5",
+}
 #: The reason of Table 2b's not-applicable cells (criterion of paper_values.csv, issue 18).
-NOT_INFORMATIVE = ("not informative: in sample the factor is ≥ 99 % a linear function of its "
-                   "aligned benchmark and the earlier factors, so its out-of-sample R² is ≈ 1 "
-                   "by construction")
+NOT_INFORMATIVE = (
+    "not informative: in sample the factor is ≥ 99 % a linear function of its "
+    "aligned benchmark and the earlier factors, so its out-of-sample R² is ≈ 1 "
+    "by construction"
+)
 _B = list(V2_BENCHMARKS)
 _IN = "In sample"
 _FLOP = 6.0 * 1e9 * 1e12  # 6 N D with N in billions and D in trillions
-
 
 
 @dataclass(frozen=True)
@@ -234,10 +250,13 @@ class InterpretationResults:
             z, b = self.roles[role], self.role_benchmark(role)
             rows[ROLE_NAMES[role]] = {
                 "ours": z or "none",
-                "R² at our position": np.nan if z is None else
-                float(self.alignment.r2_table.loc[z, b]),
-                "R² in the paper's order": np.nan if z is None else
-                float(self.paper_order_r2.loc[role, b])}
+                "R² at our position": np.nan
+                if z is None
+                else float(self.alignment.r2_table.loc[z, b]),
+                "R² in the paper's order": np.nan
+                if z is None
+                else float(self.paper_order_r2.loc[role, b]),
+            }
         return pd.DataFrame(rows).T
 
     def table2a_by_role(self, paper_order: bool = False) -> pd.DataFrame:
@@ -245,9 +264,14 @@ class InterpretationResults:
         IFEval, z3 MATH); ``paper_order`` uses :attr:`paper_order_r2` instead."""
         if paper_order:
             return self.paper_order_r2.rename(index=PAPER_FACTOR)
-        return pd.DataFrame({PAPER_FACTOR[r]: (self.alignment.r2_table.loc[z] if z else
-                                               pd.Series(np.nan, index=_B))
-                             for r, z in self.roles.items()}).T[_B]
+        return pd.DataFrame(
+            {
+                PAPER_FACTOR[r]: (
+                    self.alignment.r2_table.loc[z] if z else pd.Series(np.nan, index=_B)
+                )
+                for r, z in self.roles.items()
+            }
+        ).T[_B]
 
     def seed_share(self, predicate) -> tuple[int, int]:
         """(refits whose alignment satisfies ``predicate``, refits)."""
@@ -256,12 +280,16 @@ class InterpretationResults:
     def summary(self) -> str:
         r = self.compute_r
         g, i = self.roles["general"], self.roles["ifeval"]
-        lines = [f"{self.setup.label}: {self.n_in_sample:,} models in the four domains; "
-                 f"order {self.order}; roles " + ", ".join(
-                     f"{ROLE_NAMES[k]} = {v}" for k, v in self.roles.items())]
+        lines = [
+            f"{self.setup.label}: {self.n_in_sample:,} models in the four domains; "
+            f"order {self.order}; roles "
+            + ", ".join(f"{ROLE_NAMES[k]} = {v}" for k, v in self.roles.items())
+        ]
         if g is not None and i is not None:
-            lines.append(f"  r with log10 compute over {len(self.checkpoints)} base checkpoints: "
-                         f"general {r[g]:.2f}, IFEval {r[i]:.2f}")
+            lines.append(
+                f"  r with log10 compute over {len(self.checkpoints)} base checkpoints: "
+                f"general {r[g]:.2f}, IFEval {r[i]:.2f}"
+            )
         lines.append(f"  authors' latent_ols vs ours: max |ΔR²| = {self.authors_ols_gap:.1e}")
         return "\n".join(lines)
 
@@ -270,28 +298,41 @@ class InterpretationResults:
 def paper_table2a() -> pd.DataFrame:
     """The paper's Table 2a (from ``paper_values.csv``): rows z1..z3, benchmark columns."""
     pv = load_paper_values()
-    return pd.DataFrame([[float(pv.loc[f"T2a-{z}-{b}", "value"]) for b in _B]
-                         for z in PAPER_FACTOR.values()],
-                        index=list(PAPER_FACTOR.values()), columns=_B)
+    return pd.DataFrame(
+        [[float(pv.loc[f"T2a-{z}-{b}", "value"]) for b in _B] for z in PAPER_FACTOR.values()],
+        index=list(PAPER_FACTOR.values()),
+        columns=_B,
+    )
 
 
 def authors_code_table2a() -> pd.DataFrame:
     """The R^2 table printed by the authors' ``latent_ols`` (``authors_code_values.csv``,
     find_proximal_benchmark.ipynb): rows z1..z3 in their fit's order, benchmark columns."""
     acv = authors_code_values()
-    return pd.DataFrame([[float(acv.loc[f"ols-r2-{z}-{b}", "value"]) for b in _B]
-                         for z in PAPER_FACTOR.values()],
-                        index=list(PAPER_FACTOR.values()), columns=_B)
+    return pd.DataFrame(
+        [[float(acv.loc[f"ols-r2-{z}-{b}", "value"]) for b in _B] for z in PAPER_FACTOR.values()],
+        index=list(PAPER_FACTOR.values()),
+        columns=_B,
+    )
 
 
 def table2a_verdicts(table: pd.DataFrame) -> pd.DataFrame:
     """Verdict of every cell of a Table 2a (rows z1..z3 by the paper's roles, benchmark
     columns) under the T2a criterion of ``paper_values.csv``."""
     pv = load_paper_values()
-    return pd.DataFrame({b: {z: numeric_verdict(float(table.loc[z, b]),
-                                                float(pv.loc[f"T2a-{z}-{b}", "value"]),
-                                                pv.loc[f"T2a-{z}-{b}", "tolerance"])[0]
-                             for z in PAPER_FACTOR.values()} for b in _B})
+    return pd.DataFrame(
+        {
+            b: {
+                z: numeric_verdict(
+                    float(table.loc[z, b]),
+                    float(pv.loc[f"T2a-{z}-{b}", "value"]),
+                    pv.loc[f"T2a-{z}-{b}", "tolerance"],
+                )[0]
+                for z in PAPER_FACTOR.values()
+            }
+            for b in _B
+        }
+    )
 
 
 # =========================================================================== computation
@@ -380,14 +421,17 @@ def _checkpoints(alignment: Alignment, frame: pd.DataFrame, setup: Setup) -> pd.
     if setup.domain_rule == "authors":
         logc, base = _authors_log10_compute(frame), frame["authors_label"]
     else:
-        logc, base = add_compute(frame)["log10_compute"].to_numpy(dtype=float), \
-            frame["base_model"]
+        logc, base = add_compute(frame)["log10_compute"].to_numpy(dtype=float), frame["base_model"]
     keep = base_checkpoint_mask(frame).to_numpy() & np.isfinite(logc)
     rows = frame.loc[keep]
     Z = alignment.factors(rows[_B]) * np.sign(alignment.slopes)
-    out = pd.DataFrame({"model_id": rows["model_id"].to_numpy(),
-                        "base": base[keep].astype(str).to_numpy(),
-                        "log10_compute": logc[keep]})
+    out = pd.DataFrame(
+        {
+            "model_id": rows["model_id"].to_numpy(),
+            "base": base[keep].astype(str).to_numpy(),
+            "log10_compute": logc[keep],
+        }
+    )
     for k, z in enumerate(alignment.factor_names):
         out[z] = Z[:, k]
     for b in _B:
@@ -399,7 +443,7 @@ def _pearson_rows(A: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Pearson r of every row of ``A`` (resamples x n) with the matching row of ``c``."""
     A = A - A.mean(axis=1, keepdims=True)
     c = c - c.mean(axis=1, keepdims=True)
-    return (A * c).sum(axis=1) / np.sqrt((A ** 2).sum(axis=1) * (c ** 2).sum(axis=1))
+    return (A * c).sum(axis=1) / np.sqrt((A**2).sum(axis=1) * (c**2).sum(axis=1))
 
 
 def _compute_diff(cp: pd.DataFrame, roles: dict, n_boot: int) -> dict:
@@ -415,12 +459,12 @@ def _compute_diff(cp: pd.DataFrame, roles: dict, n_boot: int) -> dict:
     d = _pearson_rows(zi[idx], c[idx]) - _pearson_rows(zg[idx], c[idx])
     d = d[np.isfinite(d)]
     q = np.percentile(d, [2.5, 97.5, 10, 90])
-    return {"point": point, "ci95": (float(q[0]), float(q[1])),
-            "ci80": (float(q[2]), float(q[3]))}
+    return {"point": point, "ci95": (float(q[0]), float(q[1])), "ci80": (float(q[2]), float(q[3]))}
 
 
-def _oriented_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame,
-                    X: pd.DataFrame) -> pd.DataFrame:
+def _oriented_shift(
+    alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame, X: pd.DataFrame
+) -> pd.DataFrame:
     """:func:`hca.interpret.instruct_shift` with every factor signed to rise with its aligned
     benchmark (the sign of its OLS slope)."""
     shift = instruct_shift(alignment, frame, pairs, scale=X)
@@ -431,9 +475,11 @@ def _oriented_shift(alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFra
 
 def _domain_note(setup: Setup) -> str:
     if setup.domain_rule == "authors":
-        return ("the authors' rule (find_token_size.ipynb re-implemented) on the final "
-                "4,576-model table with precision duplicates; Table 2b's base models are the "
-                "rows whose authors' label equals the lower-cased name")
+        return (
+            "the authors' rule (find_token_size.ipynb re-implemented) on the final "
+            "4,576-model table with precision duplicates; Table 2b's base models are the "
+            "rows whose authors' label equals the lower-cased name"
+        )
     return "this book's base-model attribution, one row per model (the leaderboard CSV)"
 
 
@@ -448,29 +494,41 @@ def _compute(setup: Setup, settings: Settings) -> InterpretationResults:
     order_r2, chosen = _paper_order(fit, X, roles)
     cp = _checkpoints(al, frame, setup)
     names = list(al.factor_names)
-    compute_r = pd.Series({v: float(np.corrcoef(cp[v], cp["log10_compute"])[0, 1])
-                           for v in names + _B})
+    compute_r = pd.Series(
+        {v: float(np.corrcoef(cp[v], cp["log10_compute"])[0, 1]) for v in names + _B}
+    )
     lookup = v2_frame("careful")  # Figure 8 and the official pairs: leaderboard look-ups
     pairs = official_pairs(lookup)
     records = seed_refits(setup, settings.seeds).records
     return InterpretationResults(
-        setup=setup, alignment=al,
+        setup=setup,
+        alignment=al,
         mixing=pd.DataFrame(fit.adjust().mixing, index=_B, columns=names),
-        roles=roles, in_sample=X[_B].reset_index(drop=True), transfer=transfer,
-        oos_scores=oos, paper_order_r2=order_r2, paper_order_chosen=chosen,
-        authors_ols_gap=_latent_ols_gap(al, X, oos), checkpoints=cp, compute_r=compute_r,
+        roles=roles,
+        in_sample=X[_B].reset_index(drop=True),
+        transfer=transfer,
+        oos_scores=oos,
+        paper_order_r2=order_r2,
+        paper_order_chosen=chosen,
+        authors_ols_gap=_latent_ols_gap(al, X, oos),
+        checkpoints=cp,
+        compute_r=compute_r,
         compute_diff=_compute_diff(cp, roles, settings.n_boot),
-        figure8=figure8_table(lookup), instruct=_oriented_shift(al, lookup, pairs, X),
+        figure8=figure8_table(lookup),
+        instruct=_oriented_shift(al, lookup, pairs, X),
         seed_alignments=tuple(tuple(a) for a in records["alignment"]),
-        seeds=tuple(settings.seeds), n_boot=settings.n_boot, domain_note=_domain_note(setup))
+        seeds=tuple(settings.seeds),
+        n_boot=settings.n_boot,
+        domain_note=_domain_note(setup),
+    )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None
-        ) -> InterpretationResults:
+def run(setup: str | Setup = "careful", settings: Settings | None = None) -> InterpretationResults:
     """The interpretation chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
-    return cached("interpretation", _compute, get_setup(setup),
-                  Settings() if settings is None else settings)
+    return cached(
+        "interpretation", _compute, get_setup(setup), Settings() if settings is None else settings
+    )
 
 
 def ensemble_key(res: InterpretationResults) -> float:
@@ -481,8 +539,9 @@ def ensemble_key(res: InterpretationResults) -> float:
 
 # =========================================================================== claims
 def _missing(role: str) -> Outcome:
-    return Outcome(f"no factor aligned with {ROLE_NAMES[role]}", "not reproduced",
-                   "role missing in our fit")
+    return Outcome(
+        f"no factor aligned with {ROLE_NAMES[role]}", "not reproduced", "role missing in our fit"
+    )
 
 
 def _row_text(res: InterpretationResults, z: str, k: int = 3) -> str:
@@ -495,8 +554,14 @@ def _set_text(items) -> str:
     return "{" + ", ".join(benchmark_label(b) for b in items) + "}"
 
 
-@claim("F3a-general", "F3a-ifeval", "F3a-math", chapter="interpretation",
-       figure="fig-interp-unmixing", ensemble=True)
+@claim(
+    "F3a-general",
+    "F3a-ifeval",
+    "F3a-math",
+    chapter="interpretation",
+    figure="fig-interp-unmixing",
+    ensemble=True,
+)
 def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     out = {}
     for cid, role in (("F3a-general", "general"), ("F3a-ifeval", "ifeval")):
@@ -506,16 +571,26 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
             continue
         paper, got = paper_list(rows, cid), res.dominant(z)
         v = set_verdict(got, paper)
-        reason = ("the same dominant benchmarks" if v == "reproduced" else
-                  f"dominant {_set_text(got)} against the paper's {_set_text(paper)}")
+        reason = (
+            "the same dominant benchmarks"
+            if v == "reproduced"
+            else f"dominant {_set_text(got)} against the paper's {_set_text(paper)}"
+        )
         if role == "general":
             row = res.unmixing().loc[z].abs()
             smallest = row.idxmin() == "ifeval"
             if v == "reproduced" and not smallest:
-                v, reason = "partly", f"same set, but {benchmark_label(row.idxmin())} is smaller than IFEval"
+                v, reason = (
+                    "partly",
+                    f"same set, but {benchmark_label(row.idxmin())} is smaller than IFEval",
+                )
             reason += "; IFEval's weight the smallest" if smallest else ""
-        out[cid] = Outcome(f"our {z}: dominant {_set_text(got)} ({_row_text(res, z)})", v,
-                           reason, value=float(len(set(got) ^ set(paper))))
+        out[cid] = Outcome(
+            f"our {z}: dominant {_set_text(got)} ({_row_text(res, z)})",
+            v,
+            reason,
+            value=float(len(set(got) ^ set(paper))),
+        )
     z = res.roles["math"]
     if z is None:
         out["F3a-math"] = _missing("math")
@@ -525,11 +600,17 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
     only = res.dominant(z) == ["math_lvl_5"]
     v = grade(ratio < 0.2, only)
     out["F3a-math"] = Outcome(
-        f"our {z}: largest other weight {ratio:.2f} × MATH's ({_row_text(res, z)})", v,
-        "every other weight below 0.2 × MATH's" if v == "reproduced" else
-        ("MATH Lvl 5 alone dominates, but other weights reach "
-         f"{ratio:.2f} × MATH's" if only else
-         f"{_set_text(res.dominant(z))} dominate the row"), value=ratio)
+        f"our {z}: largest other weight {ratio:.2f} × MATH's ({_row_text(res, z)})",
+        v,
+        "every other weight below 0.2 × MATH's"
+        if v == "reproduced"
+        else (
+            f"MATH Lvl 5 alone dominates, but other weights reach {ratio:.2f} × MATH's"
+            if only
+            else f"{_set_text(res.dominant(z))} dominate the row"
+        ),
+        value=ratio,
+    )
     return out
 
 
@@ -554,15 +635,17 @@ def _t2b_column(slug: str) -> str | None:
     return next((d for d in PAPER_OOS_DOMAINS if d.lower() == slug), None)
 
 
-def not_informative_because(res: InterpretationResults, role: str,
-                            paper: pd.DataFrame) -> str | None:
+def not_informative_because(
+    res: InterpretationResults, role: str, paper: pd.DataFrame
+) -> str | None:
     """Table 2b's rule: why the out-of-sample cells of ``role`` are not informative (our
     in-sample R^2 of its factor or the paper's In Sample value is >= 0.99), or None."""
     z = res.roles[role]
     ours = float(res.transfer.r2.loc[z, _IN]) if z is not None else float("nan")
     theirs = float(paper.loc[f"T2b-{PAPER_FACTOR[role]}-in_sample", "value"])
-    why = ([f"our in-sample R² {ours:.3f}"] if ours >= 0.99 else []) + \
-        ([f"the paper's In Sample R² {theirs:g}"] if theirs >= 0.99 else [])
+    why = ([f"our in-sample R² {ours:.3f}"] if ours >= 0.99 else []) + (
+        [f"the paper's In Sample R² {theirs:g}"] if theirs >= 0.99 else []
+    )
     return " and ".join(why) + " ≥ 0.99" if why else None
 
 
@@ -588,20 +671,21 @@ def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcom
         text = f"{ours:.3f} (our {z}; {n:,} models)"
         if col != _IN and not informative(res, role, paper):
             why = not_informative_because(res, role, paper)
-            out[cid] = Outcome(text, "not applicable", f"{NOT_INFORMATIVE} ({why})",
-                               value=ours)
+            out[cid] = Outcome(text, "not applicable", f"{NOT_INFORMATIVE} ({why})", value=ours)
             continue
         if not np.isfinite(ours):
-            out[cid] = Outcome(f"no value (our {z}; {n} models)", "not reproduced",
-                               "fewer than 3 models in this domain")
+            out[cid] = Outcome(
+                f"no value (our {z}; {n} models)",
+                "not reproduced",
+                "fewer than 3 models in this domain",
+            )
             continue
         v, reason = numeric_verdict(ours, float(row["value"]), row["tolerance"])
         out[cid] = Outcome(text, v, reason, value=ours)
     return out
 
 
-@claim("S4-transfer-poor", chapter="interpretation", figure="fig-interp-table2b",
-       ensemble=True)
+@claim("S4-transfer-poor", chapter="interpretation", figure="fig-interp-table2b", ensemble=True)
 def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = load_paper_values()
     named = [d for d in PAPER_OOS_DOMAINS if d.lower() in paper_list(rows, "S4-transfer-poor")]
@@ -620,22 +704,31 @@ def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, 
             elif d in named and r[d] <= r[_IN] - 0.2:
                 drop_named.append(f"{ROLE_NAMES[role]}/{d}")
     if not cells:
-        return {"S4-transfer-poor": Outcome("no informative Table 2b cell", "not reproduced",
-                                            "every general/IFEval cell is not applicable")}
+        return {
+            "S4-transfer-poor": Outcome(
+                "no informative Table 2b cell",
+                "not reproduced",
+                "every general/IFEval cell is not applicable",
+            )
+        }
     v = grade(bool(poor_named), bool(poor_other or drop_named))
     shown = [c for c in cells if any(d in c for d in named)]
-    reason = (f"R² < 0.5 on {', '.join(poor_named)}" if poor_named else
-              f"R² < 0.5 only on {', '.join(poor_other)}" if poor_other else
-              f"R² ≥ 0.2 below in sample on {', '.join(drop_named)}" if drop_named else
-              "the alignment transfers to every informative domain")
-    return {"S4-transfer-poor": Outcome("; ".join(shown), v, reason,
-                                        value=float(len(poor_named)))}
+    reason = (
+        f"R² < 0.5 on {', '.join(poor_named)}"
+        if poor_named
+        else f"R² < 0.5 only on {', '.join(poor_other)}"
+        if poor_other
+        else f"R² ≥ 0.2 below in sample on {', '.join(drop_named)}"
+        if drop_named
+        else "the alignment transfers to every informative domain"
+    )
+    return {"S4-transfer-poor": Outcome("; ".join(shown), v, reason, value=float(len(poor_named)))}
 
 
 def _figure8_cell(cid: str) -> tuple[str, str, str]:
-    rest = cid[len("F8-"):]
+    rest = cid[len("F8-") :]
     model = next(m for m in FIGURE8_CHECKPOINTS if rest.startswith(m + "-"))
-    config, col = rest[len(model) + 1:].split("-", 1)
+    config, col = rest[len(model) + 1 :].split("-", 1)
     return model, ("Base" if config == "base" else "Official Instruct"), col
 
 
@@ -664,26 +757,39 @@ def _instruct(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outco
     others = d[["bbh", "gpqa", "musr", "mmlu_pro"]].abs().max(axis=1)
     ok = bool((d["ifeval"] >= 0.3).all() and (others <= 0.10).all())
     largest = bool((d.abs().idxmax(axis=1) == "ifeval").all())
-    ours = "; ".join(f"{m}: IFEval {d.loc[m, 'ifeval']:+.2f}, BBH/GPQA/MUSR/MMLU-PRO within "
-                     f"{others[m]:.2f}" for m in d.index)
-    reason = ("IFEval gains ≥ 0.3 and the other four move ≤ 0.10 in every pair" if ok else
-              "IFEval's gain is the largest change in every pair, but "
-              + ("a gain is below 0.3" if (d["ifeval"] < 0.3).any() else
-                 "another benchmark moves more than 0.10") if largest else
-              "IFEval's gain is not the largest change in every pair")
-    return {"D-instruct-minimal": Outcome(ours, grade(ok, largest), reason,
-                                          value=float(others.max()))}
+    ours = "; ".join(
+        f"{m}: IFEval {d.loc[m, 'ifeval']:+.2f}, BBH/GPQA/MUSR/MMLU-PRO within {others[m]:.2f}"
+        for m in d.index
+    )
+    reason = (
+        "IFEval gains ≥ 0.3 and the other four move ≤ 0.10 in every pair"
+        if ok
+        else "IFEval's gain is the largest change in every pair, but "
+        + (
+            "a gain is below 0.3"
+            if (d["ifeval"] < 0.3).any()
+            else "another benchmark moves more than 0.10"
+        )
+        if largest
+        else "IFEval's gain is not the largest change in every pair"
+    )
+    return {
+        "D-instruct-minimal": Outcome(ours, grade(ok, largest), reason, value=float(others.max()))
+    }
 
 
 def _compute_text(res: InterpretationResults) -> str:
     names = list(res.alignment.factor_names)
-    return ", ".join(f"{z} ({benchmark_label(b)}-aligned) r = {res.compute_r[z]:.2f}"
-                     for z, b in zip(names, res.alignment.benchmarks)) + \
-        f" ({len(res.checkpoints)} base checkpoints)"
+    return (
+        ", ".join(
+            f"{z} ({benchmark_label(b)}-aligned) r = {res.compute_r[z]:.2f}"
+            for z, b in zip(names, res.alignment.benchmarks)
+        )
+        + f" ({len(res.checkpoints)} base checkpoints)"
+    )
 
 
-@claim("D-general-compute", chapter="interpretation", figure="fig-interp-compute",
-       ensemble=True)
+@claim("D-general-compute", chapter="interpretation", figure="fig-interp-compute", ensemble=True)
 def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g, i = res.roles["general"], res.roles["ifeval"]
     if g is None:
@@ -695,12 +801,16 @@ def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str
     beats_ifeval = i is not None and r[g] > r[i]
     k, n = res.seed_share(lambda a: a[0] in ROLES["general"])
     v = grade(root and top, top or (root and beats_ifeval))
-    reason = ("the general factor is the root and tracks compute most" if v == "reproduced" else
-              f"the general factor tracks compute most but is {g}, not the root z1" if top else
-              "the general factor is the root but another factor tracks compute more" if root
-              else "another factor tracks compute more and the general factor is not the root")
-    ours = (f"{_compute_text(res)}; general factor at the root in "
-            f"{share_text(k, n)}")
+    reason = (
+        "the general factor is the root and tracks compute most"
+        if v == "reproduced"
+        else f"the general factor tracks compute most but is {g}, not the root z1"
+        if top
+        else "the general factor is the root but another factor tracks compute more"
+        if root
+        else "another factor tracks compute more and the general factor is not the root"
+    )
+    ours = f"{_compute_text(res)}; general factor at the root in {share_text(k, n)}"
     return {"D-general-compute": Outcome(ours, v, reason, value=float(r[g]))}
 
 
@@ -711,12 +821,18 @@ def _ifeval_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str,
         return {"I-z2-compute": _missing("general" if g is None else "ifeval")}
     d = res.compute_diff
     v = interval_verdict(d["point"], d["ci95"], d["ci80"], sign=-1)
-    ours = (f"r(IFEval-aligned {i}) − r(general {g}) = {d['point']:+.2f}, 95 % "
-            f"[{d['ci95'][0]:+.2f}, {d['ci95'][1]:+.2f}], 80 % [{d['ci80'][0]:+.2f}, "
-            f"{d['ci80'][1]:+.2f}] ({len(res.checkpoints)} checkpoints, {res.n_boot} resamples)")
-    reason = ("the 95 % interval lies below 0" if v == "reproduced" else
-              "only the 80 % interval lies below 0" if v == "partly" else
-              "the interval reaches 0")
+    ours = (
+        f"r(IFEval-aligned {i}) − r(general {g}) = {d['point']:+.2f}, 95 % "
+        f"[{d['ci95'][0]:+.2f}, {d['ci95'][1]:+.2f}], 80 % [{d['ci80'][0]:+.2f}, "
+        f"{d['ci80'][1]:+.2f}] ({len(res.checkpoints)} checkpoints, {res.n_boot} resamples)"
+    )
+    reason = (
+        "the 95 % interval lies below 0"
+        if v == "reproduced"
+        else "only the 80 % interval lies below 0"
+        if v == "partly"
+        else "the interval reaches 0"
+    )
     return {"I-z2-compute": Outcome(ours, v, reason, value=d["point"])}
 
 
@@ -731,11 +847,15 @@ def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Ou
     urow = res.unmixing().loc[g]
     signs = "".join("+" if urow[b] > 0 else "−" for b in _B)
     v = grade(n_pos >= 5, n_pos == 4)
-    ours = (f"our {g}: mixing loadings > 0 on {n_pos} of 6" + (
-        f" (not {', '.join(neg)})" if neg else "") + f"; unmixing row signs {signs} "
-        f"({', '.join(benchmark_label(b) for b in _B)})")
-    return {"D-z1-positive": Outcome(ours, v, f"{n_pos} of 6 loadings positive",
-                                     value=float(n_pos))}
+    ours = (
+        f"our {g}: mixing loadings > 0 on {n_pos} of 6"
+        + (f" (not {', '.join(neg)})" if neg else "")
+        + f"; unmixing row signs {signs} "
+        f"({', '.join(benchmark_label(b) for b in _B)})"
+    )
+    return {
+        "D-z1-positive": Outcome(ours, v, f"{n_pos} of 6 loadings positive", value=float(n_pos))
+    }
 
 
 @claim("D-z2-mixing", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
@@ -748,7 +868,11 @@ def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outc
     ratios = col[four] / col["ifeval"]
     worst = float(ratios.max())
     v = grade(worst <= 0.25, worst <= 0.5)
-    ours = (f"our {i}: |loading| / IFEval's = " +
-            ", ".join(f"{benchmark_label(b)} {ratios[b]:.2f}" for b in four))
-    return {"D-z2-mixing": Outcome(ours, v, f"largest ratio {worst:.2f} "
-                                   f"({benchmark_label(ratios.idxmax())})", value=worst)}
+    ours = f"our {i}: |loading| / IFEval's = " + ", ".join(
+        f"{benchmark_label(b)} {ratios[b]:.2f}" for b in four
+    )
+    return {
+        "D-z2-mixing": Outcome(
+            ours, v, f"largest ratio {worst:.2f} ({benchmark_label(ratios.idxmax())})", value=worst
+        )
+    }

@@ -100,7 +100,7 @@ def subject_columns(subjects: Sequence[str]) -> list[str]:
     out = []
     for s in subjects:
         name = str(s).lower()
-        name = name[len("mmlu_"):] if name.startswith("mmlu_") else name
+        name = name[len("mmlu_") :] if name.startswith("mmlu_") else name
         if name not in MMLU_SUBJECTS:
             close = difflib.get_close_matches(name, MMLU_SUBJECTS, n=3, cutoff=0.5)
             raise ValueError(f"{s!r} is not an MMLU subject; closest: {close}")
@@ -135,7 +135,9 @@ def mmlu_frame() -> pd.DataFrame:
     return _frame_cached().copy()
 
 
-def domain_counts(frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: int) -> pd.DataFrame:
+def domain_counts(
+    frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: int
+) -> pd.DataFrame:
     """Models per candidate domain and whether HCA can use the domain.
 
     A domain is usable when it has more models than benchmarks (FastICA with as many
@@ -149,8 +151,9 @@ def domain_counts(frame: pd.DataFrame, candidates: Sequence[str], n_benchmarks: 
     """
     check_frame(frame, ["base_model"], context="domain_counts (use mmlu_frame())")
     counts = frame["base_model"].value_counts()
-    n = pd.Series([int(counts.get(c, 0)) for c in candidates], index=list(candidates),
-                  name="n_models")
+    n = pd.Series(
+        [int(counts.get(c, 0)) for c in candidates], index=list(candidates), name="n_models"
+    )
     out = n.to_frame()
     out["usable"] = out["n_models"] > n_benchmarks
     out.index.name = "base_model"
@@ -178,11 +181,15 @@ def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
 
     H = np.asarray(unmixing, dtype=float)
     if H.ndim != 2 or H.shape[1] != len(benchmarks):
-        raise ValueError(f"unmixing has shape {H.shape} but {len(benchmarks)} benchmarks were "
-                         "named; expected (n_factors, n_benchmarks)")
+        raise ValueError(
+            f"unmixing has shape {H.shape} but {len(benchmarks)} benchmarks were "
+            "named; expected (n_factors, n_benchmarks)"
+        )
     if H.shape[0] > H.shape[1]:
-        raise ValueError(f"unmixing has more factors ({H.shape[0]}) than benchmarks "
-                         f"({H.shape[1]}); one distinct benchmark per factor is impossible")
+        raise ValueError(
+            f"unmixing has more factors ({H.shape[0]}) than benchmarks "
+            f"({H.shape[1]}); one distinct benchmark per factor is impossible"
+        )
     norms = np.linalg.norm(H, axis=1)
     if not np.all(norms > 0) or not np.isfinite(H).all():
         raise ValueError("unmixing has a zero or non-finite row")
@@ -191,11 +198,14 @@ def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
     assigned = np.empty(H.shape[0], dtype=int)
     assigned[rows] = cols
     names = list(benchmarks)
-    return pd.DataFrame({
-        "benchmark": [names[j] for j in assigned],
-        "share": W[np.arange(H.shape[0]), assigned],
-        "top": [names[j] for j in W.argmax(axis=1)],
-    }, index=[f"z{i + 1}" for i in range(H.shape[0])])
+    return pd.DataFrame(
+        {
+            "benchmark": [names[j] for j in assigned],
+            "share": W[np.arange(H.shape[0]), assigned],
+            "top": [names[j] for j in W.argmax(axis=1)],
+        },
+        index=[f"z{i + 1}" for i in range(H.shape[0])],
+    )
 
 
 def recovered_order(unmixing: Any, benchmarks: Sequence[str]) -> tuple[str, ...]:
@@ -234,18 +244,31 @@ def _seed_fit_row(estimator: HCA, X: pd.DataFrame, domains: Any, seed: int) -> d
     align = factor_alignment(model.unmixing_, [str(c) for c in X.columns])
     H = np.asarray(model.unmixing_, dtype=float)
     W = (H / np.linalg.norm(H, axis=1, keepdims=True)) ** 2
-    row = {"seed": seed, "mic": rec["mic"], "order": tuple(align["benchmark"]),
-           "z1": align["benchmark"].iloc[0], "z1_share": float(align["share"].iloc[0]),
-           "top": tuple(align["top"]), "sq_weights": tuple(map(tuple, W.round(12))),
-           "ols_alignment": rec["alignment"], "ica_converged": rec["ica_converged"],
-           "certified": rec["certified"]}
+    row = {
+        "seed": seed,
+        "mic": rec["mic"],
+        "order": tuple(align["benchmark"]),
+        "z1": align["benchmark"].iloc[0],
+        "z1_share": float(align["share"].iloc[0]),
+        "top": tuple(align["top"]),
+        "sq_weights": tuple(map(tuple, W.round(12))),
+        "ols_alignment": rec["alignment"],
+        "ica_converged": rec["ica_converged"],
+        "certified": rec["certified"],
+    }
     row.update({k: v for k, v in rec.items() if k.startswith("alpha[")})
     row.update({f"converged[{dom}]": bool(ok) for dom, ok in model.ica_converged_.items()})
     return row
 
 
-def seed_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *,
-              seeds: Sequence[int] = range(20), n_jobs: int | None = None) -> pd.DataFrame:
+def seed_fits(
+    estimator: HCA,
+    X: pd.DataFrame,
+    domains: Any,
+    *,
+    seeds: Sequence[int] = range(20),
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """Refit HCA with every ICA seed and read the causal order off each fit.
 
     :func:`hca.stability.seed_stability` reads the order from the OLS adjustment, whose
@@ -284,12 +307,14 @@ def seed_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *,
     if not seeds:
         raise ValueError("seeds is empty")
     rows = Parallel(n_jobs=n_jobs)(
-        delayed(_seed_fit_row)(estimator, X, domains, seed) for seed in seeds)
+        delayed(_seed_fit_row)(estimator, X, domains, seed) for seed in seeds
+    )
     return pd.DataFrame(rows)
 
 
-def order_counts(fits: pd.DataFrame, column: str = "order",
-                 labels: dict | None = None) -> pd.DataFrame:
+def order_counts(
+    fits: pd.DataFrame, column: str = "order", labels: dict | None = None
+) -> pd.DataFrame:
     """How often each value of ``column`` (an order or ``z1``) came back over the seeds.
 
     Returns
@@ -307,8 +332,9 @@ def order_counts(fits: pd.DataFrame, column: str = "order",
 
     values = fits[column].map(show)
     counts = values.value_counts()
-    return pd.DataFrame({"value": counts.index, "count": counts.to_numpy(),
-                         "share": counts.to_numpy() / len(fits)})
+    return pd.DataFrame(
+        {"value": counts.index, "count": counts.to_numpy(), "share": counts.to_numpy() / len(fits)}
+    )
 
 
 # =========================================================================== the chapter
@@ -316,9 +342,11 @@ def order_counts(fits: pd.DataFrame, column: str = "order",
 #: FastICA iterations of every fit of the chapter (see the module docstring).
 MAX_ITER = 5000
 
-DOMAIN_NOTE = ("the MMLU-by-task leaderboard has no public domain rule of the authors: both "
-               "setups use this book's base-model attribution (through v1's metadata) and "
-               "differ only in the estimator's options")
+DOMAIN_NOTE = (
+    "the MMLU-by-task leaderboard has no public domain rule of the authors: both "
+    "setups use this book's base-model attribution (through v1's metadata) and "
+    "differ only in the estimator's options"
+)
 
 
 @dataclass(frozen=True)
@@ -384,13 +412,14 @@ class MMLUData:
     @property
     def pc1(self) -> pd.Series:
         """Share of the variance on the first component, per spectrum."""
-        return pd.Series({k: float(e.ratios[0]) for k, e in self.spectra.items()},
-                         name="PC1 share")
+        return pd.Series({k: float(e.ratios[0]) for k, e in self.spectra.items()}, name="PC1 share")
 
     def summary(self) -> str:
-        return (f"{len(self.frame)} models; available base models {', '.join(self.available)}; "
-                f"median subject correlation {self.median_corr:.2f}, PC1 "
-                f"{self.pc1['all models']:.1%}")
+        return (
+            f"{len(self.frame)} models; available base models {', '.join(self.available)}; "
+            f"median subject correlation {self.median_corr:.2f}, PC1 "
+            f"{self.pc1['all models']:.1%}"
+        )
 
 
 def _data() -> MMLUData:
@@ -405,15 +434,28 @@ def _data() -> MMLUData:
     cols = subject_columns(MMLU_SUBJECTS)
     corr = frame[cols].corr()
     off = corr.to_numpy()[np.triu_indices(len(cols), 1)]
-    spectra = {"all models": ss.explained_variance(frame[cols], n_components=10,
-                                                   label="all models")}
-    spectra |= {d: ss.explained_variance(frame.loc[frame["base_model"] == d, cols],
-                                         n_components=10, label=d) for d in available}
+    spectra = {
+        "all models": ss.explained_variance(frame[cols], n_components=10, label="all models")
+    }
+    spectra |= {
+        d: ss.explained_variance(
+            frame.loc[frame["base_model"] == d, cols], n_components=10, label=d
+        )
+        for d in available
+    }
     llama3 = frame["model_id"].str.contains(r"llama[-_ ]?3(?:\.\d)?[-_ ]?(?:8|70)b", case=False)
-    return MMLUData(frame=frame, counts=counts, available=available,
-                    n_llama3_names=int(llama3.sum()), corr=corr, order=cluster_order(corr),
-                    median_corr=float(np.median(off)), min_corr=float(off.min()),
-                    share_above=float(np.mean(off > 0.8)), spectra=spectra)
+    return MMLUData(
+        frame=frame,
+        counts=counts,
+        available=available,
+        n_llama3_names=int(llama3.sum()),
+        corr=corr,
+        order=cluster_order(corr),
+        median_corr=float(np.median(off)),
+        min_corr=float(off.min()),
+        share_above=float(np.mean(off > 0.8)),
+        spectra=spectra,
+    )
 
 
 def mmlu_data() -> MMLUData:
@@ -482,9 +524,11 @@ class SubjectFit:
         return sum(flags), len(flags)
 
     def summary(self) -> str:
-        return (f"{', '.join(subject_label(c) for c in self.subjects)} on "
-                f"{', '.join(self.domains)}: MIC {self.model.mic_:.3f}; order "
-                f"{' > '.join(subject_label(c) for c in self.alignment['benchmark'])}")
+        return (
+            f"{', '.join(subject_label(c) for c in self.subjects)} on "
+            f"{', '.join(self.domains)}: MIC {self.model.mic_:.3f}; order "
+            f"{' > '.join(subject_label(c) for c in self.alignment['benchmark'])}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -521,13 +565,25 @@ class MMLUResults:
         return mmlu_data()
 
     def summary(self) -> str:
-        return "\n".join([f"{self.setup.label}: {self.data.summary()}",
-                          *(f"  {f.summary()}" for f in (self.math, self.physics, self.cross))])
+        return "\n".join(
+            [
+                f"{self.setup.label}: {self.data.summary()}",
+                *(f"  {f.summary()}" for f in (self.math, self.physics, self.cross)),
+            ]
+        )
 
 
-def _subject_fit(setup, data: MMLUData, subjects: Sequence[str], domains: Sequence[str], *,
-                 min_size: int | None, sweep_seeds: Sequence[int] | None,
-                 seeds: Sequence[int], n_jobs: int | None) -> SubjectFit:
+def _subject_fit(
+    setup,
+    data: MMLUData,
+    subjects: Sequence[str],
+    domains: Sequence[str],
+    *,
+    min_size: int | None,
+    sweep_seeds: Sequence[int] | None,
+    seeds: Sequence[int],
+    n_jobs: int | None,
+) -> SubjectFit:
     from hca import subspace as ss
     from hca.estimator.model import mic_by_subset
     from hca.paper.cache import cached
@@ -540,27 +596,52 @@ def _subject_fit(setup, data: MMLUData, subjects: Sequence[str], domains: Sequen
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
         if min_size is not None:
             X, labels = domain_data(data.frame, data.available, subjects)
-            table = mic_by_subset(est, X, labels, candidates=list(data.available),
-                                  min_size=min_size, n_jobs=n_jobs)
+            table = mic_by_subset(
+                est, X, labels, candidates=list(data.available), min_size=min_size, n_jobs=n_jobs
+            )
         Xd, ld = domain_data(data.frame, domains, subjects)
         model = est.fit(Xd, ld)
     sweeps, seed_records = cached(
-        "mmlu_seed_sweeps", _seed_sweeps, setup.seed_free(), tuple(subjects), tuple(domains),
+        "mmlu_seed_sweeps",
+        _seed_sweeps,
+        setup.seed_free(),
+        tuple(subjects),
+        tuple(domains),
         None if min_size is None else int(min_size),
-        tuple(int(x) for x in sweep_seeds or ()), tuple(int(x) for x in seeds), n_jobs)
+        tuple(int(x) for x in sweep_seeds or ()),
+        tuple(int(x) for x in seeds),
+        n_jobs,
+    )
     rows = data.frame["base_model"].isin(domains)
     return SubjectFit(
-        subjects=tuple(subjects), domains=tuple(domains),
-        corr=data.frame.loc[rows, subjects].corr(), corr_all=data.frame[subjects].corr(),
-        spectra={d: ss.explained_variance(data.frame.loc[data.frame["base_model"] == d,
-                                                         subjects], label=d)
-                 for d in domains},
-        table=table, min_size=int(min_size or len(domains)), sweeps=sweeps, model=model,
-        alignment=factor_alignment(model.unmixing_, subjects), seeds=seed_records)
+        subjects=tuple(subjects),
+        domains=tuple(domains),
+        corr=data.frame.loc[rows, subjects].corr(),
+        corr_all=data.frame[subjects].corr(),
+        spectra={
+            d: ss.explained_variance(
+                data.frame.loc[data.frame["base_model"] == d, subjects], label=d
+            )
+            for d in domains
+        },
+        table=table,
+        min_size=int(min_size or len(domains)),
+        sweeps=sweeps,
+        model=model,
+        alignment=factor_alignment(model.unmixing_, subjects),
+        seeds=seed_records,
+    )
 
 
-def _seed_sweeps(setup, subjects: tuple, domains: tuple, min_size: int | None,
-                 sweep_seeds: tuple, seeds: tuple, n_jobs: int | None) -> tuple:
+def _seed_sweeps(
+    setup,
+    subjects: tuple,
+    domains: tuple,
+    min_size: int | None,
+    sweep_seeds: tuple,
+    seeds: tuple,
+    n_jobs: int | None,
+) -> tuple:
     """The subset sweeps over ``sweep_seeds`` and the refits over ``seeds`` of one subject
     fit (keyed by the seed-free setup: every member of an ensemble shares them)."""
     from hca import stability as st
@@ -573,8 +654,15 @@ def _seed_sweeps(setup, subjects: tuple, domains: tuple, min_size: int | None,
         warnings.simplefilter("ignore", ConvergenceWarning)
         if min_size is not None and sweep_seeds:
             X, labels = domain_data(data.frame, data.available, list(subjects))
-            sweeps = st.subset_stability(est, X, labels, candidates=list(data.available),
-                                         min_size=min_size, seeds=sweep_seeds, n_jobs=n_jobs)
+            sweeps = st.subset_stability(
+                est,
+                X,
+                labels,
+                candidates=list(data.available),
+                min_size=min_size,
+                seeds=sweep_seeds,
+                n_jobs=n_jobs,
+            )
     Xd, ld = domain_data(data.frame, list(domains), list(subjects))
     return sweeps, seed_fits(est, Xd, ld, seeds=seeds, n_jobs=n_jobs)
 
@@ -590,25 +678,51 @@ def _compute(setup, settings: Settings) -> MMLUResults:
 
     data = mmlu_data()
     common = {"seeds": settings.seeds, "n_jobs": settings.n_jobs}
-    math = _subject_fit(setup, data, MATH_SUBJECTS, PAPER_MATH_DOMAINS, min_size=3,
-                        sweep_seeds=settings.sweep_seeds, **common)
-    physics = _subject_fit(setup, data, PHYSICS_SUBJECTS, PAPER_PHYSICS_DOMAINS, min_size=4,
-                           sweep_seeds=settings.sweep_seeds, **common)
+    math = _subject_fit(
+        setup,
+        data,
+        MATH_SUBJECTS,
+        PAPER_MATH_DOMAINS,
+        min_size=3,
+        sweep_seeds=settings.sweep_seeds,
+        **common,
+    )
+    physics = _subject_fit(
+        setup,
+        data,
+        PHYSICS_SUBJECTS,
+        PAPER_PHYSICS_DOMAINS,
+        min_size=4,
+        sweep_seeds=settings.sweep_seeds,
+        **common,
+    )
     k = min(setup.min_subset_size, len(data.available))
-    cross = _subject_fit(setup, data, CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, min_size=k,
-                         sweep_seeds=None, **common)
+    cross = _subject_fit(
+        setup, data, CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, min_size=k, sweep_seeds=None, **common
+    )
     best = tuple(cross.table.sort_values("mic", kind="stable").iloc[0]["subset"])
-    alt = {"seeds": settings.alt_seeds, "n_jobs": settings.n_jobs, "min_size": None,
-           "sweep_seeds": None}
+    alt = {
+        "seeds": settings.alt_seeds,
+        "n_jobs": settings.n_jobs,
+        "min_size": None,
+        "sweep_seeds": None,
+    }
     alternatives = {
-        "mathematics choice": _subject_fit(setup, data, CROSS_SUBJECTS, PAPER_MATH_DOMAINS,
-                                           **alt),
-        "smallest MIC": _subject_fit(setup, data, CROSS_SUBJECTS, best, **alt)}
+        "mathematics choice": _subject_fit(setup, data, CROSS_SUBJECTS, PAPER_MATH_DOMAINS, **alt),
+        "smallest MIC": _subject_fit(setup, data, CROSS_SUBJECTS, best, **alt),
+    }
     counts = [f.n_certified() for f in (math, physics, cross, *alternatives.values())]
     n_ok, n_all = (sum(c[i] for c in counts) for i in (0, 1))
-    return MMLUResults(setup=setup, domain_note=DOMAIN_NOTE, math=math,
-                       physics=physics, cross=cross, alternatives=alternatives, n_fits=n_all,
-                       n_uncertified=n_all - n_ok)
+    return MMLUResults(
+        setup=setup,
+        domain_note=DOMAIN_NOTE,
+        math=math,
+        physics=physics,
+        cross=cross,
+        alternatives=alternatives,
+        n_fits=n_all,
+        n_uncertified=n_all - n_ok,
+    )
 
 
 def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults:
@@ -641,7 +755,7 @@ def _seed_rule(ok0: bool, k: int, n: int) -> str:
 
 
 def _seed_reason(ok0: bool, k: int, n: int, what: str) -> str:
-    return (f"{what} {'holds' if ok0 else 'fails'} at seed 0 and in {k / n:.0%} of {n} seeds")
+    return f"{what} {'holds' if ok0 else 'fails'} at seed 0 and in {k / n:.0%} of {n} seeds"
 
 
 @claim("F27-one-factor", chapter="mmlu", figure="fig-mmlu-corr57")
@@ -649,20 +763,32 @@ def _fig27(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     d = res.data
     bar = float(rows.loc["F27-one-factor", "value"])
     pc1 = float(d.pc1["all models"])
-    ours = (f"median pairwise correlation {d.median_corr:.2f} (min {d.min_corr:.2f}); PC1 "
-            f"{pc1:.1%} of the variance ({len(d.frame):,} models)")
+    ours = (
+        f"median pairwise correlation {d.median_corr:.2f} (min {d.min_corr:.2f}); PC1 "
+        f"{pc1:.1%} of the variance ({len(d.frame):,} models)"
+    )
     ok = [d.median_corr >= bar, pc1 >= bar]
-    return {"F27-one-factor": Outcome(ours, grade(all(ok), any(ok)),
-                                      f"{sum(ok)} of the 2 measures reach {bar:g}",
-                                      value=d.median_corr)}
+    return {
+        "F27-one-factor": Outcome(
+            ours,
+            grade(all(ok), any(ok)),
+            f"{sum(ok)} of the 2 measures reach {bar:g}",
+            value=d.median_corr,
+        )
+    }
 
 
 def _mic_outcome(fit: SubjectFit, rows: pd.DataFrame, cid: str) -> Outcome:
     mic = float(fit.model.mic_)
     s = fit.seeds["mic"]
     v, r = numeric_verdict(mic, float(rows.loc[cid, "value"]), rows.loc[cid, "tolerance"])
-    return Outcome(f"{mic:.3f} (seed 0); {s.min():.3f}-{s.max():.3f} over {len(s)} seeds "
-                   f"({', '.join(fit.domains)})", v, r, value=mic)
+    return Outcome(
+        f"{mic:.3f} (seed 0); {s.min():.3f}-{s.max():.3f} over {len(s)} seeds "
+        f"({', '.join(fit.domains)})",
+        v,
+        r,
+        value=mic,
+    )
 
 
 def _minimal_outcome(fit: SubjectFit, size: int | None, what: str) -> Outcome:
@@ -672,11 +798,16 @@ def _minimal_outcome(fit: SubjectFit, size: int | None, what: str) -> Outcome:
     best = table.sort_values("mic", kind="stable").iloc[0]
     per = fit.best_per_seed(size)
     k = int((per["subset"].map(frozenset) == frozenset(fit.domains)).sum())
-    ours = (f"rank {rank} of {len(table)} {what} (MIC {row['mic']:.3f}); smallest: "
-            f"{', '.join(best['subset'])} ({best['mic']:.3f}); the paper's choice smallest in "
-            f"{share_text(k, len(per))}")
-    reason = ("the paper's choice has the smallest MIC" if rank == 1 else
-              f"{rank - 1} subset(s) have a smaller MIC at seed 0")
+    ours = (
+        f"rank {rank} of {len(table)} {what} (MIC {row['mic']:.3f}); smallest: "
+        f"{', '.join(best['subset'])} ({best['mic']:.3f}); the paper's choice smallest in "
+        f"{share_text(k, len(per))}"
+    )
+    reason = (
+        "the paper's choice has the smallest MIC"
+        if rank == 1
+        else f"{rank - 1} subset(s) have a smaller MIC at seed 0"
+    )
     return Outcome(ours, grade(rank == 1, rank == 2), reason, value=float(rank))
 
 
@@ -685,35 +816,56 @@ def _z1_outcome(fit: SubjectFit, subject: str) -> Outcome:
     tops = fit.seeds["top"].map(lambda t: t[0])
     k, n = int((tops == subject).sum()), len(tops)
     counts = tops.value_counts(normalize=True)
-    ours = (f"seed 0: z1 = {short_label(top0)} (squared weight "
-            f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
-            "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items()))
-    return Outcome(ours, _seed_rule(top0 == subject, k, n),
-                   _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
-                   value=k / n)
+    ours = (
+        f"seed 0: z1 = {short_label(top0)} (squared weight "
+        f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
+        "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items())
+    )
+    return Outcome(
+        ours,
+        _seed_rule(top0 == subject, k, n),
+        _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
+        value=k / n,
+    )
 
 
 def _row_share(H: Any, i: int, j: int) -> float:
     row = np.asarray(H, dtype=float)[i]
-    return float(row[j] ** 2 / np.sum(row ** 2))
+    return float(row[j] ** 2 / np.sum(row**2))
 
 
-@claim("H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", chapter="mmlu",
-       figure="fig-mmlu-math-mic", ensemble=True)
+@claim(
+    "H.5-math-mic",
+    "H.5-math-minimal",
+    "H.5-math-z1",
+    chapter="mmlu",
+    figure="fig-mmlu-math-mic",
+    ensemble=True,
+)
 def _math(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.math
-    return {"H.5-math-mic": _mic_outcome(f, rows, "H.5-math-mic"),
-            "H.5-math-minimal": _minimal_outcome(f, 3, "three-domain subsets"),
-            "H.5-math-z1": _z1_outcome(f, rows.loc["H.5-math-z1", "value"])}
+    return {
+        "H.5-math-mic": _mic_outcome(f, rows, "H.5-math-mic"),
+        "H.5-math-minimal": _minimal_outcome(f, 3, "three-domain subsets"),
+        "H.5-math-z1": _z1_outcome(f, rows.loc["H.5-math-z1", "value"]),
+    }
 
 
-@claim("H.5-phys-mic", "H.5-phys-minimal", "H.5-phys-z1", chapter="mmlu",
-       figure="fig-mmlu-physics-mic", ensemble=True)
+@claim(
+    "H.5-phys-mic",
+    "H.5-phys-minimal",
+    "H.5-phys-z1",
+    chapter="mmlu",
+    figure="fig-mmlu-physics-mic",
+    ensemble=True,
+)
 def _physics(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.physics
-    return {"H.5-phys-mic": _mic_outcome(f, rows, "H.5-phys-mic"),
-            "H.5-phys-minimal": _minimal_outcome(f, None, f"subsets of at least {f.min_size}"),
-            "H.5-phys-z1": _z1_outcome(f, rows.loc["H.5-phys-z1", "value"])}
+    return {
+        "H.5-phys-mic": _mic_outcome(f, rows, "H.5-phys-mic"),
+        "H.5-phys-minimal": _minimal_outcome(f, None, f"subsets of at least {f.min_size}"),
+        "H.5-phys-z1": _z1_outcome(f, rows.loc["H.5-phys-z1", "value"]),
+    }
 
 
 @claim("H.5-cross-order", chapter="mmlu", figure="fig-mmlu-cross", ensemble=True)
@@ -722,11 +874,18 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.cross
     order = tuple(f.alignment["benchmark"])
     k, n = int((f.seeds["order"] == paper).sum()), len(f.seeds)
-    ours = (f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
-            f"choice of base models); the paper's order in {share_text(k, n)}")
-    return {"H.5-cross-order": Outcome(ours, _seed_rule(order == paper, k, n),
-                                       _seed_reason(order == paper, k, n, "the paper's order"),
-                                       value=k / n)}
+    ours = (
+        f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
+        f"choice of base models); the paper's order in {share_text(k, n)}"
+    )
+    return {
+        "H.5-cross-order": Outcome(
+            ours,
+            _seed_rule(order == paper, k, n),
+            _seed_reason(order == paper, k, n, "the paper's order"),
+            value=k / n,
+        )
+    }
 
 
 @claim("H.5-math-z23", chapter="mmlu", figure="fig-mmlu-math", ensemble=True)
@@ -739,13 +898,16 @@ def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k, n = int(sum(t == target for t in tops)), len(tops)
     one = sum(t in target for t in top0) == 1
     half = k >= 0.5 * n
-    ours = (f"seed 0: top(z2) = {short_label(top0[0])}, top(z3) = {short_label(top0[1])}; "
-            f"{{elementary, high school}} in {share_text(k, n)}")
+    ours = (
+        f"seed 0: top(z2) = {short_label(top0[0])}, top(z3) = {short_label(top0[1])}; "
+        f"{{elementary, high school}} in {share_text(k, n)}"
+    )
     reason = _seed_reason(ok0, k, n, "{top(z2), top(z3)} = {elementary, high-school math}")
     if not ok0 and not half and one:
         reason += "; exactly one of top(z2), top(z3) is one of them at seed 0"
-    return {"H.5-math-z23": Outcome(ours, grade(ok0 and half, ok0 != half or one), reason,
-                                    value=k / n)}
+    return {
+        "H.5-math-z23": Outcome(ours, grade(ok0 and half, ok0 != half or one), reason, value=k / n)
+    }
 
 
 def _mixture_rows(W: Any, subjects: Sequence[str], pair: Sequence[str]) -> list[bool]:
@@ -766,10 +928,16 @@ def _phys_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k, n = int(sum(per_seed)), len(per_seed)
     idx = [f.subjects.index(p) for p in pair]
     shares = ", ".join(f"z{i + 1} {W0[i, idx].sum():.2f}" for i in (1, 2))
-    ours = (f"seed 0: high-school + college physics share {shares}; both rows mixtures in "
-            f"{share_text(k, n)}")
+    ours = (
+        f"seed 0: high-school + college physics share {shares}; both rows mixtures in "
+        f"{share_text(k, n)}"
+    )
     both = all(rows0)
-    reason = (f"{sum(rows0)} of the 2 rows are such mixtures at seed 0; both in "
-              f"{k / n:.0%} of {n} seeds")
-    return {"H.5-phys-z23": Outcome(ours, grade(both and k >= 0.5 * n, sum(rows0) >= 1),
-                                    reason, value=k / n)}
+    reason = (
+        f"{sum(rows0)} of the 2 rows are such mixtures at seed 0; both in {k / n:.0%} of {n} seeds"
+    )
+    return {
+        "H.5-phys-z23": Outcome(
+            ours, grade(both and k >= 0.5 * n, sum(rows0) >= 1), reason, value=k / n
+        )
+    }

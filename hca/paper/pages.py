@@ -54,11 +54,14 @@ def v1_mic_summary(res: Any, s_inv: Sequence[str]) -> dict[str, float]:
     t = res.subsets
     five = t[t["subset"].map(lambda x: set(x) <= set(s_inv))]
     full5 = float(five.loc[five["size"] == 5, "mic"].iloc[0])
-    return {"MIC of the five": full5, "rank among 16": int((five["mic"] < full5).sum()) + 1,
-            "smallest MIC": float(five["mic"].min()),
-            "MIC of all six": float(t.loc[t["size"] == 6, "mic"].iloc[0]),
-            "seed range low": float(res.seeds.records["mic"].min()),
-            "seed range high": float(res.seeds.records["mic"].max())}
+    return {
+        "MIC of the five": full5,
+        "rank among 16": int((five["mic"] < full5).sum()) + 1,
+        "smallest MIC": float(five["mic"].min()),
+        "MIC of all six": float(t.loc[t["size"] == 6, "mic"].iloc[0]),
+        "seed range low": float(res.seeds.records["mic"].min()),
+        "seed range high": float(res.seeds.records["mic"].max()),
+    }
 
 
 def v1_dgp_figure(res: Any, benchmarks: Sequence[str]):
@@ -101,14 +104,17 @@ def v1_reasoning_first(alignment: Sequence[str], roles: Sequence[frozenset]) -> 
     return precedes(alignment, roles[1], roles[2])
 
 
-def v1_selected_edge(res: Any, roles: Sequence[frozenset], domain: str = "Llama-2-13B"
-                     ) -> tuple[int, pd.Series | None]:
+def v1_selected_edge(
+    res: Any, roles: Sequence[frozenset], domain: str = "Llama-2-13B"
+) -> tuple[int, pd.Series | None]:
     """The seeds whose fit has the caption's edge (role 1 -> role 2) and the median weight and
     scale of that edge in ``domain`` over them (None without such a seed)."""
     from hca.paper.v1 import edge_table
 
-    tabs = [edge_table(rec, res.domains, roles[0], roles[1])
-            for rec in res.seeds.records.to_dict("records")]
+    tabs = [
+        edge_table(rec, res.domains, roles[0], roles[1])
+        for rec in res.seeds.records.to_dict("records")
+    ]
     keep = [t.loc[domain] for t in tabs if t is not None]
     return len(keep), (pd.DataFrame(keep).median() if keep else None)
 
@@ -133,20 +139,19 @@ def mmlu_subject_figure(results: Mapping[str, Any], name: str):
     return plots.plot_subject_panels(f.corr, f.spectra, mixings, names)[0, 0].figure
 
 
-def mmlu_mic_figure(results: Mapping[str, Any], name: str, short: Mapping[str, str],
-                    paper_mic: float | None = None):
+def mmlu_mic_figure(
+    results: Mapping[str, Any], name: str, short: Mapping[str, str], paper_mic: float | None = None
+):
     """The MIC of every subset of base models for the subject fit ``name``, one panel per
     setup (:func:`hca.plots.plot_mic_panels`). Returns the figure."""
     fits = _fits(results, name)
     tables = {SETUPS[s].label: fits[s].table for s in SETUP_NAMES}
     highlights = {SETUPS[s].label: fits[s].domains for s in SETUP_NAMES}
     ref = {"paper": paper_mic} if paper_mic is not None else None
-    return plots.plot_mic_panels(tables, highlights, short_names=short,
-                                 reference=ref)[0].figure
+    return plots.plot_mic_panels(tables, highlights, short_names=short, reference=ref)[0].figure
 
 
-def mmlu_seed_table(results: Mapping[str, Any], name: str, k: int | None = None
-                    ) -> pd.DataFrame:
+def mmlu_seed_table(results: Mapping[str, Any], name: str, k: int | None = None) -> pd.DataFrame:
     """Per setup: MIC at seed 0 and over seeds, the paper's subset's rank (among subsets of
     size ``k``, or all), the most frequent z1 and order."""
     out = {}
@@ -159,15 +164,17 @@ def mmlu_seed_table(results: Mapping[str, Any], name: str, k: int | None = None
             "MIC (seed 0)": f"{f.model.mic_:.3f}",
             "MIC over seeds": f"{f.seeds['mic'].min():.3f}-{f.seeds['mic'].max():.3f}",
             "rank (seed 0)": f"{int(row['rank'] if k else row['rank_all'])} of "
-                             f"{int((f.table['size'] == k).sum()) if k else len(f.table)}",
+            f"{int((f.table['size'] == k).sum()) if k else len(f.table)}",
             "top(z1): most often": f"{mmlu_label(z1.index[0])} ({z1.iloc[0]:.0%})",
             "order: most often": " > ".join(mmlu_label(x) for x in order.index[0])
-                                 + f" ({order.iloc[0]:.0%})"}
+            + f" ({order.iloc[0]:.0%})",
+        }
     return pd.DataFrame(out)
 
 
-def mmlu_fit_values(results: Mapping[str, Any], prefix: str, name: str,
-                    k: int | None = None) -> dict[str, Any]:
+def mmlu_fit_values(
+    results: Mapping[str, Any], prefix: str, name: str, k: int | None = None
+) -> dict[str, Any]:
     """The numbers the page glues for the subject fit ``name`` (keys ``<prefix>_..._<setup>``):
     MIC at seed 0 and its range over seeds, the best subset (of size ``k``) and its MIC, the
     share of seeds whose best subset is the paper's, and the share of seeds with each subject

@@ -51,9 +51,22 @@ from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_v
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.setups import Setup, get_setup
 
-__all__ = ["Settings", "InvariantSet", "Figure11", "PCAResults", "run", "invariant_set_rule",
-           "figure11", "v2_table", "variant_table", "GEMMA", "CUTOFF_RANGE", "rank3_cutoffs",
-           "rank3_common_text", "rank3_knife_edges"]
+__all__ = [
+    "Settings",
+    "InvariantSet",
+    "Figure11",
+    "PCAResults",
+    "run",
+    "invariant_set_rule",
+    "figure11",
+    "v2_table",
+    "variant_table",
+    "GEMMA",
+    "CUTOFF_RANGE",
+    "rank3_cutoffs",
+    "rank3_common_text",
+    "rank3_knife_edges",
+]
 
 B2: list[str] = list(V2_BENCHMARKS)
 LABELS: list[str] = [BENCHMARK_LABELS[b] for b in B2]
@@ -112,8 +125,11 @@ def v2_table(setup: str | Setup) -> pd.DataFrame:
     s = get_setup(setup)
     frame = v2_frame(s)
     if s.domain_rule == "authors":
-        frame["domain"] = frame["authors_label"].map(
-            lambda x: AUTHORS_V2_LABELS.get(x, x), na_action="ignore").astype("string")
+        frame["domain"] = (
+            frame["authors_label"]
+            .map(lambda x: AUTHORS_V2_LABELS.get(x, x), na_action="ignore")
+            .astype("string")
+        )
     else:
         frame["domain"] = frame["base_model"].astype("string")
     return frame
@@ -132,8 +148,10 @@ def variant_table(setup: str | Setup) -> tuple[str, pd.DataFrame]:
     from hca.attribution.domains import attach_domains
     from hca.data.loaders import load_leaderboard_v2
 
-    return ("this book's rule on the CSV plus the final table",
-            attach_domains(load_leaderboard_v2(include_final=True)))
+    return (
+        "this book's rule on the CSV plus the final table",
+        attach_domains(load_leaderboard_v2(include_final=True)),
+    )
 
 
 def _csv_rows(setup: Setup) -> pd.DataFrame:
@@ -200,13 +218,23 @@ class InvariantSet:
     candidates: pd.DataFrame
 
     def summary(self) -> str:
-        return (f"{self.label}: S_inv = {{{', '.join(self.members)}}} (tau = {self.tau:.3f}; "
-                + ", ".join(f"{b} {n}" for b, n in self.sizes.items()) + ")")
+        return (
+            f"{self.label}: S_inv = {{{', '.join(self.members)}}} (tau = {self.tau:.3f}; "
+            + ", ".join(f"{b} {n}" for b, n in self.sizes.items())
+            + ")"
+        )
 
 
-def invariant_set_rule(frame: pd.DataFrame, label: str, candidates=PAPER_V2_BASES, *,
-                       n_splits: int = 200, random_state: int = 0,
-                       col: str = "base_model", benchmarks=B2) -> InvariantSet:
+def invariant_set_rule(
+    frame: pd.DataFrame,
+    label: str,
+    candidates=PAPER_V2_BASES,
+    *,
+    n_splits: int = 200,
+    random_state: int = 0,
+    col: str = "base_model",
+    benchmarks=B2,
+) -> InvariantSet:
     """The book's ``S_inv`` rule (:func:`hca.subspace.invariant_set_rule`) on the
     ``candidates`` domains of ``frame`` (used on v2 here and on v1 by :mod:`hca.paper.v1`):
     the pooled 95 % quantile of the split-half null distances is the threshold, and the
@@ -215,8 +243,15 @@ def invariant_set_rule(frame: pd.DataFrame, label: str, candidates=PAPER_V2_BASE
     order = list(candidates)
     rule = ss.invariant_set_rule(X, g, order, n_splits=n_splits, random_state=random_state)
     sizes = pd.Series(g).value_counts().reindex(order).rename("models")
-    return InvariantSet(label, sizes, rule.nulls, rule.threshold, rule.dist, rule.members,
-                        ss.candidate_sets(rule.dist, rule.threshold))
+    return InvariantSet(
+        label,
+        sizes,
+        rule.nulls,
+        rule.threshold,
+        rule.dist,
+        rule.members,
+        ss.candidate_sets(rule.dist, rule.threshold),
+    )
 
 
 # =========================================================================== Figure 11
@@ -271,23 +306,30 @@ class Figure11:
         for reg, pair in self.top_in_regime.items():
             if len(pair) == 2:
                 a, b = pair
-                rows.append({"regime": reg, "base A": a, "base B": b,
-                             "distance": float(self.mix.dist.loc[a, b]),
-                             "pair threshold": float(self.mix.pair_threshold.loc[a, b])})
+                rows.append(
+                    {
+                        "regime": reg,
+                        "base A": a,
+                        "base B": b,
+                        "distance": float(self.mix.dist.loc[a, b]),
+                        "pair threshold": float(self.mix.pair_threshold.loc[a, b]),
+                    }
+                )
         out = pd.DataFrame(rows).set_index("regime")
         out["beyond noise"] = out["distance"] > out["pair threshold"]
         return out
 
     def summary(self) -> str:
         d, t = self.moe.dist.loc["MoE", "non-MoE"], self.moe.pair_threshold.loc["MoE", "non-MoE"]
-        return (f"Figure 11 on {self.rows:,} CSV rows: MoE vs non-MoE {d:.3f} (threshold "
-                f"{t:.3f}); {self.moe_share:.0%} of {self.n_moe} MoE models on "
-                f"{', '.join(self.moe_archs)}; {self.regimes.summary()}")
+        return (
+            f"Figure 11 on {self.rows:,} CSV rows: MoE vs non-MoE {d:.3f} (threshold "
+            f"{t:.3f}); {self.moe_share:.0%} of {self.n_moe} MoE models on "
+            f"{', '.join(self.moe_archs)}; {self.regimes.summary()}"
+        )
 
 
 def _compare(X, g, order, n_splits, random_state):
-    return ss.compare_groups(X, g, order=list(order), n_splits=n_splits,
-                             random_state=random_state)
+    return ss.compare_groups(X, g, order=list(order), n_splits=n_splits, random_state=random_state)
 
 
 def _moe_panel(frame: pd.DataFrame, n_splits: int, random_state: int):
@@ -299,8 +341,9 @@ def _moe_panel(frame: pd.DataFrame, n_splits: int, random_state: int):
     return _compare(X, g, masks, n_splits, random_state), archs, int(moe.sum()), n_two
 
 
-def figure11(frame: pd.DataFrame, *, n_splits: int = 100, random_state: int = 0,
-             n_jobs: int | None = None) -> Figure11:
+def figure11(
+    frame: pd.DataFrame, *, n_splits: int = 100, random_state: int = 0, n_jobs: int | None = None
+) -> Figure11:
     """Figure 11's panels on ``frame`` (CSV rows with ``moe``, ``architecture``, ``year``,
     ``base_model``, ``base_n_b`` and ``tokens_t``)."""
     from hca.paper.replication import v1_frame
@@ -316,19 +359,42 @@ def figure11(frame: pd.DataFrame, *, n_splits: int = 100, random_state: int = 0,
     years1 = v1["year"].astype(int).astype(str)
     jobs = [
         delayed(_moe_panel)(frame, n_splits, random_state),
-        delayed(_compare)(frame.loc[has, B2], cuts.labels[has].astype(object).to_numpy(),
-                          REGIMES, n_splits, random_state),
-        delayed(_compare)(d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c,
-                          n_splits, random_state),
-        delayed(_compare)(frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique()),
-                          n_splits, random_state),
-        delayed(_compare)(v1[list(V1_BENCHMARKS)], years1.to_numpy(), sorted(years1.unique()),
-                          n_splits, random_state),
+        delayed(_compare)(
+            frame.loc[has, B2],
+            cuts.labels[has].astype(object).to_numpy(),
+            REGIMES,
+            n_splits,
+            random_state,
+        ),
+        delayed(_compare)(
+            d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c, n_splits, random_state
+        ),
+        delayed(_compare)(
+            frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique()), n_splits, random_state
+        ),
+        delayed(_compare)(
+            v1[list(V1_BENCHMARKS)],
+            years1.to_numpy(),
+            sorted(years1.unique()),
+            n_splits,
+            random_state,
+        ),
     ]
     (moe, archs, n_moe, n_two), nd, mix, yrs, yrs1 = Parallel(n_jobs=n_jobs)(jobs)
-    return Figure11(rows=len(frame), moe=moe, moe_archs=archs, n_moe=n_moe, n_moe_two=n_two,
-                    regimes=cuts, nd=nd, top_in_regime=top, mix=mix, years=yrs,
-                    years_v1=yrs1, top_per_year=top_within(frame[has_y], years, n=2))
+    return Figure11(
+        rows=len(frame),
+        moe=moe,
+        moe_archs=archs,
+        n_moe=n_moe,
+        n_moe_two=n_two,
+        regimes=cuts,
+        nd=nd,
+        top_in_regime=top,
+        mix=mix,
+        years=yrs,
+        years_v1=yrs1,
+        top_per_year=top_within(frame[has_y], years, n=2),
+    )
 
 
 # =========================================================================== results
@@ -417,20 +483,23 @@ class PCAResults:
 
     def summary(self) -> str:
         c = self.spectrum.cumulative
-        return (f"{self.setup.label}: {self.table_rows:,} models; 2 / 3 components "
-                f"{c[1]:.1%} / {c[2]:.1%}; {self.sinv.summary()}; the paper's five in "
-                f"{self.set_share(PAPER_V2_SINV):.0%} of "
-                f"{len(self.boot_sets)} resamples")
+        return (
+            f"{self.setup.label}: {self.table_rows:,} models; 2 / 3 components "
+            f"{c[1]:.1%} / {c[2]:.1%}; {self.sinv.summary()}; the paper's five in "
+            f"{self.set_share(PAPER_V2_SINV):.0%} of "
+            f"{len(self.boot_sets)} resamples"
+        )
 
 
 def _boot_sets(boot: ss.BootstrapDistances, tau: float) -> tuple:
     idx = boot.point.index
-    return tuple(tuple(ss.invariant_set(pd.DataFrame(m, index=idx, columns=idx), tau))
-                 for m in boot.samples)
+    return tuple(
+        tuple(ss.invariant_set(pd.DataFrame(m, index=idx, columns=idx), tau)) for m in boot.samples
+    )
 
 
 def _figure10(frame: pd.DataFrame, settings: Settings):
-    top = list(frame["domain"].value_counts().index[:settings.n_top])
+    top = list(frame["domain"].value_counts().index[: settings.n_top])
     X, g = domain_data(frame, top, B2, by="domain")
     cmp = _compare(X, g, top, settings.n_splits_wide, settings.random_state)
     lev = ss.benchmark_leverage(ss.group_subspaces(X, g, order=top), columns=LABELS)
@@ -441,51 +510,76 @@ def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
     X, g = domain_data(frame, PAPER_V2_BASES, B2)
     order = list(PAPER_V2_BASES)
     spectra = {b: ss.explained_variance(X[g == b], label=b) for b in order}
-    boot = ss.bootstrap_distance_matrix(X, g, order=order, n_boot=settings.n_boot,
-                                        random_state=settings.random_state)
+    boot = ss.bootstrap_distance_matrix(
+        X, g, order=order, n_boot=settings.n_boot, random_state=settings.random_state
+    )
     bases = ss.group_subspaces(X, g, order=order)
     ica = ss.group_subspaces(X, g, order=order, method="ica", random_state=setup.ica_seed)
-    resid = pd.DataFrame([ss.residual_variance(X[g == b], 2)[[2, 4]] for b in order],
-                         index=order, columns=["MATH Lvl 5", "MUSR"])
+    resid = pd.DataFrame(
+        [ss.residual_variance(X[g == b], 2)[[2, 4]] for b in order],
+        index=order,
+        columns=["MATH Lvl 5", "MUSR"],
+    )
     groups = X.groupby(g)
-    return (spectra, boot, ss.benchmark_leverage(bases, columns=LABELS), resid,
-            pd.Series({b: ss.subspace_distance(bases[b], ica[b]) for b in order},
-                      name="PCA vs ICA"),
-            groups.std().reindex(order).rename(columns=BENCHMARK_LABELS),
-            pd.Series({b: X.loc[g == b, "math_lvl_5"].corr(X.loc[g == b, "ifeval"])
-                       for b in order}, name="corr(MATH Lvl 5, IFEval)"))
+    return (
+        spectra,
+        boot,
+        ss.benchmark_leverage(bases, columns=LABELS),
+        resid,
+        pd.Series({b: ss.subspace_distance(bases[b], ica[b]) for b in order}, name="PCA vs ICA"),
+        groups.std().reindex(order).rename(columns=BENCHMARK_LABELS),
+        pd.Series(
+            {b: X.loc[g == b, "math_lvl_5"].corr(X.loc[g == b, "ifeval"]) for b in order},
+            name="corr(MATH Lvl 5, IFEval)",
+        ),
+    )
 
 
 def _compute(setup: Setup, settings: Settings) -> PCAResults:
     frame = v2_table(setup)
     label, other = variant_table(setup)
     rs, nj = settings.random_state, settings.n_jobs
-    jobs = [delayed(invariant_set_rule)(frame, setup.label, n_splits=settings.n_splits,
-                                        random_state=rs),
-            delayed(invariant_set_rule)(other, label, n_splits=settings.n_splits,
-                                        random_state=rs),
-            delayed(_domain_parts)(frame, setup, settings),
-            delayed(_figure10)(frame, settings)]
+    jobs = [
+        delayed(invariant_set_rule)(
+            frame, setup.label, n_splits=settings.n_splits, random_state=rs
+        ),
+        delayed(invariant_set_rule)(other, label, n_splits=settings.n_splits, random_state=rs),
+        delayed(_domain_parts)(frame, setup, settings),
+        delayed(_figure10)(frame, settings),
+    ]
     sinv, variant, parts, (top, top_set, top_lev) = Parallel(n_jobs=nj)(jobs)
     spectra, boot, lev, resid, ica, sd, corr = parts
     nulls = ss.pair_thresholds(sinv.nulls)
     return PCAResults(
-        setup=setup, table_rows=len(frame), spectrum=ss.explained_variance(frame[B2]),
-        uncentred=ss.singular_spectrum(frame[B2], center=False), spectra=spectra,
-        ranks=ss.spectrum_table(spectra, n_show=4), sinv=sinv, boot=boot,
+        setup=setup,
+        table_rows=len(frame),
+        spectrum=ss.explained_variance(frame[B2]),
+        uncentred=ss.singular_spectrum(frame[B2], center=False),
+        spectra=spectra,
+        ranks=ss.spectrum_table(spectra, n_show=4),
+        sinv=sinv,
+        boot=boot,
         boot_sets=_boot_sets(boot, sinv.tau),
-        pair_set=tuple(ss.invariant_set(sinv.dist, nulls)), leverage=lev, residual=resid,
-        ica_distance=ica, score_sd=sd, math_ifeval_corr=corr, variant=variant, top=top,
-        top_set=top_set, top_leverage=top_lev,
-        fig11=figure11(_csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs,
-                       n_jobs=nj))
+        pair_set=tuple(ss.invariant_set(sinv.dist, nulls)),
+        leverage=lev,
+        residual=resid,
+        ica_distance=ica,
+        score_sd=sd,
+        math_ifeval_corr=corr,
+        variant=variant,
+        top=top,
+        top_set=top_set,
+        top_leverage=top_lev,
+        fig11=figure11(
+            _csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs, n_jobs=nj
+        ),
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> PCAResults:
     """The PCA chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
-    return cached("pca", _compute, get_setup(setup),
-                  Settings() if settings is None else settings)
+    return cached("pca", _compute, get_setup(setup), Settings() if settings is None else settings)
 
 
 # =========================================================================== claims
@@ -504,14 +598,18 @@ def rank3_cutoffs(res: PCAResults) -> pd.DataFrame:
     ``two``, ``high`` = ``three``), and the share of :data:`CUTOFF_RANGE` they cover.
     """
     lo_r, hi_r = CUTOFF_RANGE
-    spectra = {"all models": res.spectrum,
-               **{b: ev for b, ev in res.spectra.items() if b != GEMMA}}
+    spectra = {"all models": res.spectrum, **{b: ev for b, ev in res.spectra.items() if b != GEMMA}}
     rows = {}
     for lab, ev in spectra.items():
         two, three = float(ev.cumulative[1]), float(ev.cumulative[2])
         overlap = max(0.0, min(three, hi_r) - max(two, lo_r))
-        rows[lab] = {"two": two, "three": three, "low": two, "high": three,
-                     "share_of_range": overlap / (hi_r - lo_r)}
+        rows[lab] = {
+            "two": two,
+            "three": three,
+            "low": two,
+            "high": three,
+            "share_of_range": overlap / (hi_r - lo_r),
+        }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "spectrum"
     return out
@@ -524,8 +622,10 @@ def rank3_common_text(res: PCAResults) -> str:
     lo, hi = max(dom["low"].max(), CUTOFF_RANGE[0]), min(dom["high"].min(), CUTOFF_RANGE[1])
     if hi > lo:
         return f"from {lo:.2%} to {hi:.2%}"
-    return (f"none: {dom['low'].idxmax()} is rank 3 only above {dom['low'].max():.2%}, "
-            f"{dom['high'].idxmin()} only up to {dom['high'].min():.2%}")
+    return (
+        f"none: {dom['low'].idxmax()} is rank 3 only above {dom['low'].max():.2%}, "
+        f"{dom['high'].idxmin()} only up to {dom['high'].min():.2%}"
+    )
 
 
 def rank3_knife_edges(res: PCAResults, cutoff: float = 0.9, width: float = 0.005) -> str:
@@ -552,20 +652,27 @@ def _rank3(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     c2, c3 = float(ev.cumulative[1]), float(ev.cumulative[2])
     lo_r, hi_r = CUTOFF_RANGE
     share = float(rank3_cutoffs(res).loc["all models", "share_of_range"])
-    ours = (f"{res.table_rows:,} models: two components {c2:.1%}, three {c3:.1%}; "
-            f"{_range_text(c2, c3)} (of {lo_r:.0%}-{hi_r:.0%}); effective rank "
-            f"{res.rank90} at 90 %")
+    ours = (
+        f"{res.table_rows:,} models: two components {c2:.1%}, three {c3:.1%}; "
+        f"{_range_text(c2, c3)} (of {lo_r:.0%}-{hi_r:.0%}); effective rank "
+        f"{res.rank90} at 90 %"
+    )
     if share >= 1.0 - 1e-12:
         reason = f"rank 3 at every cut-off from {lo_r:.0%} to {hi_r:.0%}"
     elif share > 0:
-        reason = (f"rank 3 only for cut-offs above {max(c2, lo_r):.1%}"
-                  + (f" and up to {c3:.1%}" if c3 < hi_r else "")
-                  + f" ({share:.0%} of the {lo_r:.0%}-{hi_r:.0%} range); "
-                  + ("rank 2 below" if c2 > lo_r else "rank 4 above"))
+        reason = (
+            f"rank 3 only for cut-offs above {max(c2, lo_r):.1%}"
+            + (f" and up to {c3:.1%}" if c3 < hi_r else "")
+            + f" ({share:.0%} of the {lo_r:.0%}-{hi_r:.0%} range); "
+            + ("rank 2 below" if c2 > lo_r else "rank 4 above")
+        )
     else:
         reason = f"rank 3 at no cut-off from {lo_r:.0%} to {hi_r:.0%}"
-    return {"F2a-rank3": Outcome(ours, grade(share >= 1.0 - 1e-12, share > 0), reason,
-                                 value=float(res.rank90))}
+    return {
+        "F2a-rank3": Outcome(
+            ours, grade(share >= 1.0 - 1e-12, share > 0), reason, value=float(res.rank90)
+        )
+    }
 
 
 @claim("F2b-sinv-v2", chapter="pca", figure="fig-pca-distance-8")
@@ -574,31 +681,50 @@ def _sinv_v2(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     s = res.sinv
     v = set_verdict(s.members, paper)
     memb = res.membership
-    ours = (f"{_set_text(s.members, paper)} (τ = {s.tau:.3f}); share of bootstrap sets "
-            "containing " + ", ".join(f"{b} {memb[b]:.0%}" for b in paper)
-            + f"; {res.variant.label}: {_set_text(res.variant.members, paper)}")
+    ours = (
+        f"{_set_text(s.members, paper)} (τ = {s.tau:.3f}); share of bootstrap sets "
+        "containing "
+        + ", ".join(f"{b} {memb[b]:.0%}" for b in paper)
+        + f"; {res.variant.label}: {_set_text(res.variant.members, paper)}"
+    )
     diff = sorted(set(s.members) ^ set(paper))
-    reason = ("the stated rule returns the paper's five" if v == "reproduced" else
-              ", ".join(f"{b} (in {memb.get(b, 0):.0%} of bootstrap sets)" for b in diff)
-              + (" is in the set" if set(diff) <= set(s.members) else " differs"))
+    reason = (
+        "the stated rule returns the paper's five"
+        if v == "reproduced"
+        else ", ".join(f"{b} (in {memb.get(b, 0):.0%} of bootstrap sets)" for b in diff)
+        + (" is in the set" if set(diff) <= set(s.members) else " differs")
+    )
     share = res.set_share(paper)
-    stab = Stability(share, len(res.boot_sets),
-                     "within-domain bootstrap resamples of the models, τ fixed at the "
-                     "full-data value; PCA has no ICA seed")
-    return {"F2b-sinv-v2": Outcome(ours, v, reason, value=float(len(set(s.members) & set(paper))),
-                                   stability=stab)}
+    stab = Stability(
+        share,
+        len(res.boot_sets),
+        "within-domain bootstrap resamples of the models, τ fixed at the "
+        "full-data value; PCA has no ICA seed",
+    )
+    return {
+        "F2b-sinv-v2": Outcome(
+            ours, v, reason, value=float(len(set(s.members) & set(paper))), stability=stab
+        )
+    }
 
 
 @claim("S2-ica-span", chapter="pca", figure="fig-pca-distance-8")
 def _ica_span(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     d = float(res.ica_distance.max())
-    ours = (f"largest PCA-vs-ICA subspace distance {d:.1e} over the eight domains "
-            f"({int(res.sinv.sizes.sum()):,} models)")
+    ours = (
+        f"largest PCA-vs-ICA subspace distance {d:.1e} over the eight domains "
+        f"({int(res.sinv.sizes.sum()):,} models)"
+    )
     if d < ICA_TOL:
-        return {"S2-ica-span": Outcome(ours, "not applicable",
-                                       "sanity check passed, not evidence: FastICA whitens "
-                                       "with PCA, so the spans coincide by construction",
-                                       value=d)}
+        return {
+            "S2-ica-span": Outcome(
+                ours,
+                "not applicable",
+                "sanity check passed, not evidence: FastICA whitens "
+                "with PCA, so the spans coincide by construction",
+                value=d,
+            )
+        }
     return {"S2-ica-span": Outcome(ours, "not reproduced", "the spans differ: a bug", value=d)}
 
 
@@ -613,24 +739,41 @@ def _ranks(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     every = bool((cut["share_of_range"] >= 1.0 - 1e-12).all())
     common = high > low
     edge = cut["low"].idxmax()
-    ours = (f"rank 3 in {n3} of 7 at 90 % (" + ", ".join(f"{b} {k}" for b, k in others.items())
-            + "); all seven " + (f"rank 3 for cut-offs in ({low:.1%}, {high:.1%}]" if common
-                                 else f"rank 3 at no common cut-off in {lo_r:.0%}-{hi_r:.0%}")
-            + f"; two components explain up to {cut['two'].max():.1%} ({edge})")
+    ours = (
+        f"rank 3 in {n3} of 7 at 90 % ("
+        + ", ".join(f"{b} {k}" for b, k in others.items())
+        + "); all seven "
+        + (
+            f"rank 3 for cut-offs in ({low:.1%}, {high:.1%}]"
+            if common
+            else f"rank 3 at no common cut-off in {lo_r:.0%}-{hi_r:.0%}"
+        )
+        + f"; two components explain up to {cut['two'].max():.1%} ({edge})"
+    )
     v = grade(every, common)
-    reason = (f"all seven rank 3 at every cut-off from {lo_r:.0%} to {hi_r:.0%}" if every else
-              f"all seven rank 3 only for cut-offs in ({low:.1%}, {high:.1%}] "
-              f"({(high - low) / (hi_r - lo_r):.0%} of the range; {edge} sets the lower end)"
-              if common else f"no cut-off in {lo_r:.0%}-{hi_r:.0%} makes all seven rank 3")
+    reason = (
+        f"all seven rank 3 at every cut-off from {lo_r:.0%} to {hi_r:.0%}"
+        if every
+        else f"all seven rank 3 only for cut-offs in ({low:.1%}, {high:.1%}] "
+        f"({(high - low) / (hi_r - lo_r):.0%} of the range; {edge} sets the lower end)"
+        if common
+        else f"no cut-off in {lo_r:.0%}-{hi_r:.0%} makes all seven rank 3"
+    )
     out = {"F9-rank3": Outcome(ours, v, reason, value=float(n3))}
     g = int(r[GEMMA])
     lowest = bool((others > g).all())
-    ours_g = (f"{GEMMA} rank {g} (PC1 {res.ranks.loc[GEMMA, 'PC1']:.0%}); the others "
-              f"{others.min()}-{others.max()}")
-    reason = (f"{GEMMA} is the lowest-rank domain" + ("" if g == 2 else f", but rank {g}, not 2")
-              if lowest else f"{GEMMA} (rank {g}) is not the lowest-rank domain")
-    out["F9-gemma-rank2"] = Outcome(ours_g, grade(g == 2 and lowest, lowest), reason,
-                                    value=float(g))
+    ours_g = (
+        f"{GEMMA} rank {g} (PC1 {res.ranks.loc[GEMMA, 'PC1']:.0%}); the others "
+        f"{others.min()}-{others.max()}"
+    )
+    reason = (
+        f"{GEMMA} is the lowest-rank domain" + ("" if g == 2 else f", but rank {g}, not 2")
+        if lowest
+        else f"{GEMMA} (rank {g}) is not the lowest-rank domain"
+    )
+    out["F9-gemma-rank2"] = Outcome(
+        ours_g, grade(g == 2 and lowest, lowest), reason, value=float(g)
+    )
     return out
 
 
@@ -641,21 +784,30 @@ def _pair(cmp, a: str, b: str) -> tuple[float, float]:
 @claim("F11a-moe", chapter="pca", figure="fig-pca-figure11-moe")
 def _moe(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     d, t = _pair(res.fig11.moe, "MoE", "non-MoE")
-    return {"F11a-moe": Outcome(f"MoE vs non-MoE distance {d:.3f} (pair threshold {t:.3f}; "
-                                f"{res.fig11.n_moe} MoE models)", grade(d <= t, d <= 2 * t),
-                                "within split-half noise" if d <= t else "beyond noise",
-                                value=d)}
+    return {
+        "F11a-moe": Outcome(
+            f"MoE vs non-MoE distance {d:.3f} (pair threshold {t:.3f}; "
+            f"{res.fig11.n_moe} MoE models)",
+            grade(d <= t, d <= 2 * t),
+            "within split-half noise" if d <= t else "beyond noise",
+            value=d,
+        )
+    }
 
 
 @claim("F11a-two-archs", chapter="pca", figure="fig-pca-figure11-moe")
 def _two_archs(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.fig11
     share = f.moe_share
-    ours = (f"{f.n_moe_two} of {f.n_moe} MoE models ({share:.0%}) on "
-            f"{' and '.join(f.moe_archs)}")
-    return {"F11a-two-archs": Outcome(ours, grade(share >= 0.8, share >= 0.5),
-                                      f"{share:.0%} of the MoE models use the two most "
-                                      "frequent MoE architectures", value=share)}
+    ours = f"{f.n_moe_two} of {f.n_moe} MoE models ({share:.0%}) on {' and '.join(f.moe_archs)}"
+    return {
+        "F11a-two-archs": Outcome(
+            ours,
+            grade(share >= 0.8, share >= 0.5),
+            f"{share:.0%} of the MoE models use the two most frequent MoE architectures",
+            value=share,
+        )
+    }
 
 
 def _regime_distances(res: PCAResults) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -673,24 +825,34 @@ def _nd(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     others = [r for r in D.index if r != paper]
     beyond = [r for r in others if D.loc[paper, r] > T.loc[paper, r]]
     largest = odd == paper
-    ours = (f"farthest regime: {odd} (mean distance {mean[odd]:.2f}); {paper}: mean "
-            f"{mean[paper]:.2f}, beyond the pair threshold to {len(beyond)} of 3")
+    ours = (
+        f"farthest regime: {odd} (mean distance {mean[odd]:.2f}); {paper}: mean "
+        f"{mean[paper]:.2f}, beyond the pair threshold to {len(beyond)} of 3"
+    )
     if largest:
-        reason = f"{paper} stands apart" + ("" if len(beyond) == 3 else
-                                            f", beyond noise to {len(beyond)} of 3 only")
+        reason = f"{paper} stands apart" + (
+            "" if len(beyond) == 3 else f", beyond noise to {len(beyond)} of 3 only"
+        )
     else:
         reason = f"{odd} stands apart instead"
-    out = {"F11b-nd": Outcome(ours, grade(largest and len(beyond) == 3,
-                                          largest and len(beyond) >= 1), reason,
-                              value=float(len(beyond)))}
-    pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1:]]
+    out = {
+        "F11b-nd": Outcome(
+            ours,
+            grade(largest and len(beyond) == 3, largest and len(beyond) >= 1),
+            reason,
+            value=float(len(beyond)),
+        )
+    }
+    pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1 :]]
     ratio = [D.loc[a, b] / T.loc[a, b] for a, b in pairs]
     n_in = sum(x <= 1 for x in ratio)
     ours3 = "; ".join(f"{a} vs {b} {D.loc[a, b]:.3f} (thr. {T.loc[a, b]:.3f})" for a, b in pairs)
     out["F11b-three-similar"] = Outcome(
-        ours3, grade(n_in == 3, max(ratio) <= 2),
+        ours3,
+        grade(n_in == 3, max(ratio) <= 2),
         f"{n_in} of 3 pairs within their pair thresholds; largest ratio {max(ratio):.1f}",
-        value=float(n_in))
+        value=float(n_in),
+    )
     return out
 
 
@@ -699,11 +861,17 @@ def _mix(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     w = res.fig11.within()
     n = int(w["beyond noise"].sum())
     ours = f"{n} of {len(w)} regimes: " + "; ".join(
-        f"{reg} {r['base A']} vs {r['base B']} {r['distance']:.2f} (thr. "
-        f"{r['pair threshold']:.2f})" for reg, r in w.iterrows())
-    return {"F11c-mix": Outcome(ours, grade(n == 4, n >= 2),
-                                f"in {n} of {len(w)} regimes the two main base models differ "
-                                "beyond noise", value=float(n))}
+        f"{reg} {r['base A']} vs {r['base B']} {r['distance']:.2f} (thr. {r['pair threshold']:.2f})"
+        for reg, r in w.iterrows()
+    )
+    return {
+        "F11c-mix": Outcome(
+            ours,
+            grade(n == 4, n >= 2),
+            f"in {n} of {len(w)} regimes the two main base models differ beyond noise",
+            value=float(n),
+        )
+    }
 
 
 @claim("F11d-year", chapter="pca", figure="fig-pca-figure11-year")
@@ -712,13 +880,25 @@ def _year(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     D = c.dist
     need = {"2022", "2023", "2024", "2025"}
     if not need <= set(D.index):
-        return {"F11d-year": Outcome(f"years present: {list(D.index)}", "not reproduced",
-                                     "the upload years needed are missing")}
+        return {
+            "F11d-year": Outcome(
+                f"years present: {list(D.index)}",
+                "not reproduced",
+                "the upload years needed are missing",
+            )
+        }
     d34, t34 = _pair(c, "2023", "2024")
     d23, d45 = float(D.loc["2022", "2023"]), float(D.loc["2024", "2025"])
     ok = d34 > t34 and d34 > d23 and d34 > d45
-    ours = (f"2023 vs 2024: {d34:.2f} (pair threshold {t34:.2f}); 2022 vs 2023: {d23:.2f}; "
-            f"2024 vs 2025: {d45:.3f}")
-    return {"F11d-year": Outcome(ours, grade(ok, d34 > t34),
-                                 "2022-23 and 2024-25 uploads form two cohorts" if ok
-                                 else "no clear 2023/2024 break", value=d34)}
+    ours = (
+        f"2023 vs 2024: {d34:.2f} (pair threshold {t34:.2f}); 2022 vs 2023: {d23:.2f}; "
+        f"2024 vs 2025: {d45:.3f}"
+    )
+    return {
+        "F11d-year": Outcome(
+            ours,
+            grade(ok, d34 > t34),
+            "2022-23 and 2024-25 uploads form two cohorts" if ok else "no clear 2023/2024 break",
+            value=d34,
+        )
+    }

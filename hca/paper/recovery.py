@@ -80,9 +80,21 @@ from hca.stability import (
     seed_stability,
 )
 
-__all__ = ["Settings", "RecoveryResults", "run", "table3", "figure18_table",
-           "FILTERED_MAX_ITER", "role_index", "order_text", "ranked_table", "pooled_within_variance",
-           "VARIANCE_DROP_MAX", "EXPECTED_MIC", "mic_as_expected"]
+__all__ = [
+    "Settings",
+    "RecoveryResults",
+    "run",
+    "table3",
+    "figure18_table",
+    "FILTERED_MAX_ITER",
+    "role_index",
+    "order_text",
+    "ranked_table",
+    "pooled_within_variance",
+    "VARIANCE_DROP_MAX",
+    "EXPECTED_MIC",
+    "mic_as_expected",
+]
 
 #: FastICA iterations of the filtered fits (see the module docstring).
 FILTERED_MAX_ITER = 20000
@@ -98,12 +110,13 @@ VARIANCE_DROP_MAX = 0.75
 #: 20-seed ensemble; seed 0 of the authors' setup lands in a local optimum at about 0.07 on some
 #: processors) and the tolerance of the page's and the unit tests' checks: a regression check
 #: of our own number, not the paper's.
-EXPECTED_MIC: dict[str, tuple[float, float]] = {"authors": (0.038, 0.004),
-                                                "careful": (0.152, 0.004)}
+EXPECTED_MIC: dict[str, tuple[float, float]] = {
+    "authors": (0.038, 0.004),
+    "careful": (0.152, 0.004),
+}
 GENERAL, IFEVAL, MATH = PAPER_ALIGNMENT
 _ROLE_NAMES = {GENERAL: "general", IFEVAL: "IFEval", MATH: "MATH Lvl 5"}
 B2 = list(V2_BENCHMARKS)
-
 
 
 #: ``"MATH Lvl 5 → BBH → IFEval"``: the library's :func:`hca.data.alignment_text`.
@@ -222,18 +235,19 @@ class RecoveryResults:
 
     def summary(self) -> str:
         al = order_text(self.adjustment.benchmarks)
-        return (f"{self.setup.label}: MIC of the four domains {self.fit.mic_:.3f} "
-                f"(rank {self.seed0['four_rank']} of {int((self.subsets['size'] == 4).sum())} "
-                f"subsets of four), order {al}; "
-                f"filtered MIC {self.fit_filtered.mic_:.3f}; {self.headline.summary()}")
+        return (
+            f"{self.setup.label}: MIC of the four domains {self.fit.mic_:.3f} "
+            f"(rank {self.seed0['four_rank']} of {int((self.subsets['size'] == 4).sum())} "
+            f"subsets of four), order {al}; "
+            f"filtered MIC {self.fit_filtered.mic_:.3f}; {self.headline.summary()}"
+        )
 
 
 # =========================================================================== analysis steps
 def _quiet_seed_stability(est: HCA, X, labels, seeds, n_jobs) -> StabilityResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return seed_stability(est, X, labels, seeds=seeds, patterns=PAPER_PATTERNS,
-                              n_jobs=n_jobs)
+        return seed_stability(est, X, labels, seeds=seeds, patterns=PAPER_PATTERNS, n_jobs=n_jobs)
 
 
 def _figure18(setup: Setup, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
@@ -252,9 +266,12 @@ def _reconstruction(fit: HCA) -> pd.DataFrame:
 def _means(frame: pd.DataFrame) -> tuple[pd.DataFrame, float]:
     rows = frame[frame["base_model"].isin(PAPER_V2_FOUR)]
     scores = rows[B2].astype(float)
-    means = pd.DataFrame({"mean score": scores.mean(),
-                          "mean raw accuracy": rows[[f"{b}_raw" for b in B2]].astype(float)
-                          .mean().set_axis(B2)})
+    means = pd.DataFrame(
+        {
+            "mean score": scores.mean(),
+            "mean raw accuracy": rows[[f"{b}_raw" for b in B2]].astype(float).mean().set_axis(B2),
+        }
+    )
     others = scores.drop(columns=["gpqa", "musr"]).min(axis=1)
     below = (scores["gpqa"] < others) & (scores["musr"] < others)
     return means, float(below.mean())
@@ -263,7 +280,7 @@ def _means(frame: pd.DataFrame) -> tuple[pd.DataFrame, float]:
 def pooled_within_variance(X: pd.DataFrame, domains: np.ndarray) -> pd.Series:
     """Per column, the within-domain variance pooled over the domains (ddof = #domains)."""
     dev = X - X.groupby(domains).transform("mean")
-    return (dev ** 2).sum() / (len(X) - len(pd.unique(domains)))
+    return (dev**2).sum() / (len(X) - len(pd.unique(domains)))
 
 
 def _general_shares(adj: OLSAdjustment) -> pd.Series:
@@ -271,7 +288,7 @@ def _general_shares(adj: OLSAdjustment) -> pd.Series:
     if i is None:
         return pd.Series(np.nan, index=B2)
     row = np.asarray(adj.unmixing[i], dtype=float)
-    return pd.Series(row ** 2 / np.sum(row ** 2), index=B2)
+    return pd.Series(row**2 / np.sum(row**2), index=B2)
 
 
 def _filtered_seeds(setup: Setup, settings: Settings) -> StabilityResult:
@@ -297,8 +314,14 @@ def _filtered(setup: Setup, frame: pd.DataFrame, settings: Settings):
 def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
     """The headline claims over resamples x seeds (seed-free: shared by an ensemble)."""
     X_sinv, l_sinv = domain_data(v2_frame(setup), PAPER_V2_SINV, B2)
-    return headline_stability(setup, X_sinv, l_sinv, n_boot=settings.n_boot,
-                              seeds=settings.boot_seeds, n_jobs=settings.n_jobs)
+    return headline_stability(
+        setup,
+        X_sinv,
+        l_sinv,
+        n_boot=settings.n_boot,
+        seeds=settings.boot_seeds,
+        n_jobs=settings.n_jobs,
+    )
 
 
 def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
@@ -312,26 +335,36 @@ def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
     means, below = _means(frame)
     var_u, var_f = pooled_within_variance(X4, l4), pooled_within_variance(Xf, lf)
     return RecoveryResults(
-        setup=setup, sizes=frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
-        subsets=_figure18(setup, X_sinv, l_sinv), fit=fit, adjustment=adj,
+        setup=setup,
+        sizes=frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
+        subsets=_figure18(setup, X_sinv, l_sinv),
+        fit=fit,
+        adjustment=adj,
         seeds=seed_refits(setup, settings.seeds),
         ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
         headline=cached("recovery_headline", _headline, setup.seed_free(), settings),
-        reconstruction=_reconstruction(fit), means=means, below_share=below, filtered=filt,
-        fit_filtered=fit_f, adjustment_filtered=adj_f, seeds_filtered=seeds_f,
-        variance=pd.DataFrame({"unfiltered": var_u, "filtered": var_f,
-                               "ratio": var_f / var_u}),
-        general_shares=pd.DataFrame({"unfiltered": _general_shares(adj),
-                                     "filtered": _general_shares(adj_f)}),
+        reconstruction=_reconstruction(fit),
+        means=means,
+        below_share=below,
+        filtered=filt,
+        fit_filtered=fit_f,
+        adjustment_filtered=adj_f,
+        seeds_filtered=seeds_f,
+        variance=pd.DataFrame({"unfiltered": var_u, "filtered": var_f, "ratio": var_f / var_u}),
+        general_shares=pd.DataFrame(
+            {"unfiltered": _general_shares(adj), "filtered": _general_shares(adj_f)}
+        ),
         noise=noise_shares(adj.models),
-        evidence=cached("recovery_evidence", domain_rule_evidence, settings.restarts))
+        evidence=cached("recovery_evidence", domain_rule_evidence, settings.restarts),
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RecoveryResults:
     """The recovery chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
-    return cached("recovery", _compute, get_setup(setup),
-                  Settings() if settings is None else settings)
+    return cached(
+        "recovery", _compute, get_setup(setup), Settings() if settings is None else settings
+    )
 
 
 def ensemble_key(res: RecoveryResults) -> float:
@@ -366,15 +399,23 @@ def table3(results: Mapping[str, RecoveryResults]) -> pd.DataFrame:
     pv, acv = load_paper_values(), authors_code_values()
     rows = {}
     for i in range(3):
-        rows[f"rank-1 error z{i + 1}"] = (float(pv.loc[f"T3a-z{i + 1}", "value"]), np.nan,
-                                          [r.fit.rank1_error_[i] for r in results.values()])
+        rows[f"rank-1 error z{i + 1}"] = (
+            float(pv.loc[f"T3a-z{i + 1}", "value"]),
+            np.nan,
+            [r.fit.rank1_error_[i] for r in results.values()],
+        )
     for dom in PAPER_V2_FOUR:
         rows[f"unmixing error {dom}"] = (
-            float(pv.loc[f"T3b-{dom}", "value"]), float(acv.loc[f"recovery-error-{dom}", "value"]),
-            [r.fit.unmixing_error_[dom] for r in results.values()])
+            float(pv.loc[f"T3b-{dom}", "value"]),
+            float(acv.loc[f"recovery-error-{dom}", "value"]),
+            [r.fit.unmixing_error_[dom] for r in results.values()],
+        )
     labels = [r.setup.label for r in results.values()]
-    return pd.DataFrame([[p, a, *ours] for p, a, ours in rows.values()], index=list(rows),
-                        columns=["paper", "authors' notebook", *labels])
+    return pd.DataFrame(
+        [[p, a, *ours] for p, a, ours in rows.values()],
+        index=list(rows),
+        columns=["paper", "authors' notebook", *labels],
+    )
 
 
 def figure18_table(results: Mapping[str, RecoveryResults]) -> pd.DataFrame:
@@ -394,28 +435,43 @@ def _subset_text(four: pd.DataFrame) -> str:
     return "; ".join(f"{{{short_subset(s)}}} {m:.3f}" for s, m in zip(four["subset"], four["mic"]))
 
 
-@claim("F18-four-smallest", "S4-best-four", chapter="recovery", figure="fig-recovery-fig18",
-       ensemble=True)
+@claim(
+    "F18-four-smallest",
+    "S4-best-four",
+    chapter="recovery",
+    figure="fig-recovery-fig18",
+    ensemble=True,
+)
 def _subsets(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     t = res.subsets
     four, n = four_smallest(t)
-    note = ("; the authors' notebook printed only the six subsets of ≥ 4 domains, of which one "
-            "excludes Qwen2-7B, so the sweep includes the subsets of three"
-            if res.setup.name == "authors" else "")
-    out = {"F18-four-smallest": Outcome(
-        f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}",
-        grade(n == 4, 2 <= n <= 3),
-        f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}",
-        value=float(n), stability=res.headline.stability("F18-four-smallest"))}
+    note = (
+        "; the authors' notebook printed only the six subsets of ≥ 4 domains, of which one "
+        "excludes Qwen2-7B, so the sweep includes the subsets of three"
+        if res.setup.name == "authors"
+        else ""
+    )
+    out = {
+        "F18-four-smallest": Outcome(
+            f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}",
+            grade(n == 4, 2 <= n <= 3),
+            f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}",
+            value=float(n),
+            stability=res.headline.stability("F18-four-smallest"),
+        )
+    }
     rank, total, mic = subset_rank(t, PAPER_V2_FOUR, size=4)
     best = t[t["size"] == 4].sort_values("mic", kind="stable").iloc[0]
     out["S4-best-four"] = Outcome(
         f"rank {rank} of {total} four-domain subsets (MIC {mic:.3f}; smallest "
         f"{{{short_subset(best['subset'])}}} {best['mic']:.3f})",
         grade(rank == 1, rank == 2),
-        "excluding Qwen2-7B gives the best four-domain fit" if rank == 1 else
-        f"{rank - 1} four-domain subset(s) fit better", value=float(rank),
-        stability=res.headline.stability("S4-best-four"))
+        "excluding Qwen2-7B gives the best four-domain fit"
+        if rank == 1
+        else f"{rank - 1} four-domain subset(s) fit better",
+        value=float(rank),
+        stability=res.headline.stability("S4-best-four"),
+    )
     return out
 
 
@@ -424,20 +480,31 @@ def _roles(alignment: Sequence[str]) -> set:
     return {_ROLE_NAMES[r] for r in PAPER_ALIGNMENT for b in alignment if b in r}
 
 
-@claim("S4-aligned-benchmarks", "S4-order", chapter="recovery", figure="fig-recovery-fig4-authors",
-       ensemble=True)
+@claim(
+    "S4-aligned-benchmarks",
+    "S4-order",
+    chapter="recovery",
+    figure="fig-recovery-fig4-authors",
+    ensemble=True,
+)
 def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     al, seeds = res.adjustment.benchmarks, res.seeds
     roles = _roles(al)
-    r2 = ", ".join(f"{res.adjustment.r2.loc[z, b]:.2f}" for z, b in zip(res.adjustment.r2.index, al))
+    r2 = ", ".join(
+        f"{res.adjustment.r2.loc[z, b]:.2f}" for z, b in zip(res.adjustment.r2.index, al)
+    )
     counts = seeds.alignment_counts()
     same = float(counts.loc[counts["order"] == " > ".join(al), "share"].sum())
     n = len(seeds.records)
-    out = {"S4-aligned-benchmarks": Outcome(
-        f"{', '.join(benchmark_label(b) for b in al)} (R² {r2}; the same in {same:.0%} of {n} FastICA "
-        "seeds)", set_verdict(roles, _ROLE_NAMES.values()),
-        f"{len(roles)} of the paper's three roles (general, IFEval, MATH Lvl 5) have a factor",
-        value=float(len(roles)))}
+    out = {
+        "S4-aligned-benchmarks": Outcome(
+            f"{', '.join(benchmark_label(b) for b in al)} (R² {r2}; the same in {same:.0%} of {n} FastICA "
+            "seeds)",
+            set_verdict(roles, _ROLE_NAMES.values()),
+            f"{len(roles)} of the paper's three roles (general, IFEval, MATH Lvl 5) have a factor",
+            value=float(len(roles)),
+        )
+    }
     ok = matches_alignment(al, PAPER_ALIGNMENT)
     k = int(seeds.records["paper_order"].sum())
     many = k >= 0.5 * n
@@ -445,22 +512,28 @@ def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     tied = order_tie(res.ranked)
     if tied is not None:
         paper_in = bool(tied["paper_order"].any())
-        names = " / ".join(f"{order_text(o.split(' > '))} (MIC {m:.3f})"
-                           for o, m in zip(tied["order"], tied["mic"]))
+        names = " / ".join(
+            f"{order_text(o.split(' > '))} (MIC {m:.3f})"
+            for o, m in zip(tied["order"], tied["mic"])
+        )
         out["S4-order"] = Outcome(
             f"tie: {names}; the paper's order in {share_text(k, n)}",
             grade(False, paper_in or many),
             f"{seed}: {len(tied)} orders within {ORDER_TIE_MIC} in MIC, "
             + ("the paper's among them" if paper_in else "none the paper's")
-            + f"; the paper's order in {k} of {n} seeds", value=k / n,
-            stability=res.headline.stability("S4-order"))
+            + f"; the paper's order in {k} of {n} seeds",
+            value=k / n,
+            stability=res.headline.stability("S4-order"),
+        )
         return out
     out["S4-order"] = Outcome(
-        f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in "
-        f"{share_text(k, n)}", grade(ok and many, ok != many),
+        f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in {share_text(k, n)}",
+        grade(ok and many, ok != many),
         (f"{seed} gives the paper's order" if ok else f"{seed} gives another order")
-        + f", as do {k} of {n} seeds", value=k / n,
-        stability=res.headline.stability("S4-order"))
+        + f", as do {k} of {n} seeds",
+        value=k / n,
+        stability=res.headline.stability("S4-order"),
+    )
     return out
 
 
@@ -480,8 +553,9 @@ def _table3a(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     for cid, row in rows.iterrows():
         ours = float(res.fit.rank1_error_[int(cid.split("-z")[1]) - 1])
         v, r = numeric_verdict(ours, float(row["value"]), row["tolerance"])
-        out[cid] = Outcome(f"{ours:.3f} (order {order_text(res.adjustment.benchmarks)})", v, r,
-                           value=ours)
+        out[cid] = Outcome(
+            f"{ours:.3f} (order {order_text(res.adjustment.benchmarks)})", v, r, value=ours
+        )
     return out
 
 
@@ -490,12 +564,13 @@ def _table3b(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     acv = authors_code_values()
     out = {}
     for cid, row in rows.iterrows():
-        dom = cid[len("T3b-"):]
+        dom = cid[len("T3b-") :]
         ours = float(res.fit.unmixing_error_[dom])
         v, r = numeric_verdict(ours, float(row["value"]), row["tolerance"])
         printed = float(acv.loc[f"recovery-error-{dom}", "value"])
-        out[cid] = Outcome(f"{ours:.3f} (the authors' notebook printed {printed:.3f})", v, r,
-                           value=ours)
+        out[cid] = Outcome(
+            f"{ours:.3f} (the authors' notebook printed {printed:.3f})", v, r, value=ours
+        )
     return out
 
 
@@ -510,19 +585,33 @@ def _seed_edges(records: pd.DataFrame, domain: str) -> list[tuple[float, float] 
     out = []
     for _, rec in records.iterrows():
         e = _edge(rec["alignment"])
-        out.append(None if e is None else (float(rec[f"w[{domain}] z{e[0] + 1}->z{e[1] + 1}"]),
-                                           float(rec[f"scale[{domain}] eps{e[1] + 1}"])))
+        out.append(
+            None
+            if e is None
+            else (
+                float(rec[f"w[{domain}] z{e[0] + 1}->z{e[1] + 1}"]),
+                float(rec[f"scale[{domain}] eps{e[1] + 1}"]),
+            )
+        )
     return out
 
 
-def _edge_outcomes(rows: pd.DataFrame, wid: str, sid: str, adj: OLSAdjustment,
-                   seeds: StabilityResult, domain: str = "Llama-3-8B") -> dict[str, Outcome]:
+def _edge_outcomes(
+    rows: pd.DataFrame,
+    wid: str,
+    sid: str,
+    adj: OLSAdjustment,
+    seeds: StabilityResult,
+    domain: str = "Llama-3-8B",
+) -> dict[str, Outcome]:
     """The rule of the F4/F21 weight and scale rows of ``paper_values.csv``."""
     paper = (float(rows.loc[wid, "value"]), float(rows.loc[sid, "value"]))
     edges = _seed_edges(seeds.records, domain)
     n = len(edges)
-    hits = [sum(e is not None and ratio_band(e[k], paper[k]) != "outside" for e in edges)
-            for k in (0, 1)]
+    hits = [
+        sum(e is not None and ratio_band(e[k], paper[k]) != "outside" for e in edges)
+        for k in (0, 1)
+    ]
     e0 = _edge(adj.benchmarks)
     out = {}
     for k, (cid, what) in enumerate(((wid, "weight"), (sid, "scale"))):
@@ -543,52 +632,82 @@ def _edge_outcomes(rows: pd.DataFrame, wid: str, sid: str, adj: OLSAdjustment,
     return out
 
 
-def _selected_median(seeds: StabilityResult, domain: str, k: int, n: int,
-                     adj: OLSAdjustment, seeds_text: str) -> tuple[float | None, str, str]:
+def _selected_median(
+    seeds: StabilityResult, domain: str, k: int, n: int, adj: OLSAdjustment, seeds_text: str
+) -> tuple[float | None, str, str]:
     """Our value when the seed-0 fit has no general -> IFEval edge: the median over the seeds
     with the paper's order (named as such; it never decides the verdict)."""
     rec = seeds.records[seeds.records["paper_order"]]
     no_edge = f"no general → IFEval edge at seed 0 (order {order_text(adj.benchmarks)})"
     if rec.empty:
-        return (None, f"no such edge at seed 0, no seed with the paper's order; {seeds_text}",
-                no_edge)
+        return (
+            None,
+            f"no such edge at seed 0, no seed with the paper's order; {seeds_text}",
+            no_edge,
+        )
     col = f"w[{domain}] z1->z2" if k == 0 else f"scale[{domain}] eps2"
     med = float(rec[col].median())
     sel = f"median over {len(rec)} of {n} seeds selected for the paper's order"
     return med, f"{med:.2f} ({sel}); {seeds_text}", f"{no_edge}; {sel}, not the seed-0 fit"
 
 
-@claim("F4-llama3-weight", "F4-llama3-scale", chapter="recovery",
-       figure="fig-recovery-fig4-authors", ensemble=True)
+@claim(
+    "F4-llama3-weight",
+    "F4-llama3-scale",
+    chapter="recovery",
+    figure="fig-recovery-fig4-authors",
+    ensemble=True,
+)
 def _fig4(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return _edge_outcomes(rows, "F4-llama3-weight", "F4-llama3-scale", res.adjustment, res.seeds)
 
 
-@claim("F21-llama3-weight", "F21-llama3-scale", chapter="recovery",
-       figure="fig-recovery-fig21-authors", ensemble=True)
+@claim(
+    "F21-llama3-weight",
+    "F21-llama3-scale",
+    chapter="recovery",
+    figure="fig-recovery-fig21-authors",
+    ensemble=True,
+)
 def _fig21(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-    return _edge_outcomes(rows, "F21-llama3-weight", "F21-llama3-scale",
-                          res.adjustment_filtered, res.seeds_filtered)
+    return _edge_outcomes(
+        rows, "F21-llama3-weight", "F21-llama3-scale", res.adjustment_filtered, res.seeds_filtered
+    )
 
 
 # =========================================================================== claims: H.3
-@claim("H.3-mic-larger", "H.3-same-pattern", chapter="recovery",
-       figure="fig-recovery-fig21-authors", ensemble=True)
+@claim(
+    "H.3-mic-larger",
+    "H.3-same-pattern",
+    chapter="recovery",
+    figure="fig-recovery-fig21-authors",
+    ensemble=True,
+)
 def _filtered_claims(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     a, b = float(res.fit_filtered.mic_), float(res.fit.mic_)
     t = res.filtered.table.loc[list(PAPER_V2_FOUR)]
-    out = {"H.3-mic-larger": Outcome(
-        f"MIC {b:.3f} → {a:.3f} after filtering (×{a / b:.2f}); {int(t['removed'].sum())} of "
-        f"{int(t['models'].sum())} models of the four domains removed",
-        grade(a >= 1.5 * b, a >= 1.2 * b), f"filtered / unfiltered MIC = {a / b:.2f}",
-        value=a / b)}
+    out = {
+        "H.3-mic-larger": Outcome(
+            f"MIC {b:.3f} → {a:.3f} after filtering (×{a / b:.2f}); {int(t['removed'].sum())} of "
+            f"{int(t['models'].sum())} models of the four domains removed",
+            grade(a >= 1.5 * b, a >= 1.2 * b),
+            f"filtered / unfiltered MIC = {a / b:.2f}",
+            value=a / b,
+        )
+    }
     fa, ua = res.adjustment_filtered.benchmarks, res.adjustment.benchmarks
     paper_like, same = matches_alignment(fa, PAPER_ALIGNMENT), tuple(fa) == tuple(ua)
     out["H.3-same-pattern"] = Outcome(
-        f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}", grade(paper_like, same),
-        "the paper's order after filtering" if paper_like else
-        ("the same order as our unfiltered fit" if same else
-         "the filtered fit neither has the paper's order nor our unfiltered one"))
+        f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}",
+        grade(paper_like, same),
+        "the paper's order after filtering"
+        if paper_like
+        else (
+            "the same order as our unfiltered fit"
+            if same
+            else "the filtered fit neither has the paper's order nor our unfiltered one"
+        ),
+    )
     return out
 
 
@@ -597,13 +716,21 @@ def _variance(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r = res.variance["ratio"]
     gm, other = r[["bbh", "mmlu_pro"]], r[["gpqa", "musr"]]
     ok = bool((gm <= VARIANCE_DROP_MAX).all() and gm.max() < other.min())
-    text = ", ".join(f"{benchmark_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr"))
-    return {"H.3-variance-drop": Outcome(
-        f"filtered / unfiltered pooled within-domain variance: {text}",
-        grade(ok, bool((gm < 1).all())),
-        ("BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR" if ok else
-         "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"),
-        value=float(gm.max()))}
+    text = ", ".join(
+        f"{benchmark_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr")
+    )
+    return {
+        "H.3-variance-drop": Outcome(
+            f"filtered / unfiltered pooled within-domain variance: {text}",
+            grade(ok, bool((gm < 1).all())),
+            (
+                "BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR"
+                if ok
+                else "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"
+            ),
+            value=float(gm.max()),
+        )
+    }
 
 
 @claim("H.3-gpqa-musr-weights", chapter="recovery", figure="fig-recovery-fig22", ensemble=True)
@@ -611,49 +738,71 @@ def _general(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g = res.general_shares
     if g.isna().any().any():
         missing = [c for c in g.columns if g[c].isna().all()]
-        return {"H.3-gpqa-musr-weights": Outcome(
-            f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit",
-            "not reproduced", "no general-aligned factor to compare")}
+        return {
+            "H.3-gpqa-musr-weights": Outcome(
+                f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit",
+                "not reproduced",
+                "no general-aligned factor to compare",
+            )
+        }
     u, f = g["unfiltered"], g["filtered"]
     both = bool(f["gpqa"] > u["gpqa"] and f["musr"] > u["musr"])
     combined = float(f[["gpqa", "musr"]].sum() - u[["gpqa", "musr"]].sum())
-    return {"H.3-gpqa-musr-weights": Outcome(
-        f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
-        f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}",
-        grade(both, combined > 0),
-        "both larger after filtering" if both else
-        f"combined share {'larger' if combined > 0 else 'not larger'} after filtering",
-        value=combined)}
+    return {
+        "H.3-gpqa-musr-weights": Outcome(
+            f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
+            f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}",
+            grade(both, combined > 0),
+            "both larger after filtering"
+            if both
+            else f"combined share {'larger' if combined > 0 else 'not larger'} after filtering",
+            value=combined,
+        )
+    }
 
 
 # =========================================================================== claims: Figure 19
-@claim("F19-worst-two", "F19-mse", "F19-four-near-perfect", chapter="recovery",
-       figure="fig-recovery-fig19", ensemble=True)
+@claim(
+    "F19-worst-two",
+    "F19-mse",
+    "F19-four-near-perfect",
+    chapter="recovery",
+    figure="fig-recovery-fig19",
+    ensemble=True,
+)
 def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     rec = res.reconstruction
     rel = rec["relative_error"].sort_values(ascending=False)
     worst = list(rel.index[:2])
-    out = {"F19-worst-two": Outcome(
-        "largest relative errors: " + ", ".join(f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
-        set_verdict(worst, paper_list(rows, "F19-worst-two")),
-        f"worst two: {', '.join(benchmark_label(b) for b in worst)}")}
+    out = {
+        "F19-worst-two": Outcome(
+            "largest relative errors: "
+            + ", ".join(f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
+            set_verdict(worst, paper_list(rows, "F19-worst-two")),
+            f"worst two: {', '.join(benchmark_label(b) for b in worst)}",
+        )
+    }
     mse = rec["mse"]
     others = mse.drop(["gpqa", "musr"])
     top, inside = mse.idxmax() == "musr", bool(others.min() <= mse["gpqa"] <= others.max())
     out["F19-mse"] = Outcome(
         f"MSE MUSR {mse['musr']:.1f}, GPQA {mse['gpqa']:.1f}, the other four "
-        f"{others.min():.1f}-{others.max():.1f}", grade(top and inside, top),
+        f"{others.min():.1f}-{others.max():.1f}",
+        grade(top and inside, top),
         (f"{benchmark_label(mse.idxmax())} largest" if not top else "MUSR largest")
-        + ("; GPQA within the others' range" if inside else "; GPQA outside the others' range"))
+        + ("; GPQA within the others' range" if inside else "; GPQA outside the others' range"),
+    )
     four = paper_list(rows, "F19-four-near-perfect")
     worst4 = float(rec.loc[four, "relative_error"].max())
     cen = float(rec.loc[four, "centred_relative_error"].max())
     out["F19-four-near-perfect"] = Outcome(
-        "relative errors " + ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}"
-                                       for b in four)
+        "relative errors "
+        + ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}" for b in four)
         + f" (centred within domains: up to {cen:.3f})",
-        grade(worst4 <= 0.02, worst4 <= 0.05), f"largest of the four: {worst4:.4f}",
-        value=worst4)
+        grade(worst4 <= 0.02, worst4 <= 0.05),
+        f"largest of the four: {worst4:.4f}",
+        value=worst4,
+    )
     return out
 
 
@@ -662,12 +811,17 @@ def _low(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     m = res.means["mean score"].sort_values()
     low = list(m.index[:2])
     raw = res.means["mean raw accuracy"]
-    return {"F19-low-accuracy": Outcome(
-        "lowest mean scores: " + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
-        + "; raw accuracy " + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
-        + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others",
-        set_verdict(low, paper_list(rows, "F19-low-accuracy")),
-        f"two lowest means: {', '.join(benchmark_label(b) for b in low)}")}
+    return {
+        "F19-low-accuracy": Outcome(
+            "lowest mean scores: "
+            + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
+            + "; raw accuracy "
+            + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
+            + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others",
+            set_verdict(low, paper_list(rows, "F19-low-accuracy")),
+            f"two lowest means: {', '.join(benchmark_label(b) for b in low)}",
+        )
+    }
 
 
 # =========================================================================== claims: the fit
@@ -678,16 +832,27 @@ def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     n = len(res.seeds.records)
     seeds = f"{share_text(k, n)} meet the reproduced rule"
     if j is None:
-        return {"F4-z2-noise": Outcome(f"no IFEval-aligned factor; {seeds}", "not reproduced",
-                                       "no IFEval-aligned factor in the seed-0 fit")}
-    largest = [d for d, m in res.adjustment.models.items()
-               if int(np.argmax(m.omega_sqrt)) == j]
+        return {
+            "F4-z2-noise": Outcome(
+                f"no IFEval-aligned factor; {seeds}",
+                "not reproduced",
+                "no IFEval-aligned factor in the seed-0 fit",
+            )
+        }
+    largest = [d for d, m in res.adjustment.models.items() if int(np.argmax(m.omega_sqrt)) == j]
     shares = res.noise.iloc[:, j]
-    ours = (f"IFEval-aligned z{j + 1} has the largest σ in {len(largest)} of 4 domains; "
-            "σ²/Var: " + ", ".join(f"{d} {s:.2f}" for d, s in shares.items()) + f"; {seeds}")
-    return {"F4-z2-noise": Outcome(ours, grade(len(largest) == 4, len(largest) == 3),
-                                   f"largest σ in {len(largest)} of 4 domains",
-                                   value=float(len(largest)))}
+    ours = (
+        f"IFEval-aligned z{j + 1} has the largest σ in {len(largest)} of 4 domains; "
+        "σ²/Var: " + ", ".join(f"{d} {s:.2f}" for d, s in shares.items()) + f"; {seeds}"
+    )
+    return {
+        "F4-z2-noise": Outcome(
+            ours,
+            grade(len(largest) == 4, len(largest) == 3),
+            f"largest σ in {len(largest)} of 4 domains",
+            value=float(len(largest)),
+        )
+    }
 
 
 def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
@@ -697,9 +862,10 @@ def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
         j = role_index(rec["alignment"], IFEVAL)
         if j is None:
             continue
-        count += all(rec[f"scale[{d}] eps{j + 1}"] >= max(rec[f"scale[{d}] eps{i + 1}"]
-                                                          for i in range(3))
-                     for d in PAPER_V2_FOUR)
+        count += all(
+            rec[f"scale[{d}] eps{j + 1}"] >= max(rec[f"scale[{d}] eps{i + 1}"] for i in range(3))
+            for d in PAPER_V2_FOUR
+        )
     return count
 
 
@@ -707,19 +873,33 @@ def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
 def _mic_small(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
     seeds = res.seeds.records["mic"]
-    return {"S4-mic-small": Outcome(
-        f"MIC {mic:.3f} (FastICA seeds: {seeds.min():.3f}-{seeds.max():.3f} over {len(seeds)})",
-        grade(mic < 0.10, mic < 0.20), f"MIC {mic:.3f} against the bands 0.10 / 0.20",
-        value=mic)}
+    return {
+        "S4-mic-small": Outcome(
+            f"MIC {mic:.3f} (FastICA seeds: {seeds.min():.3f}-{seeds.max():.3f} over {len(seeds)})",
+            grade(mic < 0.10, mic < 0.20),
+            f"MIC {mic:.3f} against the bands 0.10 / 0.20",
+            value=mic,
+        )
+    }
 
 
 @claim("F17-K", chapter="recovery", figure="fig-recovery-fig17-authors")
 def _k(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k = len(res.fit.domains_)
     if k == 4:
-        return {"F17-K": Outcome(
-            "K = 4 domains (n = 6 benchmarks, d = 3 factors)", "not applicable",
-            "erratum in the paper: its caption names four domains but says K = 6", value=4.0)}
-    return {"F17-K": Outcome(f"K = {k} domains", "not reproduced",
-                             "our Figure 17 fit does not have the four named domains",
-                             value=float(k))}
+        return {
+            "F17-K": Outcome(
+                "K = 4 domains (n = 6 benchmarks, d = 3 factors)",
+                "not applicable",
+                "erratum in the paper: its caption names four domains but says K = 6",
+                value=4.0,
+            )
+        }
+    return {
+        "F17-K": Outcome(
+            f"K = {k} domains",
+            "not reproduced",
+            "our Figure 17 fit does not have the four named domains",
+            value=float(k),
+        )
+    }

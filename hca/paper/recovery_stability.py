@@ -71,8 +71,13 @@ EXCLUDED = "Qwen2-7B"
 #: swept the subsets of three as well, as the criterion of F18-four-smallest says.
 SWEEP_MIN_SIZE = 3
 
-_SHORT = {"Llama-3-8B": "L3-8B", "Llama-3.1-8B": "L3.1-8B", "Qwen2-7B": "Q2-7B",
-          "Qwen2.5-7B": "Q2.5-7B", "Qwen2.5-14B": "Q2.5-14B"}
+_SHORT = {
+    "Llama-3-8B": "L3-8B",
+    "Llama-3.1-8B": "L3.1-8B",
+    "Qwen2-7B": "Q2-7B",
+    "Qwen2.5-7B": "Q2.5-7B",
+    "Qwen2.5-14B": "Q2.5-14B",
+}
 
 
 def short_subset(subset: Sequence[str]) -> str:
@@ -91,8 +96,9 @@ def four_smallest(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return four, int(sum(EXCLUDED not in s for s in four["subset"]))
 
 
-def subset_rank(table: pd.DataFrame, subset: Sequence[str], size: int | None = None
-                ) -> tuple[int, int, float]:
+def subset_rank(
+    table: pd.DataFrame, subset: Sequence[str], size: int | None = None
+) -> tuple[int, int, float]:
     """Rank (1 = smallest MIC), number of candidates and MIC of ``subset`` in a
     :func:`~hca.estimator.mic_by_subset` table (restricted to subsets of ``size``).
 
@@ -116,8 +122,9 @@ def sweep(est: Any, X: pd.DataFrame, domains: np.ndarray) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        return mic_by_subset(est, X, domains, list(PAPER_V2_SINV), SWEEP_MIN_SIZE,
-                             align=[PAPER_V2_FOUR])
+        return mic_by_subset(
+            est, X, domains, list(PAPER_V2_SINV), SWEEP_MIN_SIZE, align=[PAPER_V2_FOUR]
+        )
 
 
 def read_sweep(table: pd.DataFrame) -> dict:
@@ -135,10 +142,16 @@ def read_sweep(table: pd.DataFrame) -> dict:
     rank, _, mic = subset_rank(table, PAPER_V2_FOUR, size=4)
     row = table[table["subset"].map(frozenset) == frozenset(PAPER_V2_FOUR)].iloc[0]
     alignment = tuple(row["alignment"])
-    return {"without": without, "four_rank": rank, "four_mic": mic, "alignment": alignment,
-            "F18-four-smallest": without == 4, "S4-best-four": rank == 1,
-            "S4-order": matches_alignment(alignment, PAPER_ALIGNMENT),
-            "uncertified": int((~table["certified"].astype(bool)).sum())}
+    return {
+        "without": without,
+        "four_rank": rank,
+        "four_mic": mic,
+        "alignment": alignment,
+        "F18-four-smallest": without == 4,
+        "S4-best-four": rank == 1,
+        "S4-order": matches_alignment(alignment, PAPER_ALIGNMENT),
+        "uncertified": int((~table["certified"].astype(bool)).sum()),
+    }
 
 
 # =========================================================================== stability
@@ -184,24 +197,38 @@ class HeadlineStability:
         """How often each causal order of the four-domain fit came back: ``order``,
         ``fits``, ``share``, ``paper`` (the paper's order)."""
         counts = self.records["alignment"].value_counts()
-        return pd.DataFrame({
-            "order": [" → ".join(a) for a in counts.index], "fits": counts.to_numpy(),
-            "share": counts.to_numpy() / self.n_fits,
-            "paper": [matches_alignment(a, PAPER_ALIGNMENT) for a in counts.index]})
+        return pd.DataFrame(
+            {
+                "order": [" → ".join(a) for a in counts.index],
+                "fits": counts.to_numpy(),
+                "share": counts.to_numpy() / self.n_fits,
+                "paper": [matches_alignment(a, PAPER_ALIGNMENT) for a in counts.index],
+            }
+        )
 
     def summary(self) -> str:
         parts = [f"{c} {self.share(c):.0%}" for c in HEADLINE_CLAIMS]
-        return (f"{self.n_fits} fits ({self.design}): " + ", ".join(parts)
-                + f"; {self.n_uncertified} uncertified searches")
+        return (
+            f"{self.n_fits} fits ({self.design}): "
+            + ", ".join(parts)
+            + f"; {self.n_uncertified} uncertified searches"
+        )
 
 
 def _fit_sweep(est: Any, X: pd.DataFrame, labels: np.ndarray) -> dict:
     return read_sweep(sweep(est, X, labels))
 
 
-def headline_stability(setup: Setup, X: pd.DataFrame, domains: np.ndarray, *, n_boot: int,
-                       seeds: Sequence[int], random_state: int = 0,
-                       n_jobs: int | None = None) -> HeadlineStability:
+def headline_stability(
+    setup: Setup,
+    X: pd.DataFrame,
+    domains: np.ndarray,
+    *,
+    n_boot: int,
+    seeds: Sequence[int],
+    random_state: int = 0,
+    n_jobs: int | None = None,
+) -> HeadlineStability:
     """The three headline claims over ``n_boot`` within-domain resamples x ``seeds``.
 
     Parameters
@@ -222,11 +249,15 @@ def headline_stability(setup: Setup, X: pd.DataFrame, domains: np.ndarray, *, n_
     samples = bootstrap_samples(X, domains, n_boot, random_state)
     jobs = [(b, int(s), Xb, lb) for b, (Xb, lb) in enumerate(samples) for s in seeds]
     reads = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_sweep)(clone_hca(est, random_state=s), Xb, lb) for _, s, Xb, lb in jobs)
-    records = pd.DataFrame([{"replicate": b, "seed": s, **r}
-                            for (b, s, _, _), r in zip(jobs, reads)])
-    design = (f"{n_boot} within-domain bootstrap resamples of the models × FastICA seeds "
-              f"{', '.join(map(str, seeds))}")
+        delayed(_fit_sweep)(clone_hca(est, random_state=s), Xb, lb) for _, s, Xb, lb in jobs
+    )
+    records = pd.DataFrame(
+        [{"replicate": b, "seed": s, **r} for (b, s, _, _), r in zip(jobs, reads)]
+    )
+    design = (
+        f"{n_boot} within-domain bootstrap resamples of the models × FastICA seeds "
+        f"{', '.join(map(str, seeds))}"
+    )
     return HeadlineStability(records, design)
 
 
@@ -234,8 +265,10 @@ def headline_stability(setup: Setup, X: pd.DataFrame, domains: np.ndarray, *, n_
 def authors_printed_sizes() -> pd.Series:
     """Domain sizes of S_inv printed by the authors' notebook (authors_code_values.csv)."""
     acv = authors_code_values()
-    return pd.Series({d: float(acv.loc[f"size-{d}", "value"]) for d in PAPER_V2_SINV},
-                     name="authors' notebook (printed)")
+    return pd.Series(
+        {d: float(acv.loc[f"size-{d}", "value"]) for d in PAPER_V2_SINV},
+        name="authors' notebook (printed)",
+    )
 
 
 def authors_printed_mics() -> pd.Series:
@@ -243,8 +276,10 @@ def authors_printed_mics() -> pd.Series:
     frozenset of domains (authors_code_values.csv, ``mic-*``)."""
     acv = authors_code_values()
     rows = acv[acv.index.str.startswith("mic-")]
-    return pd.Series({frozenset(i[len("mic-"):].split("+")): float(v)
-                      for i, v in rows["value"].items()}, name="authors' notebook (printed)")
+    return pd.Series(
+        {frozenset(i[len("mic-") :].split("+")): float(v) for i, v in rows["value"].items()},
+        name="authors' notebook (printed)",
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,27 +325,38 @@ class DomainRuleEvidence:
     optimum_ranked: pd.DataFrame
 
     def summary(self) -> str:
-        return "\n".join(["domain sizes:", self.sizes.to_string(), "levers:",
-                          self.levers.round(3).to_string()])
+        return "\n".join(
+            ["domain sizes:", self.sizes.to_string(), "levers:", self.levers.round(3).to_string()]
+        )
 
 
 def _crossing(book: pd.DataFrame, authors: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    ours_by_id = book.assign(key=book["model_id"].str.lower()).drop_duplicates("key") \
+    ours_by_id = (
+        book.assign(key=book["model_id"].str.lower())
+        .drop_duplicates("key")
         .set_index("key")["base_model"]
+    )
     rows = authors[(authors["source"] == "csv") & authors["base_model"].isin(PAPER_V2_SINV)]
     ours = rows["model_id"].str.lower().map(ours_by_id).astype(object)
     theirs = rows["base_model"].astype(object)
-    kind = np.select([ours.isna().to_numpy(), (ours == theirs).to_numpy(dtype=bool),
-                      ours.isin(PAPER_V2_SINV).to_numpy()],
-                     ["unattributed", "same domain", "another S_inv domain"],
-                     "another base model")
+    kind = np.select(
+        [
+            ours.isna().to_numpy(),
+            (ours == theirs).to_numpy(dtype=bool),
+            ours.isin(PAPER_V2_SINV).to_numpy(),
+        ],
+        ["unattributed", "same domain", "another S_inv domain"],
+        "another base model",
+    )
     table = pd.crosstab(rows["base_model"], kind, rownames=["authors' rule"], colnames=[None])
     cols = ["same domain", "another S_inv domain", "another base model", "unattributed"]
     table = table.reindex(index=list(PAPER_V2_SINV), columns=cols, fill_value=0)
-    newer = {"Llama-3-8B -> Llama-3.1-8B": int(((theirs == "Llama-3-8B")
-                                                 & (ours == "Llama-3.1-8B")).sum()),
-             "Qwen2-7B -> Qwen2.5-7B": int(((theirs == "Qwen2-7B")
-                                             & (ours == "Qwen2.5-7B")).sum())}
+    newer = {
+        "Llama-3-8B -> Llama-3.1-8B": int(
+            ((theirs == "Llama-3-8B") & (ours == "Llama-3.1-8B")).sum()
+        ),
+        "Qwen2-7B -> Qwen2.5-7B": int(((theirs == "Qwen2-7B") & (ours == "Qwen2.5-7B")).sum()),
+    }
     return table, newer
 
 
@@ -337,8 +383,11 @@ def _lever_frame(rule: str, table: str) -> pd.DataFrame:
 
     if rule == "this book":
         return v2_frame("careful")
-    return v2_frame("authors") if table.endswith("final table") else \
-        v2_frame_authors(include_final=False)
+    return (
+        v2_frame("authors")
+        if table.endswith("final table")
+        else v2_frame_authors(include_final=False)
+    )
 
 
 def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
@@ -352,13 +401,16 @@ def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
         best = estimator("authors", n_restarts=restarts).fit(*main_data("authors"))
     rows = {}
     for d in PAPER_V2_FOUR:
-        rows[d] = {"α printed": float(acv.loc[f"alpha4-{d}", "value"]),
-                   "α seed 0": one.inexactness_[d], f"α {restarts} runs": best.inexactness_[d],
-                   "error printed": float(acv.loc[f"recovery-error-{d}", "value"]),
-                   "error seed 0": one.unmixing_error_[d],
-                   f"error {restarts} runs": best.unmixing_error_[d],
-                   "negentropy seed 0": one.ica_[d].objective,
-                   f"negentropy {restarts} runs": best.ica_[d].objective}
+        rows[d] = {
+            "α printed": float(acv.loc[f"alpha4-{d}", "value"]),
+            "α seed 0": one.inexactness_[d],
+            f"α {restarts} runs": best.inexactness_[d],
+            "error printed": float(acv.loc[f"recovery-error-{d}", "value"]),
+            "error seed 0": one.unmixing_error_[d],
+            f"error {restarts} runs": best.unmixing_error_[d],
+            "negentropy seed 0": one.ica_[d].objective,
+            f"negentropy {restarts} runs": best.ica_[d].objective,
+        }
     return pd.DataFrame(rows).T, best
 
 
@@ -368,10 +420,13 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     from hca.paper.replication import v2_frame
 
     book, authors = v2_frame("careful"), v2_frame("authors")
-    sizes = pd.DataFrame({
-        "this book": book["base_model"].value_counts().reindex(PAPER_V2_SINV),
-        "authors' rule": authors["base_model"].value_counts().reindex(PAPER_V2_SINV),
-        "authors' notebook (printed)": authors_printed_sizes()}).astype(float)
+    sizes = pd.DataFrame(
+        {
+            "this book": book["base_model"].value_counts().reindex(PAPER_V2_SINV),
+            "authors' rule": authors["base_model"].value_counts().reindex(PAPER_V2_SINV),
+            "authors' notebook (printed)": authors_printed_sizes(),
+        }
+    ).astype(float)
     crossing, newer = _crossing(book, authors)
     variants, rows = [], []
     for rule, table in _LEVER_FRAMES:
@@ -382,8 +437,13 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     index = pd.MultiIndex.from_tuples(variants, names=["domain rule", "table", "residuals"])
     levers = pd.DataFrame(rows, index=index)
     optimum, best = _optimum(restarts)
-    return DomainRuleEvidence(sizes=sizes, crossing=crossing, newer_base=newer, levers=levers,
-                              restarts=int(restarts), optimum=optimum,
-                              optimum_alignment=tuple(best.adjust().benchmarks),
-                              optimum_ranked=ranked_orders(best, n=5,
-                                                           patterns=PAPER_PATTERNS))
+    return DomainRuleEvidence(
+        sizes=sizes,
+        crossing=crossing,
+        newer_base=newer,
+        levers=levers,
+        restarts=int(restarts),
+        optimum=optimum,
+        optimum_alignment=tuple(best.adjust().benchmarks),
+        optimum_ranked=ranked_orders(best, n=5, patterns=PAPER_PATTERNS),
+    )

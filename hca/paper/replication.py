@@ -146,12 +146,19 @@ def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
     (:class:`hca.stability.StabilityResult`; computed once per setup and seeds)."""
     from hca.paper.cache import cached
 
-    return cached("seed_refits", _seed_refits, get_setup(setup).seed_free(),
-                  tuple(int(s) for s in seeds))
+    return cached(
+        "seed_refits", _seed_refits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
+    )
 
 
-def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,
-           random_state: Any = 0, *, frame: pd.DataFrame | None = None, **hca_params: Any):
+def fit_v2(
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    n_components: int = 3,
+    random_state: Any = 0,
+    *,
+    frame: pd.DataFrame | None = None,
+    **hca_params: Any,
+):
     """Fit :class:`hca.estimator.HCA` on v2's six normalized benchmarks in ``domains``.
 
     The default is the paper's Section 4 fit: Llama-3-8B, Llama-3.1-8B, Qwen2.5-7B and
@@ -160,22 +167,46 @@ def fit_v2(domains: Sequence[str] = PAPER_V2_FOUR, n_components: int = 3,
     :func:`v2_frame_authors`); ``hca_params`` go to :class:`~hca.estimator.HCA`
     (``residual``, ``n_restarts``, ...).
     """
-    return _fit(v2_frame() if frame is None else frame, domains, V2_BENCHMARKS,
-                n_components, random_state, hca_params)
+    return _fit(
+        v2_frame() if frame is None else frame,
+        domains,
+        V2_BENCHMARKS,
+        n_components,
+        random_state,
+        hca_params,
+    )
 
 
-def fit_v1(domains: Sequence[str] = PAPER_V1_SINV, n_components: int = 3,
-           random_state: Any = 0, *, frame: pd.DataFrame | None = None, **hca_params: Any):
+def fit_v1(
+    domains: Sequence[str] = PAPER_V1_SINV,
+    n_components: int = 3,
+    random_state: Any = 0,
+    *,
+    frame: pd.DataFrame | None = None,
+    **hca_params: Any,
+):
     """Fit :class:`hca.estimator.HCA` on v1's six benchmarks in ``domains`` (Appendix H.4).
 
     ``frame`` fits another frame with a ``base_model`` column instead of :func:`v1_frame`.
     """
-    return _fit(v1_frame() if frame is None else frame, domains, V1_BENCHMARKS,
-                n_components, random_state, hca_params)
+    return _fit(
+        v1_frame() if frame is None else frame,
+        domains,
+        V1_BENCHMARKS,
+        n_components,
+        random_state,
+        hca_params,
+    )
 
 
-def _fit(frame: pd.DataFrame, domains: Sequence[str], benchmarks: Sequence[str],
-         n_components: int, random_state: Any, hca_params: dict):
+def _fit(
+    frame: pd.DataFrame,
+    domains: Sequence[str],
+    benchmarks: Sequence[str],
+    n_components: int,
+    random_state: Any,
+    hca_params: dict,
+):
     from hca.estimator.model import HCA
 
     X, labels = domain_data(frame, domains, benchmarks)
@@ -205,13 +236,18 @@ class BaseFilter:
         """One line per domain."""
         lines = ["Appendix H.3 filter: drop models whose average is below their base model's"]
         for dom, row in self.table.iterrows():
-            lines.append(f"  {dom}: base {row['checkpoint']} average {row['base_average']:.2f}; "
-                         f"{row['removed']} of {row['models']} removed, {row['kept']} kept")
+            lines.append(
+                f"  {dom}: base {row['checkpoint']} average {row['base_average']:.2f}; "
+                f"{row['removed']} of {row['models']} removed, {row['kept']} kept"
+            )
         return "\n".join(lines)
 
 
-def filter_below_base(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SINV,
-                      checkpoints: Mapping[str, str] | None = None) -> BaseFilter:
+def filter_below_base(
+    frame: pd.DataFrame,
+    domains: Sequence[str] = PAPER_V2_SINV,
+    checkpoints: Mapping[str, str] | None = None,
+) -> BaseFilter:
     """Remove "badly" fine-tuned models (Appendix H.3).
 
     Rule: in every domain, a model whose leaderboard ``average`` (the mean of the six
@@ -234,14 +270,23 @@ def filter_below_base(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_SIN
             raise ValueError(f"filter_below_base: no official checkpoint known for {dom!r}")
         ref = frame.loc[ids == checkpoints[dom].lower(), "average"]
         if ref.empty:
-            raise ValueError(f"filter_below_base: checkpoint {checkpoints[dom]!r} of domain "
-                             f"{dom!r} has no row in the frame")
+            raise ValueError(
+                f"filter_below_base: checkpoint {checkpoints[dom]!r} of domain "
+                f"{dom!r} has no row in the frame"
+            )
         base_avg = float(ref.iloc[0])
         in_dom = (frame["base_model"] == dom).fillna(False).astype(bool)
         below = in_dom & (frame["average"] < base_avg)
         drop |= below
-        rows.append({"domain": dom, "checkpoint": checkpoints[dom], "base_average": base_avg,
-                     "models": int(in_dom.sum()), "removed": int(below.sum()),
-                     "kept": int(in_dom.sum() - below.sum())})
+        rows.append(
+            {
+                "domain": dom,
+                "checkpoint": checkpoints[dom],
+                "base_average": base_avg,
+                "models": int(in_dom.sum()),
+                "removed": int(below.sum()),
+                "kept": int(in_dom.sum() - below.sum()),
+            }
+        )
     kept = frame.loc[~drop].copy()
     return BaseFilter(frame=kept, table=pd.DataFrame(rows).set_index("domain"))

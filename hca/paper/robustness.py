@@ -135,8 +135,9 @@ def order_label(alignment: Sequence[str]) -> str:
     return alignment_text([_base_name(b) for b in alignment], sep=" > ")
 
 
-def role_pattern(alignment: Sequence[str],
-                 groups: Sequence[frozenset] = ROLE_GROUPS) -> tuple[frozenset, ...]:
+def role_pattern(
+    alignment: Sequence[str], groups: Sequence[frozenset] = ROLE_GROUPS
+) -> tuple[frozenset, ...]:
     """The role of every factor of an alignment (a pattern for :func:`order_matches`).
 
     A benchmark in one of ``groups`` stands for the whole group (BBH for BBH or MMLU-PRO);
@@ -198,22 +199,27 @@ class RobustFit:
         """One line: MIC and order."""
         return f"MIC {self.mic:.3f}; order {self.order}"
 
-
     @classmethod
     def from_model(cls, model: HCA) -> RobustFit:
         """Reduce a fitted :class:`~hca.estimator.HCA`."""
         return cls(
-            mic=float(model.mic_), alphas=dict(model.inexactness_),
+            mic=float(model.mic_),
+            alphas=dict(model.inexactness_),
             alignment=tuple(model.adjust().benchmarks),
             certified=bool(model.search_result_.certified),
-            converged=all(model.ica_converged_.values()), search_result=model.search_result_)
+            converged=all(model.ica_converged_.values()),
+            search_result=model.search_result_,
+        )
 
 
 def search_for(n_components: int, n_domains: int) -> str:
     """The search of the robustness fits: exhaustive up to 10,000 row orders ``(d0!)^K``,
     otherwise the certified sequential search (which then finds the exhaustive optimum)."""
-    return "exhaustive" if math.factorial(n_components) ** n_domains <= _MAX_EXHAUSTIVE \
+    return (
+        "exhaustive"
+        if math.factorial(n_components) ** n_domains <= _MAX_EXHAUSTIVE
         else "sequential"
+    )
 
 
 def robust_fit(estimator: HCA, X: Any, domains: Any) -> RobustFit:
@@ -234,8 +240,15 @@ def robust_fit(estimator: HCA, X: Any, domains: Any) -> RobustFit:
         return RobustFit.from_model(clone_hca(estimator).fit(X, domains))
 
 
-def bootstrap_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *, n_boot: int = 20,
-                   random_state: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
+def bootstrap_fits(
+    estimator: HCA,
+    X: pd.DataFrame,
+    domains: Any,
+    *,
+    n_boot: int = 20,
+    random_state: int = 0,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """:func:`robust_fit` on ``n_boot`` resamples of the models drawn within every domain.
 
     The resamples are :func:`hca.stability.bootstrap_samples` (drawn in advance from
@@ -254,8 +267,14 @@ def bootstrap_fits(estimator: HCA, X: pd.DataFrame, domains: Any, *, n_boot: int
 
 
 def _replicate(b: int, fit: RobustFit) -> dict:
-    return {"replicate": b, "mic": fit.mic, "alignment": fit.alignment, "order": fit.order,
-            "converged": fit.converged, "certified": fit.certified}
+    return {
+        "replicate": b,
+        "mic": fit.mic,
+        "alignment": fit.alignment,
+        "order": fit.order,
+        "converged": fit.converged,
+        "certified": fit.certified,
+    }
 
 
 # =========================================================================== S_inv
@@ -282,14 +301,22 @@ class SInvResult:
     boot_share: float = float("nan")
 
     def summary(self) -> str:
-        return (f"S_inv ({len(self.members)}): {', '.join(self.members)}; tau = "
-                f"{self.threshold:.3f}; bootstrap share {self.boot_share:.0%}")
+        return (
+            f"S_inv ({len(self.members)}): {', '.join(self.members)}; tau = "
+            f"{self.threshold:.3f}; bootstrap share {self.boot_share:.0%}"
+        )
 
 
-def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
-                       candidates: Sequence[str] = PAPER_V2_BASES, n_components: int = 3, *,
-                       n_splits: int = 200, n_boot: int = 0,
-                       random_state: int = 0) -> SInvResult:
+def invariant_set_rule(
+    frame: pd.DataFrame,
+    benchmarks: Sequence[str],
+    candidates: Sequence[str] = PAPER_V2_BASES,
+    n_components: int = 3,
+    *,
+    n_splits: int = 200,
+    n_boot: int = 0,
+    random_state: int = 0,
+) -> SInvResult:
     """The S_inv rule of the PCA chapter on one frame (:func:`hca.subspace.invariant_set_rule`).
 
     ``tau`` is the 95 % quantile of split-half null distances pooled over the candidates
@@ -298,14 +325,25 @@ def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
     rule is also applied, with the same ``tau``, to ``n_boot`` bootstrap distance matrices.
     """
     X, labels = domain_data(frame, candidates, benchmarks, context="invariant_set_rule")
-    rule = ss.invariant_set_rule(X, labels, candidates, n_components=n_components,
-                                 n_splits=n_splits, random_state=random_state)
+    rule = ss.invariant_set_rule(
+        X,
+        labels,
+        candidates,
+        n_components=n_components,
+        n_splits=n_splits,
+        random_state=random_state,
+    )
     members, tau, dist = rule.members, rule.threshold, rule.dist
     share = float("nan")
     if n_boot:
-        boot = ss.bootstrap_distance_matrix(X, labels, n_components=n_components,
-                                            n_boot=n_boot, order=list(candidates),
-                                            random_state=random_state)
+        boot = ss.bootstrap_distance_matrix(
+            X,
+            labels,
+            n_components=n_components,
+            n_boot=n_boot,
+            order=list(candidates),
+            random_state=random_state,
+        )
         sets = _bootstrap_sets(boot, tau)
         share = float(np.mean([s == members for s in sets]))
     return SInvResult(members, float(tau), dist, share)
@@ -314,8 +352,9 @@ def invariant_set_rule(frame: pd.DataFrame, benchmarks: Sequence[str],
 def _bootstrap_sets(boot: ss.BootstrapDistances, tau: float) -> list[tuple]:
     """The rule's set on every bootstrap distance matrix."""
     idx = boot.point.index
-    return [tuple(ss.invariant_set(pd.DataFrame(s, index=idx, columns=idx), tau))
-            for s in boot.samples]
+    return [
+        tuple(ss.invariant_set(pd.DataFrame(s, index=idx, columns=idx), tau)) for s in boot.samples
+    ]
 
 
 # =========================================================================== settings
@@ -357,8 +396,12 @@ class Setting:
         """The :class:`~hca.estimator.HCA` of this setting for ``n_domains`` domains: its
         ``n_components`` and ``ica``, the search of :func:`search_for`, ICA seed
         ``random_state``."""
-        return HCA(self.n_components, ica=self.ica,
-                   search=search_for(self.n_components, n_domains), random_state=random_state)
+        return HCA(
+            self.n_components,
+            ica=self.ica,
+            search=search_for(self.n_components, n_domains),
+            random_state=random_state,
+        )
 
 
 def default_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
@@ -366,43 +409,53 @@ def default_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMAR
     return Setting("default", "default", frame, tuple(benchmarks))
 
 
-def final_table_setting(final_frame: pd.DataFrame,
-                        benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def final_table_setting(
+    final_frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
+) -> Setting:
     """The CSV plus the models only in the final 4,576-model table (the paper's snapshot)."""
     return Setting("CSV + final table", "data", final_frame, tuple(benchmarks))
 
 
-def raw_scores_setting(frame: pd.DataFrame,
-                       benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def raw_scores_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
     """Raw accuracies (``*_raw``, 0-1) instead of the normalized scores (0-100)."""
     return Setting("raw scores", "scores", frame, tuple(f"{b}{_RAW}" for b in benchmarks))
 
 
-def ica_setting(frame: pd.DataFrame, ica: str,
-                benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def ica_setting(
+    frame: pd.DataFrame, ica: str, benchmarks: Sequence[str] = V2_BENCHMARKS
+) -> Setting:
     """Another ICA algorithm (``"picard-o"`` or ``"picard"``); S_inv is unaffected."""
     name = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}[check_ica(ica)]
     return Setting(name, "ICA", frame, tuple(benchmarks), ica=ica, subspace=False)
 
 
-def components_setting(frame: pd.DataFrame, n_components: int,
-                       benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def components_setting(
+    frame: pd.DataFrame, n_components: int, benchmarks: Sequence[str] = V2_BENCHMARKS
+) -> Setting:
     """``n_components`` latent factors (and rank-``n_components`` subspaces for S_inv)."""
-    return Setting(f"{n_components} components", "components", frame, tuple(benchmarks),
-                   n_components=int(n_components))
+    return Setting(
+        f"{n_components} components",
+        "components",
+        frame,
+        tuple(benchmarks),
+        n_components=int(n_components),
+    )
 
 
-def without_merged_setting(frame: pd.DataFrame,
-                           benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def without_merged_setting(
+    frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
+) -> Setting:
     """Without merged models (``merged`` flag or ``type == "merge"``)."""
     check_frame(frame, ["merged", "type"])
     merged = frame["merged"].fillna(False).astype(bool) | (frame["type"] == "merge").fillna(False)
-    return Setting("without merges", "merged models", frame.loc[~merged.to_numpy()],
-                   tuple(benchmarks))
+    return Setting(
+        "without merges", "merged models", frame.loc[~merged.to_numpy()], tuple(benchmarks)
+    )
 
 
-def authors_domains_setting(authors_frame: pd.DataFrame,
-                            benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
+def authors_domains_setting(
+    authors_frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
+) -> Setting:
     """Domains by the authors' looser base-model rule instead of this book's attribution.
 
     ``authors_frame`` has an ``authors_label`` column (e.g.
@@ -415,8 +468,11 @@ def authors_domains_setting(authors_frame: pd.DataFrame,
     return Setting("authors' domain rule", "domains", frame, tuple(benchmarks))
 
 
-def paper_settings(frame: pd.DataFrame, final_frame: pd.DataFrame | None = None,
-                   authors_frame: pd.DataFrame | None = None) -> list[Setting]:
+def paper_settings(
+    frame: pd.DataFrame,
+    final_frame: pd.DataFrame | None = None,
+    authors_frame: pd.DataFrame | None = None,
+) -> list[Setting]:
     """The default and every single perturbation of the robustness page, in table order.
 
     ``final_frame`` adds the final-table setting, ``authors_frame`` the authors' domains.
@@ -426,31 +482,51 @@ def paper_settings(frame: pd.DataFrame, final_frame: pd.DataFrame | None = None,
         out.append(final_table_setting(final_frame))
     if authors_frame is not None:
         out.append(authors_domains_setting(authors_frame))
-    out += [raw_scores_setting(frame), ica_setting(frame, "picard-o"),
-            ica_setting(frame, "picard"), components_setting(frame, 2),
-            components_setting(frame, 4), without_merged_setting(frame)]
+    out += [
+        raw_scores_setting(frame),
+        ica_setting(frame, "picard-o"),
+        ica_setting(frame, "picard"),
+        components_setting(frame, 2),
+        components_setting(frame, 4),
+        without_merged_setting(frame),
+    ]
     return out
 
 
 # =========================================================================== rows
 def _domain_rows(setting: Setting, domains: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    return domain_data(setting.frame, domains, setting.benchmarks, complete=True,
-                       context=f"setting {setting.name!r}")
+    return domain_data(
+        setting.frame,
+        domains,
+        setting.benchmarks,
+        complete=True,
+        context=f"setting {setting.name!r}",
+    )
 
 
 def _compare(alignment: tuple, reference: Sequence[str] | None, pattern) -> dict:
-    return {"paper_order": order_matches(alignment, pattern),
-            "default_order": (pd.NA if reference is None
-                              else order_matches(alignment, role_pattern(reference)))}
+    return {
+        "paper_order": order_matches(alignment, pattern),
+        "default_order": (
+            pd.NA if reference is None else order_matches(alignment, role_pattern(reference))
+        ),
+    }
 
 
-def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
-                candidates: Sequence[str] = PAPER_V2_BASES, n_boot: int = 20,
-                n_splits: int = 200, level: float = 0.9, random_state: int = 0,
-                reference: Sequence[str] | None = None,
-                pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
-                s_inv: SInvResult | None = None,
-                n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
+def run_setting(
+    setting: Setting,
+    *,
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    candidates: Sequence[str] = PAPER_V2_BASES,
+    n_boot: int = 20,
+    n_splits: int = 200,
+    level: float = 0.9,
+    random_state: int = 0,
+    reference: Sequence[str] | None = None,
+    pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
+    s_inv: SInvResult | None = None,
+    n_jobs: int | None = None,
+) -> tuple[dict, pd.DataFrame]:
     """Evaluate one setting; return its table record and its bootstrap replicates.
 
     Parameters
@@ -482,26 +558,43 @@ def run_setting(setting: Setting, *, domains: Sequence[str] = PAPER_V2_FOUR,
     X, labels = _domain_rows(setting, domains)
     estimator = setting.estimator(len(domains), random_state)
     fit = robust_fit(estimator, X, labels)
-    boot = bootstrap_fits(estimator, X, labels, n_boot=n_boot, random_state=random_state,
-                          n_jobs=n_jobs)
+    boot = bootstrap_fits(
+        estimator, X, labels, n_boot=n_boot, random_state=random_state, n_jobs=n_jobs
+    )
     boot.insert(0, "perturbation", setting.name)
     if setting.subspace or s_inv is None:
-        s_inv = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
-                                   setting.n_components, n_splits=n_splits, n_boot=n_boot,
-                                   random_state=random_state)
+        s_inv = invariant_set_rule(
+            setting.frame,
+            setting.benchmarks,
+            candidates,
+            setting.n_components,
+            n_splits=n_splits,
+            n_boot=n_boot,
+            random_state=random_state,
+        )
     lo, hi = np.quantile(boot["mic"], [(1 - level) / 2, (1 + level) / 2])
     record = {
-        "perturbation": setting.name, "group": setting.group, "models": len(X),
-        "n_components": setting.n_components, "ica": setting.ica,
-        "s_inv": s_inv.members, "s_inv_size": len(s_inv.members),
-        "s_inv_recomputed": bool(setting.subspace), "s_inv_share": s_inv.boot_share,
+        "perturbation": setting.name,
+        "group": setting.group,
+        "models": len(X),
+        "n_components": setting.n_components,
+        "ica": setting.ica,
+        "s_inv": s_inv.members,
+        "s_inv_size": len(s_inv.members),
+        "s_inv_recomputed": bool(setting.subspace),
+        "s_inv_share": s_inv.boot_share,
         "tau": s_inv.threshold,
-        "mic": fit.mic, "mic_lo": float(lo), "mic_hi": float(hi),
-        "alignment": fit.alignment, "order": fit.order,
+        "mic": fit.mic,
+        "mic_lo": float(lo),
+        "mic_hi": float(hi),
+        "alignment": fit.alignment,
+        "order": fit.order,
         "order_share": float(np.mean([a == fit.alignment for a in boot["alignment"]])),
         "paper_share": _paper_share(boot["alignment"], pattern),
         **_compare(fit.alignment, reference, pattern),
-        "certified": fit.certified, "ica_converged": fit.converged, "n_resamples": n_boot,
+        "certified": fit.certified,
+        "ica_converged": fit.converged,
+        "n_resamples": n_boot,
         **{f"alpha[{d}]": a for d, a in fit.alphas.items()},
     }
     return record, boot
@@ -519,32 +612,63 @@ def _modal(values: Sequence[tuple]) -> tuple[tuple, float]:
     return best, counts[best] / len(values)
 
 
-def _resampling_record(name: str, group: str, setting: Setting, models: int, mics,
-                       alignments: list, s_inv_members: tuple, s_inv_share: float,
-                       tau: float, recomputed: bool, level: float, reference, pattern,
-                       converged, certified) -> dict:
+def _resampling_record(
+    name: str,
+    group: str,
+    setting: Setting,
+    models: int,
+    mics,
+    alignments: list,
+    s_inv_members: tuple,
+    s_inv_share: float,
+    tau: float,
+    recomputed: bool,
+    level: float,
+    reference,
+    pattern,
+    converged,
+    certified,
+) -> dict:
     alignment, share = _modal(alignments)
     lo, hi = np.quantile(mics, [(1 - level) / 2, (1 + level) / 2])
     return {
-        "perturbation": name, "group": group, "models": models,
-        "n_components": setting.n_components, "ica": setting.ica,
-        "s_inv": s_inv_members, "s_inv_size": len(s_inv_members),
-        "s_inv_recomputed": recomputed, "s_inv_share": s_inv_share, "tau": tau,
-        "mic": float(np.median(mics)), "mic_lo": float(lo), "mic_hi": float(hi),
-        "alignment": alignment, "order": order_label(alignment), "order_share": share,
+        "perturbation": name,
+        "group": group,
+        "models": models,
+        "n_components": setting.n_components,
+        "ica": setting.ica,
+        "s_inv": s_inv_members,
+        "s_inv_size": len(s_inv_members),
+        "s_inv_recomputed": recomputed,
+        "s_inv_share": s_inv_share,
+        "tau": tau,
+        "mic": float(np.median(mics)),
+        "mic_lo": float(lo),
+        "mic_hi": float(hi),
+        "alignment": alignment,
+        "order": order_label(alignment),
+        "order_share": share,
         "paper_share": _paper_share(alignments, pattern),
         **_compare(alignment, reference, pattern),
-        "certified": bool(np.all(certified)), "ica_converged": bool(np.all(converged)),
+        "certified": bool(np.all(certified)),
+        "ica_converged": bool(np.all(converged)),
         "n_resamples": len(mics),
     }
 
 
-def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str] = PAPER_V2_FOUR,
-                  candidates: Sequence[str] = PAPER_V2_BASES, n_splits: int = 200,
-                  level: float = 0.9, random_state: int = 0,
-                  reference: Sequence[str] | None = None,
-                  pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
-                  n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
+def bootstrap_row(
+    setting: Setting,
+    *,
+    n_boot: int = 100,
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    candidates: Sequence[str] = PAPER_V2_BASES,
+    n_splits: int = 200,
+    level: float = 0.9,
+    random_state: int = 0,
+    reference: Sequence[str] | None = None,
+    pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
+    n_jobs: int | None = None,
+) -> tuple[dict, pd.DataFrame]:
     """The bootstrap perturbation: ``n_boot`` resamples of the models within domains.
 
     The record gives the median MIC with its interval, the *modal* order and its share, and
@@ -552,30 +676,64 @@ def bootstrap_row(setting: Setting, *, n_boot: int = 100, domains: Sequence[str]
     with its share.
     """
     X, labels = _domain_rows(setting, domains)
-    boot = bootstrap_fits(setting.estimator(len(domains), random_state), X, labels,
-                          n_boot=n_boot, random_state=random_state, n_jobs=n_jobs)
+    boot = bootstrap_fits(
+        setting.estimator(len(domains), random_state),
+        X,
+        labels,
+        n_boot=n_boot,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
     rows = setting.frame[setting.frame["base_model"].isin(list(candidates))]
-    full = invariant_set_rule(setting.frame, setting.benchmarks, candidates,
-                              setting.n_components, n_splits=n_splits,
-                              random_state=random_state)
+    full = invariant_set_rule(
+        setting.frame,
+        setting.benchmarks,
+        candidates,
+        setting.n_components,
+        n_splits=n_splits,
+        random_state=random_state,
+    )
     dboot = ss.bootstrap_distance_matrix(
-        rows[list(setting.benchmarks)], rows["base_model"].astype(object).to_numpy(),
-        n_components=setting.n_components, n_boot=n_boot, order=list(candidates),
-        random_state=random_state)
+        rows[list(setting.benchmarks)],
+        rows["base_model"].astype(object).to_numpy(),
+        n_components=setting.n_components,
+        n_boot=n_boot,
+        order=list(candidates),
+        random_state=random_state,
+    )
     members, share = _modal(_bootstrap_sets(dboot, full.threshold))
     boot.insert(0, "perturbation", "bootstrap")
-    rec = _resampling_record("bootstrap", "resampling", setting, len(X), boot["mic"],
-                             list(boot["alignment"]), members, share, full.threshold, True,
-                             level, reference, pattern, boot["converged"], boot["certified"])
+    rec = _resampling_record(
+        "bootstrap",
+        "resampling",
+        setting,
+        len(X),
+        boot["mic"],
+        list(boot["alignment"]),
+        members,
+        share,
+        full.threshold,
+        True,
+        level,
+        reference,
+        pattern,
+        boot["converged"],
+        boot["certified"],
+    )
     return rec, boot
 
 
-def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
-             domains: Sequence[str] = PAPER_V2_FOUR, level: float = 0.9,
-             reference: Sequence[str] | None = None,
-             pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
-             s_inv: SInvResult | None = None,
-             n_jobs: int | None = None) -> tuple[dict, pd.DataFrame]:
+def seed_row(
+    setting: Setting,
+    *,
+    seeds: Iterable[int] = range(20),
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    level: float = 0.9,
+    reference: Sequence[str] | None = None,
+    pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
+    s_inv: SInvResult | None = None,
+    n_jobs: int | None = None,
+) -> tuple[dict, pd.DataFrame]:
     """The ICA-seed perturbation: the same data refitted with every seed in ``seeds``.
 
     S_inv does not involve ICA, so ``s_inv`` (the default's) is reported unchanged.
@@ -585,15 +743,30 @@ def seed_row(setting: Setting, *, seeds: Iterable[int] = range(20),
         raise ValueError("seeds is empty")
     X, labels = _domain_rows(setting, domains)
     fits = Parallel(n_jobs=n_jobs)(
-        delayed(robust_fit)(setting.estimator(len(domains), seed), X, labels) for seed in seeds)
-    reps = pd.DataFrame([{"perturbation": "ICA seed", **_replicate(seed, fit)}
-                         for seed, fit in zip(seeds, fits)])
+        delayed(robust_fit)(setting.estimator(len(domains), seed), X, labels) for seed in seeds
+    )
+    reps = pd.DataFrame(
+        [{"perturbation": "ICA seed", **_replicate(seed, fit)} for seed, fit in zip(seeds, fits)]
+    )
     members = s_inv.members if s_inv is not None else ()
     tau = s_inv.threshold if s_inv is not None else float("nan")
-    rec = _resampling_record("ICA seed", "resampling", setting, len(X), reps["mic"],
-                             list(reps["alignment"]), members,
-                             float("nan") if s_inv is None else s_inv.boot_share, tau, False,
-                             level, reference, pattern, reps["converged"], reps["certified"])
+    rec = _resampling_record(
+        "ICA seed",
+        "resampling",
+        setting,
+        len(X),
+        reps["mic"],
+        list(reps["alignment"]),
+        members,
+        float("nan") if s_inv is None else s_inv.boot_share,
+        tau,
+        False,
+        level,
+        reference,
+        pattern,
+        reps["converged"],
+        reps["certified"],
+    )
     return rec, reps
 
 
@@ -627,26 +800,33 @@ class RobustnessTable:
         t = self.table
         short = dict(short or {})
         s_inv = [", ".join(short.get(m, m) for m in s) for s in t["s_inv"]]
-        return pd.DataFrame({
-            "S_inv": s_inv,
-            "S_inv boot.": t["s_inv_share"].map(lambda v: "" if pd.isna(v) else f"{v:.0%}"),
-            "MIC [90 %]": [f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-                           for m, lo, hi in zip(t["mic"], t["mic_lo"], t["mic_hi"])],
-            "order": t["order"],
-            "order share": t["order_share"].map(lambda v: f"{v:.0%}"),
-            "paper's order share": t["paper_share"].map(lambda v: f"{v:.0%}"),
-            "paper's order": t["paper_order"].map(_yes_no),
-            "our default": t["default_order"].map(_yes_no),
-        }, index=t.index)
+        return pd.DataFrame(
+            {
+                "S_inv": s_inv,
+                "S_inv boot.": t["s_inv_share"].map(lambda v: "" if pd.isna(v) else f"{v:.0%}"),
+                "MIC [90 %]": [
+                    f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+                    for m, lo, hi in zip(t["mic"], t["mic_lo"], t["mic_hi"])
+                ],
+                "order": t["order"],
+                "order share": t["order_share"].map(lambda v: f"{v:.0%}"),
+                "paper's order share": t["paper_share"].map(lambda v: f"{v:.0%}"),
+                "paper's order": t["paper_order"].map(_yes_no),
+                "our default": t["default_order"].map(_yes_no),
+            },
+            index=t.index,
+        )
 
     def summary(self) -> str:
         """One line per perturbation."""
         lines = [f"Robustness of the headline results ({len(self.table)} rows)"]
         for name, r in self.table.iterrows():
-            lines.append(f"  {name}: S_inv {len(r['s_inv'])} domains; MIC {r['mic']:.3f} "
-                         f"[{r['mic_lo']:.3f}, {r['mic_hi']:.3f}]; {r['order']} "
-                         f"({r['order_share']:.0%}); paper {_yes_no(r['paper_order'])}, "
-                         f"default {_yes_no(r['default_order'])}")
+            lines.append(
+                f"  {name}: S_inv {len(r['s_inv'])} domains; MIC {r['mic']:.3f} "
+                f"[{r['mic_lo']:.3f}, {r['mic_hi']:.3f}]; {r['order']} "
+                f"({r['order_share']:.0%}); paper {_yes_no(r['paper_order'])}, "
+                f"default {_yes_no(r['default_order'])}"
+            )
         return "\n".join(lines)
 
 
@@ -710,30 +890,41 @@ def run_perturbations(
     for setting in settings:
         if progress:
             progress(setting.name)
-        rec, boot = run_setting(setting, candidates=candidates, n_boot=n_boot,
-                                n_splits=n_splits, random_state=random_state,
-                                reference=reference, s_inv=base_s_inv, **common)
+        rec, boot = run_setting(
+            setting,
+            candidates=candidates,
+            n_boot=n_boot,
+            n_splits=n_splits,
+            random_state=random_state,
+            reference=reference,
+            s_inv=base_s_inv,
+            **common,
+        )
         if setting is default:
             reference = rec["alignment"]
             rec.update(_compare(reference, reference, pattern))
-            base_s_inv = SInvResult(rec["s_inv"], rec["tau"], pd.DataFrame(),
-                                    rec["s_inv_share"])
+            base_s_inv = SInvResult(rec["s_inv"], rec["tau"], pd.DataFrame(), rec["s_inv_share"])
         records.append(rec)
         reps.append(boot)
     if n_boot_models:
         if progress:
             progress("bootstrap")
-        rec, boot = bootstrap_row(default, n_boot=n_boot_models, candidates=candidates,
-                                  n_splits=n_splits, random_state=random_state,
-                                  reference=reference, **common)
+        rec, boot = bootstrap_row(
+            default,
+            n_boot=n_boot_models,
+            candidates=candidates,
+            n_splits=n_splits,
+            random_state=random_state,
+            reference=reference,
+            **common,
+        )
         records.append(rec)
         reps.append(boot)
     seeds = list(seeds)
     if seeds:
         if progress:
             progress("ICA seed")
-        rec, boot = seed_row(default, seeds=seeds, reference=reference, s_inv=base_s_inv,
-                             **common)
+        rec, boot = seed_row(default, seeds=seeds, reference=reference, s_inv=base_s_inv, **common)
         records.append(rec)
         reps.append(boot)
     table = pd.DataFrame(records).set_index("perturbation")
@@ -747,8 +938,11 @@ def _first_position(alignment: Sequence[str], role: frozenset) -> int | None:
     return next((i for i, n in enumerate(names) if n in role), None)
 
 
-def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
-               names: Sequence[str] = ("general", "IFEval", "MATH")) -> pd.DataFrame:
+def precedence(
+    replicates: pd.DataFrame,
+    pattern: Sequence[Iterable[str]] = PAPER_ALIGNMENT,
+    names: Sequence[str] = ("general", "IFEval", "MATH"),
+) -> pd.DataFrame:
     """How often each of the pattern's pairwise precedences holds among the replicates.
 
     For every pair of roles ``(a, b)`` with ``a`` before ``b`` in ``pattern`` (the paper:
@@ -782,9 +976,16 @@ def precedence(replicates: pd.DataFrame, pattern: Sequence[Iterable[str]] = PAPE
             for j in range(i + 1, len(roles)):
                 pairs = [(f[i], f[j]) for f in firsts if f[i] is not None and f[j] is not None]
                 agree = sum(a < b for a, b in pairs)
-                rows.append({"perturbation": pert, "pair": f"{names[i]} < {names[j]}",
-                             "replicates": len(group), "defined": len(pairs), "agree": agree,
-                             "share": agree / len(pairs) if pairs else float("nan")})
+                rows.append(
+                    {
+                        "perturbation": pert,
+                        "pair": f"{names[i]} < {names[j]}",
+                        "replicates": len(group),
+                        "defined": len(pairs),
+                        "agree": agree,
+                        "share": agree / len(pairs) if pairs else float("nan"),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -850,8 +1051,9 @@ class RobustnessResults:
         return self.table.summary()
 
 
-def authors_table_variants(domains: Sequence[str] = PAPER_V2_FOUR,
-                           random_state: int = 0) -> pd.DataFrame:
+def authors_table_variants(
+    domains: Sequence[str] = PAPER_V2_FOUR, random_state: int = 0
+) -> pd.DataFrame:
     """The authors' domain rule on the CSV or the CSV plus the final table, with or without
     precision duplicates: models in ``domains``, MIC and order of the point fit (the
     robustness page's estimator, :meth:`Setting.estimator`).
@@ -863,18 +1065,26 @@ def authors_table_variants(domains: Sequence[str] = PAPER_V2_FOUR,
     rows = []
     for final in (False, True):
         for dedupe in (True, False):
-            setting = authors_domains_setting(v2_frame_authors(include_final=final,
-                                                               dedupe=dedupe))
+            setting = authors_domains_setting(v2_frame_authors(include_final=final, dedupe=dedupe))
             X, labels = _domain_rows(setting, domains)
             fit = robust_fit(setting.estimator(len(domains), random_state), X, labels)
-            rows.append({"table": "CSV + final table" if final else "CSV",
-                         "precision duplicates": "kept" if not dedupe else "dropped",
-                         "models": len(X), "mic": fit.mic, "order": fit.order})
+            rows.append(
+                {
+                    "table": "CSV + final table" if final else "CSV",
+                    "precision duplicates": "kept" if not dedupe else "dropped",
+                    "models": len(X),
+                    "mic": fit.mic,
+                    "order": fit.order,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def raw_score_map(frame: pd.DataFrame, domains: Sequence[str] = PAPER_V2_FOUR,
-                  benchmarks: Sequence[str] = V2_BENCHMARKS) -> pd.DataFrame:
+def raw_score_map(
+    frame: pd.DataFrame,
+    domains: Sequence[str] = PAPER_V2_FOUR,
+    benchmarks: Sequence[str] = V2_BENCHMARKS,
+) -> pd.DataFrame:
     """How the normalized scores (0-100) depend on the raw ones (0-1) in ``domains``: the
     least-squares line ``normalized = slope * raw + intercept`` and its R^2 per benchmark."""
     check_frame(frame, ["base_model", *benchmarks, *(f"{b}{_RAW}" for b in benchmarks)])
@@ -896,14 +1106,27 @@ def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
     final = attach_domains(load_leaderboard_v2(include_final=True))
     authors = v2_frame("authors")
     table = run_perturbations(
-        paper_settings(frame, final, authors), n_boot=settings.n_boot,
-        n_boot_models=settings.n_boot_models, seeds=settings.seeds, n_splits=settings.n_splits,
-        random_state=settings.random_state, n_jobs=settings.n_jobs)
-    models = {"csv": len(frame), "final": len(final),
-              "final_only": int((final["source"] == "final_html").sum()),
-              "authors": len(authors)}
-    return RobustnessResults(table, models, authors_table_variants(
-        random_state=settings.random_state), raw_score_map(frame), settings)
+        paper_settings(frame, final, authors),
+        n_boot=settings.n_boot,
+        n_boot_models=settings.n_boot_models,
+        seeds=settings.seeds,
+        n_splits=settings.n_splits,
+        random_state=settings.random_state,
+        n_jobs=settings.n_jobs,
+    )
+    models = {
+        "csv": len(frame),
+        "final": len(final),
+        "final_only": int((final["source"] == "final_html").sum()),
+        "authors": len(authors),
+    }
+    return RobustnessResults(
+        table,
+        models,
+        authors_table_variants(random_state=settings.random_state),
+        raw_score_map(frame),
+        settings,
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RobustnessResults:
@@ -918,6 +1141,8 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Rob
 
     setup = get_setup(setup)
     if setup.name != "careful":
-        raise ValueError(f"the robustness page perturbs the careful setup; got setup "
-                         f"{setup.name!r} (the authors' domain rule is one of its rows)")
+        raise ValueError(
+            f"the robustness page perturbs the careful setup; got setup "
+            f"{setup.name!r} (the authors' domain rule is one of its rows)"
+        )
     return cached("robustness", _compute, setup, Settings() if settings is None else settings)

@@ -85,14 +85,17 @@ GENERAL: tuple[str, ...] = ("bbh", "musr", "mmlu_pro")
 #: The careful setup's hand-checked treatment override (Meta's base checkpoint typed fine-tuned).
 SCALING_OVERRIDES: dict[str, int] = {"meta-llama/Llama-3.1-8B": 0}
 #: Meta's 3.x releases share architecture and tokenizer: one family in Figure 12.
-LLAMA3X: dict[str, str] = {f: "Llama-3.x" for f in ("Llama-3", "Llama-3.1", "Llama-3.2",
-                                                    "Llama-3.3")}
+LLAMA3X: dict[str, str] = {
+    f: "Llama-3.x" for f in ("Llama-3", "Llama-3.1", "Llama-3.2", "Llama-3.3")
+}
 #: Figure 12 in the authors' code (Qwen_illustrate, Feb 2025): rows whose name contains these.
-AUTHORS_FIGURE12: dict[str, str] = {"Qwen2.5-0.5B": "qwen2.5-0.5b", "Qwen2.5-7B": "qwen2.5-7b",
-                                    "Qwen2.5-14B": "qwen2.5-14b"}
+AUTHORS_FIGURE12: dict[str, str] = {
+    "Qwen2.5-0.5B": "qwen2.5-0.5b",
+    "Qwen2.5-7B": "qwen2.5-7b",
+    "Qwen2.5-14B": "qwen2.5-14b",
+}
 LINEAGES: tuple[str, ...] = ("Llama", "Qwen")
 _SEED = 0
-
 
 
 @dataclass(frozen=True)
@@ -156,8 +159,10 @@ class Bridge:
         lines = ["Backdoor ATE (all models) from the authors' setup to the careful one:"]
         for step, r in self.steps.iterrows():
             a = self.ates.loc[step, "all"]
-            lines.append(f"  {step} {r['change']}: {int(r['models'])} models; "
-                         + ", ".join(f"{benchmark_label(b)} {a[b]:+.1f}" for b in BENCH))
+            lines.append(
+                f"  {step} {r['change']}: {int(r['models'])} models; "
+                + ", ".join(f"{benchmark_label(b)} {a[b]:+.1f}" for b in BENCH)
+            )
         return "\n".join(lines)
 
 
@@ -246,17 +251,21 @@ class ScalingResults:
     def summary(self) -> str:
         e = self.effects.loc["all"]
         g = self.r2_gaps.loc["all"]
-        return (f"{self.setup.label}: {len(self.rows):,} models in the ATE population, "
-                f"{len(self.official):,} official models for the sigmoid law; backdoor ATE "
-                + ", ".join(f"{benchmark_label(b)} {e.loc[b, 'ate']:+.1f}" for b in BENCH)
-                + f"; R² gap (BBH, MMLU-PRO, GPQA minus the rest) {g['gap']:+.2f}")
+        return (
+            f"{self.setup.label}: {len(self.rows):,} models in the ATE population, "
+            f"{len(self.official):,} official models for the sigmoid law; backdoor ATE "
+            + ", ".join(f"{benchmark_label(b)} {e.loc[b, 'ate']:+.1f}" for b in BENCH)
+            + f"; R² gap (BBH, MMLU-PRO, GPQA minus the rest) {g['gap']:+.2f}"
+        )
 
 
 # =========================================================================== populations
 def _careful_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
     v2 = v2_frame("careful")
-    return (scaling_frame(v2, overrides=SCALING_OVERRIDES),
-            scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES))
+    return (
+        scaling_frame(v2, overrides=SCALING_OVERRIDES),
+        scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES),
+    )
 
 
 def _authors_rows() -> pd.DataFrame:
@@ -269,16 +278,22 @@ def _population(rows: pd.DataFrame) -> pd.DataFrame:
         sub = rows if d is None else rows[d]
         x, t = sub["log_c"].to_numpy(), sub["T"].to_numpy()
         both = np.isin(x, x[t == 1]) & np.isin(x, x[t == 0])
-        out[name] = {"models": len(sub), "treated": int(t.sum()),
-                     "clusters": int(sub["base_model"].nunique()),
-                     "strata": int(len(np.unique(x))), "strata_both": int(len(np.unique(x[both]))),
-                     "share_both": float(both.mean())}
+        out[name] = {
+            "models": len(sub),
+            "treated": int(t.sum()),
+            "clusters": int(sub["base_model"].nunique()),
+            "strata": int(len(np.unique(x))),
+            "strata_both": int(len(np.unique(x[both]))),
+            "share_both": float(both.mean()),
+        }
     return pd.DataFrame.from_dict(out, orient="index").rename_axis("subset")
 
 
 def _subsets(rows: pd.DataFrame) -> dict[str, np.ndarray | None]:
-    return {"all": None, **{lin: rows["lineage"].eq(lin).fillna(False).to_numpy(dtype=bool)
-                            for lin in LINEAGES}}
+    return {
+        "all": None,
+        **{lin: rows["lineage"].eq(lin).fillna(False).to_numpy(dtype=bool) for lin in LINEAGES},
+    }
 
 
 # =========================================================================== Figure 12
@@ -297,12 +312,21 @@ def _family_sizes(setup: Setup, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 # =========================================================================== fits
-def _sigmoid(setup: Setup, off: pd.DataFrame, settings: Settings,
-             subsets: dict | None, resample: str) -> SigmoidPanel:
+def _sigmoid(
+    setup: Setup, off: pd.DataFrame, settings: Settings, subsets: dict | None, resample: str
+) -> SigmoidPanel:
     solver = "curve_fit" if setup.ate_population == "authors" else "least_squares"
-    return fit_sigmoid_panel(off, BENCH, subsets=subsets, domains="base_model",
-                             n_boot=settings.n_boot_fit, random_state=_SEED, n_jobs=settings.jobs,
-                             solver=solver, resample=resample)
+    return fit_sigmoid_panel(
+        off,
+        BENCH,
+        subsets=subsets,
+        domains="base_model",
+        n_boot=settings.n_boot_fit,
+        random_state=_SEED,
+        n_jobs=settings.jobs,
+        solver=solver,
+        resample=resample,
+    )
 
 
 def _intervals(samples: np.ndarray) -> dict[str, float]:
@@ -310,8 +334,12 @@ def _intervals(samples: np.ndarray) -> dict[str, float]:
     if not len(s):
         return {k: np.nan for k in ("ci95_low", "ci95_high", "ci80_low", "ci80_high")}
     lo95, lo80, hi80, hi95 = np.quantile(s, [0.025, 0.10, 0.90, 0.975])
-    return {"ci95_low": float(lo95), "ci95_high": float(hi95), "ci80_low": float(lo80),
-            "ci80_high": float(hi80)}
+    return {
+        "ci95_low": float(lo95),
+        "ci95_high": float(hi95),
+        "ci80_low": float(lo80),
+        "ci80_high": float(hi80),
+    }
 
 
 def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
@@ -322,26 +350,45 @@ def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
         for b in BENCH:
             ate = float(tab.loc[(name, b), "ate"])
             sd = float(sub[b].std(ddof=1))
-            out.append({"subset": name, "outcome": b, "ate": ate, "sd": sd, "d": ate / sd,
-                        "n_used": int(tab.loc[(name, b), "n_used"]),
-                        **_intervals(ates.samples[(name, b, "backdoor")])})
+            out.append(
+                {
+                    "subset": name,
+                    "outcome": b,
+                    "ate": ate,
+                    "sd": sd,
+                    "d": ate / sd,
+                    "n_used": int(tab.loc[(name, b), "n_used"]),
+                    **_intervals(ates.samples[(name, b, "backdoor")]),
+                }
+            )
     return pd.DataFrame(out).set_index(["subset", "outcome"])
 
 
 def _contrast(ates: ATEPanel) -> pd.DataFrame:
     c95 = ates.contrast("Qwen", "Llama", ci=0.95).set_index("outcome")
     c80 = ates.contrast("Qwen", "Llama", ci=0.80).set_index("outcome")
-    return pd.DataFrame({"qwen": c95["ate_a"], "llama": c95["ate_b"], "diff": c95["diff"],
-                         "ci95_low": c95["ci_low"], "ci95_high": c95["ci_high"],
-                         "ci80_low": c80["ci_low"], "ci80_high": c80["ci_high"]})
+    return pd.DataFrame(
+        {
+            "qwen": c95["ate_a"],
+            "llama": c95["ate_b"],
+            "diff": c95["diff"],
+            "ci95_low": c95["ci_low"],
+            "ci95_high": c95["ci_high"],
+            "ci80_low": c80["ci_low"],
+            "ci80_high": c80["ci_high"],
+        }
+    )
 
 
 def _tau(panel: SigmoidPanel) -> pd.DataFrame:
     out, k = {}, PARAM_NAMES.index("tau")
     for b in BENCH:
         bs = panel.boot.get(("all", b))
-        out[b] = {"tau": panel.fits[("all", b)].tau, "se": panel.fits[("all", b)].se["tau"],
-                  **_intervals(bs.samples[:, k] if bs is not None else [])}
+        out[b] = {
+            "tau": panel.fits[("all", b)].tau,
+            "se": panel.fits[("all", b)].se["tau"],
+            **_intervals(bs.samples[:, k] if bs is not None else []),
+        }
     return pd.DataFrame(out).T.rename_axis("outcome")
 
 
@@ -351,39 +398,61 @@ def _r2(panels: tuple[SigmoidPanel, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for p in panels:
         g95 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.95).set_index("subset")
         g80 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.80).set_index("subset")
-        gaps.append(pd.DataFrame({"gap": g95["gap"], "ci95_low": g95["ci_low"],
-                                  "ci95_high": g95["ci_high"], "ci80_low": g80["ci_low"],
-                                  "ci80_high": g80["ci_high"]}))
+        gaps.append(
+            pd.DataFrame(
+                {
+                    "gap": g95["gap"],
+                    "ci95_low": g95["ci_low"],
+                    "ci95_high": g95["ci_high"],
+                    "ci80_low": g80["ci_low"],
+                    "ci80_high": g80["ci_high"],
+                }
+            )
+        )
     return r2, pd.concat(gaps)
 
 
 def _printed(effects: pd.DataFrame, tau: pd.DataFrame, r2: pd.DataFrame) -> pd.DataFrame:
     acv = authors_code_values()["value"]
-    return pd.DataFrame({
-        "ate_theirs": [acv[f"ate-{b}"] for b in BENCH],
-        "ate_ours": [effects.loc[("all", b), "ate"] for b in BENCH],
-        "tau_theirs": [acv[f"sigmoid-tau-{b}"] for b in BENCH],
-        "tau_ours": [tau.loc[b, "tau"] for b in BENCH],
-        "r2_theirs": [acv[f"sigmoid-r2-{b}"] for b in BENCH],
-        "r2_ours": [r2.loc[("all", b), "r2"] for b in BENCH]},
-        index=pd.Index(BENCH, name="outcome"))
+    return pd.DataFrame(
+        {
+            "ate_theirs": [acv[f"ate-{b}"] for b in BENCH],
+            "ate_ours": [effects.loc[("all", b), "ate"] for b in BENCH],
+            "tau_theirs": [acv[f"sigmoid-tau-{b}"] for b in BENCH],
+            "tau_ours": [tau.loc[b, "tau"] for b in BENCH],
+            "r2_theirs": [acv[f"sigmoid-r2-{b}"] for b in BENCH],
+            "r2_ours": [r2.loc[("all", b), "r2"] for b in BENCH],
+        },
+        index=pd.Index(BENCH, name="outcome"),
+    )
 
 
 def _printed_population(pop: pd.Series) -> pd.DataFrame:
     acv = authors_code_values()["value"]
-    theirs = {"rows": acv["ate-rows"], "strata": acv["ate-strata"],
-              "share_both": acv["ate-support-share"]}
+    theirs = {
+        "rows": acv["ate-rows"],
+        "strata": acv["ate-strata"],
+        "share_both": acv["ate-support-share"],
+    }
     theirs["rows_both"] = round(theirs["share_both"] * theirs["rows"])
-    ours = {"rows": pop["models"], "strata": pop["strata"], "share_both": pop["share_both"],
-            "rows_both": round(pop["share_both"] * pop["models"])}
+    ours = {
+        "rows": pop["models"],
+        "strata": pop["strata"],
+        "share_both": pop["share_both"],
+        "rows_both": round(pop["share_both"] * pop["models"]),
+    }
     return pd.DataFrame({"theirs": theirs, "ours": ours})
 
 
 def _ipw(rows: pd.DataFrame, effects: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     x, t = rows["log_c"].to_numpy(), rows["T"].to_numpy()
-    ipw = pd.DataFrame({f"IPW degree {k}": [ate_ipw(x, t, rows[b], degree=k, n_boot=0).ate
-                                            for b in BENCH] for k in (1, 2, 3)},
-                       index=pd.Index(BENCH, name="outcome"))
+    ipw = pd.DataFrame(
+        {
+            f"IPW degree {k}": [ate_ipw(x, t, rows[b], degree=k, n_boot=0).ate for b in BENCH]
+            for k in (1, 2, 3)
+        },
+        index=pd.Index(BENCH, name="outcome"),
+    )
     ipw["backdoor"] = [effects.loc[("all", b), "ate"] for b in BENCH]
     bal = pd.DataFrame({f"degree {k}": ipw_balance(x, t, degree=k)["smd"] for k in (1, 2, 3)}).T
     return ipw, bal
@@ -391,13 +460,20 @@ def _ipw(rows: pd.DataFrame, effects: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
 
 def _mix(rows: pd.DataFrame) -> pd.DataFrame:
     post = rows[rows["T"] == 1]
-    kind = pd.DataFrame({
-        "lineage": post["lineage"].astype(str),
-        "math-oriented name": post["model_id"].str.contains(
-            r"math|r1-distill|deepseek-r1|numina", case=False),
-        "merge": post["type"].eq("merge")})
-    return kind.groupby("lineage")[["math-oriented name", "merge"]].mean().join(
-        post.groupby(post["lineage"].astype(str)).size().rename("fine-tunes"))
+    kind = pd.DataFrame(
+        {
+            "lineage": post["lineage"].astype(str),
+            "math-oriented name": post["model_id"].str.contains(
+                r"math|r1-distill|deepseek-r1|numina", case=False
+            ),
+            "merge": post["type"].eq("merge"),
+        }
+    )
+    return (
+        kind.groupby("lineage")[["math-oriented name", "merge"]]
+        .mean()
+        .join(post.groupby(post["lineage"].astype(str)).size().rename("fine-tunes"))
+    )
 
 
 def _override_check() -> pd.DataFrame:
@@ -413,11 +489,13 @@ _NOTES = {
         "rebuilt from the 3,913-row CSV (they had 140 rows, 78 strata). The Llama/Qwen split, "
         "Figure 12 and Figure 14's rows are not in their scaling notebook: family label "
         "starting with llama/qwen and Qwen2.5 rows matched by name are our reconstruction. "
-        "Intervals are ours (cluster bootstrap by their base-model label)."),
+        "Intervals are ours (cluster bootstrap by their base-model label)."
+    ),
     "book": (
         "This book's population: every attributed model, chat models and merges counted as "
         "fine-tuned, compute from the base model's parameters and tokens; the paper's text "
-        "does not say which models it used."),
+        "does not say which models it used."
+    ),
 }
 
 
@@ -429,11 +507,20 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
         rows, off = _careful_rows()
     fam = _family_sizes(setup, rows)
     sig = _sigmoid(setup, off, settings, {"all": None}, "clusters")
-    lin = _sigmoid(setup, off, settings,
-                   {k: v for k, v in _subsets(off).items() if v is not None}, "within")
-    ates = ate_panel(rows, BENCH, subsets=_subsets(rows), estimators=("backdoor",),
-                     domains="base_model", n_boot=settings.n_boot_ate, random_state=_SEED,
-                     n_jobs=settings.jobs, estimator_kwargs={"backdoor": {"method": "stratified"}})
+    lin = _sigmoid(
+        setup, off, settings, {k: v for k, v in _subsets(off).items() if v is not None}, "within"
+    )
+    ates = ate_panel(
+        rows,
+        BENCH,
+        subsets=_subsets(rows),
+        estimators=("backdoor",),
+        domains="base_model",
+        n_boot=settings.n_boot_ate,
+        random_state=_SEED,
+        n_jobs=settings.jobs,
+        estimator_kwargs={"backdoor": {"method": "stratified"}},
+    )
     effects = _effects(rows, ates)
     tau = _tau(sig)
     r2, gaps = _r2((sig, lin))
@@ -441,21 +528,38 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
     qwen = rows[_subsets(rows)["Qwen"]]
     pop = _population(rows)
     return ScalingResults(
-        setup=setup, rows=rows, official=off, population=pop,
+        setup=setup,
+        rows=rows,
+        official=off,
+        population=pop,
         printed_population=_printed_population(pop.loc["all"]),
-        family_sizes=fam, monotonicity=size_monotonicity(fam), sigmoid=sig, lineage=lin,
-        ates=ates, effects=effects, contrast=_contrast(ates), tau=tau, r2=r2, r2_gaps=gaps,
-        printed=_printed(effects, tau, r2), ipw=ipw, balance=bal,
-        qwen_strata={b: stratum_effects(qwen, b) for b in GAINS}, mix=_mix(rows),
+        family_sizes=fam,
+        monotonicity=size_monotonicity(fam),
+        sigmoid=sig,
+        lineage=lin,
+        ates=ates,
+        effects=effects,
+        contrast=_contrast(ates),
+        tau=tau,
+        r2=r2,
+        r2_gaps=gaps,
+        printed=_printed(effects, tau, r2),
+        ipw=ipw,
+        balance=bal,
+        qwen_strata={b: stratum_effects(qwen, b) for b in GAINS},
+        mix=_mix(rows),
         override_check=_override_check(),
-        bridge=bridge(), notes=_NOTES[setup.ate_population])
+        bridge=bridge(),
+        notes=_NOTES[setup.ate_population],
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> ScalingResults:
     """The scaling chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
-    return cached("scaling", _compute, get_setup(setup),
-                  Settings() if settings is None else settings)
+    return cached(
+        "scaling", _compute, get_setup(setup), Settings() if settings is None else settings
+    )
 
 
 # =========================================================================== the bridge
@@ -464,8 +568,9 @@ def _point_ates(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
     for name, mask in _subsets(rows).items():
         sub = rows if mask is None else rows[mask]
         for b in BENCH:
-            out[(name, b)] = ate_backdoor(sub["log_c"], sub["T"], sub[b], method="stratified",
-                                          n_boot=0).ate
+            out[(name, b)] = ate_backdoor(
+                sub["log_c"], sub["T"], sub[b], method="stratified", n_boot=0
+            ).ate
     for b in BENCH:
         out[("Qwen - Llama", b)] = out[("Qwen", b)] - out[("Llama", b)]
     return out
@@ -481,8 +586,11 @@ def _final_candidates() -> pd.DataFrame:
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     label = [authors_base_model(*r, strict=True) for r in cand[cols].itertuples(index=False)]
     fam = pd.Series([authors_token_family(x) for x in label], index=cand.index, dtype="string")
-    return cand.loc[fam.notna(), ["model_id", "params_b"]].assign(
-        token_family=fam[fam.notna()]).reset_index(drop=True)
+    return (
+        cand.loc[fam.notna(), ["model_id", "params_b"]]
+        .assign(token_family=fam[fam.notna()])
+        .reset_index(drop=True)
+    )
 
 
 def _bridge() -> Bridge:
@@ -491,31 +599,49 @@ def _bridge() -> Bridge:
     careful = v2_frame("careful")
     steps = [
         ("A", "the authors' setup", authors_scaling_frame(v2_frame("authors"))),
-        ("B", "+ chat, merges, other types as T = 1",
-         authors_scaling_frame(v2_frame("authors"), types=None)),
-        ("C", "+ every provider",
-         authors_scaling_frame(v2_frame("authors"), types=None, official_only=False)),
-        ("D", "+ one row per model",
-         authors_scaling_frame(v2_frame_authors(dedupe=True), types=None,
-                               official_only=False)),
-        ("E", "+ book's base models and compute",
-         scaling_frame(careful, name_markers=False)),
-        ("F", "+ book's T corrections (careful)",
-         scaling_frame(careful, overrides=SCALING_OVERRIDES)),
+        (
+            "B",
+            "+ chat, merges, other types as T = 1",
+            authors_scaling_frame(v2_frame("authors"), types=None),
+        ),
+        (
+            "C",
+            "+ every provider",
+            authors_scaling_frame(v2_frame("authors"), types=None, official_only=False),
+        ),
+        (
+            "D",
+            "+ one row per model",
+            authors_scaling_frame(v2_frame_authors(dedupe=True), types=None, official_only=False),
+        ),
+        ("E", "+ book's base models and compute", scaling_frame(careful, name_markers=False)),
+        (
+            "F",
+            "+ book's T corrections (careful)",
+            scaling_frame(careful, overrides=SCALING_OVERRIDES),
+        ),
     ]
     info, ates = [], {}
     for step, change, rows in steps:
         pop = _population(rows).loc["all"]
-        info.append({"step": step, "change": change,
-                     **{k: (float(v) if k == "share_both" else int(v)) for k, v in pop.items()}})
+        info.append(
+            {
+                "step": step,
+                "change": change,
+                **{k: (float(v) if k == "share_both" else int(v)) for k, v in pop.items()},
+            }
+        )
         ates[step] = _point_ates(rows)
     tab = pd.DataFrame(ates).T.rename_axis("step")
     tab.columns = pd.MultiIndex.from_tuples(tab.columns, names=["subset", "outcome"])
     authors = v2_frame("authors")
-    return Bridge(steps=pd.DataFrame(info).set_index("step"), ates=tab,
-                  final_candidates=_final_candidates(),
-                  n_final_only=int(authors["type"].isna().sum()),
-                  n_csv=int(authors["type"].notna().sum()))
+    return Bridge(
+        steps=pd.DataFrame(info).set_index("step"),
+        ates=tab,
+        final_candidates=_final_candidates(),
+        n_final_only=int(authors["type"].isna().sum()),
+        n_csv=int(authors["type"].notna().sum()),
+    )
 
 
 def bridge() -> Bridge:
@@ -526,15 +652,17 @@ def bridge() -> Bridge:
 
 # =========================================================================== claims
 def _ci(r, key: str = "ate", digits: int = 1) -> str:
-    return (f"{r[key]:+.{digits}f} [{r['ci95_low']:+.{digits}f}, {r['ci95_high']:+.{digits}f}]")
+    return f"{r[key]:+.{digits}f} [{r['ci95_low']:+.{digits}f}, {r['ci95_high']:+.{digits}f}]"
 
 
 def _setup_note(res: ScalingResults, lineage: bool = False) -> str:
     if res.setup.ate_population != "authors":
         return ""
-    return (" (Llama/Qwen split reconstructed: family label starting with llama/qwen)"
-            if lineage else " (the authors' population: official, pretrained vs "
-            "domain-specific fine-tunes)")
+    return (
+        " (Llama/Qwen split reconstructed: family label starting with llama/qwen)"
+        if lineage
+        else " (the authors' population: official, pretrained vs domain-specific fine-tunes)"
+    )
 
 
 @claim("F7-bbh-tau", chapter="scaling", figure="fig-scaling-tau")
@@ -542,23 +670,34 @@ def _bbh_tau(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     b, i = res.tau.loc["bbh"], res.tau.loc["ifeval"]
     small = (b["ci95_low"] <= 0 <= b["ci95_high"]) or abs(b["tau"]) <= 2
     ok = small and abs(b["tau"]) < i["tau"] / 5
-    ours = (f"τ BBH {_ci(b, 'tau')} vs IFEval {_ci(i, 'tau')} points "
-            f"({len(res.official):,} official models)")
+    ours = (
+        f"τ BBH {_ci(b, 'tau')} vs IFEval {_ci(i, 'tau')} points "
+        f"({len(res.official):,} official models)"
+    )
     v = grade(ok, abs(b["tau"]) < i["tau"] / 2)
-    reason = ("BBH's shift is small and under a fifth of IFEval's" if ok else
-              "BBH's shift is under half of IFEval's" if v == "partly" else
-              "BBH's shift is not small next to IFEval's")
+    reason = (
+        "BBH's shift is small and under a fifth of IFEval's"
+        if ok
+        else "BBH's shift is under half of IFEval's"
+        if v == "partly"
+        else "BBH's shift is not small next to IFEval's"
+    )
     return {"F7-bbh-tau": Outcome(ours, v, reason + _setup_note(res), value=float(b["tau"]))}
 
 
 @claim("F7-bbh-fit", chapter="scaling", figure="fig-scaling-bbh-law")
 def _bbh_fit(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r = res.r2.loc[("all", "bbh")]
-    ours = (f"R² {r['r2']:.2f} [{r['r2_ci_low']:.2f}, {r['r2_ci_high']:.2f}] on "
-            f"{int(r['n']):,} official models")
+    ours = (
+        f"R² {r['r2']:.2f} [{r['r2_ci_low']:.2f}, {r['r2_ci_high']:.2f}] on "
+        f"{int(r['n']):,} official models"
+    )
     v = grade(r["r2"] >= 0.70, r["r2"] >= 0.50)
-    reason = {"reproduced": "R² at least 0.70", "partly": "R² between 0.50 and 0.70",
-              "not reproduced": "R² below 0.50"}[v]
+    reason = {
+        "reproduced": "R² at least 0.70",
+        "partly": "R² between 0.50 and 0.70",
+        "not reproduced": "R² below 0.50",
+    }[v]
     return {"F7-bbh-fit": Outcome(ours, v, reason + _setup_note(res), value=float(r["r2"]))}
 
 
@@ -568,19 +707,34 @@ def _fig12(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     up = int((mono["largest_minus_smallest"] > 0).sum())
     drops, steps = int(mono["adjacent_drops"].sum()), int(mono["steps"].sum())
     fams = ", ".join(dict.fromkeys(mono["family"]))
-    ours = (f"largest > smallest base in {up} of {len(mono)} family × benchmark pairs "
-            f"({fams}); {drops} of {steps} adjacent size steps go down")
+    ours = (
+        f"largest > smallest base in {up} of {len(mono)} family × benchmark pairs "
+        f"({fams}); {drops} of {steps} adjacent size steps go down"
+    )
     v = grade(up == len(mono) and drops == 0, up == len(mono))
-    reason = "uniform" if v == "reproduced" else ("a trend, not uniform" if v == "partly"
-                                                  else "a larger base scores lower somewhere")
+    reason = (
+        "uniform"
+        if v == "reproduced"
+        else ("a trend, not uniform" if v == "partly" else "a larger base scores lower somewhere")
+    )
     if res.setup.ate_population == "authors":
-        reason += (" (their Figure 12 code: Qwen2.5 0.5B/7B/14B rows matched by name, one "
-                   "family, so 6 pairs)")
+        reason += (
+            " (their Figure 12 code: Qwen2.5 0.5B/7B/14B rows matched by name, one "
+            "family, so 6 pairs)"
+        )
     return {"F12-bigger-better": Outcome(ours, v, reason, value=float(up))}
 
 
-@claim("F13a-ifeval", "F13a-math_lvl_5", "F13a-bbh", "F13a-gpqa", "F13a-musr", "F13a-mmlu_pro",
-       chapter="scaling", figure="fig-scaling-ate")
+@claim(
+    "F13a-ifeval",
+    "F13a-math_lvl_5",
+    "F13a-bbh",
+    "F13a-gpqa",
+    "F13a-musr",
+    "F13a-mmlu_pro",
+    chapter="scaling",
+    figure="fig-scaling-ate",
+)
 def _fig13a(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     e = res.effects.loc["all"]
     floor = min(e.loc["ifeval", "d"], e.loc["math_lvl_5", "d"])
@@ -591,30 +745,43 @@ def _fig13a(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         ours = f"backdoor ATE {_ci(r)} points, d = {r['d']:+.2f}"
         if b in GAINS:
             lo95, lo80, d = r["ci95_low"], r["ci80_low"], r["d"]
-            v = grade(lo95 > 0 and d >= 0.5,
-                      (lo95 > 0 and 0.2 <= d < 0.5) or (d >= 0.5 and lo80 > 0))
-            reason = ("a large gain, 95 % interval above 0" if v == "reproduced" else
-                      "a moderate gain (d < 0.5)" if v == "partly" and lo95 > 0 else
-                      "a large gain, only the 80 % interval above 0" if v == "partly" else
-                      "no substantial gain (d < 0.2 or the interval reaches 0)")
+            v = grade(
+                lo95 > 0 and d >= 0.5, (lo95 > 0 and 0.2 <= d < 0.5) or (d >= 0.5 and lo80 > 0)
+            )
+            reason = (
+                "a large gain, 95 % interval above 0"
+                if v == "reproduced"
+                else "a moderate gain (d < 0.5)"
+                if v == "partly" and lo95 > 0
+                else "a large gain, only the 80 % interval above 0"
+                if v == "partly"
+                else "no substantial gain (d < 0.2 or the interval reaches 0)"
+            )
         else:
             d = r["d"]
             v = grade(d <= 0.2, 0.2 < d <= 0.5 and d < floor / 2)
-            reason = ("little or negative (d ≤ 0.2)" if v == "reproduced" else
-                      "a small gain, under half of IFEval's and MATH's" if v == "partly" else
-                      "a gain too large to be 'little'")
+            reason = (
+                "little or negative (d ≤ 0.2)"
+                if v == "reproduced"
+                else "a small gain, under half of IFEval's and MATH's"
+                if v == "partly"
+                else "a gain too large to be 'little'"
+            )
         out[cid] = Outcome(ours, v, reason + _setup_note(res), value=float(r["ate"]))
     return out
 
 
 def _diff_text(c: pd.DataFrame, b: str) -> str:
     r = c.loc[b]
-    return (f"{benchmark_label(b)} {r['diff']:+.1f} [{r['ci95_low']:+.1f}, {r['ci95_high']:+.1f}] "
-            f"(80 %: [{r['ci80_low']:+.1f}, {r['ci80_high']:+.1f}])")
+    return (
+        f"{benchmark_label(b)} {r['diff']:+.1f} [{r['ci95_low']:+.1f}, {r['ci95_high']:+.1f}] "
+        f"(80 %: [{r['ci80_low']:+.1f}, {r['ci80_high']:+.1f}])"
+    )
 
 
-@claim("F13bc-math_lvl_5", "F13bc-ifeval", "F13bc-general", chapter="scaling",
-       figure="fig-scaling-ate")
+@claim(
+    "F13bc-math_lvl_5", "F13bc-ifeval", "F13bc-general", chapter="scaling", figure="fig-scaling-ate"
+)
 def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     c = res.contrast
     note = _setup_note(res, lineage=True)
@@ -622,43 +789,72 @@ def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     for cid in ("F13bc-math_lvl_5", "F13bc-ifeval"):
         b = cid.split("-", 1)[1]
         r = c.loc[b]
-        v = interval_verdict(r["diff"], (r["ci95_low"], r["ci95_high"]),
-                             (r["ci80_low"], r["ci80_high"]))
-        reason = ("Qwen gains more, 95 % interval above 0" if v == "reproduced" else
-                  "direction supported at the one-sided 10 % level only" if v == "partly" else
-                  "the 80 % interval contains 0" if r["diff"] > 0 else
-                  "Llama gains at least as much")
-        out[cid] = Outcome(f"Qwen − Llama: {_diff_text(c, b)}", v, reason + note,
-                           value=float(r["diff"]))
+        v = interval_verdict(
+            r["diff"], (r["ci95_low"], r["ci95_high"]), (r["ci80_low"], r["ci80_high"])
+        )
+        reason = (
+            "Qwen gains more, 95 % interval above 0"
+            if v == "reproduced"
+            else "direction supported at the one-sided 10 % level only"
+            if v == "partly"
+            else "the 80 % interval contains 0"
+            if r["diff"] > 0
+            else "Llama gains at least as much"
+        )
+        out[cid] = Outcome(
+            f"Qwen − Llama: {_diff_text(c, b)}", v, reason + note, value=float(r["diff"])
+        )
     neg = [b for b in GENERAL if c.loc[b, "diff"] < 0]
     sure = [b for b in GENERAL if c.loc[b, "ci95_high"] < 0]
     sure80 = [b for b in GENERAL if c.loc[b, "ci80_high"] < 0]
-    v = grade(len(sure) == len(GENERAL),
-              len(neg) == len(GENERAL) and (bool(sure) or len(sure80) == len(GENERAL)))
-    which = ("all three" if len(neg) == len(GENERAL) else
-             ", ".join(map(benchmark_label, neg)) + " only" if neg else "none of the three")
-    reason = (f"Qwen drops more on {which}"
-              + (f"; 95 % interval below 0 on {', '.join(map(benchmark_label, sure))}" if sure
-                 else "; no 95 % interval below 0"))
-    out["F13bc-general"] = Outcome("Qwen − Llama: " + "; ".join(_diff_text(c, b)
-                                                               for b in GENERAL),
-                                   v, reason + note, value=float(len(neg)))
+    v = grade(
+        len(sure) == len(GENERAL),
+        len(neg) == len(GENERAL) and (bool(sure) or len(sure80) == len(GENERAL)),
+    )
+    which = (
+        "all three"
+        if len(neg) == len(GENERAL)
+        else ", ".join(map(benchmark_label, neg)) + " only"
+        if neg
+        else "none of the three"
+    )
+    reason = f"Qwen drops more on {which}" + (
+        f"; 95 % interval below 0 on {', '.join(map(benchmark_label, sure))}"
+        if sure
+        else "; no 95 % interval below 0"
+    )
+    out["F13bc-general"] = Outcome(
+        "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL),
+        v,
+        reason + note,
+        value=float(len(neg)),
+    )
     return out
 
 
 def _gap_outcome(res: ScalingResults, subset: str, implied: bool) -> Outcome:
     g = res.r2_gaps.loc[subset]
     r2 = res.r2.loc[subset, "r2"]
-    boot = ("models resampled within base model" if subset != "all"
-            else "cluster bootstrap by base model")
-    ours = (f"mean R² gap {g['gap']:+.2f} [{g['ci95_low']:+.2f}, {g['ci95_high']:+.2f}] "
-            f"(80 %: [{g['ci80_low']:+.2f}, {g['ci80_high']:+.2f}]; {boot}); R² "
-            + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER))
-    v = interval_verdict(g["gap"], (g["ci95_low"], g["ci95_high"]),
-                         (g["ci80_low"], g["ci80_high"]))
-    reason = ("higher on average, 95 % interval above 0" if v == "reproduced" else
-              "higher on average, only the 80 % interval above 0" if v == "partly" else
-              "the interval reaches 0" if g["gap"] > 0 else "lower on average")
+    boot = (
+        "models resampled within base model"
+        if subset != "all"
+        else "cluster bootstrap by base model"
+    )
+    ours = (
+        f"mean R² gap {g['gap']:+.2f} [{g['ci95_low']:+.2f}, {g['ci95_high']:+.2f}] "
+        f"(80 %: [{g['ci80_low']:+.2f}, {g['ci80_high']:+.2f}]; {boot}); R² "
+        + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER)
+    )
+    v = interval_verdict(g["gap"], (g["ci95_low"], g["ci95_high"]), (g["ci80_low"], g["ci80_high"]))
+    reason = (
+        "higher on average, 95 % interval above 0"
+        if v == "reproduced"
+        else "higher on average, only the 80 % interval above 0"
+        if v == "partly"
+        else "the interval reaches 0"
+        if g["gap"] > 0
+        else "lower on average"
+    )
     if implied:
         reason += "; the paper states no finding for this row (shown in its figure only)"
     return Outcome(ours, v, reason + _setup_note(res, lineage=implied), value=float(g["gap"]))
@@ -670,11 +866,15 @@ def _fig14(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pairs = [(k, o) for k in KNOWLEDGE for o in OTHER]
     good = [(k, o) for k, o in pairs if r2[k] > r2[o]]
     bad = [f"{benchmark_label(k)} < {benchmark_label(o)}" for k, o in pairs if (k, o) not in good]
-    ours = f"{len(good)} of 9 pairs; R² " + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}"
-                                                       for b in KNOWLEDGE + OTHER)
-    pw = Outcome(ours, grade(len(good) == 9, len(good) >= 7),
-                 ("all pairs ordered" if not bad else "exceptions: " + ", ".join(bad))
-                 + _setup_note(res), value=float(len(good)))
+    ours = f"{len(good)} of 9 pairs; R² " + ", ".join(
+        f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER
+    )
+    pw = Outcome(
+        ours,
+        grade(len(good) == 9, len(good) >= 7),
+        ("all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)) + _setup_note(res),
+        value=float(len(good)),
+    )
     return {"F14-group": _gap_outcome(res, "all", implied=False), "F14-pairwise": pw}
 
 
@@ -694,13 +894,16 @@ def _tau_order(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pairs = [(o, k) for o in OTHER for k in KNOWLEDGE]
     good = [(o, k) for o, k in pairs if tau.loc[o, "tau"] > tau.loc[k, "tau"]]
     above = [o for o in OTHER if tau.loc[o, "ci95_low"] > 0]
-    ours = (f"{len(good)} of 9 pairs with τ larger for IFEval/MATH/MUSR; τ "
-            + ", ".join(f"{benchmark_label(b)} {_ci(tau.loc[b], 'tau')}" for b in OTHER + KNOWLEDGE))
+    ours = f"{len(good)} of 9 pairs with τ larger for IFEval/MATH/MUSR; τ " + ", ".join(
+        f"{benchmark_label(b)} {_ci(tau.loc[b], 'tau')}" for b in OTHER + KNOWLEDGE
+    )
     v = grade(len(good) == 9 and len(above) == 3, len(good) >= 7)
     missing = [benchmark_label(o) for o in OTHER if o not in above]
-    reason = (f"{len(good)} of 9 pairs ordered; 95 % interval of τ above 0 for "
-              f"{', '.join(map(benchmark_label, above)) or 'none'}"
-              + (f", not for {', '.join(missing)}" if missing else ""))
+    reason = (
+        f"{len(good)} of 9 pairs ordered; 95 % interval of τ above 0 for "
+        f"{', '.join(map(benchmark_label, above)) or 'none'}"
+        + (f", not for {', '.join(missing)}" if missing else "")
+    )
     return {"F14-tau-order": Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))}
 
 
@@ -710,10 +913,13 @@ def setups_table(results: dict[str, ScalingResults]) -> pd.DataFrame:
     for name, res in results.items():
         p = res.population.loc["all"]
         recs[SETUPS[name].label] = {
-            "models (ATE)": int(p["models"]), "fine-tuned (T = 1)": int(p["treated"]),
-            "compute strata": int(p["strata"]), "strata with both arms": int(p["strata_both"]),
+            "models (ATE)": int(p["models"]),
+            "fine-tuned (T = 1)": int(p["treated"]),
+            "compute strata": int(p["strata"]),
+            "strata with both arms": int(p["strata_both"]),
             "share in them": f"{p['share_both']:.1%}",
-            "official models (law)": len(res.official)}
+            "official models (law)": len(res.official),
+        }
     return pd.DataFrame(recs)
 
 
@@ -743,8 +949,15 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
             base = {"outcome": benchmark_label(b), "setup": SETUPS[name].label}
             if what == "tau":
                 r = res.tau.loc[b]
-                recs.append({**base, "subset": "all", "tau": r["tau"],
-                             "ci_low": r["ci95_low"], "ci_high": r["ci95_high"]})
+                recs.append(
+                    {
+                        **base,
+                        "subset": "all",
+                        "tau": r["tau"],
+                        "ci_low": r["ci95_low"],
+                        "ci_high": r["ci95_high"],
+                    }
+                )
                 continue
             for sub in ("all", *LINEAGES):
                 if what == "ate":
@@ -773,16 +986,33 @@ def printed_sigmoid(res: ScalingResults) -> pd.DataFrame:
     recs = []
     for b in BENCH:
         fit = res.sigmoid.fits[("all", b)]
-        ours = {"L": fit.L, "x0": fit.log_c0 - AUTHORS_LOG_OFFSET, "k": fit.k, "b": fit.b,
-                "c": fit.tau}
-        se = {"L": fit.se["L"], "x0": fit.se["log_c0"], "k": fit.se["k"], "b": fit.se["b"],
-              "c": fit.se["tau"]}
+        ours = {
+            "L": fit.L,
+            "x0": fit.log_c0 - AUTHORS_LOG_OFFSET,
+            "k": fit.k,
+            "b": fit.b,
+            "c": fit.tau,
+        }
+        se = {
+            "L": fit.se["L"],
+            "x0": fit.se["log_c0"],
+            "k": fit.se["k"],
+            "b": fit.se["b"],
+            "c": fit.se["tau"],
+        }
         for p in ("L", "x0", "k", "b", "c"):
             key = f"sigmoid-tau-{b}" if p == "c" else f"sigmoid-{p}-{b}"
             theirs = float(acv[key])
-            recs.append({"outcome": b, "parameter": p, "theirs": theirs, "ours": float(ours[p]),
-                         "se_ours": float(se[p]),
-                         "ratio": float(ours[p]) / theirs if theirs else np.nan})
+            recs.append(
+                {
+                    "outcome": b,
+                    "parameter": p,
+                    "theirs": theirs,
+                    "ours": float(ours[p]),
+                    "se_ours": float(se[p]),
+                    "ratio": float(ours[p]) / theirs if theirs else np.nan,
+                }
+            )
     return pd.DataFrame(recs).set_index(["outcome", "parameter"])
 
 

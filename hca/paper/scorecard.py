@@ -80,9 +80,12 @@ __all__ = [
 #: The headline claims whose stability over refits the scorecard reports.
 HEADLINE: tuple[str, ...] = ("S4-order", "S4-best-four", "F18-four-smallest", "F2b-sinv-v2")
 #: Short names of the headline claims (figure labels).
-HEADLINE_NAMES: dict[str, str] = {"S4-order": "causal order", "S4-best-four": "best four domains",
-                                  "F18-four-smallest": "four smallest MICs",
-                                  "F2b-sinv-v2": "the five domains of S_inv"}
+HEADLINE_NAMES: dict[str, str] = {
+    "S4-order": "causal order",
+    "S4-best-four": "best four domains",
+    "F18-four-smallest": "four smallest MICs",
+    "F2b-sinv-v2": "the five domains of S_inv",
+}
 
 _PAPER_FIELDS = ("id", "section", "claim", "paper", "criterion", "kind", "citation")
 
@@ -108,23 +111,35 @@ class ClaimRow:
         for name, o in self.setups.items():
             d = {"ours": o.ours, "verdict": o.verdict, "reason": o.reason}
             if o.stability is not None:
-                d["stability"] = {"share": round(o.stability.share, 4),
-                                  "n_fits": o.stability.n_fits,
-                                  "design": o.stability.design}
+                d["stability"] = {
+                    "share": round(o.stability.share, 4),
+                    "n_fits": o.stability.n_fits,
+                    "design": o.stability.design,
+                }
             if o.ensemble is not None:
                 e = o.ensemble
-                d["ensemble"] = {"runs": e.runs, "share": round(e.share, 4),
-                                 "share_partly": round(e.share_partly, 4),
-                                 "typical_seed": e.typical_seed,
-                                 "median": None if e.median is None else round(e.median, 6),
-                                 "range": None if e.low is None else [round(e.low, 6),
-                                                                      round(e.high, 6)],
-                                 "rule": e.rule, "borderline": e.borderline}
+                d["ensemble"] = {
+                    "runs": e.runs,
+                    "share": round(e.share, 4),
+                    "share_partly": round(e.share_partly, 4),
+                    "typical_seed": e.typical_seed,
+                    "median": None if e.median is None else round(e.median, 6),
+                    "range": None if e.low is None else [round(e.low, 6), round(e.high, 6)],
+                    "rule": e.rule,
+                    "borderline": e.borderline,
+                }
             setups[name] = d
-        return {"id": self.id, "section": self.section, "claim": self.claim,
-                "paper": self.paper, "criterion": self.criterion, "kind": self.kind,
-                "chapter": CHAPTERS[self.chapter][0], "figure": self.figure,
-                "setups": setups}
+        return {
+            "id": self.id,
+            "section": self.section,
+            "claim": self.claim,
+            "paper": self.paper,
+            "criterion": self.criterion,
+            "kind": self.kind,
+            "chapter": CHAPTERS[self.chapter][0],
+            "figure": self.figure,
+            "setups": setups,
+        }
 
 
 def chapter_module(chapter: str):
@@ -140,8 +155,9 @@ def chapter_results(chapter: str, setup: str | Setup, fast: bool = False) -> Any
     return c.run(setup, c.settings(fast))
 
 
-def chapter_ensemble(chapter: str, setup: str | Setup, fast: bool = False,
-                     seeds: Sequence[int] = ENSEMBLE_SEEDS) -> list:
+def chapter_ensemble(
+    chapter: str, setup: str | Setup, fast: bool = False, seeds: Sequence[int] = ENSEMBLE_SEEDS
+) -> list:
     """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` for its
     single fits (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based
     claims are read from. Computations that set their own seeds are shared by the members."""
@@ -167,12 +183,16 @@ def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
 def ensemble_seeds(verdicts: Sequence[str]) -> tuple[int, ...]:
     """The seeds a claim is read from, given its verdicts on the runs of ENSEMBLE_SEEDS:
     ENSEMBLE_SEEDS_MORE when a share lies near a threshold (:func:`needs_more_runs`)."""
-    return (ENSEMBLE_SEEDS_MORE if needs_more_runs(verdicts, len(ENSEMBLE_SEEDS_MORE))
-            else ENSEMBLE_SEEDS)
+    return (
+        ENSEMBLE_SEEDS_MORE
+        if needs_more_runs(verdicts, len(ENSEMBLE_SEEDS_MORE))
+        else ENSEMBLE_SEEDS
+    )
 
 
-def _ensemble_outcomes(spec: ClaimSpec, chapter: str, setup: str, fast: bool,
-                       rows: pd.DataFrame) -> dict[str, Outcome]:
+def _ensemble_outcomes(
+    spec: ClaimSpec, chapter: str, setup: str, fast: bool, rows: pd.DataFrame
+) -> dict[str, Outcome]:
     members = [_outcomes(spec, res, rows) for res in chapter_ensemble(chapter, setup, fast)]
     more: list = []
     t = ENSEMBLE_SEEDS.index(typical_seed(chapter, setup, fast))
@@ -182,8 +202,12 @@ def _ensemble_outcomes(spec: ClaimSpec, chapter: str, setup: str, fast: bool,
         seeds = ensemble_seeds([o.verdict for o in runs])
         if seeds is ENSEMBLE_SEEDS_MORE:
             if not more:
-                more = [_outcomes(spec, res, rows) for res in
-                        chapter_ensemble(chapter, setup, fast, ENSEMBLE_SEEDS_MORE[len(members):])]
+                more = [
+                    _outcomes(spec, res, rows)
+                    for res in chapter_ensemble(
+                        chapter, setup, fast, ENSEMBLE_SEEDS_MORE[len(members) :]
+                    )
+                ]
             runs += [m[cid] for m in more]
         out[cid] = ensemble_outcome(runs, seeds, typical=t)
     return out
@@ -201,8 +225,13 @@ def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Ou
     return out
 
 
-def evaluate_chapter(chapter: str, *, fast: bool = False, paper: pd.DataFrame | None = None,
-                     setups: Sequence[str] = SETUP_NAMES) -> list[ClaimRow]:
+def evaluate_chapter(
+    chapter: str,
+    *,
+    fast: bool = False,
+    paper: pd.DataFrame | None = None,
+    setups: Sequence[str] = SETUP_NAMES,
+) -> list[ClaimRow]:
     """Every claim of ``chapter`` judged under ``setups`` (rows in the table's order)."""
     chapter_module(chapter)
     paper = load_paper_values() if paper is None else paper
@@ -217,14 +246,22 @@ def evaluate_chapter(chapter: str, *, fast: bool = False, paper: pd.DataFrame | 
                 raise RuntimeError(f"claim {cid} has two evaluators")
             figures[cid] = spec.figure
         for s in setups:
-            per_setup[s].update(_ensemble_outcomes(spec, chapter, s, fast, rows) if spec.ensemble
-                                else _outcomes(spec, chapter_results(chapter, s, fast), rows))
+            per_setup[s].update(
+                _ensemble_outcomes(spec, chapter, s, fast, rows)
+                if spec.ensemble
+                else _outcomes(spec, chapter_results(chapter, s, fast), rows)
+            )
     out = []
     for cid in (i for i in paper.index if i in figures):
         r = paper.loc[cid]
-        out.append(ClaimRow(**{f: str(r[f]) for f in _PAPER_FIELDS}, chapter=chapter,
-                            figure=figures[cid],
-                            setups={s: per_setup[s][cid] for s in setups}))
+        out.append(
+            ClaimRow(
+                **{f: str(r[f]) for f in _PAPER_FIELDS},
+                chapter=chapter,
+                figure=figures[cid],
+                setups={s: per_setup[s][cid] for s in setups},
+            )
+        )
     return out
 
 
@@ -250,9 +287,14 @@ class Scorecard:
         for r in self.rows:
             d = {f: getattr(r, f) for f in (*_PAPER_FIELDS, "chapter", "figure")}
             for s, o in r.setups.items():
-                d.update({f"{s}_ours": o.ours, f"{s}_verdict": o.verdict,
-                          f"{s}_reason": o.reason,
-                          f"{s}_stability": o.stability.share if o.stability else None})
+                d.update(
+                    {
+                        f"{s}_ours": o.ours,
+                        f"{s}_verdict": o.verdict,
+                        f"{s}_reason": o.reason,
+                        f"{s}_stability": o.stability.share if o.stability else None,
+                    }
+                )
             recs.append(d)
         return pd.DataFrame.from_records(recs).set_index("id", drop=False)
 
@@ -263,19 +305,29 @@ class Scorecard:
     def counts(self, kind: str | None = None) -> pd.DataFrame:
         """Claims per verdict (rows) and setup (columns), of one kind or all."""
         rows = [r for r in self.rows if kind is None or r.kind == kind]
-        data = {s: pd.Series([r.setups[s].verdict for r in rows], dtype=object)
-                .value_counts().reindex(list(VERDICTS), fill_value=0)
-                for s in self._setups()}
+        data = {
+            s: pd.Series([r.setups[s].verdict for r in rows], dtype=object)
+            .value_counts()
+            .reindex(list(VERDICTS), fill_value=0)
+            for s in self._setups()
+        }
         return pd.DataFrame(data).rename_axis("verdict")
 
     def by_chapter(self, kind: str | None = "analysis") -> pd.DataFrame:
         """Verdict counts per chapter and setup (columns ``(setup, verdict)``)."""
-        recs = [{"chapter": CHAPTERS[r.chapter][1], "setup": s, "verdict": o.verdict}
-                for r in self.rows if kind is None or r.kind == kind
-                for s, o in r.setups.items()]
-        t = pd.crosstab(pd.Series([x["chapter"] for x in recs], name="chapter"),
-                        [pd.Series([x["setup"] for x in recs], name="setup"),
-                         pd.Series([x["verdict"] for x in recs], name="verdict")])
+        recs = [
+            {"chapter": CHAPTERS[r.chapter][1], "setup": s, "verdict": o.verdict}
+            for r in self.rows
+            if kind is None or r.kind == kind
+            for s, o in r.setups.items()
+        ]
+        t = pd.crosstab(
+            pd.Series([x["chapter"] for x in recs], name="chapter"),
+            [
+                pd.Series([x["setup"] for x in recs], name="setup"),
+                pd.Series([x["verdict"] for x in recs], name="verdict"),
+            ],
+        )
         order = [CHAPTERS[c][1] for c in CHAPTERS if CHAPTERS[c][1] in t.index]
         cols = pd.MultiIndex.from_product([self._setups(), list(VERDICTS)])
         return t.reindex(index=order, columns=cols, fill_value=0)
@@ -302,14 +354,19 @@ class Scorecard:
         for kind in KINDS:
             c = self.counts(kind)
             n = sum(r.kind == kind for r in self.rows)
-            lines.append(f"{n} {kind} claims: " + "; ".join(
-                f"{s}: " + ", ".join(f"{v} {int(c.loc[v, s])}" for v in VERDICTS)
-                for s in c.columns))
+            lines.append(
+                f"{n} {kind} claims: "
+                + "; ".join(
+                    f"{s}: " + ", ".join(f"{v} {int(c.loc[v, s])}" for v in VERDICTS)
+                    for s in c.columns
+                )
+            )
         return "\n".join(lines)
 
 
-def build_scorecard(only: Sequence[str] | None = None, *, fast: bool = False,
-                    paper_values: str | Path | None = None) -> Scorecard:
+def build_scorecard(
+    only: Sequence[str] | None = None, *, fast: bool = False, paper_values: str | Path | None = None
+) -> Scorecard:
     """Judge every claim (or the chapters / id prefixes in ``only``) under both setups.
 
     Parameters
@@ -335,8 +392,7 @@ def build_scorecard(only: Sequence[str] | None = None, *, fast: bool = False,
         prefixes = [p for p in only if p not in CHAPTERS]
         bad = [p for p in prefixes if not paper["id"].str.startswith(p).any()]
         if bad:
-            raise ValueError(f"--only: {bad} match no chapter ({list(CHAPTERS)}) and no "
-                             "claim id")
+            raise ValueError(f"--only: {bad} match no chapter ({list(CHAPTERS)}) and no claim id")
         chapters = chosen if not prefixes else chapters
     rows, seconds = [], {}
     for chapter in chapters:
@@ -408,23 +464,36 @@ def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
             fig = next((x.figure for x in group if x.figure), None)
             link = f" ({{numref}}`{fig}`)" if fig else ""
             kinds = {x.kind for x in group}
-            lines.append(f"| **{key}-…**{link}: {len(group)} {'/'.join(sorted(kinds))} claims "
-                         f"({_cell(group[0].section)}) | "
-                         + " | ".join(_counts_md([x.setups[s].verdict for x in group])
-                                      for s in setups) + " |")
+            lines.append(
+                f"| **{key}-…**{link}: {len(group)} {'/'.join(sorted(kinds))} claims "
+                f"({_cell(group[0].section)}) | "
+                + " | ".join(_counts_md([x.setups[s].verdict for x in group]) for s in setups)
+                + " |"
+            )
             continue
-        lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | "
-                     + " | ".join(_verdict_md(r.setups[s]) for s in setups) + " |")
+        lines.append(
+            f"| {_claim_md(r)}: {_cell(r.claim)} | "
+            + " | ".join(_verdict_md(r.setups[s]) for s in setups)
+            + " |"
+        )
     counts = []
     for s in setups:
         analysis = [r.setups[s].verdict for r in rows if r.kind == "analysis"]
-        counts.append(f"{SETUPS[s].label}: {analysis.count('reproduced')} of {len(analysis)} "
-                      "analysis claims reproduced")
-    caption = ("Verdicts of this chapter's claims under each setup (one line per claim; the "
-               "cells of one table or figure of the paper counted together, lookups included).")
+        counts.append(
+            f"{SETUPS[s].label}: {analysis.count('reproduced')} of {len(analysis)} "
+            "analysis claims reproduced"
+        )
+    caption = (
+        "Verdicts of this chapter's claims under each setup (one line per claim; the "
+        "cells of one table or figure of the paper counted together, lookups included)."
+    )
     chapter = rows[0].chapter
-    return (_table_md("\n".join(lines), caption, f"tab-{chapter}-verdicts") + "\n\n"
-            + "; ".join(counts) + ".")
+    return (
+        _table_md("\n".join(lines), caption, f"tab-{chapter}-verdicts")
+        + "\n\n"
+        + "; ".join(counts)
+        + "."
+    )
 
 
 def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
@@ -432,14 +501,17 @@ def verdicts_markdown(rows: Sequence[ClaimRow]) -> str:
     setup our value, verdict and reason (with the stability share of a headline claim)."""
     out = []
     for r in rows:
-        out.append(f"**{_cell(r.id)}** ({_cell(r.section)}; {r.kind}) {_cell(r.claim)} "
-                   f"Paper: {_cell(r.paper)}." + (f" Shown in {{numref}}`{r.figure}`."
-                                                   if r.figure else ""))
+        out.append(
+            f"**{_cell(r.id)}** ({_cell(r.section)}; {r.kind}) {_cell(r.claim)} "
+            f"Paper: {_cell(r.paper)}." + (f" Shown in {{numref}}`{r.figure}`." if r.figure else "")
+        )
         out.append("")
         for s, o in r.setups.items():
             stab = f" Stability: {o.stability.text()}." if o.stability else ""
-            out.append(f"- *{SETUPS[s].label}*: {_verdict_md(o)}. Ours: {_cell(o.ours)}. "
-                       f"Why: {_cell(o.reason)}.{stab}")
+            out.append(
+                f"- *{SETUPS[s].label}*: {_verdict_md(o)}. Ours: {_cell(o.ours)}. "
+                f"Why: {_cell(o.reason)}.{stab}"
+            )
         out.append("")
     return "\n".join(out)
 
@@ -448,27 +520,39 @@ def summary_markdown(card: Scorecard, name: str | None = None) -> str:
     """Verdict counts per chapter (rows) and setup (columns) for analysis claims, then the
     lookups in one line (MyST markdown table, numbered; ``name`` its anchor)."""
     setups = card._setups()
-    head = ("| chapter | " + " | ".join(f"{SETUPS[s].label}" for s in setups) + " |")
+    head = "| chapter | " + " | ".join(f"{SETUPS[s].label}" for s in setups) + " |"
     lines = [head, "|" + "---|" * (len(setups) + 1)]
     for chapter, (nb, title) in CHAPTERS.items():
         rows = [r for r in card.chapter_rows(chapter) if r.kind == "analysis"]
         if not rows:
             continue
-        lines.append(f"| {{doc}}`{title} </notebooks/{nb}>` ({len(rows)}) | "
-                     + " | ".join(_counts_md([r.setups[s].verdict for r in rows])
-                                  for s in setups) + " |")
+        lines.append(
+            f"| {{doc}}`{title} </notebooks/{nb}>` ({len(rows)}) | "
+            + " | ".join(_counts_md([r.setups[s].verdict for r in rows]) for s in setups)
+            + " |"
+        )
     total = [r for r in card.rows if r.kind == "analysis"]
-    lines.append(f"| **all analysis claims** ({len(total)}) | "
-                 + " | ".join(_counts_md([r.setups[s].verdict for r in total])
-                              for s in setups) + " |")
+    lines.append(
+        f"| **all analysis claims** ({len(total)}) | "
+        + " | ".join(_counts_md([r.setups[s].verdict for r in total]) for s in setups)
+        + " |"
+    )
     look = [r for r in card.rows if r.kind == "lookup"]
-    text = _table_md("\n".join(lines), "Analysis claims per chapter: verdict counts under each "
-                     "setup (the number of analysis claims in brackets; lookups apart).", name)
+    text = _table_md(
+        "\n".join(lines),
+        "Analysis claims per chapter: verdict counts under each "
+        "setup (the number of analysis claims in brackets; lookups apart).",
+        name,
+    )
     if look:
-        text += ("\n\nLookups (values read off the leaderboard, counted apart): "
-                 + "; ".join(f"{SETUPS[s].label}: "
-                             + _counts_md([r.setups[s].verdict for r in look])
-                             for s in setups) + f" ({len(look)} claims).")
+        text += (
+            "\n\nLookups (values read off the leaderboard, counted apart): "
+            + "; ".join(
+                f"{SETUPS[s].label}: " + _counts_md([r.setups[s].verdict for r in look])
+                for s in setups
+            )
+            + f" ({len(look)} claims)."
+        )
     return text
 
 
@@ -476,8 +560,10 @@ def headline_markdown(card: Scorecard, name: str | None = None) -> str:
     """The headline claims (:data:`HEADLINE`) with their verdict and stability per setup
     (a numbered MyST table; ``name`` its anchor)."""
     setups = card._setups()
-    lines = ["| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
-             "|" + "---|" * (len(setups) + 1)]
+    lines = [
+        "| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
+        "|" + "---|" * (len(setups) + 1),
+    ]
     by_id = {r.id: r for r in card.rows}
     for cid in HEADLINE:
         if cid not in by_id:
@@ -486,12 +572,19 @@ def headline_markdown(card: Scorecard, name: str | None = None) -> str:
         cells = []
         for s in setups:
             o = r.setups[s]
-            stab = (f"; holds in {o.stability.share:.0%} of {o.stability.n_fits} refits"
-                    if o.stability else "")
+            stab = (
+                f"; holds in {o.stability.share:.0%} of {o.stability.n_fits} refits"
+                if o.stability
+                else ""
+            )
             cells.append(f"{_verdict_md(o)}{stab}")
         lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | " + " | ".join(cells) + " |")
-    return _table_md("\n".join(lines), "The headline claims: verdict of the single fit and the "
-                     "share of refits in which the claim holds, per setup.", name)
+    return _table_md(
+        "\n".join(lines),
+        "The headline claims: verdict of the single fit and the "
+        "share of refits in which the claim holds, per setup.",
+        name,
+    )
 
 
 def chapter_details_markdown(card: Scorecard) -> str:
@@ -502,10 +595,15 @@ def chapter_details_markdown(card: Scorecard) -> str:
         if not rows:
             continue
         n_look = sum(r.kind == "lookup" for r in rows)
-        what = (f"{len(rows)} claims ({len(rows) - n_look} analysis, {n_look} lookups)"
-                if n_look else f"{len(rows)} analysis claims")
-        out.append(f"````{{admonition}} {title}: {what}\n:class: dropdown\n\n"
-                   f"Chapter: {{doc}}`/notebooks/{nb}`.\n\n{verdicts_markdown(rows)}\n````\n")
+        what = (
+            f"{len(rows)} claims ({len(rows) - n_look} analysis, {n_look} lookups)"
+            if n_look
+            else f"{len(rows)} analysis claims"
+        )
+        out.append(
+            f"````{{admonition}} {title}: {what}\n:class: dropdown\n\n"
+            f"Chapter: {{doc}}`/notebooks/{nb}`.\n\n{verdicts_markdown(rows)}\n````\n"
+        )
     return "\n".join(out)
 
 
@@ -530,9 +628,13 @@ def summary_counts(card: Scorecard, kind: str | None = "analysis") -> pd.DataFra
 def headline_shares(card: Scorecard) -> pd.DataFrame:
     """Share of refits in which each headline claim holds (rows) per setup (columns)."""
     by_id = {r.id: r for r in card.rows}
-    data = {f"{HEADLINE_NAMES.get(cid, cid)}\n({cid})":
-            {s: o.stability.share for s, o in by_id[cid].setups.items() if o.stability}
-            for cid in HEADLINE if cid in by_id}
+    data = {
+        f"{HEADLINE_NAMES.get(cid, cid)}\n({cid})": {
+            s: o.stability.share for s, o in by_id[cid].setups.items() if o.stability
+        }
+        for cid in HEADLINE
+        if cid in by_id
+    }
     return pd.DataFrame(data).T.rename_axis("claim")
 
 
@@ -570,8 +672,11 @@ def _share_text(o: Outcome, record: dict) -> str:
     ens = record.get("ensemble")  # the seed ensemble's share, where the claim has one
     if isinstance(ens, dict) and ens.get("share") is not None:
         runs = ens.get("runs", ens.get("n_fits"))
-        parts.append(f"{float(ens['share']):.0%} of {runs} seeds" if runs else
-                     f"{float(ens['share']):.0%} of the seed ensemble")
+        parts.append(
+            f"{float(ens['share']):.0%} of {runs} seeds"
+            if runs
+            else f"{float(ens['share']):.0%} of the seed ensemble"
+        )
     return "; ".join(parts)
 
 
@@ -587,26 +692,36 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
     recs = {r["id"]: r for r in card.records()}
     rows = []
     for r in card.rows:
-        d = {"chapter": str(chapter_number(r.chapter)), "id": r.id, "claim": r.claim,
-             "kind": r.kind, "paper": r.paper}
+        d = {
+            "chapter": str(chapter_number(r.chapter)),
+            "id": r.id,
+            "claim": r.claim,
+            "kind": r.kind,
+            "paper": r.paper,
+        }
         for s, o in r.setups.items():
             label = SETUPS[s].label
             v = o.verdict
-            d[f"{label}: verdict"] = (f'<span class="verdict verdict-{v.replace(" ", "-")}">'
-                                      f"{v}</span>" if html else v)
+            d[f"{label}: verdict"] = (
+                f'<span class="verdict verdict-{v.replace(" ", "-")}">{v}</span>' if html else v
+            )
             share = _share_text(o, recs[r.id]["setups"][s])
-            d[f"{label}: ours, why"] = (f"{o.ours}" + (f" [holds in {share}]" if share else "")
-                                        + f". Why: {o.reason}")
+            d[f"{label}: ours, why"] = (
+                f"{o.ours}" + (f" [holds in {share}]" if share else "") + f". Why: {o.reason}"
+            )
         nb = CHAPTERS[r.chapter][0]
-        d["figure"] = ((f'<a href="{nb}.html#{r.figure}" title="{r.figure}">figure</a>'
-                        if html else r.figure)
-                       if r.figure else "")
+        d["figure"] = (
+            (f'<a href="{nb}.html#{r.figure}" title="{r.figure}">figure</a>' if html else r.figure)
+            if r.figure
+            else ""
+        )
         rows.append(d)
     return pd.DataFrame(rows)
 
 
-def synthesis_markdown(card: Scorecard, *, near_tie: float | None = None,
-                       links: dict[str, str] | None = None) -> str:
+def synthesis_markdown(
+    card: Scorecard, *, near_tie: float | None = None, links: dict[str, str] | None = None
+) -> str:
     """The intro's synthesis (MyST): what held, what did not, why, and what it means.
 
     Every count comes from ``card``; ``near_tie`` is the MIC gap between the two best row
@@ -621,30 +736,38 @@ def synthesis_markdown(card: Scorecard, *, near_tie: float | None = None,
 
     setups = card._setups()
     analysis = [r for r in card.rows if r.kind == "analysis"]
-    both_fail = [r for r in analysis if all(r.setups[s].verdict == "not reproduced"
-                                            for s in setups)]
-    both_hold = [r for r in analysis if all(r.setups[s].verdict == "reproduced"
-                                            for s in setups)]
-    only_authors = [r for r in analysis if r.setups.get("authors") is not None
-                    and r.setups["authors"].verdict == "reproduced"
-                    and any(r.setups[s].verdict == "not reproduced" for s in setups
-                            if s != "authors")]
+    both_fail = [
+        r for r in analysis if all(r.setups[s].verdict == "not reproduced" for s in setups)
+    ]
+    both_hold = [r for r in analysis if all(r.setups[s].verdict == "reproduced" for s in setups)]
+    only_authors = [
+        r
+        for r in analysis
+        if r.setups.get("authors") is not None
+        and r.setups["authors"].verdict == "reproduced"
+        and any(r.setups[s].verdict == "not reproduced" for s in setups if s != "authors")
+    ]
     by_id = {r.id: r for r in card.rows}
 
     def chap_counts(rows: Sequence[ClaimRow]) -> str:
         n: dict[str, int] = {}
         for r in rows:
             n[chapter_label(r.chapter)] = n.get(chapter_label(r.chapter), 0) + 1
-        return ", ".join(f"{v} in chapter {k.split(' ', 1)[0]}" for k, v in
-                         sorted(n.items(), key=lambda kv: -kv[1])[:4])
+        return ", ".join(
+            f"{v} in chapter {k.split(' ', 1)[0]}"
+            for k, v in sorted(n.items(), key=lambda kv: -kv[1])[:4]
+        )
 
     def examples(rows: Sequence[ClaimRow], n: int = 4) -> str:
         seen: dict[str, ClaimRow] = {}
         for r in rows:  # the first claim of each chapter, in book order
             seen.setdefault(r.chapter, r)
         picked = list(seen.values())[:n]
-        return "; ".join(f"\u201c{_cell(r.claim).rstrip('.')}\u201d ({r.id}, chapter "
-                         f"{chapter_number(r.chapter)})" for r in picked)
+        return "; ".join(
+            f"\u201c{_cell(r.claim).rstrip('.')}\u201d ({r.id}, chapter "
+            f"{chapter_number(r.chapter)})"
+            for r in picked
+        )
 
     lines = [
         f"**What held.** {len(both_hold)} of the {len(analysis)} analysis claims are reproduced "
@@ -653,58 +776,91 @@ def synthesis_markdown(card: Scorecard, *, near_tie: float | None = None,
         f"**What did not.** {len(both_fail)} analysis claims are not reproduced under either "
         f"setup ({chap_counts(both_fail)}), for example: {examples(both_fail)}. "
         f"{len(only_authors)} hold only under the authors' setup. "
-        + link("reading_rule", "The reading rule") + ": a claim that fails under both setups "
+        + link("reading_rule", "The reading rule")
+        + ": a claim that fails under both setups "
         "fails on the paper's own terms; one that holds only under the authors' setup depends "
         "on their data choices.",
     ]
     order = by_id.get("S4-order")
     if order is not None:
         verdicts = {o.verdict for o in order.setups.values()}
-        shares = "; ".join(f"{SETUPS[s].label}: {o.verdict}"
-                           + (f", the paper's order in {o.stability.share:.0%} of "
-                              f"{o.stability.n_fits} refits" if o.stability else "")
-                           for s, o in order.setups.items())
-        tie = (f"the two best row orders are only {near_tie:.4f} apart in MIC"
-               if near_tie is not None else "the two best row orders are nearly tied")
-        lines += ["", "**The central claim**, the causal order general capability → "
-                  f"instruction following → mathematics: {shares}. What moves it:", "",
-                  "1. " + link("domains", "the domain rule") + ": which fine-tuned models "
-                  "count as a base model's domain moves the fit more than any other choice;",
-                  "2. " + link("optimum", "a FastICA local optimum") + ": one FastICA run per "
-                  "domain (seed 0) can stop short of the best fit;",
-                  "3. " + link("near_tie", "a near tie") + f": even in the better fit {tie}, "
-                  "so small differences in the rows can swap them;",
-                  "4. " + link("stored_run", "the authors' own stored run") + " of their "
-                  "alignment code prints the paper's order, which neither setup finds on the "
-                  "public data."]
+        shares = "; ".join(
+            f"{SETUPS[s].label}: {o.verdict}"
+            + (
+                f", the paper's order in {o.stability.share:.0%} of {o.stability.n_fits} refits"
+                if o.stability
+                else ""
+            )
+            for s, o in order.setups.items()
+        )
+        tie = (
+            f"the two best row orders are only {near_tie:.4f} apart in MIC"
+            if near_tie is not None
+            else "the two best row orders are nearly tied"
+        )
+        lines += [
+            "",
+            "**The central claim**, the causal order general capability → "
+            f"instruction following → mathematics: {shares}. What moves it:",
+            "",
+            "1. " + link("domains", "the domain rule") + ": which fine-tuned models "
+            "count as a base model's domain moves the fit more than any other choice;",
+            "2. " + link("optimum", "a FastICA local optimum") + ": one FastICA run per "
+            "domain (seed 0) can stop short of the best fit;",
+            "3. " + link("near_tie", "a near tie") + f": even in the better fit {tie}, "
+            "so small differences in the rows can swap them;",
+            "4. " + link("stored_run", "the authors' own stored run") + " of their "
+            "alignment code prints the paper's order, which neither setup finds on the "
+            "public data.",
+        ]
         if verdicts == {"not reproduced"}:
-            meaning = ("the paper's central causal story, one hierarchy general → instruction "
-                       "following → mathematics shared by the base models, is not reproduced "
-                       "under either setup, so by the reading rule it fails on the paper's own "
-                       "terms: it rests on a single fit"
-                       + (" that refits rarely return" if max(
-                           (o.stability.share for o in order.setups.values() if o.stability),
-                           default=1.0) < 0.25 else "")
-                       + ", and should be read as one possible order, not as a finding")
+            meaning = (
+                "the paper's central causal story, one hierarchy general → instruction "
+                "following → mathematics shared by the base models, is not reproduced "
+                "under either setup, so by the reading rule it fails on the paper's own "
+                "terms: it rests on a single fit"
+                + (
+                    " that refits rarely return"
+                    if max(
+                        (o.stability.share for o in order.setups.values() if o.stability),
+                        default=1.0,
+                    )
+                    < 0.25
+                    else ""
+                )
+                + ", and should be read as one possible order, not as a finding"
+            )
         elif "reproduced" in verdicts and len(verdicts) == 1:
-            meaning = ("the paper's central causal story holds under both setups")
+            meaning = "the paper's central causal story holds under both setups"
         else:
-            meaning = ("the paper's central causal story holds only under some choices of "
-                       "data and estimation, so it depends on them")
-        lines += ["", f"**What this means for the paper.** {meaning[0].upper()}{meaning[1:]}. "
-                  f"The claims that hold under both setups ({len(both_hold)}) are the part of "
-                  "the paper that the public data support whichever way the models are "
-                  "attributed."]
+            meaning = (
+                "the paper's central causal story holds only under some choices of "
+                "data and estimation, so it depends on them"
+            )
+        lines += [
+            "",
+            f"**What this means for the paper.** {meaning[0].upper()}{meaning[1:]}. "
+            f"The claims that hold under both setups ({len(both_hold)}) are the part of "
+            "the paper that the public data support whichever way the models are "
+            "attributed.",
+        ]
     return "\n".join(lines)
 
 
 # =========================================================================== command line
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the scorecard as JSON")
-    p.add_argument("--only", action="append", metavar="CHAPTER_OR_ID",
-                   help=f"compute only a chapter ({', '.join(CHAPTERS)}) or ids with a prefix")
-    p.add_argument("--fast", action="store_true",
-                   help="small repetition counts (quick check; verdicts may differ)")
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="CHAPTER_OR_ID",
+        help=f"compute only a chapter ({', '.join(CHAPTERS)}) or ids with a prefix",
+    )
+    p.add_argument(
+        "--fast",
+        action="store_true",
+        help="small repetition counts (quick check; verdicts may differ)",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -721,5 +877,4 @@ def _run(args: argparse.Namespace) -> int:
 
 #: The ``python -m hca scorecard`` command as ``(name, help, add_arguments, run)``: the
 #: command line (:mod:`hca.cli`) finds it here; the paper never imports the command line.
-COMMAND = ("scorecard", "the replication scorecard: every claim under both setups",
-           _setup, _run)
+COMMAND = ("scorecard", "the replication scorecard: every claim under both setups", _setup, _run)

@@ -42,8 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-__all__ = ["Setup", "SETUPS", "SETUP_NAMES", "ENSEMBLE_SEEDS", "ENSEMBLE_SEEDS_MORE",
-           "get_setup"]
+__all__ = ["Setup", "SETUPS", "SETUP_NAMES", "ENSEMBLE_SEEDS", "ENSEMBLE_SEEDS_MORE", "get_setup"]
 
 #: FastICA seeds of the ensembles every fit-based claim is read from (the same under both
 #: setups; :func:`hca.paper.claims.ensemble_outcome`).
@@ -114,25 +113,47 @@ class Setup:
 
     def hca_params(self) -> dict:
         """Keyword arguments of :class:`hca.estimator.HCA` for this setup."""
-        return {"residual": self.residual, "random_state": self.ica_seed,
-                "n_restarts": self.n_restarts}
+        return {
+            "residual": self.residual,
+            "random_state": self.ica_seed,
+            "n_restarts": self.n_restarts,
+        }
 
 
 #: The two setups, authors' first.
 SETUPS: dict[str, Setup] = {
     "authors": Setup(
-        name="authors", label="authors' setup",
-        summary="the authors' domain rule, final table, seed 0 with one run, their code's "
-                "options",
-        domain_rule="authors", final_table=True, keep_duplicates=True, residual="shared",
-        ica_seed=0, n_restarts=1, min_subset_size=4, completion="authors", hidden_share=0.2,
-        completion_reps=500, ate_population="authors"),
+        name="authors",
+        label="authors' setup",
+        summary="the authors' domain rule, final table, seed 0 with one run, their code's options",
+        domain_rule="authors",
+        final_table=True,
+        keep_duplicates=True,
+        residual="shared",
+        ica_seed=0,
+        n_restarts=1,
+        min_subset_size=4,
+        completion="authors",
+        hidden_share=0.2,
+        completion_reps=500,
+        ate_population="authors",
+    ),
     "careful": Setup(
-        name="careful", label="careful setup",
+        name="careful",
+        label="careful setup",
         summary="this book's base-model attribution and choices",
-        domain_rule="book", final_table=False, keep_duplicates=False, residual="domain",
-        ica_seed=0, n_restarts=1, min_subset_size=3, completion="book", hidden_share=0.8,
-        completion_reps=1000, ate_population="book"),
+        domain_rule="book",
+        final_table=False,
+        keep_duplicates=False,
+        residual="domain",
+        ica_seed=0,
+        n_restarts=1,
+        min_subset_size=3,
+        completion="book",
+        hidden_share=0.8,
+        completion_reps=1000,
+        ate_population="book",
+    ),
 }
 
 #: Setup names in display order.

@@ -69,12 +69,14 @@ __all__ = [
 
 #: Where each setup's v1 domains come from (shown on the page and in the results).
 DOMAIN_NOTE = {
-    "authors": ("the authors' rule (their v2 function run on the v1 file, find_token_size.ipynb)"
-                " on every row of the public v1 file"),
-    "book": "this book's base-model attribution, one row per model"}
+    "authors": (
+        "the authors' rule (their v2 function run on the v1 file, find_token_size.ipynb)"
+        " on every row of the public v1 file"
+    ),
+    "book": "this book's base-model attribution, one row per model",
+}
 _B1 = list(V1_BENCHMARKS)
 _OUTSIDE = "Llama-2-7B"  # the domain the paper leaves out of S_inv
-
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,14 @@ class Settings:
     @classmethod
     def fast(cls) -> Settings:
         """Small counts for unit tests (verdicts may differ from the book's)."""
-        return cls(seeds=(0, 1, 2), n_splits=10, n_boot=5, n_boot_hca=2,
-                   solution_seeds=(0, 1, 2), v2_seeds=(0, 1))
+        return cls(
+            seeds=(0, 1, 2),
+            n_splits=10,
+            n_boot=5,
+            n_boot_hca=2,
+            solution_seeds=(0, 1, 2),
+            v2_seeds=(0, 1),
+        )
 
 
 # =========================================================================== the paper's roles
@@ -143,8 +151,9 @@ def precedes(alignment: Sequence[str], parent: frozenset, child: frozenset) -> b
     return i is not None and j is not None and i < j
 
 
-def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
-               child: frozenset) -> pd.DataFrame | None:
+def edge_table(
+    record: Mapping, domains: Sequence[str], parent: frozenset, child: frozenset
+) -> pd.DataFrame | None:
     """Weight and child source scale of the edge between the factors aligned with ``parent``
     and ``child`` in every domain's adjusted SCM, read off a :func:`hca.stability.fit_record`.
 
@@ -156,10 +165,13 @@ def edge_table(record: Mapping, domains: Sequence[str], parent: frozenset,
     i, j = role_position(al, parent), role_position(al, child)
     if i is None or j is None or i >= j:
         return None
-    table = pd.DataFrame({
-        "weight": [float(record[f"w[{d}] z{i + 1}->z{j + 1}"]) for d in domains],
-        "scale": [float(record[f"scale[{d}] eps{j + 1}"]) for d in domains]},
-        index=pd.Index(list(domains), name="domain"))
+    table = pd.DataFrame(
+        {
+            "weight": [float(record[f"w[{d}] z{i + 1}->z{j + 1}"]) for d in domains],
+            "scale": [float(record[f"scale[{d}] eps{j + 1}"]) for d in domains],
+        },
+        index=pd.Index(list(domains), name="domain"),
+    )
     table.attrs.update(parent=i + 1, child=j + 1)
     return table
 
@@ -181,10 +193,12 @@ def authors_v1_counts() -> pd.DataFrame:
 
     acv = authors_code_values()
     rows = acv[acv["id"].str.startswith("v1size-")]
-    printed = pd.Series(rows["value"].astype(int).to_numpy(),
-                        index=[i[len("v1size-"):] for i in rows["id"]], name="printed")
-    ours = v1_frame("authors")["authors_label"].value_counts().reindex(printed.index,
-                                                                       fill_value=0)
+    printed = pd.Series(
+        rows["value"].astype(int).to_numpy(),
+        index=[i[len("v1size-") :] for i in rows["id"]],
+        name="printed",
+    )
+    ours = v1_frame("authors")["authors_label"].value_counts().reindex(printed.index, fill_value=0)
     out = pd.DataFrame({"printed": printed, "ours": ours.astype(int)})
     out["difference"] = out["ours"] - out["printed"]
     out.index.name = "authors' label"
@@ -241,20 +255,25 @@ class V1Subspaces:
         """One row per domain: models, 95 % split-half null quantile, mean distance to the
         others, TruthfulQA and HellaSwag leverage, share of bootstrap invariant sets holding
         it."""
-        return pd.DataFrame({
-            "models": self.sizes,
-            "null 95 %": pd.Series({d: float(np.quantile(v, 0.95))
-                                    for d, v in self.nulls.items()}),
-            "mean distance": self.mean_distance,
-            "TruthfulQA leverage": self.leverage["TruthfulQA"],
-            "HellaSwag leverage": self.leverage["HellaSwag"],
-            "in S_inv (bootstrap)": self.membership,
-        })
+        return pd.DataFrame(
+            {
+                "models": self.sizes,
+                "null 95 %": pd.Series(
+                    {d: float(np.quantile(v, 0.95)) for d, v in self.nulls.items()}
+                ),
+                "mean distance": self.mean_distance,
+                "TruthfulQA leverage": self.leverage["TruthfulQA"],
+                "HellaSwag leverage": self.leverage["HellaSwag"],
+                "in S_inv (bootstrap)": self.membership,
+            }
+        )
 
     def summary(self) -> str:
-        return (f"S_inv (pooled tau = {self.tau:.3f}): {', '.join(self.s_inv)}; largest "
-                f"distance {self.dist.to_numpy().max():.3f}; farthest on average: "
-                f"{self.mean_distance.idxmax()} ({self.mean_distance.max():.3f})")
+        return (
+            f"S_inv (pooled tau = {self.tau:.3f}): {', '.join(self.s_inv)}; largest "
+            f"distance {self.dist.to_numpy().max():.3f}; farthest on average: "
+            f"{self.mean_distance.idxmax()} ({self.mean_distance.max():.3f})"
+        )
 
 
 def _rule_frame(domain_rule: str) -> pd.DataFrame:
@@ -275,15 +294,22 @@ def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subsp
     nulls, tau = rule.nulls, rule.tau
     pair_tau = ss.pair_thresholds(nulls)
     boot = ss.bootstrap_distance_matrix(X6, dom6, order=doms, n_boot=n_boot, random_state=0)
-    lev = ss.benchmark_leverage(ss.group_subspaces(X6, dom6, order=doms),
-                                columns=[benchmark_label(b) for b in _B1])
+    lev = ss.benchmark_leverage(
+        ss.group_subspaces(X6, dom6, order=doms), columns=[benchmark_label(b) for b in _B1]
+    )
     return V1Subspaces(
         sizes=pd.Series(dom6).value_counts().reindex(doms).rename("models"),
-        spectra=spectra, nulls=nulls, tau=tau, pair_tau=pair_tau, boot=boot,
-        s_inv=rule.members, s_inv_pair=ss.invariant_set(boot.point, pair_tau),
+        spectra=spectra,
+        nulls=nulls,
+        tau=tau,
+        pair_tau=pair_tau,
+        boot=boot,
+        s_inv=rule.members,
+        s_inv_pair=ss.invariant_set(boot.point, pair_tau),
         membership=ss.invariant_set_stability(boot, tau)["frequency"],
         mean_distance=(boot.point.sum() / (len(doms) - 1)).rename("mean distance"),
-        leverage=lev)
+        leverage=lev,
+    )
 
 
 def subspaces(n_splits: int = 100, n_boot: int = 100, domain_rule: str = "book") -> V1Subspaces:
@@ -308,8 +334,7 @@ def ica_optima(setup: str | Setup, seeds: Sequence[int] = tuple(range(30))) -> p
     options (the residual option does not enter ICA)."""
     s = get_setup(setup)
     params = (("n_components", 3), ("n_restarts", s.n_restarts))
-    return cached("v1_ica_optima", _ica_optima, params, tuple(int(x) for x in seeds),
-                  s.domain_rule)
+    return cached("v1_ica_optima", _ica_optima, params, tuple(int(x) for x in seeds), s.domain_rule)
 
 
 # =========================================================================== results
@@ -384,21 +409,27 @@ class V1Results:
         """Per recovered order: share of seed refits and of bootstrap refits, whether it is
         the paper's order and whether a reasoning factor precedes GSM8K's."""
         roles = paper_roles()
-        out = pd.concat({"FastICA seeds": _shares(self.seeds.records),
-                         "bootstrap": _shares(self.boots.records)}, axis=1).fillna(0.0)
+        out = pd.concat(
+            {
+                "FastICA seeds": _shares(self.seeds.records),
+                "bootstrap": _shares(self.boots.records),
+            },
+            axis=1,
+        ).fillna(0.0)
         align = pd.concat([self.seeds.records, self.boots.records]).drop_duplicates("order")
         align = align.set_index("order")["alignment"]
         out["paper's order"] = [_matches(align[o], roles) for o in out.index]
-        out["reasoning before GSM8K"] = [precedes(align[o], roles[1], roles[2])
-                                         for o in out.index]
+        out["reasoning before GSM8K"] = [precedes(align[o], roles[1], roles[2]) for o in out.index]
         return out.sort_values("FastICA seeds", ascending=False)
 
     def summary(self) -> str:
         al = self.seeds.records["alignment"]
         share = float(np.mean([_matches(a, paper_roles()) for a in al]))
-        return (f"{self.setup.label}: MIC {self.fit.mic_:.3f}; order "
-                f"{order_text(self.adjustment.benchmarks)}; paper's order in {share:.0%} of "
-                f"{len(al)} seeds; {self.pca.summary()}")
+        return (
+            f"{self.setup.label}: MIC {self.fit.mic_:.3f}; order "
+            f"{order_text(self.adjustment.benchmarks)}; paper's order in {share:.0%} of "
+            f"{len(al)} seeds; {self.pca.summary()}"
+        )
 
 
 def _matches(alignment: Sequence[str], roles: Sequence[frozenset]) -> bool:
@@ -416,10 +447,17 @@ def _sweeps(setup: Setup, settings: Settings) -> tuple:
 
     X5, dom5 = domain_data(v1_frame(setup), PAPER_V1_SINV, _B1)
     est = estimator(setup, search="sequential")
-    seeds = st.seed_stability(est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS,
-                              n_jobs=settings.n_jobs)
-    boots = st.bootstrap_stability(est, X5, dom5, n_boot=settings.n_boot_hca,
-                                   random_state=setup.ica_seed, n_jobs=settings.n_jobs)
+    seeds = st.seed_stability(
+        est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS, n_jobs=settings.n_jobs
+    )
+    boots = st.bootstrap_stability(
+        est,
+        X5,
+        dom5,
+        n_boot=settings.n_boot_hca,
+        random_state=setup.ica_seed,
+        n_jobs=settings.n_jobs,
+    )
     return seeds, boots
 
 
@@ -439,22 +477,38 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = est.fit(X5, dom5)
-        subsets = mic_by_subset(est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3,
-                                n_jobs=settings.n_jobs)
+        subsets = mic_by_subset(
+            est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3, n_jobs=settings.n_jobs
+        )
     adj = fit.adjust()
     seeds, boots = cached("v1_sweeps", _sweeps, setup.seed_free(), settings)
     v2 = seed_refits(setup, settings.v2_seeds)
-    certified = [bool(fit.search_result_.certified), *subsets["certified"],
-                 *seeds.records["certified"], *boots.records["certified"]]
+    certified = [
+        bool(fit.search_result_.certified),
+        *subsets["certified"],
+        *seeds.records["certified"],
+        *boots.records["certified"],
+    ]
     subspaces(settings.n_splits, settings.n_boot, setup.domain_rule)  # shared steps, once
     ica_optima(setup, settings.solution_seeds)
     return V1Results(
-        setup=setup, settings=settings, domain_note=DOMAIN_NOTE[setup.domain_rule], X5=X5, dom5=dom5, fit=fit,
-        adjustment=adj, alignment=it.align(fit, X5, adj), record=st.fit_record(fit, patterns=PAPER_PATTERNS),
-        subsets=subsets, seeds=seeds, boots=boots,
+        setup=setup,
+        settings=settings,
+        domain_note=DOMAIN_NOTE[setup.domain_rule],
+        X5=X5,
+        dom5=dom5,
+        fit=fit,
+        adjustment=adj,
+        alignment=it.align(fit, X5, adj),
+        record=st.fit_record(fit, patterns=PAPER_PATTERNS),
+        subsets=subsets,
+        seeds=seeds,
+        boots=boots,
         v2_alignment=tuple(main_fit(setup).adjust().benchmarks),
         v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
-        n_fits=len(certified), n_uncertified=int(len(certified) - sum(certified)))
+        n_fits=len(certified),
+        n_uncertified=int(len(certified) - sum(certified)),
+    )
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1Results:
@@ -478,9 +532,11 @@ def _set_text(items: Sequence[str], reference: Sequence[str]) -> str:
 def _outside_text(pca: V1Subspaces) -> str:
     rank = int(pca.mean_distance.rank(ascending=False, method="min")[_OUTSIDE])
     excl = 1.0 - float(pca.membership[_OUTSIDE])
-    return (f"{_OUTSIDE} ranks {rank} of {len(pca.mean_distance)} by mean distance to the "
-            f"others ({pca.mean_distance[_OUTSIDE]:.3f}); bootstrap invariant sets exclude it "
-            f"in {excl:.0%} of {pca.boot.n_boot}")
+    return (
+        f"{_OUTSIDE} ranks {rank} of {len(pca.mean_distance)} by mean distance to the "
+        f"others ({pca.mean_distance[_OUTSIDE]:.3f}); bootstrap invariant sets exclude it "
+        f"in {excl:.0%} of {pca.boot.n_boot}"
+    )
 
 
 @claim("H.4-sinv-v1", chapter="v1", figure="fig-v1-distance")
@@ -489,16 +545,22 @@ def _sinv(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     s_inv = list(pca.s_inv)
     outside = _OUTSIDE not in s_inv
     others = (set(s_inv) - {_OUTSIDE}) ^ set(paper)
-    ours = (f"{_set_text(s_inv, paper)} (pooled τ = {pca.tau:.3f}, largest distance "
-            f"{pca.dist.to_numpy().max():.3f}); {_outside_text(pca)}; with pair thresholds: "
-            f"{_set_text(pca.s_inv_pair, paper)}")
+    ours = (
+        f"{_set_text(s_inv, paper)} (pooled τ = {pca.tau:.3f}, largest distance "
+        f"{pca.dist.to_numpy().max():.3f}); {_outside_text(pca)}; with pair thresholds: "
+        f"{_set_text(pca.s_inv_pair, paper)}"
+    )
     v = grade(outside and not others, outside and len(others) == 1)
     if not outside:
-        reason = (f"{_OUTSIDE} is inside our invariant set"
-                  + (" (all six lie within τ)" if len(s_inv) == len(PAPER_V1_BASES) else ""))
+        reason = f"{_OUTSIDE} is inside our invariant set" + (
+            " (all six lie within τ)" if len(s_inv) == len(PAPER_V1_BASES) else ""
+        )
     else:
-        reason = ("the paper's five, Llama-2-7B apart" if not others else
-                  f"Llama-2-7B apart; {', '.join(sorted(others))} differ")
+        reason = (
+            "the paper's five, Llama-2-7B apart"
+            if not others
+            else f"Llama-2-7B apart; {', '.join(sorted(others))} differ"
+        )
     return {"H.4-sinv-v1": Outcome(ours, v, reason, value=float(len(s_inv)))}
 
 
@@ -507,21 +569,32 @@ def _mixtral(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     pca = res.pca
     (moe,) = paper_list(rows, "H.4-mixtral-in")
     inside, l7 = moe in pca.s_inv, _OUTSIDE in pca.s_inv
-    ours = (f"{moe} {'in' if inside else 'outside'} our invariant set (bootstrap share "
-            f"{pca.membership[moe]:.0%}), {_OUTSIDE} {'in it too' if l7 else 'outside'}")
-    reason = ("Mixtral-8x7B in, Llama-2-7B out" if inside and not l7 else
-              "the set also holds Llama-2-7B: it does not discriminate" if inside else
-              "Mixtral-8x7B lies outside")
-    return {"H.4-mixtral-in": Outcome(ours, grade(inside and not l7, inside), reason,
-                                      value=float(inside))}
+    ours = (
+        f"{moe} {'in' if inside else 'outside'} our invariant set (bootstrap share "
+        f"{pca.membership[moe]:.0%}), {_OUTSIDE} {'in it too' if l7 else 'outside'}"
+    )
+    reason = (
+        "Mixtral-8x7B in, Llama-2-7B out"
+        if inside and not l7
+        else "the set also holds Llama-2-7B: it does not discriminate"
+        if inside
+        else "Mixtral-8x7B lies outside"
+    )
+    return {
+        "H.4-mixtral-in": Outcome(
+            ours, grade(inside and not l7, inside), reason, value=float(inside)
+        )
+    }
 
 
 @claim("H.4-mic-small", chapter="v1", figure="fig-v1-mic-subsets", ensemble=True)
 def _mic(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
     m = res.seeds.records["mic"]
-    ours = (f"MIC {mic:.3f} (FastICA seed {res.setup.ica_seed}); {m.min():.3f}-{m.max():.3f} "
-            f"over {len(m)} seeds")
+    ours = (
+        f"MIC {mic:.3f} (FastICA seed {res.setup.ica_seed}); {m.min():.3f}-{m.max():.3f} "
+        f"over {len(m)} seeds"
+    )
     reason = "below 0.10" if mic < 0.10 else ("below 0.20" if mic < 0.20 else "0.20 or more")
     return {"H.4-mic-small": Outcome(ours, grade(mic < 0.10, mic < 0.20), reason, value=mic)}
 
@@ -541,10 +614,13 @@ def _order(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     reasoning = precedes(al, roles[1], roles[2])
     v = grade(ok0 and half, ok0 != half or reasoning)
     ours = f"seed 0: {order_text(al)}; the paper's order in {share_text(k, n)}"
-    reason = ("the paper's order" if ok0 else
-              "a reasoning factor precedes GSM8K's, but not the paper's order" if reasoning else
-              "a different order") + (" at seed 0" + ("" if half else ", and in fewer than half "
-                                                      "of the seeds"))
+    reason = (
+        "the paper's order"
+        if ok0
+        else "a reasoning factor precedes GSM8K's, but not the paper's order"
+        if reasoning
+        else "a different order"
+    ) + (" at seed 0" + ("" if half else ", and in fewer than half of the seeds"))
     return {"H.4-order": Outcome(ours, v, reason, value=k / n)}
 
 
@@ -554,14 +630,19 @@ def _aligned(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     al = tuple(res.adjustment.benchmarks)
     covered = [any(b in r for b in al) for r in roles]
     n_roles = sum(covered)
-    r2 = ", ".join(f"{res.alignment.r2_table.loc[z, b]:.2f}"
-                   for z, b in zip(res.alignment.factor_names, al))
+    r2 = ", ".join(
+        f"{res.alignment.r2_table.loc[z, b]:.2f}" for z, b in zip(res.alignment.factor_names, al)
+    )
     ours = f"{order_text(al)} (in-sample R² {r2})"
     missing = [order_text(sorted(r)).replace(" → ", "/") for r, c in zip(roles, covered) if not c]
-    reason = (f"{n_roles} of the 3 roles have a factor"
-              + (f"; none for {', '.join(missing)}" if missing else ""))
-    return {"H.4-aligned-benchmarks": Outcome(ours, grade(n_roles == 3, n_roles == 2), reason,
-                                              value=float(n_roles))}
+    reason = f"{n_roles} of the 3 roles have a factor" + (
+        f"; none for {', '.join(missing)}" if missing else ""
+    )
+    return {
+        "H.4-aligned-benchmarks": Outcome(
+            ours, grade(n_roles == 3, n_roles == 2), reason, value=float(n_roles)
+        )
+    }
 
 
 @claim("H.4-v1-v2-consistent", chapter="v1", figure="fig-v1-alignment", ensemble=True)
@@ -571,21 +652,30 @@ def _consistent(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     on_v1 = precedes(res.adjustment.benchmarks, *v1_roles)
     k2 = sum(precedes(a, *v2_roles) for a in res.v2_seed_alignments)
     k1, n1 = _seed_share(res, lambda a: precedes(a, *v1_roles))
-    ours = (f"v2 seed 0: {order_text(res.v2_alignment)} (general before MATH in "
-            f"{share_text(k2, len(res.v2_seed_alignments))}); v1 seed 0: "
-            f"{order_text(res.adjustment.benchmarks)} (reasoning before GSM8K in "
-            f"{share_text(k1, n1)})")
+    ours = (
+        f"v2 seed 0: {order_text(res.v2_alignment)} (general before MATH in "
+        f"{share_text(k2, len(res.v2_seed_alignments))}); v1 seed 0: "
+        f"{order_text(res.adjustment.benchmarks)} (reasoning before GSM8K in "
+        f"{share_text(k1, n1)})"
+    )
     held = [name for name, ok in (("v2", on_v2), ("v1", on_v1)) if ok]
-    reason = (f"holds at seed 0 on {' and '.join(held)}" if held else
-              "holds at seed 0 on neither leaderboard")
+    reason = (
+        f"holds at seed 0 on {' and '.join(held)}"
+        if held
+        else "holds at seed 0 on neither leaderboard"
+    )
     if len(held) == 1:
         reason += f", not on {'v1' if held == ['v2'] else 'v2'} (a role missing or after)"
-    return {"H.4-v1-v2-consistent": Outcome(ours, grade(len(held) == 2, len(held) == 1), reason,
-                                            value=float(len(held)))}
+    return {
+        "H.4-v1-v2-consistent": Outcome(
+            ours, grade(len(held) == 2, len(held) == 1), reason, value=float(len(held))
+        )
+    }
 
 
-def _edge_values(res: V1Results, domain: str, parent: frozenset, child: frozenset,
-                 what: str) -> list[float | None]:
+def _edge_values(
+    res: V1Results, domain: str, parent: frozenset, child: frozenset, what: str
+) -> list[float | None]:
     """``what`` (``weight``/``scale``) of the edge in ``domain`` for every seed refit."""
     out = []
     for rec in res.seeds.records.to_dict("records"):
@@ -595,8 +685,11 @@ def _edge_values(res: V1Results, domain: str, parent: frozenset, child: frozense
 
 
 def _selected_median(res: V1Results, values: list, roles) -> tuple[float | None, int]:
-    keep = [v for v, a in zip(values, res.seeds.records["alignment"])
-            if v is not None and _matches(a, roles)]
+    keep = [
+        v
+        for v, a in zip(values, res.seeds.records["alignment"])
+        if v is not None and _matches(a, roles)
+    ]
     return (float(np.median(keep)) if keep else None), len(keep)
 
 
@@ -612,58 +705,90 @@ def _edge_outcome(res: V1Results, paper: float, domain: str, what: str) -> Outco
         v0 = float(tab0.loc[domain, what])
         band = ratio_band(v0, paper)
         verdict = grade(band == "inner" and half, band != "outside" or half)
-        ours = (f"{v0:.2f} (seed-0 fit, our z{tab0.attrs['parent']} → z{tab0.attrs['child']}); "
-                f"{s_text}")
+        ours = (
+            f"{v0:.2f} (seed-0 fit, our z{tab0.attrs['parent']} → z{tab0.attrs['child']}); {s_text}"
+        )
         reason = f"seed 0: ours/paper = {v0 / paper:.2f} ({band} band); s = {hits / n:.2f}"
         return Outcome(ours, verdict, reason, value=v0)
     med, k = _selected_median(res, values, roles)
-    head = (f"no seed-0 edge (seed-0 order {order_text(res.adjustment.benchmarks)}); "
-            + (f"{med:.2f} = median over {k} of {n} seeds selected for the paper's order"
-               if k else f"none of {n} seeds gives the paper's order"))
-    reason = (f"median over {k} of {n} seeds selected for the paper's order, not the seed-0 "
-              f"fit (ours/paper = {med / paper:.2f}); s = {hits / n:.2f}" if k else
-              f"no seed-0 edge; s = {hits / n:.2f}")
+    head = f"no seed-0 edge (seed-0 order {order_text(res.adjustment.benchmarks)}); " + (
+        f"{med:.2f} = median over {k} of {n} seeds selected for the paper's order"
+        if k
+        else f"none of {n} seeds gives the paper's order"
+    )
+    reason = (
+        f"median over {k} of {n} seeds selected for the paper's order, not the seed-0 "
+        f"fit (ours/paper = {med / paper:.2f}); s = {hits / n:.2f}"
+        if k
+        else f"no seed-0 edge; s = {hits / n:.2f}"
+    )
     return Outcome(f"{head}; {s_text}", grade(False, half), reason, value=med)
 
 
-@claim("F25-llama13-weight", "F25-llama13-scale", chapter="v1", figure="fig-v1-graphs",
-       ensemble=True)
+@claim(
+    "F25-llama13-weight", "F25-llama13-scale", chapter="v1", figure="fig-v1-graphs", ensemble=True
+)
 def _fig25(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     domain = "Llama-2-13B"
-    return {cid: _edge_outcome(res, float(rows.loc[cid, "value"]), domain, what)
-            for cid, what in (("F25-llama13-weight", "weight"), ("F25-llama13-scale", "scale"))}
+    return {
+        cid: _edge_outcome(res, float(rows.loc[cid, "value"]), domain, what)
+        for cid, what in (("F25-llama13-weight", "weight"), ("F25-llama13-scale", "scale"))
+    }
 
 
 @claim("H.4-llama3-z23", chapter="v1", figure="fig-v1-graphs", ensemble=True)
 def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     (who,) = paper_list(rows, "H.4-llama3-z23")
     roles = paper_roles()
-    tabs = [edge_table(r, res.domains, roles[1], roles[2])
-            for r in res.seeds.records.to_dict("records")]
+    tabs = [
+        edge_table(r, res.domains, roles[1], roles[2]) for r in res.seeds.records.to_dict("records")
+    ]
     hits, n = sum(t is not None and t["weight"].idxmax() == who for t in tabs), len(tabs)
     half = hits >= 0.5 * n
     s_text = f"{who} largest in {share_text(hits, n)}"
     tab0 = edge_table(res.record, res.domains, roles[1], roles[2])
     if tab0 is None:
-        keep = [t["weight"] for t, a in zip(tabs, res.seeds.records["alignment"])
-                if t is not None and _matches(a, roles)]
-        med = (pd.concat(keep, axis=1).median(axis=1).sort_values(ascending=False)
-               if keep else None)
-        ours = ("no seed-0 edge; " + (", ".join(f"{d} {x:.2f}" for d, x in med.items())
-                                      + f" = median over {len(keep)} of {n} seeds selected for "
-                                        "the paper's order" if keep else "") + f"; {s_text}")
-        return {"H.4-llama3-z23": Outcome(ours, grade(False, half),
-                                          f"no seed-0 edge; s = {hits / n:.2f}")}
+        keep = [
+            t["weight"]
+            for t, a in zip(tabs, res.seeds.records["alignment"])
+            if t is not None and _matches(a, roles)
+        ]
+        med = pd.concat(keep, axis=1).median(axis=1).sort_values(ascending=False) if keep else None
+        ours = (
+            "no seed-0 edge; "
+            + (
+                ", ".join(f"{d} {x:.2f}" for d, x in med.items())
+                + f" = median over {len(keep)} of {n} seeds selected for "
+                "the paper's order"
+                if keep
+                else ""
+            )
+            + f"; {s_text}"
+        )
+        return {
+            "H.4-llama3-z23": Outcome(
+                ours, grade(False, half), f"no seed-0 edge; s = {hits / n:.2f}"
+            )
+        }
     w = tab0["weight"].sort_values(ascending=False)
     top, rest = float(w[who]), float(w.drop(who).max())
     twice = top > 0 and (rest <= 0 or top >= 2 * rest)
     largest = w.index[0] == who
-    ours = (", ".join(f"{d} {x:.2f}" for d, x in w.items())
-            + f" (seed-0 fit, our z{tab0.attrs['parent']} → z{tab0.attrs['child']}); {s_text}")
-    reason = (f"largest at seed 0: {w.index[0]}"
-              + (f", {top / rest:.1f}× the next (the criterion asks for 2×)"
-                 if largest and rest > 0 and not twice else
-                 f", {top / rest:.1f}× the next" if largest and rest > 0 else "")
-              + f"; s = {hits / n:.2f}")
-    return {"H.4-llama3-z23": Outcome(ours, grade(twice and half, largest or half), reason,
-                                      value=top)}
+    ours = (
+        ", ".join(f"{d} {x:.2f}" for d, x in w.items())
+        + f" (seed-0 fit, our z{tab0.attrs['parent']} → z{tab0.attrs['child']}); {s_text}"
+    )
+    reason = (
+        f"largest at seed 0: {w.index[0]}"
+        + (
+            f", {top / rest:.1f}× the next (the criterion asks for 2×)"
+            if largest and rest > 0 and not twice
+            else f", {top / rest:.1f}× the next"
+            if largest and rest > 0
+            else ""
+        )
+        + f"; s = {hits / n:.2f}"
+    )
+    return {
+        "H.4-llama3-z23": Outcome(ours, grade(twice and half, largest or half), reason, value=top)
+    }

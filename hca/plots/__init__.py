@@ -1,5 +1,4 @@
-"""Every figure function of the library; each takes ``ax=None`` and returns the axes.
-"""
+"""Every figure function of the library; each takes ``ax=None`` and returns the axes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Shared helpers of every figure function: axes and benchmark labels.
-"""
+"""Shared helpers of every figure function: axes and benchmark labels."""
 
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ __all__ = [
 ]
 
 
-
-
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:
     """``ax``, or the axes of a new figure of size ``figsize`` (matplotlib's default if None).
 
@@ -35,8 +32,13 @@ def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None)
     return ax
 
 
-def get_axes_grid(axes: Any, nrows: int, ncols: int, figsize: tuple[float, float] | None = None,
-                  **subplots_kw: Any) -> np.ndarray:
+def get_axes_grid(
+    axes: Any,
+    nrows: int,
+    ncols: int,
+    figsize: tuple[float, float] | None = None,
+    **subplots_kw: Any,
+) -> np.ndarray:
     """``axes`` as a 2-D array, or the axes of a new ``nrows x ncols`` figure.
 
     ``subplots_kw`` (``sharex``, ``sharey``, ...) go to :func:`matplotlib.pyplot.subplots`.

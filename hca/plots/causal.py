@@ -1,5 +1,4 @@
-"""Figures of the scaling-law and ATE analyses (Figures 7, 12-14).
-"""
+"""Figures of the scaling-law and ATE analyses (Figures 7, 12-14)."""
 
 from __future__ import annotations
 
@@ -32,6 +31,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- plots
+
 
 def plot_sigmoid_fit(
     fit: SigmoidFit,
@@ -131,13 +131,21 @@ def plot_ate(
         sub = frame[frame[group] == g].set_index("outcome").reindex(outcomes)
         pos = np.arange(len(outcomes)) - 0.4 + height * (j + 0.5)
         err = np.vstack([sub[value] - sub["ci_low"], sub["ci_high"] - sub[value]])
-        ax.errorbar(sub[value], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
-                    capsize=3, label=g)
+        ax.errorbar(
+            sub[value], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o", capsize=3, label=g
+        )
     if reference is not None:
         ref = [(i, reference[o]) for i, o in enumerate(outcomes) if o in reference]
         if ref:
-            ax.scatter([v for _, v in ref], [i for i, _ in ref], marker="x", color="black",
-                       s=40, zorder=5, label=reference_label)
+            ax.scatter(
+                [v for _, v in ref],
+                [i for i, _ in ref],
+                marker="x",
+                color="black",
+                s=40,
+                zorder=5,
+                label=reference_label,
+            )
     if zero:
         ax.axvline(0.0, color="grey", lw=1, ls="--")
     ax.set_yticks(np.arange(len(outcomes)))
@@ -173,8 +181,9 @@ def plot_ate_steps(
     ax = get_axes(ax, (6, 4))
     steps = [str(s) for s in table.index]
     for col in table.columns:
-        ax.plot(steps, table[col].to_numpy(dtype=float), marker="o",
-                label=(labels or {}).get(col, col))
+        ax.plot(
+            steps, table[col].to_numpy(dtype=float), marker="o", label=(labels or {}).get(col, col)
+        )
     ax.axhline(0.0, color="grey", lw=1, ls="--")
     ax.set_xlabel("step")
     ax.set_ylabel("backdoor ATE (score points)")
@@ -218,10 +227,19 @@ def plot_overlap(
     pad = 0.05 * max(float(np.ptp(e)), 0.02)
     lo_edge, hi_edge = max(0.0, float(e.min()) - pad), min(1.0, float(e.max()) + pad)
     edges = np.linspace(lo_edge, hi_edge, bins + 1)
-    for arm, label, color in ((0, "pretrained (T=0)", "tab:blue"), (1, "fine-tuned (T=1)", "tab:orange")):
+    for arm, label, color in (
+        (0, "pretrained (T=0)", "tab:blue"),
+        (1, "fine-tuned (T=1)", "tab:orange"),
+    ):
         e_arm = e[diag.t == arm]
-        ax.hist(e_arm, bins=edges, weights=np.full(len(e_arm), 1.0 / len(e_arm)), alpha=0.5,
-                color=color, label=f"{label}, n = {len(e_arm)}")
+        ax.hist(
+            e_arm,
+            bins=edges,
+            weights=np.full(len(e_arm), 1.0 / len(e_arm)),
+            alpha=0.5,
+            color=color,
+            label=f"{label}, n = {len(e_arm)}",
+        )
     lo, hi = diag.common_support
     if lo <= hi:
         ax.axvspan(lo, hi, color="green", alpha=0.08, label="common support")
@@ -259,7 +277,9 @@ def plot_family_sizes(
     """
     part = table[table["family"] == family]
     if part.empty:
-        raise ValueError(f"family {family!r} not in table; found {sorted(table['family'].unique())}")
+        raise ValueError(
+            f"family {family!r} not in table; found {sorted(table['family'].unique())}"
+        )
     ax = get_axes(ax, (6, 4))
     outcomes = list(dict.fromkeys(part["outcome"]))
     sizes = list(dict.fromkeys(part.sort_values("size")["size"]))
@@ -269,9 +289,15 @@ def plot_family_sizes(
         rows = part[part["size"] == sz].set_index("outcome").reindex(outcomes)
         pos = np.arange(len(outcomes)) - 0.4 + width * (j + 0.5)
         err = np.vstack([rows["mean"] - rows["ci_low"], rows["ci_high"] - rows["mean"]])
-        ax.bar(pos, rows["mean"], width, yerr=np.where(np.isfinite(err), err, 0.0), capsize=2,
-               color=cmap(j / max(1, len(sizes) - 1)),
-               label=f"{rows['size_label'].iloc[0]} (n = {int(rows['n'].iloc[0])})")
+        ax.bar(
+            pos,
+            rows["mean"],
+            width,
+            yerr=np.where(np.isfinite(err), err, 0.0),
+            capsize=2,
+            color=cmap(j / max(1, len(sizes) - 1)),
+            label=f"{rows['size_label'].iloc[0]} (n = {int(rows['n'].iloc[0])})",
+        )
     ax.set_xticks(np.arange(len(outcomes)))
     ax.set_xticklabels([(labels or {}).get(o, o) for o in outcomes], rotation=30, ha="right")
     ax.set_ylabel("mean normalized score")
@@ -280,9 +306,16 @@ def plot_family_sizes(
     top = float(np.nanmax(part["ci_high"].where(np.isfinite(part["ci_high"]), part["mean"])))
     rows_needed = -(-len(sizes) // 3)
     ax.set_ylim(0, max(ax.get_ylim()[1], top * (1.12 + 0.14 * rows_needed)))
-    ax.legend(loc="upper center", ncols=min(3, len(sizes)), fontsize="x-small",
-              title="base size", title_fontsize="x-small", frameon=False,
-              columnspacing=0.8, handlelength=1.2)
+    ax.legend(
+        loc="upper center",
+        ncols=min(3, len(sizes)),
+        fontsize="x-small",
+        title="base size",
+        title_fontsize="x-small",
+        frameon=False,
+        columnspacing=0.8,
+        handlelength=1.2,
+    )
     return ax
 
 
@@ -318,8 +351,10 @@ def plot_sigmoid_panel(
             ax = axes[i, j]
             fit = panel.fits[(s, o)]
             plot_sigmoid_fit(fit, d[panel.x], d[panel.t], d[o], ax=ax, flops_axis=flops_axis)
-            ax.set_title(f"{s}: {(labels or {}).get(o, o)}\nR² = {fit.r2:.2f}, "
-                         f"τ = {fit.tau:+.1f}", fontsize="small")
+            ax.set_title(
+                f"{s}: {(labels or {}).get(o, o)}\nR² = {fit.r2:.2f}, τ = {fit.tau:+.1f}",
+                fontsize="small",
+            )
             ax.tick_params(labelsize="x-small")
             ax.set_xlabel("C (FLOPs)" if flops_axis else "ln C", fontsize="small")
             ax.set_ylabel("score" if j == 0 else "", fontsize="small")
@@ -349,8 +384,7 @@ def plot_ate_panel(
     numpy.ndarray of Axes
     """
     subsets = list(dict.fromkeys(panel.table["subset"]))
-    axes = get_axes_grid(axes, 1, len(subsets), (4.2 * len(subsets), 3.8), sharex=True,
-                         sharey=True)
+    axes = get_axes_grid(axes, 1, len(subsets), (4.2 * len(subsets), 3.8), sharex=True, sharey=True)
     axes = np.asarray(axes).ravel()
     if len(axes) != len(subsets):
         raise ValueError(f"need {len(subsets)} axes, found {len(axes)}")
@@ -399,10 +433,22 @@ def plot_propensity_strata(
     share = np.bincount(inverse, weights=tt, minlength=len(values)) / counts
     both = (share > 0) & (share < 1)
     size = 8 + 120 * counts / counts.max()
-    ax.scatter(values[both], share[both], s=size[both], color="tab:green", alpha=0.6,
-               label=f"stratum with both arms ({int(both.sum())})")
-    ax.scatter(values[~both], share[~both], s=size[~both], facecolors="none",
-               edgecolors="grey", label=f"single-arm stratum ({int((~both).sum())})")
+    ax.scatter(
+        values[both],
+        share[both],
+        s=size[both],
+        color="tab:green",
+        alpha=0.6,
+        label=f"stratum with both arms ({int(both.sum())})",
+    )
+    ax.scatter(
+        values[~both],
+        share[~both],
+        s=size[~both],
+        facecolors="none",
+        edgecolors="grey",
+        label=f"single-arm stratum ({int((~both).sum())})",
+    )
     order = np.argsort(xx)
     ax.plot(xx[order], e[order], color="black", lw=1.5, label=f"logistic e(x), degree {degree}")
     ax.set_xlabel("ln C (C = pretraining FLOPs)")

@@ -1,5 +1,4 @@
-"""Figures of the matrix-completion experiments (Figures 15-16).
-"""
+"""Figures of the matrix-completion experiments (Figures 15-16)."""
 
 from __future__ import annotations
 
@@ -25,8 +24,9 @@ __all__ = [
 _APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
 
 
-def plot_rmse_distributions(frame: pd.DataFrame, ax: Axes | None = None, bins: int = 40,
-                            label: str = "") -> Axes:
+def plot_rmse_distributions(
+    frame: pd.DataFrame, ax: Axes | None = None, bins: int = 40, label: str = ""
+) -> Axes:
     """Histograms of the global and local RMSE over repetitions (Figure 15a).
 
     Parameters
@@ -49,8 +49,15 @@ def plot_rmse_distributions(frame: pd.DataFrame, ax: Axes | None = None, bins: i
     for approach in ("global", "local"):
         vals = wide[approach].to_numpy()
         color = _APPROACH_COLORS[approach]
-        ax.hist(vals, bins=edges, color=color, alpha=0.6, edgecolor="black", linewidth=0.5,
-                label=f"{approach}{label} (mean {vals.mean():.2f})")
+        ax.hist(
+            vals,
+            bins=edges,
+            color=color,
+            alpha=0.6,
+            edgecolor="black",
+            linewidth=0.5,
+            label=f"{approach}{label} (mean {vals.mean():.2f})",
+        )
         ax.axvline(vals.mean(), color=color, linestyle="--", linewidth=2)
     ax.set_xlabel("RMSE on the removed entries (score points)")
     ax.set_ylabel("repetitions")
@@ -58,8 +65,14 @@ def plot_rmse_distributions(frame: pd.DataFrame, ax: Axes | None = None, bins: i
     return ax
 
 
-def plot_rmse_vs_p(frame: pd.DataFrame, ax: Axes | None = None, level: float = 0.95,
-                   label: str = "", linestyle: str = "-", shift: float = 0.008) -> Axes:
+def plot_rmse_vs_p(
+    frame: pd.DataFrame,
+    ax: Axes | None = None,
+    level: float = 0.95,
+    label: str = "",
+    linestyle: str = "-",
+    shift: float = 0.008,
+) -> Axes:
     """Mean RMSE with intervals against ``p``, global and local (Figure 15b).
 
     Parameters
@@ -85,17 +98,26 @@ def plot_rmse_vs_p(frame: pd.DataFrame, ax: Axes | None = None, level: float = 0
     for k, approach in enumerate(("global", "local")):
         m = s[f"{approach}_mean"].to_numpy()
         err = np.vstack([m - s[f"{approach}_lo"].to_numpy(), s[f"{approach}_hi"].to_numpy() - m])
-        ax.errorbar(x + (k - 0.5) * shift, m, yerr=err, marker="o", markersize=4, capsize=3,
-                    color=_APPROACH_COLORS[approach], linestyle=linestyle,
-                    label=f"{approach}{label}")
+        ax.errorbar(
+            x + (k - 0.5) * shift,
+            m,
+            yerr=err,
+            marker="o",
+            markersize=4,
+            capsize=3,
+            color=_APPROACH_COLORS[approach],
+            linestyle=linestyle,
+            label=f"{approach}{label}",
+        )
     ax.set_xlabel("fraction p of rows removed in the other columns")
     ax.set_ylabel("mean RMSE (score points)")
     ax.legend(fontsize="small")
     return ax
 
 
-def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
-                            names: dict[str, str] | None = None, ncols: int = 5) -> np.ndarray:
+def plot_rmse_by_column_set(
+    frame: pd.DataFrame, axes: Any = None, names: dict[str, str] | None = None, ncols: int = 5
+) -> np.ndarray:
     """Global versus local RMSE for every set of fully observed columns (Figure 16).
 
     Parameters
@@ -124,22 +146,34 @@ def plot_rmse_by_column_set(frame: pd.DataFrame, axes: Any = None,
     names = names or {}
     for ax, s in zip(flat, sets):
         wide = paired_rmse(frame[frame["observed_cols"] == s])
-        bp = ax.boxplot([wide["global"], wide["local"]], tick_labels=["global", "local"],
-                        whis=(5, 95), showfliers=False, patch_artist=True, widths=0.6)
+        bp = ax.boxplot(
+            [wide["global"], wide["local"]],
+            tick_labels=["global", "local"],
+            whis=(5, 95),
+            showfliers=False,
+            patch_artist=True,
+            widths=0.6,
+        )
         for box, approach in zip(bp["boxes"], ("global", "local")):
             box.set_facecolor(_APPROACH_COLORS[approach])
             box.set_alpha(0.7)
         ax.plot([1, 2], [wide["global"].mean(), wide["local"].mean()], "kD", markersize=3)
-        ax.set_title("observed: " + ",".join(names.get(c, c) for c in s.split(",")),
-                     fontsize="small")
+        ax.set_title(
+            "observed: " + ",".join(names.get(c, c) for c in s.split(",")), fontsize="small"
+        )
         ax.tick_params(labelsize="small")
-    for ax in flat[len(sets):]:
+    for ax in flat[len(sets) :]:
         ax.set_visible(False)
     return np.asarray(axes)
 
 
-def plot_rmse_vs_share(frame: pd.DataFrame, printed: pd.DataFrame | None = None,
-                       ax: Axes | None = None, level: float = 0.95, label: str = "") -> Axes:
+def plot_rmse_vs_share(
+    frame: pd.DataFrame,
+    printed: pd.DataFrame | None = None,
+    ax: Axes | None = None,
+    level: float = 0.95,
+    label: str = "",
+) -> Axes:
     """Mean RMSE of global and local completion against the hidden share (Figure 15a's
     design over every share), optionally with another source's means as open markers.
 
@@ -163,21 +197,31 @@ def plot_rmse_vs_share(frame: pd.DataFrame, printed: pd.DataFrame | None = None,
     ax = plot_rmse_vs_p(frame, ax=ax, level=level, label=label)
     if printed is not None:
         for approach in ("global", "local"):
-            ax.plot(printed.index.to_numpy(dtype=float), printed[approach].to_numpy(),
-                    linestyle="none", marker="s", markersize=7, markerfacecolor="none",
-                    markeredgecolor=_APPROACH_COLORS[approach],
-                    label=f"{approach}, authors' notebook")
+            ax.plot(
+                printed.index.to_numpy(dtype=float),
+                printed[approach].to_numpy(),
+                linestyle="none",
+                marker="s",
+                markersize=7,
+                markerfacecolor="none",
+                markeredgecolor=_APPROACH_COLORS[approach],
+                label=f"{approach}, authors' notebook",
+            )
     ax.set_xlabel("hidden share of the entries")
     ax.legend(fontsize="small")
     return ax
 
 
-_VERDICT_MARKERS = {"local better": ("o", "#DD8452"), "global better": ("X", "#4C72B0"),
-                    "no clear difference": ("s", "grey")}
+_VERDICT_MARKERS = {
+    "local better": ("o", "#DD8452"),
+    "global better": ("X", "#4C72B0"),
+    "no clear difference": ("s", "grey"),
+}
 
 
-def plot_set_means(summary: pd.DataFrame, names: dict[str, str] | None = None,
-                   ax: Axes | None = None) -> Axes:
+def plot_set_means(
+    summary: pd.DataFrame, names: dict[str, str] | None = None, ax: Axes | None = None
+) -> Axes:
     """Mean RMSE of local against global completion, one point per set of fully observed
     columns, marked by the verdict of the paired difference (Figure 16 in one panel).
 
@@ -201,12 +245,24 @@ def plot_set_means(summary: pd.DataFrame, names: dict[str, str] | None = None,
     for verdict, (marker, color) in _VERDICT_MARKERS.items():
         sub = summary[summary["verdict"] == verdict]
         if len(sub):
-            ax.scatter(sub["global_mean"], sub["local_mean"], marker=marker, color=color,
-                       s=36, label=f"{verdict} ({len(sub)})", zorder=3)
+            ax.scatter(
+                sub["global_mean"],
+                sub["local_mean"],
+                marker=marker,
+                color=color,
+                s=36,
+                label=f"{verdict} ({len(sub)})",
+                zorder=3,
+            )
     for key, row in summary.iterrows():
         text = ",".join(names.get(c, c) for c in str(key).split(","))
-        ax.annotate(text, (row["global_mean"], row["local_mean"]), fontsize="small",
-                    xytext=(3, 2), textcoords="offset points")
+        ax.annotate(
+            text,
+            (row["global_mean"], row["local_mean"]),
+            fontsize="small",
+            xytext=(3, 2),
+            textcoords="offset points",
+        )
     hi = float(max(summary["global_mean"].max(), summary["local_mean"].max())) * 1.08
     ax.plot([0, hi], [0, hi], color="grey", linestyle="--", linewidth=1)
     ax.set_xlim(0, hi)

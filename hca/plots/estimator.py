@@ -1,5 +1,4 @@
-"""Figures of HCA fits: matrices, causal graphs, MIC by subset (Figures 3-4, 17-21).
-"""
+"""Figures of HCA fits: matrices, causal graphs, MIC by subset (Figures 3-4, 17-21)."""
 
 from __future__ import annotations
 
@@ -34,11 +33,20 @@ NEG_COLOR = "#b2182b"  # negative weights
 NODE_COLOR = "#f7f7f7"
 
 
-def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
-                col_labels: Sequence[str] | None = None, ax: Axes | None = None, *,
-                title: str | None = None, cmap: str = "RdBu_r", fmt: str = "{:.2f}",
-                vmax: float | None = None, colorbar: bool = True, mask_zero: bool = False,
-                fontsize: float = 9) -> Axes:
+def plot_matrix(
+    M: Any,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    cmap: str = "RdBu_r",
+    fmt: str = "{:.2f}",
+    vmax: float | None = None,
+    colorbar: bool = True,
+    mask_zero: bool = False,
+    fontsize: float = 9,
+) -> Axes:
     """Annotated heatmap of ``M`` with a colour scale symmetric about zero.
 
     Parameters
@@ -72,13 +80,22 @@ def plot_matrix(M: Any, row_labels: Sequence[str] | None = None,
         if mask_zero and value == 0:
             continue
         dark = abs(value) > 0.6 * limit
-        ax.text(j, i, _no_negative_zero(fmt.format(value)), ha="center", va="center", fontsize=fontsize,
-                color="white" if dark else "black")
+        ax.text(
+            j,
+            i,
+            _no_negative_zero(fmt.format(value)),
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            color="white" if dark else "black",
+        )
     ax.set_xticks(range(arr.shape[1]))
     ax.set_yticks(range(arr.shape[0]))
-    ax.set_xticklabels(cols if cols is not None else range(arr.shape[1]),
-                       rotation=30 if cols and max(len(c) for c in cols) > 4 else 0,
-                       ha="right" if cols and max(len(c) for c in cols) > 4 else "center")
+    ax.set_xticklabels(
+        cols if cols is not None else range(arr.shape[1]),
+        rotation=30 if cols and max(len(c) for c in cols) > 4 else 0,
+        ha="right" if cols and max(len(c) for c in cols) > 4 else "center",
+    )
     ax.set_yticklabels(rows if rows is not None else range(arr.shape[0]))
     ax.tick_params(length=0)
     if title:
@@ -92,22 +109,46 @@ def _factor_labels(d: int, names: Sequence[str] | None) -> list[str]:
     return [f"z{i + 1}" for i in range(d)] if names is None else [str(n) for n in names]
 
 
-def plot_unmixing(H: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
-                  factor_names: Sequence[str] | None = None, title: str | None = None,
-                  **kwargs: Any) -> Axes:
+def plot_unmixing(
+    H: Any,
+    benchmarks: Sequence[str],
+    ax: Axes | None = None,
+    *,
+    factor_names: Sequence[str] | None = None,
+    title: str | None = None,
+    **kwargs: Any,
+) -> Axes:
     """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns."""
     arr = check_matrix(H, name="H")
-    return plot_matrix(arr, _factor_labels(arr.shape[0], factor_names),
-                       [benchmark_label(b) for b in benchmarks], ax, title=title, **kwargs)
+    return plot_matrix(
+        arr,
+        _factor_labels(arr.shape[0], factor_names),
+        [benchmark_label(b) for b in benchmarks],
+        ax,
+        title=title,
+        **kwargs,
+    )
 
 
-def plot_mixing(G: Any, benchmarks: Sequence[str], ax: Axes | None = None, *,
-                factor_names: Sequence[str] | None = None, title: str | None = None,
-                **kwargs: Any) -> Axes:
+def plot_mixing(
+    G: Any,
+    benchmarks: Sequence[str],
+    ax: Axes | None = None,
+    *,
+    factor_names: Sequence[str] | None = None,
+    title: str | None = None,
+    **kwargs: Any,
+) -> Axes:
     """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns."""
     arr = check_matrix(G, name="G")
-    return plot_matrix(arr, [benchmark_label(b) for b in benchmarks],
-                       _factor_labels(arr.shape[1], factor_names), ax, title=title, **kwargs)
+    return plot_matrix(
+        arr,
+        [benchmark_label(b) for b in benchmarks],
+        _factor_labels(arr.shape[1], factor_names),
+        ax,
+        title=title,
+        **kwargs,
+    )
 
 
 def _no_negative_zero(text: str) -> str:
@@ -118,8 +159,12 @@ def _no_negative_zero(text: str) -> str:
 def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None]:
     """``(B, A, omega_sqrt, name)`` of a DomainSCM or of a lower-triangular ``B``."""
     if all(hasattr(scm, a) for a in ("A", "omega_sqrt", "B")):
-        return (np.asarray(scm.B, float), np.asarray(scm.A, float),
-                np.asarray(scm.omega_sqrt, float), str(getattr(scm, "domain", "")) or None)
+        return (
+            np.asarray(scm.B, float),
+            np.asarray(scm.A, float),
+            np.asarray(scm.omega_sqrt, float),
+            str(getattr(scm, "domain", "")) or None,
+        )
     B = check_matrix(scm, name="B")
     if B.shape[0] != B.shape[1] or np.any(np.triu(B, 1) != 0) or np.any(np.diag(B) <= 0):
         raise ValueError("B must be square, lower-triangular with a positive diagonal")
@@ -128,8 +173,14 @@ def _scm_parts(scm: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None
     return B, A, omega, None
 
 
-def plot_scm_weights(scm: Any, ax: Axes | None = None, *, kind: str = "total",
-                     title: str | None = None, **kwargs: Any) -> Axes:
+def plot_scm_weights(
+    scm: Any,
+    ax: Axes | None = None,
+    *,
+    kind: str = "total",
+    title: str | None = None,
+    **kwargs: Any,
+) -> Axes:
     """One domain's SCM as a matrix (Figure 17, second column).
 
     Parameters
@@ -152,8 +203,14 @@ def plot_scm_weights(scm: Any, ax: Axes | None = None, *, kind: str = "total",
         M, cols = A + np.diag(omega), [f"z{j + 1} | ε{j + 1}" for j in range(d)]
     kwargs.setdefault("mask_zero", True)
     kwargs.setdefault("fmt", "{:.3g}")
-    return plot_matrix(np.where(np.abs(M) < 1e-12, 0.0, M), _factor_labels(d, None), cols, ax,
-                       title=title if title is not None else name, **kwargs)
+    return plot_matrix(
+        np.where(np.abs(M) < 1e-12, 0.0, M),
+        _factor_labels(d, None),
+        cols,
+        ax,
+        title=title if title is not None else name,
+        **kwargs,
+    )
 
 
 def _edge_label_point(p0: np.ndarray, p1: np.ndarray, rad: float) -> np.ndarray:
@@ -174,10 +231,18 @@ def _trimmed_arc(p0: np.ndarray, p1: np.ndarray, rad: float, gap: float):
     return q0, q1, new_rad
 
 
-def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = None,
-                      fmt: str = "{:.2f}", scale_fmt: str = "{:.3g}", min_abs: float = 0.0,
-                      show_sources: bool = True, factor_names: Sequence[str] | None = None,
-                      node_labels: Sequence[str] | None = None) -> Axes:
+def plot_causal_graph(
+    scm: Any,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    fmt: str = "{:.2f}",
+    scale_fmt: str = "{:.3g}",
+    min_abs: float = 0.0,
+    show_sources: bool = True,
+    factor_names: Sequence[str] | None = None,
+    node_labels: Sequence[str] | None = None,
+) -> Axes:
     """A domain's causal graph with edge weights and source scales (Figure 4).
 
     Nodes ``z1..zd`` are placed left to right in causal order; the edge ``z_j -> z_i``
@@ -220,31 +285,67 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
             color = "#999999" if weak else (POS_COLOR if w >= 0 else NEG_COLOR)
             q0, q1, qrad = _trimmed_arc(pos[j], pos[i], rad, radius + 0.03)
             arrow = FancyArrowPatch(
-                q0, q1, connectionstyle=f"arc3,rad={qrad}", arrowstyle="-|>",
-                mutation_scale=14, lw=0.8 + 2.2 * abs(w) / wmax, color=color,
-                linestyle="--" if weak else "-", shrinkA=0, shrinkB=0, zorder=1)
+                q0,
+                q1,
+                connectionstyle=f"arc3,rad={qrad}",
+                arrowstyle="-|>",
+                mutation_scale=14,
+                lw=0.8 + 2.2 * abs(w) / wmax,
+                color=color,
+                linestyle="--" if weak else "-",
+                shrinkA=0,
+                shrinkB=0,
+                zorder=1,
+            )
             ax.add_patch(arrow)
             lx, ly = _edge_label_point(q0, q1, qrad)
-            ax.text(lx, ly + (0.12 if rad == 0 else 0.0), fmt.format(w), ha="center",
-                    va="bottom" if rad == 0 else "center", fontsize=9, color=color,
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
-                    zorder=3)
+            ax.text(
+                lx,
+                ly + (0.12 if rad == 0 else 0.0),
+                fmt.format(w),
+                ha="center",
+                va="bottom" if rad == 0 else "center",
+                fontsize=9,
+                color=color,
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
+                zorder=3,
+            )
     for i, p in enumerate(pos):
         ax.add_patch(Circle(p, radius, fc=NODE_COLOR, ec="black", lw=1.2, zorder=2))
-        ax.text(p[0], p[1], names[i], ha="center", va="center", fontsize=11,
-                fontweight="bold", zorder=4)
+        ax.text(
+            p[0], p[1], names[i], ha="center", va="center", fontsize=11, fontweight="bold", zorder=4
+        )
         if extra is not None:
-            ax.text(p[0], p[1] - radius - 0.12, extra[i], ha="center", va="top", fontsize=9,
-                    color="#444444", zorder=4)
+            ax.text(
+                p[0],
+                p[1] - radius - 0.12,
+                extra[i],
+                ha="center",
+                va="top",
+                fontsize=9,
+                color="#444444",
+                zorder=4,
+            )
         if show_sources:
             src = p + np.array([0.0, -1.55])
-            ax.annotate("", xy=(p[0], p[1] - radius - (0.32 if extra is not None else 0.02)),
-                        xytext=(src[0], src[1] + 0.2),
-                        arrowprops=dict(arrowstyle="-|>", color="#555555", lw=1.0))
-            ax.text(src[0], src[1], f"ε{i + 1}", ha="center", va="center", fontsize=10,
-                    color="#333333")
-            ax.text(src[0] + 0.12, src[1] + 0.62, scale_fmt.format(omega[i]), ha="left",
-                    va="center", fontsize=9, color="#333333")
+            ax.annotate(
+                "",
+                xy=(p[0], p[1] - radius - (0.32 if extra is not None else 0.02)),
+                xytext=(src[0], src[1] + 0.2),
+                arrowprops=dict(arrowstyle="-|>", color="#555555", lw=1.0),
+            )
+            ax.text(
+                src[0], src[1], f"ε{i + 1}", ha="center", va="center", fontsize=10, color="#333333"
+            )
+            ax.text(
+                src[0] + 0.12,
+                src[1] + 0.62,
+                scale_fmt.format(omega[i]),
+                ha="left",
+                va="center",
+                fontsize=9,
+                color="#333333",
+            )
     top = 0.45 + 0.55 * max(1, d - 1)
     ax.set_xlim(xs[0] - 0.9, xs[-1] + 0.9)
     ax.set_ylim(-1.95 if show_sources else -0.9, top)
@@ -256,11 +357,16 @@ def plot_causal_graph(scm: Any, ax: Axes | None = None, *, title: str | None = N
     return ax
 
 
-def plot_mic_by_subset(table: pd.DataFrame, ax: Axes | None = None, *,
-                       highlight: Sequence[Any] | None = None, mark: Any = None,
-                       short_names: Mapping[Any, str] | None = None,
-                       reference: Mapping[str, float] | None = None,
-                       sort: bool = True) -> Axes:
+def plot_mic_by_subset(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    highlight: Sequence[Any] | None = None,
+    mark: Any = None,
+    short_names: Mapping[Any, str] | None = None,
+    reference: Mapping[str, float] | None = None,
+    sort: bool = True,
+) -> Axes:
     """The MIC of every domain subset as horizontal bars (Figure 18).
 
     Parameters
@@ -298,13 +404,16 @@ def plot_mic_by_subset(table: pd.DataFrame, ax: Axes | None = None, *,
         ax.text(v, yy, f" {v:.3f}", va="center", fontsize=8)
     handles = []
     if mark is not None:
-        handles = [Patch(color="#dd8452", label=f"contains {short.get(mark, mark)}"),
-                   Patch(color="#4c72b0", label=f"without {short.get(mark, mark)}")]
+        handles = [
+            Patch(color="#dd8452", label=f"contains {short.get(mark, mark)}"),
+            Patch(color="#4c72b0", label=f"without {short.get(mark, mark)}"),
+        ]
     if target is not None:
         handles.append(Patch(fc="white", ec="black", lw=2.0, label="highlighted subset"))
     for k, (label, value) in enumerate((reference or {}).items()):
-        handles.append(ax.axvline(value, color="0.3", ls=["--", ":", "-."][k % 3], lw=1,
-                                  label=label))
+        handles.append(
+            ax.axvline(value, color="0.3", ls=["--", ":", "-."][k % 3], lw=1, label=label)
+        )
     if handles:
         ax.legend(handles=handles, loc="upper right", fontsize=8)
     ax.set_yticks(y)
@@ -314,9 +423,13 @@ def plot_mic_by_subset(table: pd.DataFrame, ax: Axes | None = None, *,
     return ax
 
 
-def plot_reconstruction_error(table: pd.DataFrame, ax: Axes | None = None, *,
-                              column: str = "relative_error",
-                              title: str | None = None) -> Axes:
+def plot_reconstruction_error(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    column: str = "relative_error",
+    title: str | None = None,
+) -> Axes:
     """Low-rank approximation error per benchmark (Figure 19).
 
     ``table`` is :meth:`hca.estimator.HCA.reconstruction_error` (benchmarks as the index).
@@ -335,9 +448,16 @@ def plot_reconstruction_error(table: pd.DataFrame, ax: Axes | None = None, *,
     return ax
 
 
-def plot_distribution(values: Any, ax: Axes | None = None, *, bins: Any = 30,
-                      reference: Mapping[str, float] | None = None, xlabel: str = "",
-                      title: str | None = None, color: str = "#4c72b0") -> Axes:
+def plot_distribution(
+    values: Any,
+    ax: Axes | None = None,
+    *,
+    bins: Any = 30,
+    reference: Mapping[str, float] | None = None,
+    xlabel: str = "",
+    title: str | None = None,
+    color: str = "#4c72b0",
+) -> Axes:
     """Histogram of refit values with labelled vertical reference lines.
 
     ``bins`` is passed to ``Axes.hist`` (a number, or bin edges to share between panels).
@@ -350,8 +470,13 @@ def plot_distribution(values: Any, ax: Axes | None = None, *, bins: Any = 30,
     ax.hist(arr, bins=bins, color=color, alpha=0.85)
     styles = ["--", ":", "-.", "-"]
     for k, (label, value) in enumerate((reference or {}).items()):
-        ax.axvline(value, color=["black", "#b2182b", "#1b7837", "0.4"][k % 4],
-                   ls=styles[k % 4], lw=1.4, label=f"{label}: {value:.3g}")
+        ax.axvline(
+            value,
+            color=["black", "#b2182b", "#1b7837", "0.4"][k % 4],
+            ls=styles[k % 4],
+            lw=1.4,
+            label=f"{label}: {value:.3g}",
+        )
     if reference:
         ax.legend(fontsize=8)
     ax.set_xlabel(xlabel)
@@ -361,8 +486,9 @@ def plot_distribution(values: Any, ax: Axes | None = None, *, bins: Any = 30,
     return ax
 
 
-def plot_domain_scms(model: Any, benchmarks: Sequence[str], axes: Any = None, *,
-                     ncols: int = 3) -> np.ndarray:
+def plot_domain_scms(
+    model: Any, benchmarks: Sequence[str], axes: Any = None, *, ncols: int = 3
+) -> np.ndarray:
     """Every domain's structural weights (with its inexactness alpha) of a fitted
     :class:`~hca.estimator.HCA`, then the shared mixing matrix G, on a grid of ``ncols``
     columns (Figure 24). Returns the grid of axes."""
@@ -371,16 +497,23 @@ def plot_domain_scms(model: Any, benchmarks: Sequence[str], axes: Any = None, *,
     grid = get_axes_grid(axes, nrows, ncols, figsize=(10, 3.1 * nrows))
     flat = grid.ravel()
     for ax, d in zip(flat, model.domains_):
-        plot_scm_weights(model.models_[d], ax=ax, kind="structural", colorbar=False,
-                         title=f"{d} (α = {model.inexactness_[d]:.3f})")
-    plot_mixing(model.mixing_, list(benchmarks), ax=flat[-1], title="mixing matrix G",
-                colorbar=False)
+        plot_scm_weights(
+            model.models_[d],
+            ax=ax,
+            kind="structural",
+            colorbar=False,
+            title=f"{d} (α = {model.inexactness_[d]:.3f})",
+        )
+    plot_mixing(
+        model.mixing_, list(benchmarks), ax=flat[-1], title="mixing matrix G", colorbar=False
+    )
     grid[0, 0].figure.tight_layout()
     return grid
 
 
-def plot_domain_graphs(models: Mapping[str, Any], node_labels: Sequence[str],
-                       axes: Any = None, *, ncols: int = 2) -> np.ndarray:
+def plot_domain_graphs(
+    models: Mapping[str, Any], node_labels: Sequence[str], axes: Any = None, *, ncols: int = 2
+) -> np.ndarray:
     """Every domain's causal graph (:func:`plot_causal_graph`) on a grid of ``ncols``
     columns; unused panels are switched off. Returns the grid of axes."""
     nrows = -(-len(models) // ncols)
@@ -388,7 +521,7 @@ def plot_domain_graphs(models: Mapping[str, Any], node_labels: Sequence[str],
     flat = grid.ravel()
     for ax, d in zip(flat, models):
         plot_causal_graph(models[d], ax=ax, node_labels=list(node_labels))
-    for ax in flat[len(models):]:
+    for ax in flat[len(models) :]:
         ax.axis("off")
     grid[0, 0].figure.tight_layout()
     return grid

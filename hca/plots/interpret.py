@@ -1,5 +1,4 @@
-"""Figures of the interpretation of the factors (Figure 3, Table 2, Appendix D).
-"""
+"""Figures of the interpretation of the factors (Figure 3, Table 2, Appendix D)."""
 
 from __future__ import annotations
 
@@ -26,7 +25,9 @@ __all__ = [
 ]
 
 
-def plot_adjusted_unmixing(alignment: Alignment, ax: Axes | None = None, benchmark_units: bool = False) -> Axes:
+def plot_adjusted_unmixing(
+    alignment: Alignment, ax: Axes | None = None, benchmark_units: bool = False
+) -> Axes:
     """Heatmap of the adjusted unmixing matrix (Figure 3a), via :func:`hca.plots.plot_unmixing`.
 
     Rows are labelled with the factor and the benchmark it is aligned with; with
@@ -36,14 +37,21 @@ def plot_adjusted_unmixing(alignment: Alignment, ax: Axes | None = None, benchma
 
     U = alignment.unmixing_frame(benchmark_units)
     names = [f"{z} ({benchmark_label(b)})" for z, b in zip(U.index, alignment.benchmarks)]
-    title = ("adjusted unmixing (benchmark → factor)"
-             + (", per benchmark point" if benchmark_units else ""))
-    return plot_unmixing(U.to_numpy(), list(alignment.feature_names), ax,
-                          factor_names=names, title=title)
+    title = "adjusted unmixing (benchmark → factor)" + (
+        ", per benchmark point" if benchmark_units else ""
+    )
+    return plot_unmixing(
+        U.to_numpy(), list(alignment.feature_names), ax, factor_names=names, title=title
+    )
 
 
-def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
-                   others: Mapping[str, pd.DataFrame] | None = None, ax: Axes | None = None) -> Axes:
+def plot_alignment(
+    alignment: Alignment,
+    factor: int,
+    in_sample: pd.DataFrame,
+    others: Mapping[str, pd.DataFrame] | None = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Figure 3b: adjusted factor ``factor`` (0-based) against its benchmark, with the line.
 
     In-sample models are grey dots; every entry of ``others`` (name -> scores) gets its own
@@ -55,24 +63,44 @@ def plot_alignment(alignment: Alignment, factor: int, in_sample: pd.DataFrame,
     bench = alignment.benchmarks[factor]
     z = alignment.factor_names[factor]
     x_in = in_sample[bench].to_numpy(dtype=float)
-    ax.scatter(x_in, alignment.factors(in_sample)[:, factor], s=8, c="0.6", alpha=0.6,
-               label=f"in sample ({len(x_in)})", rasterized=True)
+    ax.scatter(
+        x_in,
+        alignment.factors(in_sample)[:, factor],
+        s=8,
+        c="0.6",
+        alpha=0.6,
+        label=f"in sample ({len(x_in)})",
+        rasterized=True,
+    )
     for name, rows in (others or {}).items():
         if len(rows) == 0:
             continue
-        ax.scatter(rows[bench], alignment.factors(rows)[:, factor], s=10, alpha=0.7,
-                   label=f"{name} ({len(rows)})", rasterized=True)
+        ax.scatter(
+            rows[bench],
+            alignment.factors(rows)[:, factor],
+            s=10,
+            alpha=0.7,
+            label=f"{name} ({len(rows)})",
+            rasterized=True,
+        )
     grid = np.linspace(np.nanmin(x_in), np.nanmax(x_in), 50)
     ax.plot(grid, alignment.line(factor, grid), "k-", lw=1.5, label="fitted OLS line")
     ax.set_xlabel(f"{benchmark_label(bench)} (normalized score)")
     ax.set_ylabel(f"adjusted {z}")
-    ax.set_title(f"{z} vs {benchmark_label(bench)} (in-sample R² = "
-                 f"{alignment.r2_table.loc[z, bench]:.2f})", fontsize=10)
+    ax.set_title(
+        f"{z} vs {benchmark_label(bench)} (in-sample R² = {alignment.r2_table.loc[z, bench]:.2f})",
+        fontsize=10,
+    )
     return ax
 
 
-def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax: Axes | None = None,
-                 label_top: int = 0) -> Axes:
+def plot_compute(
+    alignment: Alignment,
+    frame: pd.DataFrame,
+    factor: int,
+    ax: Axes | None = None,
+    label_top: int = 0,
+) -> Axes:
     """Adjusted factor ``factor`` (0-based) against log10 pretraining compute.
 
     All models with a known compute are small grey dots; official base checkpoints are
@@ -85,8 +113,7 @@ def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax: Axe
     df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
     z = alignment.factors(df[list(alignment.feature_names)])[:, factor]
     base = base_checkpoint_mask(df).to_numpy()
-    ax.scatter(df["log10_compute"], z, s=5, c="0.7", alpha=0.5, label="all models",
-               rasterized=True)
+    ax.scatter(df["log10_compute"], z, s=5, c="0.7", alpha=0.5, label="all models", rasterized=True)
     ax.scatter(df.loc[base, "log10_compute"], z[base], s=18, c="k", label="base checkpoints")
     if label_top:
         sub = df[base].assign(_z=z[base]).nlargest(label_top, "log10_compute")
@@ -98,8 +125,12 @@ def plot_compute(alignment: Alignment, frame: pd.DataFrame, factor: int, ax: Axe
     return ax
 
 
-def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax: Axes | None = None,
-                        highlight: Sequence[str] = ()) -> Axes:
+def plot_instruct_shift(
+    shifts: pd.DataFrame,
+    factor_names: Sequence[str],
+    ax: Axes | None = None,
+    highlight: Sequence[str] = (),
+) -> Axes:
     """Strip plot of the factor changes from base to official instruct checkpoint.
 
     ``shifts`` is :func:`instruct_shift` output; pairs whose ``base_id`` is in ``highlight``
@@ -121,13 +152,24 @@ def plot_instruct_shift(shifts: pd.DataFrame, factor_names: Sequence[str], ax: A
 
 
 #: Marker and colour of each source in the comparison plots (paper first).
-_SOURCES = {"paper": ("o", "black"), "authors' code": ("D", "0.55"),
-            "authors' setup": ("s", "tab:blue"), "careful setup": ("^", "tab:orange")}
+_SOURCES = {
+    "paper": ("o", "black"),
+    "authors' code": ("D", "0.55"),
+    "authors' setup": ("s", "tab:blue"),
+    "careful setup": ("^", "tab:orange"),
+}
 
 
-def plot_r2_comparison(table: pd.DataFrame, ax: Axes | None = None, *, reference: str = "paper",
-                       bands: tuple[float, float] = (0.05, 0.15), floor: float | None = None,
-                       hollow: pd.DataFrame | None = None, title: str | None = None) -> Axes:
+def plot_r2_comparison(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    reference: str = "paper",
+    bands: tuple[float, float] = (0.05, 0.15),
+    floor: float | None = None,
+    hollow: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> Axes:
     """Values of several sources (rows of ``table``) per group (columns), around a reference.
 
     Each column gets a dark band of ``± bands[0]`` and a light band of ``± bands[1]`` around
@@ -137,8 +179,10 @@ def plot_r2_comparison(table: pd.DataFrame, ax: Axes | None = None, *, reference
     as open markers (e.g. not applicable). NaN cells are skipped. Returns the axes.
     """
     if reference not in table.index:
-        raise ValueError(f"plot_r2_comparison: reference {reference!r} is not a row of the "
-                         f"table ({list(table.index)})")
+        raise ValueError(
+            f"plot_r2_comparison: reference {reference!r} is not a row of the "
+            f"table ({list(table.index)})"
+        )
     ax = get_axes(ax, (8, 3))
     cols = list(table.columns)
     x = np.arange(len(cols))
@@ -155,17 +199,31 @@ def plot_r2_comparison(table: pd.DataFrame, ax: Axes | None = None, *, reference
         for k, v in enumerate(row.to_numpy(dtype=float)):
             if not np.isfinite(v):
                 continue
-            open_ = (hollow is not None and source in hollow.index
-                     and bool(hollow.loc[source, cols[k]]))
+            open_ = (
+                hollow is not None and source in hollow.index and bool(hollow.loc[source, cols[k]])
+            )
             y, m = v, marker
             if floor is not None and v < floor:
                 y, m = floor, "v"
-                ax.annotate(f"{v:.1f}", (x[k] + offsets[j], floor), xytext=(0, -11),
-                            textcoords="offset points", ha="center", fontsize=9,
-                            color=colour)
-            ax.scatter(x[k] + offsets[j], y, marker=m, s=34, zorder=3,
-                       facecolors="none" if open_ else colour, edgecolors=colour,
-                       label=None if labelled else str(source))
+                ax.annotate(
+                    f"{v:.1f}",
+                    (x[k] + offsets[j], floor),
+                    xytext=(0, -11),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize=9,
+                    color=colour,
+                )
+            ax.scatter(
+                x[k] + offsets[j],
+                y,
+                marker=m,
+                s=34,
+                zorder=3,
+                facecolors="none" if open_ else colour,
+                edgecolors=colour,
+                label=None if labelled else str(source),
+            )
             labelled = True
     ax.set_xticks(x, [benchmark_label(c) for c in cols])
     ax.set_xlim(-0.5, len(cols) - 0.5)
@@ -177,8 +235,14 @@ def plot_r2_comparison(table: pd.DataFrame, ax: Axes | None = None, *, reference
     return ax
 
 
-def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax: Axes | None = None, *,
-                        label: str | None = None, title: str | None = None) -> Axes:
+def plot_compute_factor(
+    checkpoints: pd.DataFrame,
+    factor: str,
+    ax: Axes | None = None,
+    *,
+    label: str | None = None,
+    title: str | None = None,
+) -> Axes:
     """One oriented factor (column ``factor`` of ``checkpoints``) of the official base
     checkpoints against ``log10_compute``, with the Pearson r in the title. Returns the axes."""
     from hca.validation import check_frame
@@ -195,8 +259,14 @@ def plot_compute_factor(checkpoints: pd.DataFrame, factor: str, ax: Axes | None 
     return ax
 
 
-def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax: Axes | None = None, *,
-                      tolerance: tuple[float, float] = (0.005, 0.03), fmt: str = "{:.3f}") -> Axes:
+def plot_lookup_cells(
+    ours: pd.DataFrame,
+    paper: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    tolerance: tuple[float, float] = (0.005, 0.03),
+    fmt: str = "{:.3f}",
+) -> Axes:
     """Cells looked up on the leaderboard against the paper's: one cell per value, coloured
     by ``|ours − paper|`` (green within ``tolerance[0]``, yellow within ``tolerance[1]``, red
     beyond) and labelled ``ours`` over ``(paper)``. ``ours`` and ``paper`` have the same
@@ -209,21 +279,26 @@ def plot_lookup_cells(ours: pd.DataFrame, paper: pd.DataFrame, ax: Axes | None =
     a, p = ours.to_numpy(dtype=float), paper.to_numpy(dtype=float)
     diff = np.abs(a - p)
     band = np.where(diff <= tolerance[0] + 1e-12, 0, np.where(diff <= tolerance[1] + 1e-12, 1, 2))
-    ax.imshow(band, cmap=ListedColormap(["#cfe8cf", "#f6e7a8", "#f2b8b0"]), vmin=0, vmax=2,
-              aspect="auto")
+    ax.imshow(
+        band, cmap=ListedColormap(["#cfe8cf", "#f6e7a8", "#f2b8b0"]), vmin=0, vmax=2, aspect="auto"
+    )
     for (i, j), v in np.ndenumerate(a):
-        ax.text(j, i, f"{fmt.format(v)}\n({p[i, j]:.2f})", ha="center", va="center",
-                fontsize=9)
+        ax.text(j, i, f"{fmt.format(v)}\n({p[i, j]:.2f})", ha="center", va="center", fontsize=9)
     ax.set_xticks(range(a.shape[1]), [benchmark_label(c) for c in ours.columns])
-    ax.set_yticks(range(a.shape[0]), [" ".join(map(str, r)) if isinstance(r, tuple) else str(r)
-                                      for r in ours.index])
+    ax.set_yticks(
+        range(a.shape[0]),
+        [" ".join(map(str, r)) if isinstance(r, tuple) else str(r) for r in ours.index],
+    )
     ax.tick_params(length=0)
     return ax
 
 
-def plot_alignment_panels(alignment: Alignment, in_sample: pd.DataFrame,
-                          others: Mapping[str, pd.DataFrame] | None = None,
-                          axes: Any = None) -> np.ndarray:
+def plot_alignment_panels(
+    alignment: Alignment,
+    in_sample: pd.DataFrame,
+    others: Mapping[str, pd.DataFrame] | None = None,
+    axes: Any = None,
+) -> np.ndarray:
     """Figure 3b: every adjusted factor against its benchmark (:func:`plot_alignment`), one
     panel per factor, with one legend below the panels. Returns the axes."""
     k = len(alignment.factor_names)

@@ -1,5 +1,4 @@
-"""Figures of the MMLU-by-subject analysis (Appendix H.5).
-"""
+"""Figures of the MMLU-by-subject analysis (Appendix H.5)."""
 
 from __future__ import annotations
 
@@ -23,9 +22,14 @@ __all__ = [
 ]
 
 
-def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None, ax: Axes | None = None,
-                               vmin: float | None = None, annotate: bool = False,
-                               labels: dict | None = None) -> Axes:
+def plot_clustered_correlation(
+    corr: pd.DataFrame,
+    order: Sequence | None = None,
+    ax: Axes | None = None,
+    vmin: float | None = None,
+    annotate: bool = False,
+    labels: dict | None = None,
+) -> Axes:
     """Heat map of a correlation matrix with rows and columns in clustering order.
 
     Parameters
@@ -57,21 +61,39 @@ def plot_clustered_correlation(corr: pd.DataFrame, order: Sequence | None = None
     if annotate:
         for i in range(len(order)):
             for j in range(len(order)):
-                ax.text(j, i, f"{mat.iat[i, j]:.2f}", ha="center", va="center",
-                        color="white" if mat.iat[i, j] < (lo + 1) / 2 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{mat.iat[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    color="white" if mat.iat[i, j] < (lo + 1) / 2 else "black",
+                )
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Pearson correlation")
     return ax
 
 
-def plot_subject_panels(corr: pd.DataFrame, spectra: Any, mixings: Mapping[str, Any],
-                        names: Sequence[str], axes: Any = None) -> np.ndarray:
+def plot_subject_panels(
+    corr: pd.DataFrame,
+    spectra: Any,
+    mixings: Mapping[str, Any],
+    names: Sequence[str],
+    axes: Any = None,
+) -> np.ndarray:
     """A subject fit (Figures 28-30): (a) the subjects' correlations, (b) their spectra
     within the base models (:func:`hca.plots.plot_explained_variance`), (c) and (d) one mixing
     matrix per entry of ``mixings`` (title -> G, at most two), with display ``names``. Returns
     the 2 x 2 axes."""
     grid = get_axes_grid(axes, 2, 2, figsize=(8, 6.4))
-    plot_matrix(corr.to_numpy(), names, names, ax=grid[0, 0], vmax=1.0,
-                title="(a) correlations", colorbar=False)
+    plot_matrix(
+        corr.to_numpy(),
+        names,
+        names,
+        ax=grid[0, 0],
+        vmax=1.0,
+        title="(a) correlations",
+        colorbar=False,
+    )
     plot_explained_variance(spectra, ax=grid[0, 1])
     grid[0, 1].set_title("(b) explained variance")
     grid[0, 1].set_xticks([1, 2, 3])
@@ -81,17 +103,22 @@ def plot_subject_panels(corr: pd.DataFrame, spectra: Any, mixings: Mapping[str, 
     return grid
 
 
-def plot_mic_panels(tables: Mapping[str, pd.DataFrame], highlights: Mapping[str, Sequence],
-                    *, short_names: Mapping[Any, str] | None = None,
-                    reference: Mapping[str, float] | None = None,
-                    axes: Any = None) -> np.ndarray:
+def plot_mic_panels(
+    tables: Mapping[str, pd.DataFrame],
+    highlights: Mapping[str, Sequence],
+    *,
+    short_names: Mapping[Any, str] | None = None,
+    reference: Mapping[str, float] | None = None,
+    axes: Any = None,
+) -> np.ndarray:
     """:func:`hca.plots.plot_mic_by_subset` of every table (title -> table), one panel per
     row, with the subset ``highlights[title]`` outlined. Returns the axes."""
     grid = get_axes_grid(axes, len(tables), 1, figsize=(8, 4.3 * len(tables)))
     panels = grid.ravel()
     for ax, (title, table) in zip(panels, tables.items()):
-        plot_mic_by_subset(table, ax=ax, highlight=highlights[title], short_names=short_names,
-                           reference=reference)
+        plot_mic_by_subset(
+            table, ax=ax, highlight=highlights[title], short_names=short_names, reference=reference
+        )
         ax.set_title(title)
     panels[0].figure.tight_layout()
     return panels

@@ -36,14 +36,16 @@ def _dgp_axes(n_domains: int) -> list[Axes]:
 
     rows = int(np.ceil(n_domains / 2))
     fig = plt.figure(figsize=(8.0, 2.3 * rows + 2.9))
-    grid = fig.add_gridspec(rows + 1, 4, height_ratios=[1.0] * rows + [1.45], hspace=0.75,
-                            wspace=0.9)
-    axes = [fig.add_subplot(grid[k // 2, 2 * (k % 2):2 * (k % 2) + 2]) for k in range(n_domains)]
+    grid = fig.add_gridspec(
+        rows + 1, 4, height_ratios=[1.0] * rows + [1.45], hspace=0.75, wspace=0.9
+    )
+    axes = [fig.add_subplot(grid[k // 2, 2 * (k % 2) : 2 * (k % 2) + 2]) for k in range(n_domains)]
     return axes + [fig.add_subplot(grid[rows, 0:2]), fig.add_subplot(grid[rows, 2:4])]
 
 
-def plot_recovered_dgp(model: Any, axes: Sequence[Axes] | None = None, *,
-                       benchmarks: Sequence[str] | None = None) -> list[Axes]:
+def plot_recovered_dgp(
+    model: Any, axes: Sequence[Axes] | None = None, *, benchmarks: Sequence[str] | None = None
+) -> list[Axes]:
     """A fitted HCA's data-generating process before the adjustment (Figures 17 and 20).
 
     One panel per domain shows its SCM as ``B_k^{-1}`` (how each unit-variance source
@@ -72,13 +74,17 @@ def plot_recovered_dgp(model: Any, axes: Sequence[Axes] | None = None, *,
     for ax, (dom, scm) in zip(axes, models.items()):
         plot_scm_weights(scm, ax=ax, colorbar=False, title=f"{dom} (α = {scm.alpha:.3f})")
     plot_mixing(model.mixing_, names, ax=axes[-2], title="mixing matrix Ĝ", colorbar=False)
-    plot_unmixing(model.unmixing_, names, ax=axes[-1], title="unmixing matrix Ĥ",
-                  colorbar=False)
+    plot_unmixing(model.unmixing_, names, ax=axes[-1], title="unmixing matrix Ĥ", colorbar=False)
     return axes
 
 
-def plot_causal_graphs(models: Mapping[Any, Any], node_labels: Sequence[str] | None = None,
-                       axes: Any = None, *, ncols: int = 2) -> np.ndarray:
+def plot_causal_graphs(
+    models: Mapping[Any, Any],
+    node_labels: Sequence[str] | None = None,
+    axes: Any = None,
+    *,
+    ncols: int = 2,
+) -> np.ndarray:
     """The causal graph of every domain (Figures 4 and 21), ``ncols`` to a row.
 
     Parameters
@@ -101,13 +107,14 @@ def plot_causal_graphs(models: Mapping[Any, Any], node_labels: Sequence[str] | N
         raise ValueError(f"plot_causal_graphs: need {len(models)} axes, got {flat.size}")
     for ax, (dom, scm) in zip(flat, models.items()):
         plot_causal_graph(scm, ax=ax, node_labels=node_labels, title=str(dom))
-    for ax in flat[len(models):]:
+    for ax in flat[len(models) :]:
         ax.set_visible(False)
     return np.asarray(grid)
 
 
-def plot_claim_shares(shares: pd.DataFrame, ax: Axes | None = None, *,
-                      threshold: float | None = 0.5) -> Axes:
+def plot_claim_shares(
+    shares: pd.DataFrame, ax: Axes | None = None, *, threshold: float | None = 0.5
+) -> Axes:
     """Share of refits in which each claim holds, one bar per claim and column (setup).
 
     Parameters
@@ -125,8 +132,9 @@ def plot_claim_shares(shares: pd.DataFrame, ax: Axes | None = None, *,
         pos = y + (n - 1 - 2 * k) * height / 2
         bars = ax.barh(pos, shares[col], height=height, color=_SETUP_COLORS[k % 4], label=col)
         for bar, v in zip(bars, shares[col]):
-            ax.text(v + 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0%}", va="center",
-                    fontsize=9)
+            ax.text(
+                v + 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0%}", va="center", fontsize=9
+            )
     if threshold is not None:
         ax.axvline(threshold, color="0.4", ls="--", lw=1)
     ax.set_yticks(y, list(shares.index))
@@ -136,8 +144,13 @@ def plot_claim_shares(shares: pd.DataFrame, ax: Axes | None = None, *,
     return ax
 
 
-def plot_benchmark_ratios(ratios: pd.DataFrame, ax: Axes | None = None, *,
-                          reference: float | None = 1.0, ylabel: str = "ratio") -> Axes:
+def plot_benchmark_ratios(
+    ratios: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    reference: float | None = 1.0,
+    ylabel: str = "ratio",
+) -> Axes:
     """Grouped bars of a per-benchmark quantity (index: benchmarks, columns: setups), e.g.
     the filtered / unfiltered variance of Appendix H.3."""
     ax = get_axes(ax, (8.0, 3.0))
@@ -145,11 +158,22 @@ def plot_benchmark_ratios(ratios: pd.DataFrame, ax: Axes | None = None, *,
     width = 0.8 / n
     x = np.arange(len(ratios))
     for k, col in enumerate(ratios.columns):
-        bars = ax.bar(x + (2 * k - n + 1) * width / 2, ratios[col], width=width,
-                      color=_SETUP_COLORS[k % 4], label=col)
+        bars = ax.bar(
+            x + (2 * k - n + 1) * width / 2,
+            ratios[col],
+            width=width,
+            color=_SETUP_COLORS[k % 4],
+            label=col,
+        )
         for bar, v in zip(bars, ratios[col]):
-            ax.text(bar.get_x() + bar.get_width() / 2, v, f"{v:.2f}", ha="center",
-                    va="bottom", fontsize=9)
+            ax.text(
+                bar.get_x() + bar.get_width() / 2,
+                v,
+                f"{v:.2f}",
+                ha="center",
+                va="bottom",
+                fontsize=9,
+            )
     if reference is not None:
         ax.axhline(reference, color="0.4", ls="--", lw=1)
     ax.set_xticks(x, [benchmark_label(b) for b in ratios.index])

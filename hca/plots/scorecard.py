@@ -1,5 +1,4 @@
-"""The scorecard at a glance: verdicts by chapter and setup, and the headline claims' stability.
-"""
+"""The scorecard at a glance: verdicts by chapter and setup, and the headline claims' stability."""
 
 from __future__ import annotations
 
@@ -20,8 +19,9 @@ VERDICT_COLORS: dict[str, str] = {
 }
 
 
-def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = None,
-                         axes: Sequence[Axes] | None = None) -> list[Axes]:
+def plot_verdict_summary(
+    counts: pd.DataFrame, shares: pd.DataFrame | None = None, axes: Sequence[Axes] | None = None
+) -> list[Axes]:
     """Claims per chapter and setup as bars coloured by verdict, beside the headline shares.
 
     Parameters
@@ -47,8 +47,13 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
 
         n = len(counts)
         ncols = 2 if shares is not None else 1
-        fig, axes = plt.subplots(1, ncols, figsize=(10, 0.62 * n * len(setups) / 2 + 1.8),
-                                 gridspec_kw={"width_ratios": [2.1, 1][:ncols]}, squeeze=False)
+        fig, axes = plt.subplots(
+            1,
+            ncols,
+            figsize=(10, 0.62 * n * len(setups) / 2 + 1.8),
+            gridspec_kw={"width_ratios": [2.1, 1][:ncols]},
+            squeeze=False,
+        )
         axes = list(axes[0])
     ax = axes[0]
     height = 0.8 / len(setups)
@@ -58,8 +63,16 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
         left = np.zeros(len(counts))
         for v in verdicts:
             vals = counts[(setup, v)].to_numpy(float)
-            ax.barh(y, vals, height * 0.92, left=left, color=VERDICT_COLORS[v],
-                    label=v if k == 0 else None, edgecolor="white", linewidth=0.5)
+            ax.barh(
+                y,
+                vals,
+                height * 0.92,
+                left=left,
+                color=VERDICT_COLORS[v],
+                label=v if k == 0 else None,
+                edgecolor="white",
+                linewidth=0.5,
+            )
             for yy, ll, vv in zip(y, left, vals):
                 if vv >= 3:
                     ax.text(ll + vv / 2, yy, f"{vv:.0f}", ha="center", va="center", fontsize=9)
@@ -70,8 +83,13 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
     ax.set_xlabel("analysis claims")
     ax.set_xlim(0, counts.T.groupby(level=0).sum().T.to_numpy().max() * 1.22)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1),
-              ncols=len(verdicts), frameon=False, fontsize=9)
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.1),
+        ncols=len(verdicts),
+        frameon=False,
+        fontsize=9,
+    )
     ax.set_title("(a) verdicts by chapter and setup", loc="left", fontsize=11)
     if shares is None:
         return [ax]
@@ -90,7 +108,12 @@ def plot_verdict_summary(counts: pd.DataFrame, shares: pd.DataFrame | None = Non
     bx.set_xticks([0, 0.5, 1], ["0", "50%", "100%"])
     bx.set_xlabel("share of refits in which it holds")
     bx.spines[["top", "right"]].set_visible(False)
-    bx.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1),
-              ncols=len(shares.columns), frameon=False, fontsize=9)
+    bx.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.1),
+        ncols=len(shares.columns),
+        frameon=False,
+        fontsize=9,
+    )
     bx.set_title("(b) headline claims", loc="left", fontsize=11)
     return [ax, bx]

@@ -83,8 +83,9 @@ def px_per_pt(fig_width_in: float, column_px: float = COLUMN_PX) -> float:
     return shown_px / (_PT_PER_IN * fig_width_in)
 
 
-def min_font_pt(fig_width_in: float, min_px: float = MIN_TEXT_PX,
-                column_px: float = COLUMN_PX) -> float:
+def min_font_pt(
+    fig_width_in: float, min_px: float = MIN_TEXT_PX, column_px: float = COLUMN_PX
+) -> float:
     """Smallest font size (pt) that is still ``min_px`` CSS px high in the column.
 
     Parameters
@@ -124,8 +125,9 @@ def smallest_text_px(fig: Any, column_px: float = COLUMN_PX) -> float:
 
     renderer = fig.canvas.get_renderer()
     width_in = fig.get_tightbbox(renderer).width
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip()]
+    sizes = [
+        t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+    ]
     if not sizes:
         return float("inf")
     return min(sizes) * px_per_pt(width_in, column_px)
@@ -189,11 +191,19 @@ def figure_data(fig: Any) -> pd.DataFrame:
     def add(panel, title, series, kind, xs, ys, values=None) -> None:
         values = [None] * len(xs) if values is None else values
         for x, y, v in zip(xs, ys, values):
-            rows.append({"panel": panel, "panel_title": title, "series": series, "kind": kind,
-                         "x": x, "y": y,
-                         "x_label": xlab.get(round(float(x), 9), "") if xlab else "",
-                         "y_label": ylab.get(round(float(y), 9), "") if ylab else "",
-                         "value": v})
+            rows.append(
+                {
+                    "panel": panel,
+                    "panel_title": title,
+                    "series": series,
+                    "kind": kind,
+                    "x": x,
+                    "y": y,
+                    "x_label": xlab.get(round(float(x), 9), "") if xlab else "",
+                    "y_label": ylab.get(round(float(y), 9), "") if ylab else "",
+                    "value": v,
+                }
+            )
 
     for k, ax in enumerate(fig.get_axes(), start=1):
         title = ax.get_title() or ax.get_title(loc="left")
@@ -213,8 +223,14 @@ def figure_data(fig: Any) -> pd.DataFrame:
                 off = np.asarray(coll.get_offsets(), float)
                 if off.ndim == 2 and len(off):
                     label = str(coll.get_label())
-                    add(k, title, "" if label.startswith("_") else label, "points",
-                        off[:, 0], off[:, 1])
+                    add(
+                        k,
+                        title,
+                        "" if label.startswith("_") else label,
+                        "points",
+                        off[:, 0],
+                        off[:, 1],
+                    )
         for cont in ax.containers:
             if isinstance(cont, BarContainer):
                 label = str(cont.get_label())
@@ -230,8 +246,10 @@ def figure_data(fig: Any) -> pd.DataFrame:
                 if arr.ndim == 2:
                     i, j = np.indices(arr.shape)
                     add(k, title, "image", "cell", j.ravel(), i.ravel(), arr.ravel())
-    return pd.DataFrame(rows, columns=["panel", "panel_title", "series", "kind", "x", "y",
-                                       "x_label", "y_label", "value"])
+    return pd.DataFrame(
+        rows,
+        columns=["panel", "panel_title", "series", "kind", "x", "y", "x_label", "y_label", "value"],
+    )
 
 
 #: Marks the figure's data (CSV) inside its SVG; book/_ext/hca_book/figures.py writes it out.

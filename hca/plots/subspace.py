@@ -1,5 +1,4 @@
-"""Figures of per-domain PCA and subspace distances (Figures 2, 9-11).
-"""
+"""Figures of per-domain PCA and subspace distances (Figures 2, 9-11)."""
 
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- plots
+
 
 def plot_explained_variance(
     ev_or_dict: Any,
@@ -67,8 +67,13 @@ def plot_explained_variance(
     if threshold is not None:
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel("principal component")
-    ax.set_ylabel({"ratio": "explained variance ratio", "cumulative": "cumulative ratio",
-                   "eigenvalue": "eigenvalue (variance)"}[kind])
+    ax.set_ylabel(
+        {
+            "ratio": "explained variance ratio",
+            "cumulative": "cumulative ratio",
+            "eigenvalue": "eigenvalue (variance)",
+        }[kind]
+    )
     if any(label is not None for label, _ in items):
         ax.legend(fontsize="small")
     return ax
@@ -144,8 +149,15 @@ def plot_distance_matrix(
                 text = format(D[i, j], fmt)
                 if lower is not None and i != j:
                     text += f"\n[{format(lower.iat[i, j], fmt)}, {format(upper.iat[i, j], fmt)}]"
-                ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                        color="white" if D[i, j] > mid else "black")
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if D[i, j] > mid else "black",
+                )
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="subspace distance")
     return ax
@@ -198,8 +210,14 @@ def plot_null_vs_observed(
         obs_vals = np.atleast_1d(np.asarray(observed, dtype=float))
         obs_labels = [None] * obs_vals.size
     ax = get_axes(ax)
-    ax.hist(values, bins=bins, weights=weights, color="lightgrey", edgecolor="grey",
-            label="split-half null")
+    ax.hist(
+        values,
+        bins=bins,
+        weights=weights,
+        color="lightgrey",
+        edgecolor="grey",
+        label="split-half null",
+    )
     top = ax.get_ylim()[1]
     for v, lab in zip(obs_vals, obs_labels):
         ax.axvline(v, color="tab:blue", linewidth=1, alpha=0.8)
@@ -242,29 +260,37 @@ def plot_pair_intervals(
     inside = [(a in marked and b in marked) for a, b in zip(tidy.group_a, tidy.group_b)]
     ax = get_axes(ax)
     y = np.arange(len(tidy))
-    for flag, colour, name in ((False, "tab:blue", "other pairs"),
-                               (True, "tab:orange", "pairs within highlighted set")):
+    for flag, colour, name in (
+        (False, "tab:blue", "other pairs"),
+        (True, "tab:orange", "pairs within highlighted set"),
+    ):
         sel = np.array(inside) == flag
         if not sel.any():
             continue
         t = tidy[sel]
-        ax.errorbar(t["point"], y[sel],
-                    xerr=[t["point"] - t["lower"], t["upper"] - t["point"]],
-                    fmt="o", color=colour, ecolor=colour, capsize=2, markersize=4,
-                    label=name if marked else None)
-    ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(tidy.group_a, tidy.group_b)],
-                  fontsize="x-small")
+        ax.errorbar(
+            t["point"],
+            y[sel],
+            xerr=[t["point"] - t["lower"], t["upper"] - t["point"]],
+            fmt="o",
+            color=colour,
+            ecolor=colour,
+            capsize=2,
+            markersize=4,
+            label=name if marked else None,
+        )
+    ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(tidy.group_a, tidy.group_b)], fontsize="x-small")
     if threshold is not None:
-        ax.axvline(threshold, color="tab:red", linestyle="--",
-                   label=f"threshold {threshold:.3f}")
+        ax.axvline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold:.3f}")
     ax.set_xlabel(f"subspace distance ({boot.level:.0%} bootstrap interval)")
     if marked or threshold is not None:
         ax.legend(fontsize="small", loc="lower right")
     return ax
 
 
-def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
-                            ax: Axes | None = None) -> Axes:
+def plot_null_distributions(
+    nulls: Mapping, threshold: float | None = None, ax: Axes | None = None
+) -> Axes:
     """Box plot of every domain's split-half null distances (5-95 % whiskers).
 
     Parameters
@@ -283,8 +309,13 @@ def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
         raise ValueError("nulls is empty")
     labels = [str(k) for k in nulls]
     ax = get_axes(ax)
-    ax.boxplot([np.asarray(v, dtype=float) for v in nulls.values()], orientation="horizontal",
-               whis=(5, 95), tick_labels=labels, flierprops={"markersize": 2})
+    ax.boxplot(
+        [np.asarray(v, dtype=float) for v in nulls.values()],
+        orientation="horizontal",
+        whis=(5, 95),
+        tick_labels=labels,
+        flierprops={"markersize": 2},
+    )
     if threshold is not None:
         ax.axvline(threshold, color="tab:red", linestyle="--", label=f"tau = {threshold:.3f}")
         ax.legend(loc="lower right")
@@ -293,8 +324,9 @@ def plot_null_distributions(nulls: Mapping, threshold: float | None = None,
     return ax
 
 
-def plot_leverage(leverage: pd.DataFrame, ax: Axes | None = None, colorbar: bool = True,
-                  fmt: str = ".2f") -> Axes:
+def plot_leverage(
+    leverage: pd.DataFrame, ax: Axes | None = None, colorbar: bool = True, fmt: str = ".2f"
+) -> Axes:
     """Annotated heatmap of benchmark leverages (:func:`hca.subspace.benchmark_leverage`).
 
     Parameters
@@ -315,12 +347,18 @@ def plot_leverage(leverage: pd.DataFrame, ax: Axes | None = None, colorbar: bool
     arr = leverage.to_numpy(dtype=float)
     ax = get_axes(ax)
     im = ax.imshow(arr, cmap="Greens", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(arr.shape[1]), [str(c) for c in leverage.columns], rotation=30,
-                  ha="right")
+    ax.set_xticks(range(arr.shape[1]), [str(c) for c in leverage.columns], rotation=30, ha="right")
     ax.set_yticks(range(arr.shape[0]), [str(i) for i in leverage.index])
     for (i, j), v in np.ndenumerate(arr):
-        ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize="small",
-                color="white" if v > 0.6 else "black")
+        ax.text(
+            j,
+            i,
+            format(v, fmt),
+            ha="center",
+            va="center",
+            fontsize="small",
+            color="white" if v > 0.6 else "black",
+        )
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="leverage")
     return ax

@@ -69,8 +69,9 @@ def format_cell(value: Any) -> str:
             return "0"
         if float(value).is_integer() and abs(value) < 1e15:
             return f"{int(value):d}"
-        text = np.format_float_positional(float(value), precision=6, unique=True, trim="-",
-                                          fractional=False)
+        text = np.format_float_positional(
+            float(value), precision=6, unique=True, trim="-", fractional=False
+        )
         return "0" if float(text) == 0 else text
     if isinstance(value, (int, np.integer)):
         return str(int(value))
@@ -95,8 +96,12 @@ def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` as a frame of strings: a meaningful index as leading columns (a plain
     0..n-1 index dropped), flat column labels, every cell through :func:`format_cell`."""
     df = frame
-    plain = (isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1
-             and df.index.name is None)
+    plain = (
+        isinstance(df.index, pd.RangeIndex)
+        and df.index.start == 0
+        and df.index.step == 1
+        and df.index.name is None
+    )
     if not plain:
         names = [n if n is not None else "" for n in df.index.names]
         if len(names) == 1 and not names[0]:
@@ -127,8 +132,7 @@ def _default_caption(frame: pd.DataFrame) -> str:
     return text
 
 
-def table_markdown(frame: pd.DataFrame, caption: str | None = None,
-                   name: str | None = None) -> str:
+def table_markdown(frame: pd.DataFrame, caption: str | None = None, name: str | None = None) -> str:
     """``frame`` as a MyST ``{table}`` directive (numbered and captioned in the book).
 
     Parameters
@@ -143,18 +147,23 @@ def table_markdown(frame: pd.DataFrame, caption: str | None = None,
     caption = caption or frame.attrs.get("caption") or _default_caption(frame)
     name = name or frame.attrs.get("name")
     df = clean_frame(frame)
+
     def _numeric(col: pd.Series) -> bool:
         return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
-    numeric = ([False] * (df.shape[1] - frame.shape[1])
-               + [_numeric(frame.iloc[:, i]) for i in range(frame.shape[1])])
+    numeric = [False] * (df.shape[1] - frame.shape[1]) + [
+        _numeric(frame.iloc[:, i]) for i in range(frame.shape[1])
+    ]
     head = "| " + " | ".join(_escape(c) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
     rows = ["| " + " | ".join(_escape(v) for v in r) + " |" for r in df.itertuples(index=False)]
     opts = f":name: {name}\n" if name else ""
     fence = "````"
-    return (f"{fence}{{table}} {_escape(caption)}\n{opts}:class: hca-table\n\n"
-            + "\n".join([head, rule, *rows]) + f"\n{fence}\n")
+    return (
+        f"{fence}{{table}} {_escape(caption)}\n{opts}:class: hca-table\n\n"
+        + "\n".join([head, rule, *rows])
+        + f"\n{fence}\n"
+    )
 
 
 def _markdown_repr(frame: pd.DataFrame) -> str:

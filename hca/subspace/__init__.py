@@ -1,5 +1,4 @@
-"""Per-domain PCA, principal-subspace distances and the invariant set S_inv.
-"""
+"""Per-domain PCA, principal-subspace distances and the invariant set S_inv."""
 
 from __future__ import annotations
 

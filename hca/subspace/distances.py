@@ -1,5 +1,4 @@
-"""Distances between domains' principal subspaces, split-half nulls and the invariant set S_inv.
-"""
+"""Distances between domains' principal subspaces, split-half nulls and the invariant set S_inv."""
 
 from __future__ import annotations
 
@@ -128,8 +127,9 @@ def distance_matrix(
         Square, indexed and labelled by domain (index name ``group``), symmetric, zero
         diagonal.
     """
-    bases = group_subspaces(X, domains, n_components, order=order, method=method,
-                            random_state=random_state)
+    bases = group_subspaces(
+        X, domains, n_components, order=order, method=method, random_state=random_state
+    )
     return subspace_distance_matrix(bases)
 
 
@@ -164,9 +164,12 @@ class BootstrapDistances:
     @property
     def bias(self) -> pd.DataFrame:
         """Mean bootstrap distance minus the point estimate (typically > 0)."""
-        return pd.DataFrame(
-            self.samples.mean(axis=0), index=self.point.index, columns=self.point.columns
-        ) - self.point
+        return (
+            pd.DataFrame(
+                self.samples.mean(axis=0), index=self.point.index, columns=self.point.columns
+            )
+            - self.point
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per unordered pair: point, lower, upper, boot_mean."""
@@ -267,8 +270,7 @@ def bootstrap_distance_matrix(
     check_method(method)
     check_positive_int(n_boot, "n_boot")
     check_fraction(level, "level")
-    bases = group_subspaces(X, domains, n_components, order=order, method=method,
-                            random_state=0)
+    bases = group_subspaces(X, domains, n_components, order=order, method=method, random_state=0)
     point = subspace_distance_matrix(bases)
     labels, parts = _split_by_domain(X, domains, order)
     k = len(labels)
@@ -357,9 +359,7 @@ def split_half_null(
             except ValueError:
                 continue
         else:
-            raise ValueError(
-                f"X_group: {MAX_REDRAWS} random halves in a row had rank below {k}"
-            )
+            raise ValueError(f"X_group: {MAX_REDRAWS} random halves in a row had rank below {k}")
         out[s] = subspace_distance(A, B)
     return out
 
@@ -384,8 +384,9 @@ def split_half_nulls(
     out = {}
     for lab, stream in zip(labels, streams):
         try:
-            out[lab] = split_half_null(parts[lab], n_components, n_splits=n_splits,
-                                       method=method, random_state=stream)
+            out[lab] = split_half_null(
+                parts[lab], n_components, n_splits=n_splits, method=method, random_state=stream
+            )
         except ValueError as exc:
             raise ValueError(f"domain {lab!r}: {exc}") from exc
     return out
@@ -568,13 +569,22 @@ class InvariantSetRule:
     nulls: dict
 
     def summary(self) -> str:
-        return (f"S_inv ({len(self.members)}): {', '.join(map(str, self.members))}; "
-                f"tau = {self.threshold:.3f}")
+        return (
+            f"S_inv ({len(self.members)}): {', '.join(map(str, self.members))}; "
+            f"tau = {self.threshold:.3f}"
+        )
 
 
-def invariant_set_rule(X: Any, domains: Any, order: Sequence, *, n_components: int = 3,
-                       n_splits: int = 200, quantile: float = 0.95,
-                       random_state: int | np.random.Generator | None = 0) -> InvariantSetRule:
+def invariant_set_rule(
+    X: Any,
+    domains: Any,
+    order: Sequence,
+    *,
+    n_components: int = 3,
+    n_splits: int = 200,
+    quantile: float = 0.95,
+    random_state: int | np.random.Generator | None = 0,
+) -> InvariantSetRule:
     """The S_inv rule (Section 2): split-half null threshold, then the largest set within it.
 
     ``tau`` is the ``quantile`` of the split-half null distances (:func:`split_half_nulls`,
@@ -599,8 +609,14 @@ def invariant_set_rule(X: Any, domains: Any, order: Sequence, *, n_components: i
     InvariantSetRule
     """
     order = list(order)
-    nulls = split_half_nulls(X, domains, n_components=n_components, order=order,
-                             n_splits=n_splits, random_state=random_state)
+    nulls = split_half_nulls(
+        X,
+        domains,
+        n_components=n_components,
+        order=order,
+        n_splits=n_splits,
+        random_state=random_state,
+    )
     tau = null_threshold(nulls, quantile)
     dist = distance_matrix(X, domains, n_components=n_components, order=order)
     return InvariantSetRule(tuple(invariant_set(dist, tau)), float(tau), dist, nulls)
@@ -681,19 +697,31 @@ class GroupComparison:
             for j in range(i + 1, len(labels)):
                 d = float(self.dist.iat[i, j])
                 t = float(self.pair_threshold.iat[i, j])
-                rows.append({"group_a": labels[i], "group_b": labels[j], "distance": d,
-                             "pair_threshold": t, "beyond_noise": d > t})
-        return pd.DataFrame(rows, columns=["group_a", "group_b", "distance", "pair_threshold",
-                                           "beyond_noise"])
+                rows.append(
+                    {
+                        "group_a": labels[i],
+                        "group_b": labels[j],
+                        "distance": d,
+                        "pair_threshold": t,
+                        "beyond_noise": d > t,
+                    }
+                )
+        return pd.DataFrame(
+            rows, columns=["group_a", "group_b", "distance", "pair_threshold", "beyond_noise"]
+        )
 
     def summary(self) -> str:
         """Short text report."""
-        lines = [f"GroupComparison: {len(self.dist)} groups; pooled threshold "
-                 f"{self.threshold:.3f} ({self.quantile:.0%} split-half null)"]
+        lines = [
+            f"GroupComparison: {len(self.dist)} groups; pooled threshold "
+            f"{self.threshold:.3f} ({self.quantile:.0%} split-half null)"
+        ]
         for _, r in self.to_frame().iterrows():
             flag = "beyond noise" if r.beyond_noise else "within noise"
-            lines.append(f"  {r.group_a} - {r.group_b}: {r.distance:.3f} "
-                         f"(pair threshold {r.pair_threshold:.3f}, {flag})")
+            lines.append(
+                f"  {r.group_a} - {r.group_b}: {r.distance:.3f} "
+                f"(pair threshold {r.pair_threshold:.3f}, {flag})"
+            )
         return "\n".join(lines)
 
 
@@ -730,8 +758,9 @@ def compare_groups(
     """
     labels, parts = _split_by_domain(X, domains, order)
     dist = distance_matrix(X, domains, n_components, order=labels)
-    nulls = split_half_nulls(X, domains, n_components, order=labels, n_splits=n_splits,
-                             random_state=random_state)
+    nulls = split_half_nulls(
+        X, domains, n_components, order=labels, n_splits=n_splits, random_state=random_state
+    )
     sizes = pd.Series({lab: parts[lab].shape[0] for lab in labels}, name="rows")
     sizes.index.name = "group"
     return GroupComparison(

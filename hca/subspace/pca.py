@@ -1,5 +1,4 @@
-"""Per-domain PCA: spectra, effective ranks, principal subspaces and principal angles.
-"""
+"""Per-domain PCA: spectra, effective ranks, principal subspaces and principal angles."""
 
 from __future__ import annotations
 
@@ -329,9 +328,7 @@ def _cosines(U: Any, V: Any) -> np.ndarray:
     Q1 = orthonormalize(U)
     Q2 = orthonormalize(V)
     if Q1.shape[0] != Q2.shape[0]:
-        raise ValueError(
-            f"bases live in different spaces: {Q1.shape[0]} vs {Q2.shape[0]} rows"
-        )
+        raise ValueError(f"bases live in different spaces: {Q1.shape[0]} vs {Q2.shape[0]} rows")
     s = np.linalg.svd(Q1.T @ Q2, compute_uv=False)
     return np.clip(s, 0.0, 1.0)
 
@@ -366,9 +363,7 @@ def subspace_distance(U: Any, V: Any) -> float:
 
 
 # --------------------------------------------------------------------------- descriptions
-def spectrum_table(
-    spectra: Mapping, n_show: int = 4, threshold: float = 0.9
-) -> pd.DataFrame:
+def spectrum_table(spectra: Mapping, n_show: int = 4, threshold: float = 0.9) -> pd.DataFrame:
     """One row per domain: size, leading variance ratios and effective ranks (Figure 9).
 
     Parameters
@@ -505,5 +500,6 @@ def singular_spectrum(X: Any, center: bool = False) -> pd.DataFrame:
         raise ValueError("X is identically zero (after centring)")
     energy = s**2 / total
     idx = pd.RangeIndex(1, len(s) + 1, name="component")
-    return pd.DataFrame({"singular_value": s, "energy": energy,
-                         "cumulative": np.cumsum(energy)}, index=idx)
+    return pd.DataFrame(
+        {"singular_value": s, "energy": energy, "cumulative": np.cumsum(energy)}, index=idx
+    )
