@@ -99,3 +99,27 @@ def _relative_band_violations(card) -> list:
 def relative_band_violations():
     """The rows of a scorecard that say reproduced/partly outside 0.4-2.5 x the paper value."""
     return _relative_band_violations
+
+
+@pytest.fixture(scope="session")
+def scm_board(tmp_path_factory):
+    """``scm_board(n)``: a synthetic leaderboard with a known SCM (4 domains of ``n`` models,
+    4 benchmarks b1-b4, domain column ``base``) as ``(frame, csv_path)``, made once per size."""
+    import pandas as pd
+
+    from hca.synthetic import simulate_scm
+
+    made: dict[int, tuple] = {}
+
+    def make(n_per_domain: int):
+        if n_per_domain not in made:
+            sim = simulate_scm(n_domains=4, n_per_domain=n_per_domain, n_benchmarks=4,
+                               offset=30.0, random_state=3)
+            df = pd.DataFrame(sim.X, columns=list(sim.feature_names))
+            df.insert(0, "base", sim.domains)
+            path = tmp_path_factory.mktemp(f"board{n_per_domain}") / "board.csv"
+            df.to_csv(path, index=False)
+            made[n_per_domain] = (df, path)
+        return made[n_per_domain]
+
+    return make

@@ -30,19 +30,13 @@ BENCH = ["b1", "b2", "b3", "b4"]
 
 
 @pytest.fixture(scope="module")
-def scm_frame():
-    sim = simulate_scm(n_domains=4, n_per_domain=400, n_benchmarks=4, offset=30.0,
-                       random_state=3)
-    df = pd.DataFrame(sim.X, columns=list(sim.feature_names))
-    df.insert(0, "base", sim.domains)
-    return df
+def scm_frame(scm_board):
+    return scm_board(400)[0].copy()
 
 
 @pytest.fixture(scope="module")
-def scm_csv(scm_frame, tmp_path_factory):
-    path = tmp_path_factory.mktemp("cli") / "board.csv"
-    scm_frame.to_csv(path, index=False)
-    return path
+def scm_csv(scm_board):
+    return scm_board(400)[1]
 
 
 def _run(args, capsys):
