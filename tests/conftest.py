@@ -65,13 +65,16 @@ def check_chapter_rows():
                     continue
                 members = scorecard.chapter_ensemble(chapter, s, fast)
                 assert members[0] is results[s], (r.id, s)  # seed 0 is the setup's own run
-                t = setups.ENSEMBLE_SEEDS.index(scorecard.typical_seed(chapter, s, fast))
-                seeds = scorecard.ensemble_seeds([spec.fn(m, rows_)[r.id].verdict
-                                                  for m in members])
-                runs = [spec.fn(m, rows_)[r.id]
-                        for m in scorecard.chapter_ensemble(chapter, s, fast, seeds)]
-                expected = claims.ensemble_outcome(runs, seeds, typical=t)
-                assert expected == o and o.ensemble.runs >= 20, (r.id, s)
+                first = setups.ensemble_seed_sets(fast)[0]
+                t = first.index(scorecard.typical_seed(chapter, s, fast))
+                seeds = scorecard.ensemble_seeds(
+                    [spec.fn(m, rows_)[r.id].verdict for m in members],
+                    [scorecard.run_evidence(spec, m) for m in members], fast)
+                ens = scorecard.chapter_ensemble(chapter, s, fast, seeds)
+                runs = [spec.fn(m, rows_)[r.id] for m in ens]
+                why = [scorecard.run_evidence(spec, m) for m in ens]
+                expected = claims.ensemble_outcome(runs, seeds, typical=t, evidence=why)
+                assert expected == o and o.ensemble.runs >= len(first), (r.id, s)
 
     return check
 

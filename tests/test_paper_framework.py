@@ -144,41 +144,45 @@ def test_every_claim_has_exactly_one_evaluator():
 
 
 @pytest.mark.slow  # more than ~5 s
-def test_scorecard_judges_the_chapters_own_results(monkeypatch, relative_band_violations):
+@pytest.mark.parametrize("chapter", list(claims.CHAPTERS))
+def test_scorecard_judges_the_chapters_own_results(chapter, monkeypatch, relative_band_violations):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (fast settings; the same object, not a
-    recomputation with copied settings)."""
+    recomputation with copied settings). One chapter per test, so that they run in parallel."""
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
-    card = sc.build_scorecard(fast=True)
+    card = sc.build_scorecard([chapter], fast=True)
     pv = load_paper_values()
-    assert sorted(r.id for r in card.rows) == sorted(pv.index)
-    for chapter in claims.CHAPTERS:
-        module = sc.chapter_module(chapter)
-        for s in setups.SETUP_NAMES:
-            res = module.run(s, module.Settings.fast())
-            assert sc.chapter_results(chapter, s, fast=True) is res
-            for spec in claims.registered(chapter):
-                rows = spec.rows(pv)
-                if rows.empty:
-                    continue
-                if spec.ensemble:  # the evaluator on every run of the seed ensemble
-                    t = setups.ENSEMBLE_SEEDS.index(sc.typical_seed(chapter, s, True))
-                    again = {}
-                    for cid in rows.index:
-                        first = [spec.fn(m, rows)[cid].verdict
-                                 for m in sc.chapter_ensemble(chapter, s, True)]
-                        seeds = sc.ensemble_seeds(first)  # 60 runs near a threshold
-                        runs = [spec.fn(m, rows)[cid]
-                                for m in sc.chapter_ensemble(chapter, s, True, seeds)]
-                        again[cid] = claims.ensemble_outcome(runs, seeds, typical=t)
-                else:
-                    again = spec.fn(res, rows)
+    module = sc.chapter_module(chapter)
+    ids = [i for spec in claims.registered(chapter) for i in spec.rows(pv).index]
+    assert sorted(r.id for r in card.rows) == sorted(ids)
+    first = setups.ensemble_seed_sets(True)[0]
+    for s in setups.SETUP_NAMES:
+        res = module.run(s, module.Settings.fast())
+        assert sc.chapter_results(chapter, s, fast=True) is res
+        for spec in claims.registered(chapter):
+            rows = spec.rows(pv)
+            if rows.empty:
+                continue
+            if spec.ensemble:  # the evaluator on every run of the seed ensemble
+                t = first.index(sc.typical_seed(chapter, s, True))
+                again = {}
                 for cid in rows.index:
-                    row = next(r for r in card.rows if r.id == cid)
-                    assert row.setups[s] == again[cid], (cid, s)
-                    assert (row.setups[s].ensemble is not None) == spec.ensemble, (cid, s)
-    for cid in sc.HEADLINE:
+                    members = sc.chapter_ensemble(chapter, s, True)
+                    seeds = sc.ensemble_seeds(  # more runs near a threshold or left out
+                        [spec.fn(m, rows)[cid].verdict for m in members],
+                        [sc.run_evidence(spec, m) for m in members], True)
+                    ens = sc.chapter_ensemble(chapter, s, True, seeds)
+                    again[cid] = claims.ensemble_outcome(
+                        [spec.fn(m, rows)[cid] for m in ens], seeds, typical=t,
+                        evidence=[sc.run_evidence(spec, m) for m in ens])
+            else:
+                again = spec.fn(res, rows)
+            for cid in rows.index:
+                row = next(r for r in card.rows if r.id == cid)
+                assert row.setups[s] == again[cid], (cid, s)
+                assert (row.setups[s].ensemble is not None) == spec.ensemble, (cid, s)
+    for cid in (c for c in sc.HEADLINE if c in ids):
         row = next(r for r in card.rows if r.id == cid)
         assert all(o.stability is not None for o in row.setups.values()), cid
     # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
@@ -241,6 +245,34 @@ def test_ensemble_outcome_typical_run_and_spread():
         ensemble_outcome(_runs(["reproduced"]), [0, 1])
     with pytest.raises(ValueError, match="finite"):
         typical_index([np.nan])
+
+
+def test_ensemble_leaves_out_runs_steered_by_rounding():
+    from hca.paper.claims import MIN_EVIDENCE_SHARE, ensemble_outcome, needs_more_runs
+
+    # 60 runs: 30 steered by rounding; of the other 30, 8 partly and 22 not reproduced
+    verdicts = ["partly"] * 8 + ["not reproduced"] * 22 + ["partly"] * 30
+    why = [""] * 30 + ["Llama-2-70B"] * 30
+    values = [0.5] * 30 + [9.0] * 30
+    o = ensemble_outcome(_runs(verdicts, values), range(60), typical=45, evidence=why)
+    e = o.ensemble
+    assert o.verdict == "not reproduced"  # 8/30 < 1/3: the steered runs do not count
+    assert (e.runs, e.left_out, e.evidence_runs) == (60, 30, 30)
+    assert e.share_partly == pytest.approx(8 / 30) and e.high == 0.5 and o.value == 0.5
+    assert e.typical_seed < 30  # the chapter's typical run (45) was left out
+    assert "30 left out: FastICA steered by rounding in Llama-2-70B (30 runs)" in o.reason
+    assert ensemble_outcome(_runs(verdicts, values), range(60)).verdict == "partly"
+    # too few runs left: not applicable
+    assert MIN_EVIDENCE_SHARE * 60 == pytest.approx(20)
+    few = ensemble_outcome(_runs(["reproduced"] * 60), range(60), evidence=["x"] * 41 + [""] * 19)
+    assert few.verdict == "not applicable" and few.ensemble.left_out == 41
+    enough = ensemble_outcome(_runs(["reproduced"] * 60), range(60), evidence=["x"] * 40 + [""] * 20)
+    assert enough.verdict == "reproduced" and enough.ensemble.evidence_runs == 20
+    # a run left out among the first 20: read from 60 runs
+    assert needs_more_runs(["reproduced"] * 19, 60, left_out=1)
+    assert not needs_more_runs(["reproduced"] * 20, 60) and not needs_more_runs(["reproduced"] * 59, 60, 1)
+    with pytest.raises(ValueError, match="evidence entries"):
+        ensemble_outcome(_runs(["reproduced"] * 2), [0, 1], evidence=[""])
 
 
 def test_every_chapter_has_the_declared_shape():

@@ -39,6 +39,7 @@ __all__ = [
     "Stability",
     "Ensemble",
     "ENSEMBLE_RULE",
+    "MIN_EVIDENCE_SHARE",
     "borderline_margin",
     "needs_more_runs",
     "ensemble_outcome",
@@ -113,9 +114,15 @@ ENSEMBLE_RULE = (
     "least half the runs are; read from 60 runs when a share of the first 20 lies "
     "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
     "borderline (flagged, verdict unchanged) when the final share lies within one "
-    "(sqrt(2/9/runs))"
+    "(sqrt(2/9/runs)); runs whose FastICA result changes when a domain's models are "
+    "listed in reverse order are rounding, not evidence: left out of the shares (read "
+    "from 60 runs when one of the first 20 is such a run; not applicable if fewer "
+    "than a third of the runs are left)"
 )
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
+#: Smallest share of an ensemble's runs left after the rounding-steered runs are left out
+#: (:data:`ENSEMBLE_RULE`; 20 of 60 runs).
+MIN_EVIDENCE_SHARE = 1 / 3
 
 
 def borderline_margin(runs: int) -> float:
@@ -150,6 +157,13 @@ class Ensemble:
     borderline : str
         Empty, or which share lies within :func:`borderline_margin` of a threshold (flagged;
         the verdict is the rule's).
+    left_out : int
+        Runs left out of the shares because their fit was steered by rounding (its FastICA
+        result changes when a domain's models are listed in reverse order;
+        :func:`hca.stability.ica_reproducible`). The shares, median and range are over the
+        other ``runs - left_out``.
+    left_out_why : str
+        Which domains steered them (empty when none was left out).
     """
 
     runs: int
@@ -162,6 +176,13 @@ class Ensemble:
     low: float | None = None
     high: float | None = None
     borderline: str = ""
+    left_out: int = 0
+    left_out_why: str = ""
+
+    @property
+    def evidence_runs(self) -> int:
+        """Runs the shares are read from (``runs - left_out``)."""
+        return self.runs - self.left_out
 
     def value_text(self) -> str:
         """``"median 0.037 of 20 runs"`` (empty without values): the ensemble's value, as
@@ -179,10 +200,12 @@ class Ensemble:
                 if _num(self.low) == _num(self.high)
                 else f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}); "
             )
-        k, kp = round(self.share * self.runs), round(self.share_partly * self.runs)
+        n = self.evidence_runs
+        k, kp = round(self.share * n), round(self.share_partly * n)
+        left = f" ({self.left_out} left out: {self.left_out_why})" if self.left_out else ""
         return (
-            f"ensemble of {self.runs} FastICA seeds: {spread}reproduced in {k}, "
-            f"at least partly in {kp} of {self.runs}"
+            f"ensemble of {self.runs} FastICA seeds{left}: {spread}reproduced in {k}, "
+            f"at least partly in {kp} of {n}"
         )
 
 
@@ -239,6 +262,7 @@ class ClaimSpec:
     figure: str | None
     fn: Callable[[Any, pd.DataFrame], Mapping[str, Outcome]]
     ensemble: bool = False
+    evidence: Callable[[Any], str] | None = None
 
     @property
     def name(self) -> str:
@@ -260,6 +284,7 @@ def claim(
     prefix: str | None = None,
     figure: str | None = None,
     ensemble: bool = False,
+    evidence: Callable[[Any], str] | None = None,
 ):
     """Register an evaluator of ``chapter`` for the paper rows ``ids`` (or every id starting
     with ``prefix``); ``figure`` is the anchor (``name:``) of the book figure showing them.
@@ -267,14 +292,16 @@ def claim(
     ``ensemble=True`` marks claims read from a fit with a random start (FastICA): the
     scorecard evaluates them on the chapter's results for every seed of
     :data:`hca.paper.setups.ENSEMBLE_SEEDS` and reads the verdict with
-    :func:`ensemble_outcome`."""
+    :func:`ensemble_outcome`. ``evidence(results)`` says why a run is not evidence (its fit
+    was steered by rounding; empty when it is evidence); without it the chapter module's
+    ``run_evidence`` is used, if it has one."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
     if bool(ids) == (prefix is not None):
         raise ValueError("claim() takes either ids or a prefix")
 
     def wrap(fn):
-        spec = ClaimSpec(chapter, tuple(ids), prefix, figure, fn, ensemble)
+        spec = ClaimSpec(chapter, tuple(ids), prefix, figure, fn, ensemble, evidence)
         _REGISTRY[:] = [s for s in _REGISTRY if s.name != spec.name]  # re-import replaces
         _REGISTRY.append(spec)
         return fn
@@ -436,12 +463,18 @@ def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
     ]
 
 
-def needs_more_runs(verdicts: Sequence[str], more: int) -> bool:
-    """Whether an ensemble of ``len(verdicts)`` runs is read from ``more`` runs instead
-    (:data:`ENSEMBLE_RULE`): a share within two binomial standard errors of 2/3 or 1/3 and
-    fewer runs than ``more``, unless at least half the runs are not applicable."""
+def needs_more_runs(verdicts: Sequence[str], more: int, left_out: int = 0) -> bool:
+    """Whether an ensemble is read from ``more`` runs instead (:data:`ENSEMBLE_RULE`):
+    ``verdicts`` are the verdicts of its evidence runs and ``left_out`` the runs left out as
+    steered by rounding. Fewer runs than ``more`` in all, and either a run left out or a share
+    within two binomial standard errors of 2/3 or 1/3 (unless at least half the runs are not
+    applicable)."""
     n = len(verdicts)
-    if n == 0 or n >= more or verdicts.count("not applicable") / n >= _NA_SHARE:
+    if n + left_out >= more:
+        return False
+    if left_out:
+        return True
+    if n == 0 or verdicts.count("not applicable") / n >= _NA_SHARE:
         return False
     return bool(_near_thresholds(verdicts, 2.0))
 
@@ -458,8 +491,21 @@ def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
     return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
 
 
+def _left_out_text(why: Sequence[str]) -> str:
+    """``"FastICA steered by rounding in Llama-2-70B (28 runs)"`` from the runs' reasons."""
+    counts: dict[str, int] = {}
+    for w in why:
+        if w:
+            counts[w] = counts.get(w, 0) + 1
+    parts = [f"{w} ({c} run{'s' if c > 1 else ''})" for w, c in counts.items()]
+    return "FastICA steered by rounding in " + "; ".join(parts) if parts else ""
+
+
 def ensemble_outcome(
-    outcomes: Sequence[Outcome], seeds: Sequence[int], typical: int | None = None
+    outcomes: Sequence[Outcome],
+    seeds: Sequence[int],
+    typical: int | None = None,
+    evidence: Sequence[str] | None = None,
 ) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
@@ -468,17 +514,26 @@ def ensemble_outcome(
     and the range of the runs' values (the parts that move when one run moves); ``value`` is the
     median of the runs' values (the typical run's when they have none); the typical run's
     ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's, from
-    :func:`typical_index`); by default the run whose value is nearest the median (or whose
-    text is the most frequent).
+    :func:`typical_index`); by default, or when that run is left out, the run whose value is
+    nearest the median (or whose text is the most frequent). ``evidence`` gives, per run, the
+    domains whose FastICA was steered by rounding (empty: the run is evidence); such runs are
+    left out of the shares, median and range, and fewer runs left than
+    :data:`MIN_EVIDENCE_SHARE` of them make the claim not applicable.
 
     Raises
     ------
     ValueError
-        If ``outcomes`` is empty or its length differs from ``seeds``'.
+        If ``outcomes`` is empty or its length differs from ``seeds``' or ``evidence``'s.
     """
     n = len(outcomes)
     if n == 0 or n != len(seeds):
         raise ValueError(f"ensemble_outcome: {n} outcomes for {len(seeds)} seeds")
+    why = [""] * n if evidence is None else [str(w) for w in evidence]
+    if len(why) != n:
+        raise ValueError(f"ensemble_outcome: {n} outcomes for {len(why)} evidence entries")
+    keep = [i for i in range(n) if not why[i]]
+    if len(keep) < n:
+        return _outcome_without(outcomes, seeds, keep, why, typical)
     outcomes = [_relabel(o, int(sd)) for o, sd in zip(outcomes, seeds)]
     verdicts = [o.verdict for o in outcomes]
     share = verdicts.count("reproduced") / n
@@ -515,3 +570,47 @@ def ensemble_outcome(
         stability=typical.stability,
         ensemble=ens,
     )
+
+
+def _outcome_without(
+    outcomes: Sequence[Outcome],
+    seeds: Sequence[int],
+    keep: Sequence[int],
+    why: Sequence[str],
+    typical: int | None,
+) -> Outcome:
+    """:func:`ensemble_outcome` with the runs outside ``keep`` left out (rounding-steered)."""
+    n, left = len(outcomes), len(outcomes) - len(keep)
+    left_why = _left_out_text(why)
+    if len(keep) < MIN_EVIDENCE_SHARE * n - 1e-9:
+        ens = Ensemble(
+            runs=n,
+            share=0.0,
+            share_partly=0.0,
+            rule=ENSEMBLE_RULE,
+            seeds=tuple(int(s) for s in seeds),
+            typical_seed=int(seeds[0]),
+            left_out=left,
+            left_out_why=left_why,
+        )
+        return Outcome(
+            ours=f"{len(keep)} of {n} FastICA runs are evidence ({left_why})",
+            verdict="not applicable",
+            reason=(
+                f"{left_why}: fewer than a third of the {n} runs are a property of the data "
+                "(rule: runs whose FastICA result changes when a domain's models are listed "
+                "in reverse order are left out)"
+            ),
+            ensemble=ens,
+        )
+    t = None if typical is None or int(typical) not in keep else keep.index(int(typical))
+    inner = ensemble_outcome([outcomes[i] for i in keep], [int(seeds[i]) for i in keep], typical=t)
+    ens = replace(
+        inner.ensemble,
+        runs=n,
+        seeds=tuple(int(s) for s in seeds),
+        left_out=left,
+        left_out_why=left_why,
+    )
+    reason = inner.reason.replace(inner.ensemble.text(), ens.text(), 1)
+    return replace(inner, reason=reason, ensemble=ens)

@@ -42,6 +42,8 @@ __all__ = [
     "estimator",
     "main_data",
     "main_fit",
+    "main_fit_steered",
+    "rounding_steered",
     "seed_refits",
     "v2_frame",
     "v1_frame",
@@ -132,6 +134,27 @@ def main_fit(setup: str | Setup):
     from hca.paper.cache import cached
 
     return cached("main_fit", _main_fit, get_setup(setup))
+
+
+def rounding_steered(model: Any, X: Any, domains: Any) -> str:
+    """The domains of a fitted HCA whose FastICA run was steered by rounding
+    (:func:`hca.stability.ica_reproducible` is False), comma-separated; empty when the fit is
+    evidence (:data:`hca.paper.claims.ENSEMBLE_RULE`)."""
+    from hca.stability import ica_reproducible
+
+    return ", ".join(str(d) for d, ok in ica_reproducible(model, X, domains).items() if not ok)
+
+
+def _main_fit_steered(setup: Setup) -> str:
+    X, labels = main_data(setup)
+    return rounding_steered(main_fit(setup), X, labels)
+
+
+def main_fit_steered(setup: str | Setup) -> str:
+    """:func:`rounding_steered` of :func:`main_fit` (computed once per setup)."""
+    from hca.paper.cache import cached
+
+    return cached("main_fit_steered", _main_fit_steered, get_setup(setup))
 
 
 def _seed_refits(setup: Setup, seeds: tuple[int, ...]):

@@ -42,11 +42,10 @@ from hca.paper.claims import (
     typical_index,
 )
 from hca.paper.setups import (
-    ENSEMBLE_SEEDS,
-    ENSEMBLE_SEEDS_MORE,
     SETUP_NAMES,
     SETUPS,
     Setup,
+    ensemble_seed_sets,
     get_setup,
 )
 
@@ -57,6 +56,7 @@ __all__ = [
     "chapter_results",
     "chapter_ensemble",
     "ensemble_seeds",
+    "run_evidence",
     "typical_seed",
     "typical_run",
     "evaluate_chapter",
@@ -127,6 +127,8 @@ class ClaimRow:
                     "range": None if e.low is None else [round(e.low, 6), round(e.high, 6)],
                     "rule": e.rule,
                     "borderline": e.borderline,
+                    "left_out": e.left_out,
+                    "left_out_why": e.left_out_why,
                 }
             setups[name] = d
         return {
@@ -156,12 +158,14 @@ def chapter_results(chapter: str, setup: str | Setup, fast: bool = False) -> Any
 
 
 def chapter_ensemble(
-    chapter: str, setup: str | Setup, fast: bool = False, seeds: Sequence[int] = ENSEMBLE_SEEDS
+    chapter: str, setup: str | Setup, fast: bool = False, seeds: Sequence[int] | None = None
 ) -> list:
-    """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` for its
-    single fits (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based
-    claims are read from. Computations that set their own seeds are shared by the members."""
+    """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` (default:
+    the first seeds of :func:`~hca.paper.setups.ensemble_seed_sets`) for its single fits
+    (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based claims are read
+    from. Computations that set their own seeds are shared by the members."""
     base = get_setup(setup)
+    seeds = ensemble_seed_sets(fast)[0] if seeds is None else seeds
     return [chapter_results(chapter, base.with_seed(s), fast) for s in seeds]
 
 
@@ -170,7 +174,7 @@ def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
     nearest the ensemble's median by the chapter's ``ensemble_key`` (its main fit's MIC)."""
     mod = chapter_module(chapter)
     keys = [mod.ensemble_key(r) for r in chapter_ensemble(chapter, setup, fast)]
-    return ENSEMBLE_SEEDS[typical_index(keys)]
+    return ensemble_seed_sets(fast)[0][typical_index(keys)]
 
 
 def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
@@ -180,36 +184,50 @@ def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
     return chapter_results(chapter, get_setup(setup).with_seed(seed), fast)
 
 
-def ensemble_seeds(verdicts: Sequence[str]) -> tuple[int, ...]:
-    """The seeds a claim is read from, given its verdicts on the runs of ENSEMBLE_SEEDS:
-    ENSEMBLE_SEEDS_MORE when a share lies near a threshold (:func:`needs_more_runs`)."""
-    return (
-        ENSEMBLE_SEEDS_MORE
-        if needs_more_runs(verdicts, len(ENSEMBLE_SEEDS_MORE))
-        else ENSEMBLE_SEEDS
-    )
+def ensemble_seeds(
+    verdicts: Sequence[str], evidence: Sequence[str] = (), fast: bool = False
+) -> tuple[int, ...]:
+    """The seeds a claim is read from, given its verdicts on the first runs of its ensemble
+    (and which runs are not evidence, :func:`run_evidence`): the larger set of
+    :func:`~hca.paper.setups.ensemble_seed_sets` when a run is left out or a share lies near
+    a threshold (:func:`needs_more_runs`)."""
+    first, more = ensemble_seed_sets(fast)
+    why = list(evidence) or [""] * len(verdicts)
+    kept = [v for v, w in zip(verdicts, why) if not w]
+    return more if needs_more_runs(kept, len(more), len(verdicts) - len(kept)) else first
+
+
+def run_evidence(spec: ClaimSpec, results: Any) -> str:
+    """Why a run of ``spec``'s ensemble is not evidence (the domains whose FastICA result was
+    steered by rounding), or ``""``: the claim's ``evidence`` or else its chapter module's
+    ``run_evidence`` (:data:`hca.paper.claims.ENSEMBLE_RULE`)."""
+    fn = spec.evidence or getattr(chapter_module(spec.chapter), "run_evidence", None)
+    return "" if fn is None else str(fn(results))
 
 
 def _ensemble_outcomes(
     spec: ClaimSpec, chapter: str, setup: str, fast: bool, rows: pd.DataFrame
 ) -> dict[str, Outcome]:
-    members = [_outcomes(spec, res, rows) for res in chapter_ensemble(chapter, setup, fast)]
+    first, more_seeds = ensemble_seed_sets(fast)
+    ensemble = chapter_ensemble(chapter, setup, fast)
+    members = [_outcomes(spec, res, rows) for res in ensemble]
+    why = [run_evidence(spec, res) for res in ensemble]
     more: list = []
-    t = ENSEMBLE_SEEDS.index(typical_seed(chapter, setup, fast))
+    t = first.index(typical_seed(chapter, setup, fast))
     out = {}
     for cid in rows.index:
         runs = [m[cid] for m in members]
-        seeds = ensemble_seeds([o.verdict for o in runs])
-        if seeds is ENSEMBLE_SEEDS_MORE:
+        seeds = ensemble_seeds([o.verdict for o in runs], why, fast)
+        evidence = list(why)
+        if seeds == more_seeds:
             if not more:
                 more = [
-                    _outcomes(spec, res, rows)
-                    for res in chapter_ensemble(
-                        chapter, setup, fast, ENSEMBLE_SEEDS_MORE[len(members) :]
-                    )
+                    (_outcomes(spec, res, rows), run_evidence(spec, res))
+                    for res in chapter_ensemble(chapter, setup, fast, more_seeds[len(first) :])
                 ]
-            runs += [m[cid] for m in more]
-        out[cid] = ensemble_outcome(runs, seeds, typical=t)
+            runs += [m[cid] for m, _ in more]
+            evidence += [w for _, w in more]
+        out[cid] = ensemble_outcome(runs, seeds, typical=t, evidence=evidence)
     return out
 
 

@@ -45,6 +45,7 @@ from hca.paper.replication import (
     domain_data,
     estimator,
     main_fit,
+    rounding_steered,
     seed_refits,
     v1_frame,
 )
@@ -515,6 +516,13 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1R
     """The v1 chapter's results under ``setup`` (computed once; see
     :func:`hca.paper.cache.cached`)."""
     return cached("v1", _compute, get_setup(setup), Settings() if settings is None else settings)
+
+
+def run_evidence(res: V1Results) -> str:
+    """Why a run of the chapter's ensemble is not evidence: the domains whose FastICA in the
+    five-domain fit was steered by rounding (empty: it is evidence;
+    :func:`hca.paper.replication.rounding_steered`)."""
+    return rounding_steered(res.fit, res.X5, res.dom5)
 
 
 def ensemble_key(res: V1Results) -> float:
