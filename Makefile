@@ -64,9 +64,7 @@ unit: data
 
 notebooks: data
 	rm -rf $(NBDIR) && mkdir -p $(NBDIR)
-	for nb in $(NOTEBOOKS); do \
-	  $(BIN)/jupytext --quiet --to ipynb --output $(NBDIR)/$$(basename $$nb .md).ipynb $$nb || exit 1; \
-	done
+	$(BIN)/python scripts/to_ipynb.py $(NBDIR) $(NOTEBOOKS)
 	cd $(NBDIR) && ../../$(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -q \
 	  -n 2 --dist loadfile .
 

@@ -575,7 +575,12 @@ def ica_solutions(
 
 
 def ica_reproducible(
-    model: HCA, X: Any, domains: Any, *, threshold: float = 0.99
+    model: HCA,
+    X: Any,
+    domains: Any,
+    *,
+    threshold: float = 0.99,
+    prefetch_seeds: Sequence[int] = (),
 ) -> dict[Hashable, bool]:
     """Whether each domain's ICA in a fitted HCA is a property of the data, not of rounding.
 
@@ -595,6 +600,10 @@ def ica_reproducible(
     X, domains
         The model's training data.
     threshold : float, default=0.99
+    prefetch_seeds : sequence of int, optional
+        Seeds whose FastICA runs on the reversed data (and, for a FastICA model, on the data
+        itself) are batched now and memoised, for a caller that checks the fits of many seeds
+        on the same data (an ensemble); the answer does not depend on them.
 
     Returns
     -------
@@ -616,6 +625,21 @@ def ica_reproducible(
     rev = np.arange(len(data.values))[::-1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        if prefetch_seeds and model.ica == "fastica":
+            for values, labels in (
+                (data.values, data.labels),
+                (data.values[rev], data.labels[rev]),
+            ):
+                prefetch_fastica(
+                    values,
+                    labels,
+                    data.order,
+                    data.n_components,
+                    [int(s) for s in prefetch_seeds],
+                    max_iter=model.max_iter,
+                    tol=model.tol,
+                    n_restarts=model.n_restarts,
+                )
         again = fit_icas(
             data.values[rev],
             data.labels[rev],

@@ -583,6 +583,37 @@ class MMLUResults:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class _SubjectInputs:
+    available: tuple  # (X, labels) of every available base model
+    chosen: tuple  # (X, labels) of the fitted base models
+    corr: pd.DataFrame
+    corr_all: pd.DataFrame
+    spectra: dict
+
+
+@lru_cache(maxsize=32)
+def _subject_inputs(subjects: tuple, domains: tuple) -> _SubjectInputs:
+    """What a subject fit needs that does not depend on the seed (once per process: every run
+    of an ensemble shares it)."""
+    from hca import subspace as ss
+    from hca.paper.replication import domain_data
+
+    data = mmlu_data()
+    cols = list(subjects)
+    rows = data.frame["base_model"].isin(domains)
+    return _SubjectInputs(
+        available=domain_data(data.frame, data.available, cols),
+        chosen=domain_data(data.frame, list(domains), cols),
+        corr=data.frame.loc[rows, cols].corr(),
+        corr_all=data.frame[cols].corr(),
+        spectra={
+            d: ss.explained_variance(data.frame.loc[data.frame["base_model"] == d, cols], label=d)
+            for d in domains
+        },
+    )
+
+
 def _subject_fit(
     setup,
     data: MMLUData,
@@ -594,23 +625,24 @@ def _subject_fit(
     seeds: Sequence[int],
     n_jobs: int | None,
 ) -> SubjectFit:
-    from hca import subspace as ss
     from hca.estimator.model import mic_by_subset
     from hca.paper.cache import cached
-    from hca.paper.replication import domain_data, estimator
+    from hca.paper.replication import estimator
+    from hca.paper.setups import ENSEMBLE_SEEDS_MORE
     from hca.stability import ica_reproducible
 
     subjects, domains = list(subjects), list(domains)
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
     table = None
+    inputs = _subject_inputs(tuple(subjects), tuple(domains))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
         if min_size is not None:
-            X, labels = domain_data(data.frame, data.available, subjects)
+            X, labels = inputs.available
             table = mic_by_subset(
                 est, X, labels, candidates=list(data.available), min_size=min_size, n_jobs=n_jobs
             )
-        Xd, ld = domain_data(data.frame, domains, subjects)
+        Xd, ld = inputs.chosen
         model = est.fit(Xd, ld)
     sweeps, seed_records = cached(
         "mmlu_seed_sweeps",
@@ -623,25 +655,19 @@ def _subject_fit(
         tuple(int(x) for x in seeds),
         n_jobs,
     )
-    rows = data.frame["base_model"].isin(domains)
     return SubjectFit(
         subjects=tuple(subjects),
         domains=tuple(domains),
-        corr=data.frame.loc[rows, subjects].corr(),
-        corr_all=data.frame[subjects].corr(),
-        spectra={
-            d: ss.explained_variance(
-                data.frame.loc[data.frame["base_model"] == d, subjects], label=d
-            )
-            for d in domains
-        },
+        corr=inputs.corr,
+        corr_all=inputs.corr_all,
+        spectra=inputs.spectra,
         table=table,
         min_size=int(min_size or len(domains)),
         sweeps=sweeps,
         model=model,
         alignment=factor_alignment(model.unmixing_, subjects),
         seeds=seed_records,
-        reproducible=ica_reproducible(model, Xd, ld),
+        reproducible=ica_reproducible(model, Xd, ld, prefetch_seeds=ENSEMBLE_SEEDS_MORE),
     )
 
 

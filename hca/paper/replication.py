@@ -140,9 +140,11 @@ def rounding_steered(model: Any, X: Any, domains: Any) -> str:
     """The domains of a fitted HCA whose FastICA run was steered by rounding
     (:func:`hca.stability.ica_reproducible` is False), comma-separated; empty when the fit is
     evidence (:data:`hca.paper.claims.ENSEMBLE_RULE`)."""
+    from hca.paper.setups import ENSEMBLE_SEEDS_MORE
     from hca.stability import ica_reproducible
 
-    return ", ".join(str(d) for d, ok in ica_reproducible(model, X, domains).items() if not ok)
+    rep = ica_reproducible(model, X, domains, prefetch_seeds=ENSEMBLE_SEEDS_MORE)
+    return ", ".join(str(d) for d, ok in rep.items() if not ok)
 
 
 def _main_fit_steered(setup: Setup) -> str:

@@ -250,8 +250,25 @@ def evaluate_chapter(
     paper: pd.DataFrame | None = None,
     setups: Sequence[str] = SETUP_NAMES,
 ) -> list[ClaimRow]:
-    """Every claim of ``chapter`` judged under ``setups`` (rows in the table's order)."""
+    """Every claim of ``chapter`` judged under ``setups`` (rows in the table's order).
+
+    With the paper's own values (``paper`` None) and both setups, the rows are computed once
+    (:func:`hca.paper.cache.cached`): the chapter's page computes them, the scorecard page and
+    the intro read them."""
     chapter_module(chapter)
+    if paper is None and tuple(setups) == SETUP_NAMES:
+        from hca.paper.cache import cached
+
+        return list(cached("scorecard_rows", _evaluate_chapter, chapter, bool(fast)))
+    return _evaluate_chapter(chapter, fast, paper, setups)
+
+
+def _evaluate_chapter(
+    chapter: str,
+    fast: bool,
+    paper: pd.DataFrame | None = None,
+    setups: Sequence[str] = SETUP_NAMES,
+) -> list[ClaimRow]:
     paper = load_paper_values() if paper is None else paper
     per_setup: dict[str, dict[str, Outcome]] = {s: {} for s in setups}
     figures: dict[str, str | None] = {}
@@ -420,7 +437,9 @@ def build_scorecard(
             sub = paper[paper["id"].map(lambda i: any(i.startswith(p) for p in prefixes))]
             if not any(not s.rows(sub).empty for s in get_chapter(chapter).claims()):
                 continue
-        rows += evaluate_chapter(chapter, fast=fast, paper=sub)
+        rows += evaluate_chapter(
+            chapter, fast=fast, paper=sub if prefixes or paper_values is not None else None
+        )
         seconds[chapter] = time.perf_counter() - t0
     return Scorecard(tuple(rows), seconds)
 
