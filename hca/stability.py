@@ -76,6 +76,7 @@ __all__ = [
     "subset_stability",
     "ica_solutions",
     "ica_reproducible",
+    "prefetch_runs",
     "ranked_orders",
     "rotation_null",
     "order_recovered",
@@ -275,9 +276,12 @@ def _fit_record(
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
-def _prefetch(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> None:
-    """Batch the FastICA runs of every seed before the refits read them (a no-op for
-    Picard; refits in other processes compute their own)."""
+def prefetch_runs(estimator: HCA, X: Any, domains: Any, seeds: Iterable[int]) -> None:
+    """Run the FastICA of every domain for every seed of ``seeds`` now, in one vectorised batch
+    per domain, and memoise them (:func:`hca.estimator.ica.prefetch_fastica`), so that the fits
+    of those seeds that follow (refits, the runs of an ensemble) find them. Results do not
+    depend on it. A no-op for Picard; fits in other processes compute their own."""
+    seeds = _seeds(seeds)
     if estimator.ica != "fastica":
         return
     data = check_fit_data(X, domains, estimator.n_components)
@@ -334,7 +338,7 @@ def seed_stability(
     """
     seeds = _seeds(seeds)
     clone_hca(estimator)  # fail early on a wrong estimator
-    _prefetch(estimator, X, domains, seeds)
+    prefetch_runs(estimator, X, domains, seeds)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains, record, patterns)
         for seed in seeds
@@ -463,7 +467,7 @@ def subset_stability(
             for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
         ]
     else:
-        _prefetch(est, X, domains, seeds)
+        prefetch_runs(est, X, domains, seeds)
         jobs = [(clone_hca(est, random_state=seed), X, domains) for seed in seeds]
     sweeps = Parallel(n_jobs=n_jobs)(
         delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs
@@ -542,7 +546,7 @@ def ica_solutions(
     est = clone_hca(estimator)
     data = check_fit_data(X, domains, est.n_components)
     seeds = _seeds(seeds)
-    _prefetch(est, X, domains, seeds)
+    prefetch_runs(est, X, domains, seeds)
     by_seed = Parallel(n_jobs=n_jobs)(delayed(_seed_icas)(est, data, seed) for seed in seeds)
     rows = []
     for label in data.order:

@@ -628,7 +628,7 @@ def _subject_fit(
     from hca.estimator.model import mic_by_subset
     from hca.paper.cache import cached
     from hca.paper.replication import estimator
-    from hca.paper.setups import ENSEMBLE_SEEDS_MORE
+    from hca.paper.setups import seeds_in_flight
     from hca.stability import ica_reproducible
 
     subjects, domains = list(subjects), list(domains)
@@ -667,7 +667,7 @@ def _subject_fit(
         model=model,
         alignment=factor_alignment(model.unmixing_, subjects),
         seeds=seed_records,
-        reproducible=ica_reproducible(model, Xd, ld, prefetch_seeds=ENSEMBLE_SEEDS_MORE),
+        reproducible=ica_reproducible(model, Xd, ld, prefetch_seeds=seeds_in_flight(setup)),
     )
 
 

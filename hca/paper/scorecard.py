@@ -45,6 +45,7 @@ from hca.paper.setups import (
     SETUP_NAMES,
     SETUPS,
     Setup,
+    ensemble_in_flight,
     ensemble_seed_sets,
     get_setup,
 )
@@ -166,7 +167,8 @@ def chapter_ensemble(
     from. Computations that set their own seeds are shared by the members."""
     base = get_setup(setup)
     seeds = ensemble_seed_sets(fast)[0] if seeds is None else seeds
-    return [chapter_results(chapter, base.with_seed(s), fast) for s in seeds]
+    with ensemble_in_flight(seeds):
+        return [chapter_results(chapter, base.with_seed(s), fast) for s in seeds]
 
 
 def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
@@ -211,7 +213,8 @@ def _ensemble_outcomes(
     first, more_seeds = ensemble_seed_sets(fast)
     ensemble = chapter_ensemble(chapter, setup, fast)
     members = [_outcomes(spec, res, rows) for res in ensemble]
-    why = [run_evidence(spec, res) for res in ensemble]
+    with ensemble_in_flight(first):
+        why = [run_evidence(spec, res) for res in ensemble]
     more: list = []
     t = first.index(typical_seed(chapter, setup, fast))
     out = {}
@@ -221,10 +224,12 @@ def _ensemble_outcomes(
         evidence = list(why)
         if seeds == more_seeds:
             if not more:
-                more = [
-                    (_outcomes(spec, res, rows), run_evidence(spec, res))
-                    for res in chapter_ensemble(chapter, setup, fast, more_seeds[len(first) :])
-                ]
+                extra = more_seeds[len(first) :]
+                with ensemble_in_flight(extra):
+                    more = [
+                        (_outcomes(spec, res, rows), run_evidence(spec, res))
+                        for res in chapter_ensemble(chapter, setup, fast, extra)
+                    ]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
         out[cid] = ensemble_outcome(runs, seeds, typical=t, evidence=evidence)

@@ -39,6 +39,9 @@ options.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -51,6 +54,8 @@ __all__ = [
     "FAST_ENSEMBLE_SEEDS",
     "FAST_ENSEMBLE_SEEDS_MORE",
     "ensemble_seed_sets",
+    "ensemble_in_flight",
+    "seeds_in_flight",
     "get_setup",
 ]
 
@@ -64,6 +69,28 @@ ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(60))
 #: on fewer runs, so that the tests exercise every step of it at a quarter of the cost.
 FAST_ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(5))
 FAST_ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(10))
+
+
+_IN_FLIGHT: ContextVar[tuple[int, ...]] = ContextVar("hca_ensemble_in_flight", default=())
+
+
+@contextmanager
+def ensemble_in_flight(seeds: Sequence[int]) -> Iterator[None]:
+    """While the runs of an ensemble with ``seeds`` are computed: lets a run batch the FastICA
+    runs of all of them at once (:func:`seeds_in_flight`; results do not depend on it)."""
+    token = _IN_FLIGHT.set(tuple(int(s) for s in seeds))
+    try:
+        yield
+    finally:
+        _IN_FLIGHT.reset(token)
+
+
+def seeds_in_flight(setup: Setup) -> tuple[int, ...]:
+    """The seeds whose FastICA runs a run of ``setup`` may batch with its own: the ensemble
+    being computed (:func:`ensemble_in_flight`) when it holds the setup's seed, else the seed
+    alone."""
+    seeds = _IN_FLIGHT.get()
+    return seeds if setup.ica_seed in seeds else (setup.ica_seed,)
 
 
 def ensemble_seed_sets(fast: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
