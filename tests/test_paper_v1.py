@@ -104,7 +104,7 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     assert by["H.4-sinv-v1"]["authors"].verdict == "reproduced"
     assert by["H.4-mixtral-in"]["careful"].verdict == "partly"
     assert by["H.4-mixtral-in"]["authors"].verdict == "reproduced"
-    # the authors' v1 order, read over 20 or 60 runs (seed 0 alone gives TruthfulQA -> HellaSwag on
+    # the authors' v1 order, read over 20 or 40 runs (seed 0 alone gives TruthfulQA -> HellaSwag on
     # some processors, other orders in other runs)
     h4 = by["H.4-order"]["authors"]
     assert h4.ensemble.runs in (5, 10) and f"typical run: seed {h4.ensemble.typical_seed}" in h4.ours

@@ -105,29 +105,29 @@ class Stability:
 #: before the ensembles were computed; CONTRIBUTING.md states it too). The margin is one
 #: binomial standard error of a share of ``n`` runs at either threshold, sqrt((1/3)(2/3)/n)
 #: (:func:`borderline_margin`): a share within two of them of a threshold after the first 20
-#: runs is read from 60 runs instead (:func:`needs_more_runs`); a final share within one of
+#: runs is read from 40 runs instead (:func:`needs_more_runs`); a final share within one of
 #: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
 #: other side with other seeds, or on another CPU).
 ENSEMBLE_RULE = (
     "reproduced if at least 2/3 of the runs are reproduced; partly if at least "
     "1/3 are reproduced or partly; else not reproduced; not applicable if at "
-    "least half the runs are; read from 60 runs when a share of the first 20 lies "
+    "least half the runs are; read from 40 runs when a share of the first 20 lies "
     "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
     "borderline (flagged, verdict unchanged) when the final share lies within one "
     "(sqrt(2/9/runs)); runs whose FastICA result changes when a domain's models are "
     "listed in reverse order are rounding, not evidence: left out of the shares (read "
-    "from 60 runs when one of the first 20 is such a run; not applicable if fewer "
+    "from 40 runs when one of the first 20 is such a run; not applicable if fewer "
     "than a third of the runs are left)"
 )
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
 #: Smallest share of an ensemble's runs left after the rounding-steered runs are left out
-#: (:data:`ENSEMBLE_RULE`; 20 of 60 runs).
+#: (:data:`ENSEMBLE_RULE`).
 MIN_EVIDENCE_SHARE = 1 / 3
 
 
 def borderline_margin(runs: int) -> float:
     """One binomial standard error of a share of ``runs`` runs at the thresholds 1/3 and 2/3,
-    ``sqrt((1/3)(2/3)/runs)`` (0.061 for 60 runs): the borderline margin of
+    ``sqrt((1/3)(2/3)/runs)`` (0.075 for 40 runs): the borderline margin of
     :data:`ENSEMBLE_RULE`."""
     if runs < 1:
         raise ValueError(f"borderline_margin: runs must be positive, got {runs}")

@@ -64,7 +64,7 @@ __all__ = [
 ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(20))
 #: The seeds a claim is read from instead when a share of its first 20 runs lies near a
 #: threshold (:func:`hca.paper.claims.needs_more_runs`); they start with ENSEMBLE_SEEDS.
-ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(60))
+ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(40))
 #: The ensembles of the fast settings (unit tests, ``hca scorecard --fast``): the same rule
 #: on fewer runs, so that the tests exercise every step of it at a quarter of the cost.
 FAST_ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(5))
