@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hca.paper import cache, setups
+from hca.paper import setups
 from hca.paper import completion as pc
 from hca.paper import scorecard as sc
 
@@ -18,13 +18,8 @@ IDS = ["F15a-local", "F15b-local", "F16-no-worse", "F16-mostly-better"]
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
-    out = {s: pc.run(s, pc.Settings.fast()) for s in setups.SETUP_NAMES}
-    yield out
-    cache.clear_memory()
-    mp.undo()
+    """The chapter's fast results (from the results cache when another test computed them)."""
+    return {s: pc.run(s, pc.Settings.fast()) for s in setups.SETUP_NAMES}
 
 
 def test_designs_of_the_two_setups(results):
@@ -91,8 +86,7 @@ def test_printed_means_and_rate_table(results):
         pc.rate_table(results, shares=(0.1,))
 
 
-def test_every_claim_answered_under_both_setups(results, check_chapter_rows, monkeypatch):
-    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     rows = sc.evaluate_chapter("completion", fast=True)
     assert [r.id for r in rows] == IDS
     check_chapter_rows("completion", rows, results)

@@ -145,12 +145,11 @@ def test_every_claim_has_exactly_one_evaluator():
 
 @pytest.mark.slow  # more than ~5 s
 @pytest.mark.parametrize("chapter", list(claims.CHAPTERS))
-def test_scorecard_judges_the_chapters_own_results(chapter, monkeypatch, relative_band_violations):
+def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violations):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (fast settings; the same object, not a
-    recomputation with copied settings). One chapter per test, so that they run in parallel."""
-    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
+    recomputation with copied settings). One chapter per test, so that they run in parallel;
+    the fast results come from the results cache when another test computed them."""
     card = sc.build_scorecard([chapter], fast=True)
     pv = load_paper_values()
     module = sc.chapter_module(chapter)
@@ -187,7 +186,6 @@ def test_scorecard_judges_the_chapters_own_results(chapter, monkeypatch, relativ
         assert all(o.stability is not None for o in row.setups.values()), cid
     # every numeric claim: no "reproduced"/"partly" outside 0.4-2.5 x a paper value > 0.05
     assert relative_band_violations(card) == []
-    cache.clear_memory()
 
 
 # --------------------------------------------------------------------------- ensembles
