@@ -605,12 +605,15 @@ def _outcome_without(
         )
     t = None if typical is None or int(typical) not in keep else keep.index(int(typical))
     inner = ensemble_outcome([outcomes[i] for i in keep], [int(seeds[i]) for i in keep], typical=t)
+    kept = inner.ensemble
+    if kept is None:  # ensemble_outcome always names its ensemble
+        raise RuntimeError("ensemble_outcome returned no ensemble")
     ens = replace(
-        inner.ensemble,
+        kept,
         runs=n,
         seeds=tuple(int(s) for s in seeds),
         left_out=left,
         left_out_why=left_why,
     )
-    reason = inner.reason.replace(inner.ensemble.text(), ens.text(), 1)
+    reason = inner.reason.replace(kept.text(), ens.text(), 1)
     return replace(inner, reason=reason, ensemble=ens)
