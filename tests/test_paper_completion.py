@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hca.paper import setups
 from hca.paper import completion as pc
 from hca.paper import scorecard as sc
+from hca.paper import setups
 
 #: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
 pytestmark = pytest.mark.slow

@@ -37,9 +37,52 @@ def test_cached_is_one_object_per_key(tmp_path, monkeypatch):
     cache.clear_memory()  # a new process: read from disk, not recomputed
     b = cache.cached("t", compute, 2)
     assert calls == [2] and b["x"] == 2 and np.array_equal(b["arr"], [0, 2, 4])
-    assert len(list(tmp_path.glob("t-*.joblib"))) == 1
+    assert len(list(tmp_path.glob("t-*.pickle"))) == 1
     cache.cached("t", compute, 3)
     assert calls == [2, 3]
+    cache.clear_memory()
+
+
+CALLS: list[str] = []
+
+
+def _shared_part(x):
+    CALLS.append("part")
+    return {"arr": np.arange(4) * x}, np.ones(2) * x
+
+
+def _whole(x):
+    CALLS.append("whole")
+    part, ones = cache.cached("part", _shared_part, x)
+    return {"part": part, "ones": ones, "copy": dict(part), "n": x}
+
+
+def test_results_read_from_disk_share_the_cached_parts(tmp_path, monkeypatch):
+    """A result holding another cached result (or an item of a tuple result) is stored with a
+    reference to it: read back in a new process, it shares that object with the cache."""
+    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    cache.clear_memory()
+    CALLS.clear()
+    w = cache.cached("whole", _whole, 3)
+    assert w["part"] is cache.cached("part", _shared_part, 3)[0] and CALLS == ["whole", "part"]
+    cache.clear_memory()  # a new process: read both from disk, in either order
+    w2 = cache.cached("whole", _whole, 3)
+    part, ones = cache.cached("part", _shared_part, 3)
+    assert CALLS == ["whole", "part"]
+    assert w2["part"] is part and w2["ones"] is ones
+    # only whole results (and the items of a tuple result) are references
+    assert w2["copy"] is not part and np.array_equal(w2["copy"]["arr"], part["arr"])
+    assert np.array_equal(part["arr"], [0, 3, 6, 9]) and w2["n"] == 3
+    cache.clear_memory()
+    part = cache.cached("part", _shared_part, 3)[0]
+    assert cache.cached("whole", _whole, 3)["part"] is part
+    # the part's entry removed: reading the whole recomputes it, once
+    cache.clear_memory()
+    for f in tmp_path.glob("part-*.pickle"):
+        f.unlink()
+    w3 = cache.cached("whole", _whole, 3)
+    assert CALLS == ["whole", "part", "part"]
+    assert w3["part"] is cache.cached("part", _shared_part, 3)[0]
     cache.clear_memory()
 
 
@@ -47,7 +90,7 @@ def test_corrupt_cache_file_is_recomputed(tmp_path, monkeypatch):
     monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
     cache.clear_memory()
     cache.cached("c", lambda: 1)
-    (path,) = tmp_path.glob("c-*.joblib")
+    (path,) = tmp_path.glob("c-*.pickle")
     path.write_bytes(b"not a pickle")
     cache.clear_memory()
     with pytest.warns(RuntimeWarning, match="ignoring unreadable cached result"):

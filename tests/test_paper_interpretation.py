@@ -12,7 +12,7 @@ import pytest
 
 from hca import plots as hp
 from hca.data import load_paper_values
-from hca.paper import cache, claims
+from hca.paper import claims
 from hca.paper import interpretation as ip
 from hca.paper import scorecard as sc
 from hca.paper.constants import PAPER_OOS_DOMAINS
@@ -23,14 +23,9 @@ FAST = ip.Settings.fast()
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
     # the typical run of each setup's ensemble (20 FastICA seeds): which optimum one seed
     # lands in depends on the CPU, the typical run does not
-    yield {s: sc.typical_run("interpretation", s, fast=True) for s in SETUP_NAMES}
-    cache.clear_memory()
-    mp.undo()
+    return {s: sc.typical_run("interpretation", s, fast=True) for s in SETUP_NAMES}
 
 
 def test_run_is_cached_and_fitted_on_the_shared_fit(results):
@@ -126,8 +121,7 @@ def test_table2b_not_applicable_rule(results):
     assert "the paper's In Sample R² 1" in ip.not_informative_because(a, "math", pv)
 
 
-def test_every_claim_both_setups(results, monkeypatch):
-    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+def test_every_claim_both_setups(results):
     rows = sc.evaluate_chapter("interpretation", fast=True)
     ids = {r.id for r in rows}
     expected = set(load_paper_values().query("id.str.startswith('T2') or "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hca.paper import cache, mmlu, setups
 from hca.paper import constants as pc
+from hca.paper import mmlu, setups
 from hca.paper import scorecard as sc
 
 #: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
@@ -18,13 +18,8 @@ IDS = ["F27-one-factor", "H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", "H.5
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
-    out = {s: mmlu.run(s, mmlu.Settings.fast()) for s in setups.SETUP_NAMES}
-    yield out
-    cache.clear_memory()
-    mp.undo()
+    """The chapter's fast results (from the results cache when another test computed them)."""
+    return {s: mmlu.run(s, mmlu.Settings.fast()) for s in setups.SETUP_NAMES}
 
 
 def test_results_both_setups(results):

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from hca.data import load_paper_values
-from hca.paper import cache, setups
-from hca.paper import pca
+from hca.paper import pca, setups
 from hca.paper import scorecard as sc
 from hca.paper.constants import PAPER_V2_BASES, PAPER_V2_SINV
 
@@ -20,13 +19,8 @@ IDS = ["F2a-rank3", "F2b-sinv-v2", "S2-ica-span", "F9-rank3", "F9-gemma-rank2", 
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
-    out = {s: pca.run(s, pca.Settings.fast()) for s in setups.SETUP_NAMES}
-    yield out
-    cache.clear_memory()
-    mp.undo()
+    """The chapter's fast results (from the results cache when another test computed them)."""
+    return {s: pca.run(s, pca.Settings.fast()) for s in setups.SETUP_NAMES}
 
 
 def test_run_is_cached_and_structured(results):

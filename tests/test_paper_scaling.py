@@ -7,7 +7,7 @@ import pytest
 
 from hca.causal import fit_sigmoid_law
 from hca.data import authors_code_values, load_paper_values
-from hca.paper import cache, claims, setups
+from hca.paper import claims, setups
 from hca.paper import scaling as ch
 from hca.paper import scorecard as sc
 
@@ -28,16 +28,11 @@ PORT_TAU = {"ifeval": 13.02, "bbh": -0.18, "math_lvl_5": 1.02, "gpqa": -1.79, "m
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
     fast = ch.Settings.fast()
     out = {s: ch.run(s, fast) for s in setups.SETUP_NAMES}
     # the scorecard's evaluation uses the same objects (fast settings)
     rows = sc.evaluate_chapter("scaling", fast=True)
-    yield out, rows
-    cache.clear_memory()
-    mp.undo()
+    return out, rows
 
 
 def test_authors_setup_reproduces_the_port(results):

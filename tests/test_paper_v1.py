@@ -7,9 +7,8 @@ import pandas as pd
 import pytest
 
 from hca.data import load_paper_values
-from hca.paper import cache, claims, setups
+from hca.paper import claims, setups, v1
 from hca.paper import scorecard as sc
-from hca.paper import v1
 
 #: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
 pytestmark = pytest.mark.slow
@@ -21,13 +20,8 @@ IDS = ["H.4-sinv-v1", "H.4-mic-small", "H.4-order", "F25-llama13-weight",
 
 @pytest.fixture(scope="module")
 def results():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
-    out = {s: v1.run(s, v1.Settings.fast()) for s in setups.SETUP_NAMES}
-    yield out
-    cache.clear_memory()
-    mp.undo()
+    """The chapter's fast results (from the results cache when another test computed them)."""
+    return {s: v1.run(s, v1.Settings.fast()) for s in setups.SETUP_NAMES}
 
 
 def test_parse_order_and_roles():

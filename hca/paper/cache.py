@@ -8,12 +8,17 @@ chapter notebooks and the intro all read the same results, so they are computed 
   ``(name, setup, settings)`` (the scorecard's value of a claim is the chapter's value, not a
   recomputation with copied settings);
 * across processes (the notebooks of a book build, then ``make test``), the results are
-  stored with :mod:`joblib` under :func:`cache_dir`, keyed by a :func:`fingerprint` of every
+  stored with :mod:`pickle` under :func:`cache_dir`, keyed by a :func:`fingerprint` of every
   source file and table of :mod:`hca`, the versions of the numerical libraries, the numerical
   environment (BLAS kernels actually chosen for the CPU, numpy's CPU-feature variables) and the
   arguments. Any change to the library gives a new key, so a
   stale result is never read. A lock file makes a second process wait for the first instead of
-  computing the same result twice.
+  computing the same result twice;
+* a result that holds another cached result (a chapter's run holds the shared fit of
+  :func:`hca.paper.replication.main_fit`, every run of an ensemble the same seed-free sweeps)
+  stores it on disk as a reference to that result's own entry, so a result read from disk
+  shares it exactly as a result computed in the process does (``run(s).fit is main_fit(s)``
+  in every process), and each shared part is stored and read once.
 
 The disk cache lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
 ``HCA_RESULTS_CACHE=off`` turns it off and ``HCA_RESULTS_CACHE=/some/dir`` moves it. An
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import platform
 import warnings
 from collections.abc import Callable
@@ -34,7 +40,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-import joblib
 from filelock import FileLock
 
 __all__ = ["cached", "cache_dir", "fingerprint", "clear_memory"]
@@ -42,6 +47,11 @@ __all__ = ["cached", "cache_dir", "fingerprint", "clear_memory"]
 T = TypeVar("T")
 
 _MEMORY: dict[tuple, Any] = {}
+# id of every object held in _MEMORY (a result, or an item of a result that is a tuple) ->
+# (key in _MEMORY, reference stored on disk in place of the object: name, compute, args, item)
+_ORIGIN: dict[int, tuple[tuple, tuple]] = {}
+# values that are never stored as references (small immutable values shared by everything)
+_ATOMIC = (type(None), bool, int, float, complex, str, bytes)
 _PACKAGE = Path(__file__).resolve().parents[1]
 _VERSIONED = (
     "numpy",
@@ -118,6 +128,72 @@ def cache_dir() -> Path | None:
 def clear_memory() -> None:
     """Forget the in-process results (the disk cache is left alone)."""
     _MEMORY.clear()
+    _ORIGIN.clear()
+
+
+def _by_reference(compute: Callable) -> bool:
+    """Whether ``compute`` can be stored by its import name (a module-level function)."""
+    qualname = getattr(compute, "__qualname__", "<")
+    return "<" not in qualname and getattr(compute, "__module__", None) is not None
+
+
+def _remember(key: tuple, compute: Callable, value: Any) -> None:
+    """Hold ``value`` under ``key`` and note where it (and each item of a tuple) came from."""
+    _MEMORY[key] = value
+    if not _by_reference(compute):
+        return
+    name, args = key[0], key[1:]
+    items = enumerate(value) if isinstance(value, tuple) else ()
+    for obj, ref in (
+        (value, (name, compute, args, None)),
+        *((v, (name, compute, args, i)) for i, v in items),
+    ):
+        if not isinstance(obj, _ATOMIC):
+            _ORIGIN[id(obj)] = (key, ref)
+
+
+def _held(key: tuple, item: int | None) -> Any:
+    value = _MEMORY[key]
+    return value if item is None else value[item]
+
+
+class _Pickler(pickle.Pickler):
+    """Stores every other cached result inside ``top`` as a reference to its own entry."""
+
+    def __init__(self, file: Any, top: Any) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._top = top
+
+    def persistent_id(self, obj: Any) -> tuple | None:
+        origin = _ORIGIN.get(id(obj))  # called for every object: the common case first
+        if origin is None or obj is self._top:
+            return None
+        key, ref = origin
+        try:
+            if _held(key, ref[3]) is not obj:  # an id reused by another object
+                return None
+        except (KeyError, IndexError, TypeError):
+            return None
+        return ref
+
+
+class _Unpickler(pickle.Unpickler):
+    """Resolves the references of :class:`_Pickler` through :func:`cached`."""
+
+    def persistent_load(self, pid: Any) -> Any:
+        name, compute, args, item = pid
+        value = cached(name, compute, *args)
+        return value if item is None else value[item]
+
+
+def _dump(value: Any, path: Path) -> None:
+    with open(path, "wb") as fh:
+        _Pickler(fh, value).dump(value)
+
+
+def _load(path: Path) -> Any:
+    with open(path, "rb") as fh:
+        return _Unpickler(fh).load()
 
 
 @contextmanager
@@ -134,11 +210,11 @@ def _key(name: str, args: tuple) -> str:
 
 def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -> T:
     key = _key(name, args)
-    path = folder / f"{name}-{key}.joblib"
+    path = folder / f"{name}-{key}.pickle"
     with _locked(folder / f"{name}-{key}.lock"):
         if path.is_file():
             try:
-                return joblib.load(path)
+                return _load(path)
             except Exception as err:  # a truncated or foreign file: recompute it
                 warnings.warn(
                     f"ignoring unreadable cached result {path.name} ({err})",
@@ -147,7 +223,7 @@ def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -
                 )
         value = compute()
         tmp = path.with_suffix(".tmp")
-        joblib.dump(value, tmp)
+        _dump(value, tmp)
         os.replace(tmp, path)
         return value
 
@@ -175,5 +251,5 @@ def cached(name: str, compute: Callable[..., T], *args: Any) -> T:
     value = (
         compute(*args) if folder is None else _from_disk(folder, name, args, lambda: compute(*args))
     )
-    _MEMORY[key] = value
+    _remember(key, compute, value)
     return value
