@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -230,10 +232,19 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
     """The final v2 leaderboard (4,576 models) from its HTML table.
 
     Columns: ``rank, model_id, average, params_b`` and the six normalized scores (0-100,
-    rounded to 2 decimals in the source).
+    rounded to 2 decimals in the source). The table is parsed once per process and file (the
+    parse takes about 2 s); every call returns a new copy.
     """
+    path = Path(fetch("open_llm_leaderboard_v2_final.html"))
+    st = path.stat()
+    return _parse_final_html(str(path.resolve()), st.st_size, st.st_mtime_ns).copy()
+
+
+@lru_cache(maxsize=2)
+def _parse_final_html(path: str, size: int, mtime_ns: int) -> pd.DataFrame:
+    """The parsed table of the file at ``path`` (its size and mtime key the memo)."""
     parser = _TableParser()
-    parser.feed(fetch("open_llm_leaderboard_v2_final.html").read_text(encoding="utf-8"))
+    parser.feed(Path(path).read_text(encoding="utf-8"))
     header, *body = parser.rows
     expected = [
         "Rank",

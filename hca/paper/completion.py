@@ -99,7 +99,8 @@ class Settings:
         Authors' setup: repetitions per hidden share of the solver check (fancyimpute's
         stopping rule against the same soft-impute solved to its limit, same masks).
     n_jobs : int or None
-        joblib workers for the repetitions (-1: every core).
+        joblib workers for the repetitions (None: joblib's default, one process unless
+        :func:`joblib.parallel_config` says otherwise; the results do not depend on it).
     """
 
     random_reps: int | None = None
@@ -115,7 +116,7 @@ class Settings:
     rank_check_reps: int = 10
     diagnostic_draws: int = 6
     solver_reps: int = 6
-    n_jobs: int | None = -1
+    n_jobs: int | None = None
 
     @classmethod
     def fast(cls) -> Settings:

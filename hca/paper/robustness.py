@@ -1006,8 +1006,8 @@ class Settings:
         Split-half null splits per domain for the S_inv threshold.
     random_state : int
     n_jobs : int or None
-        Parallel refits (joblib; two by default, the book machine's cores); the results do
-        not depend on it.
+        Parallel refits (None: joblib's default, one process unless
+        :func:`joblib.parallel_config` says otherwise); the results do not depend on it.
     """
 
     n_boot: int = 20
@@ -1015,7 +1015,7 @@ class Settings:
     seeds: tuple[int, ...] = tuple(range(20))
     n_splits: int = 100
     random_state: int = 0
-    n_jobs: int | None = 2
+    n_jobs: int | None = None
 
     @classmethod
     def fast(cls) -> Settings:
