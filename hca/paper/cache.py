@@ -148,7 +148,7 @@ def _remember(key: tuple, compute: Callable, value: Any) -> None:
         (value, (name, compute, args, None)),
         *((v, (name, compute, args, i)) for i, v in items),
     ):
-        if not isinstance(obj, _ATOMIC):
+        if not isinstance(obj, _ATOMIC) and not (type(obj) is tuple and not obj):  # () is shared
             _ORIGIN[id(obj)] = (key, ref)
 
 
