@@ -6,7 +6,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBDIR  := build/nbtest
 # Chapters first, then the pages that read every chapter's results (scorecard, intro).
-NOTEBOOKS := $(filter-out notebooks/09_scorecard.md,$(wildcard notebooks/*.md)) notebooks/09_scorecard.md book/intro.md
+CHAPTERS := $(filter-out notebooks/09_scorecard.md,$(wildcard notebooks/*.md))
+NOTEBOOKS := $(CHAPTERS) notebooks/09_scorecard.md book/intro.md
 # The book executes two notebooks at a time in this order: the longest first, so that the two
 # workers finish together (a notebook left out here is still executed, after these). Times as
 # `make book` sees them after `make test` (the order of CI), when the chapters' results are in
@@ -69,7 +70,6 @@ TEST_ORDER := notebooks/03_hca_recovery.md notebooks/11_your_data.md \
               notebooks/05_scaling_ate.md notebooks/07_leaderboard_v1.md \
               notebooks/10_robustness.md notebooks/04_interpretation.md \
               notebooks/02_latent_pca.md notebooks/01_data.md
-CHAPTERS := $(filter-out notebooks/09_scorecard.md,$(wildcard notebooks/*.md))
 TEST_NOTEBOOKS := $(TEST_ORDER) $(filter-out $(TEST_ORDER),$(CHAPTERS))
 nb_ipynb = $(addprefix $(NBDIR)/,$(notdir $(1:.md=.ipynb)))
 test: data

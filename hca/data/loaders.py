@@ -233,7 +233,7 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
 
     Columns: ``rank, model_id, average, params_b`` and the six normalized scores (0-100,
     rounded to 2 decimals in the source). The table is parsed once per process and file (the
-    parse takes about 2 s); every call returns a new copy.
+    parse takes about a second); every call returns a new copy.
     """
     path = Path(fetch("open_llm_leaderboard_v2_final.html"))
     st = path.stat()
