@@ -39,6 +39,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
 from scipy.spatial.distance import squareform
 
+from hca.attribution.compute import add_compute
 from hca.data.registry import V2_BENCHMARKS, benchmark_label
 from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.estimator.results import r_squared
@@ -365,8 +366,6 @@ def compute_correlations(
     DataFrame
         Columns ``set, variable, n, pearson, spearman``.
     """
-    from hca.attribution.compute import add_compute
-
     check_frame(
         frame,
         ["model_id", "base_model", "type", "official_providers"],

@@ -9,6 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hca.data.loaders import load_leaderboard_v1, load_leaderboard_v2
+from hca.data.tables import authors_tokens
+
 #: The coarse labels of the authors' ``base_model`` column (``authors_base_model``).
 AUTHORS_LABELS: tuple[str, ...] = ("llama-3", "qwen2.5", "qwen2", "gemma-2-9b", "mistral-7b")
 #: The authors' base-model labels (:func:`hca.attribution.authors_base_model`) of the eight
@@ -424,14 +427,12 @@ def authors_token_family(label: Any) -> str | None:
 
 @lru_cache(maxsize=1)
 def _token_keys() -> tuple[str, ...]:
-    from hca.data.tables import authors_tokens
 
     return tuple(sorted(authors_tokens().index, key=len, reverse=True))
 
 
 @cache
 def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
-    from hca.data.loaders import load_leaderboard_v2
 
     df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe)
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
@@ -455,7 +456,6 @@ def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.Da
 
 @cache
 def _v1_authors_cached(dedupe: bool) -> pd.DataFrame:
-    from hca.data.loaders import load_leaderboard_v1
 
     df = load_leaderboard_v1(dedupe=dedupe)
     cols = ["model_id", "architecture", "params_b"]

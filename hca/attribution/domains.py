@@ -11,6 +11,7 @@ import pandas as pd
 
 from hca import attribution as bm
 from hca.attribution.authors import AUTHORS_LABELS
+from hca.data.loaders import load_leaderboard_v1, load_leaderboard_v2
 from hca.validation import check_frame, check_positive_int
 
 __all__ = [
@@ -96,15 +97,11 @@ def attach_domains(frame: pd.DataFrame, date_col: str | None = None) -> pd.DataF
 
 def load_v2_domains() -> pd.DataFrame:
     """The de-duplicated v2 leaderboard with domains attached (:func:`attach_domains`)."""
-    from hca.data.loaders import load_leaderboard_v2
-
     return attach_domains(load_leaderboard_v2())
 
 
 def load_v1_domains() -> pd.DataFrame:
     """The de-duplicated v1 leaderboard with domains attached (:func:`attach_domains`)."""
-    from hca.data.loaders import load_leaderboard_v1
-
     return attach_domains(load_leaderboard_v1())
 
 

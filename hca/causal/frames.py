@@ -8,7 +8,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm, spearmanr
 
+from hca.attribution.authors import authors_base_model, authors_token_family
+from hca.attribution.compute import add_compute, pretraining_tokens
+from hca.data.tables import authors_tokens
 from hca.validation import check_fraction, check_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,8 +120,6 @@ def base_lineage(base_model) -> pd.Series:
     pandas.Series
         String dtype, aligned with ``base_model`` when it is a Series.
     """
-    from hca.attribution.compute import pretraining_tokens
-
     s = base_model if isinstance(base_model, pd.Series) else pd.Series(base_model)
     s = s.astype("string")
     fam = pretraining_tokens().set_index("base_model")["family"]
@@ -168,8 +170,6 @@ def scaling_frame(
     pandas.DataFrame
         A copy of the kept rows (original index) with the new columns.
     """
-    from hca.attribution.compute import add_compute, pretraining_tokens
-
     check_frame(frame, [])
     if official_only and "official_providers" not in frame.columns:
         raise ValueError("official_only=True needs column 'official_providers'")
@@ -232,9 +232,6 @@ def authors_scaling_frame(
         bootstrap), ``lineage`` (``Llama`` / ``Qwen`` when the family starts with ``llama`` /
         ``qwen``, else the family) and ``T``.
     """
-    from hca.attribution.authors import authors_base_model, authors_token_family
-    from hca.data.tables import authors_tokens
-
     check_frame(
         frame,
         ["model_id", "base_model_hub", "architecture", "params_b", "type"]
@@ -349,8 +346,6 @@ def family_size_means(
         Columns ``family, size, size_label, outcome, mean, sem, ci_low, ci_high, n``;
         families in rank order, sizes increasing. ``sem`` is NaN for a single model.
     """
-    from scipy.stats import norm
-
     check_fraction(ci, "ci")
     check_frame(frame, [family, size, *outcomes] + ([label] if label else []))
     if top < 1 or min_sizes < 1:
@@ -403,8 +398,6 @@ def size_monotonicity(table: pd.DataFrame) -> pd.DataFrame:
         ``largest_minus_smallest``, ``steps`` (adjacent size pairs) and ``adjacent_drops``
         (steps where the mean goes down).
     """
-    from scipy.stats import spearmanr
-
     check_frame(table, ["family", "outcome", "size", "mean"])
     rows = []
     for (fam, out), g in table.groupby(["family", "outcome"], sort=False):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 from hca.causal.ate import ESTIMATORS
 from hca.causal.bootstrap import resample_indices
@@ -51,7 +52,6 @@ def _run_jobs(fn: Callable, jobs: list[tuple], n_jobs: int) -> list:
     """``[fn(*job) for job in jobs]``, in parallel processes (joblib) when ``n_jobs != 1``."""
     if n_jobs == 1 or len(jobs) <= 1:
         return [fn(*job) for job in jobs]
-    from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs)(delayed(fn)(*job) for job in jobs)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -527,7 +528,6 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
     use_tau = 0 < tt.sum() < len(tt)
     p0 = [float(yy.max()), float(np.median(u)), 1.0, float(yy.min()), 0.0]
     law, npar = (_authors_law, 5) if use_tau else (_authors_law_no_t, 4)
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OptimizeWarning)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -629,8 +630,6 @@ def compare_approaches(
         "local better" if the interval of the difference lies below 0, "global better" if
         above, "no clear difference" otherwise ("too few repetitions" if n < 2).
     """
-    from statistics import NormalDist
-
     check_fraction(level, "level")
     by = list(by)
     missing = [c for c in by if c not in frame.columns]

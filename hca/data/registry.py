@@ -274,7 +274,7 @@ def _default_cache_dir() -> Path:
     repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").exists() and (repo / "data").is_dir():
         return repo / "data" / "cache"
-    import pooch
+    import pooch  # only when downloading: reading the pinned files needs no pooch
 
     return Path(pooch.os_cache("hca"))
 
@@ -354,7 +354,7 @@ def fetch_file(
 
 
 def _download(spec: DataFile, cache: Path) -> Path:
-    import pooch
+    import pooch  # only when downloading: reading the pinned files needs no pooch
 
     try:
         cache.mkdir(parents=True, exist_ok=True)

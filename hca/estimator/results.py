@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
 
 __all__ = [
     "WEAK_MATCH_R2",
@@ -213,8 +214,6 @@ def one_to_one_alignment(r2: pd.DataFrame, weak: float = WEAK_MATCH_R2) -> pd.Da
         Indexed by factor: ``benchmark``, ``r2``, ``weak`` (bool) and ``best`` (the
         per-factor maximum the OLS adjustment picks, for comparison).
     """
-    from scipy.optimize import linear_sum_assignment
-
     values = r2.to_numpy(dtype=float)
     if values.shape[0] > values.shape[1]:
         raise ValueError(

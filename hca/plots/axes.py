@@ -26,6 +26,7 @@ def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None)
     """
     if ax is not None:
         return ax
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=figsize)
@@ -45,6 +46,7 @@ def get_axes_grid(
     """
     if axes is not None:
         return np.asarray(axes)
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     import matplotlib.pyplot as plt
 
     _, grid = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, **subplots_kw)

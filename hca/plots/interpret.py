@@ -8,10 +8,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
 
+from hca.attribution.compute import add_compute
 from hca.interpret import Alignment, base_checkpoint_mask
 from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
 from hca.plots.estimator import plot_unmixing
+from hca.validation import check_frame
 
 __all__ = [
     "plot_adjusted_unmixing",
@@ -34,7 +37,6 @@ def plot_adjusted_unmixing(
     ``benchmark_units=True`` each row is divided by its slope (see
     :meth:`Alignment.unmixing_frame`). Returns the axes.
     """
-
     U = alignment.unmixing_frame(benchmark_units)
     names = [f"{z} ({benchmark_label(b)})" for z, b in zip(U.index, alignment.benchmarks)]
     title = "adjusted unmixing (benchmark → factor)" + (
@@ -106,8 +108,6 @@ def plot_compute(
     All models with a known compute are small grey dots; official base checkpoints are
     larger black dots (``label_top`` of them, largest compute first, are labelled).
     """
-    from hca.attribution.compute import add_compute
-
     ax = get_axes(ax)
     df = frame if "log10_compute" in frame.columns else add_compute(frame)
     df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
@@ -245,8 +245,6 @@ def plot_compute_factor(
 ) -> Axes:
     """One oriented factor (column ``factor`` of ``checkpoints``) of the official base
     checkpoints against ``log10_compute``, with the Pearson r in the title. Returns the axes."""
-    from hca.validation import check_frame
-
     check_frame(checkpoints, ["log10_compute", factor], context="plot_compute_factor")
     ax = get_axes(ax, (4, 3))
     x = checkpoints["log10_compute"].to_numpy(dtype=float)
@@ -271,8 +269,6 @@ def plot_lookup_cells(
     by ``|ours − paper|`` (green within ``tolerance[0]``, yellow within ``tolerance[1]``, red
     beyond) and labelled ``ours`` over ``(paper)``. ``ours`` and ``paper`` have the same
     index and columns. Returns the axes."""
-    from matplotlib.colors import ListedColormap
-
     if list(ours.index) != list(paper.index) or list(ours.columns) != list(paper.columns):
         raise ValueError("plot_lookup_cells: ours and paper must have the same rows and columns")
     ax = get_axes(ax, (8, 0.6 * len(ours) + 1))

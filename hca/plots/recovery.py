@@ -32,6 +32,7 @@ _SETUP_COLORS = ("#dd8452", "#4c72b0", "#55a868", "#8172b3")
 
 
 def _dgp_axes(n_domains: int) -> list[Axes]:
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     import matplotlib.pyplot as plt
 
     rows = int(np.ceil(n_domains / 2))

@@ -43,6 +43,7 @@ def plot_verdict_summary(
     setups = list(dict.fromkeys(counts.columns.get_level_values(0)))
     verdicts = [v for v in VERDICT_COLORS if v in set(counts.columns.get_level_values(1))]
     if axes is None:
+        # lazy: matplotlib loads only when drawing (no pyplot at import)
         import matplotlib.pyplot as plt
 
         n = len(counts)

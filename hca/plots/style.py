@@ -121,6 +121,7 @@ def smallest_text_px(fig: Any, column_px: float = COLUMN_PX) -> float:
     -------
     float
     """
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     from matplotlib.text import Text
 
     renderer = fig.canvas.get_renderer()
@@ -142,6 +143,7 @@ def use_book_style() -> None:
     (:mod:`hca.plots.tables`). Outside IPython only the rcParams change. Returns None, so that it can
     end a setup cell without printing anything.
     """
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     import matplotlib
 
     matplotlib.rcParams.update(BOOK_RC)
@@ -150,6 +152,7 @@ def use_book_style() -> None:
     except ImportError:  # pragma: no cover - IPython is only needed inside notebooks
         return
     if get_ipython() is not None:
+        # lazy: matplotlib loads only when drawing (no pyplot at import)
         import matplotlib.pyplot  # noqa: F401 - activates the inline backend before configuring it
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
@@ -170,6 +173,7 @@ def figure_data(fig: Any) -> pd.DataFrame:
     ``y_label`` (the tick label at that position on a categorical axis) and ``value`` (an
     image cell's value).
     """
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     from matplotlib.collections import PathCollection
     from matplotlib.container import BarContainer
     from matplotlib.image import AxesImage
@@ -270,6 +274,7 @@ def svg_with_data(fig: Any, svg: str) -> str:
 
 
 def _register_svg_with_data(ip: Any) -> None:
+    # lazy: matplotlib loads only when drawing (no pyplot at import)
     from matplotlib.figure import Figure
 
     formatter = ip.display_formatter.formatters["image/svg+xml"]
