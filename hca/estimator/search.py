@@ -40,6 +40,7 @@ __all__ = [
     "UncertifiedSearchWarning",
     "check_search_size",
     "hca_search",
+    "hca_search_batch",
     "evaluate_order",
 ]
 
@@ -934,3 +935,34 @@ def _with_search_info(
         enumerated=bool(enumerated),
     )
     return HCASearchResult(**fields)
+
+
+def hca_search_batch(
+    problems: Sequence[Sequence[np.ndarray] | Mapping[Hashable, np.ndarray]],
+    *,
+    search: str = "exhaustive",
+    residual: str = "domain",
+    beam_width: int = 32,
+    max_nodes: int = 1_000_000,
+) -> list[HCASearchResult]:
+    """:func:`hca_search` of many independent problems: ``[hca_search(p, ...) for p in
+    problems]``.
+
+    Parameters
+    ----------
+    problems : sequence
+        Every entry is the ``unmixings`` argument of one :func:`hca_search` (e.g. the
+        per-domain ICA unmixing matrices of one seed, or of one subset of domains).
+    search, residual, beam_width, max_nodes
+        As in :func:`hca_search`, the same for every problem.
+
+    Returns
+    -------
+    list of HCASearchResult
+        One per problem, in order.
+    """
+    check_search_options(search, residual, beam_width, max_nodes)
+    return [
+        hca_search(p, search=search, residual=residual, beam_width=beam_width, max_nodes=max_nodes)
+        for p in problems
+    ]
