@@ -30,6 +30,7 @@ import sys
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -452,7 +453,8 @@ class _SearchTree:
         self.M = M @ basis.T  # (K, d, q)
         self.Q = np.stack([m.T @ np.linalg.inv(m @ m.T) for m in self.M])  # (K, q, d)
         self.free = _free_table(self.d)
-        self.res = self._domain_residuals() if residual == "domain" else None
+        # residuals of every row after every set of rows of its domain ("domain" only)
+        self.res = self._domain_residuals() if residual == "domain" else np.zeros(0)
         self.n_leaves = 0  # complete row orders evaluated
         self.n_nodes = 0  # prefixes (tree nodes) evaluated
         self.skipped = np.inf  # smallest bound of a parent skipped by ``children``
@@ -699,7 +701,8 @@ class _Best:
     """Incumbent of a search."""
 
     def __init__(self) -> None:
-        self.mic, self.rows = np.inf, None
+        self.mic: float = np.inf
+        self.rows: np.ndarray | None = None
 
     def update(self, leaves: _Children) -> None:
         i = int(np.argmin(leaves.lb))
@@ -730,6 +733,8 @@ def _beam_level(tree: _SearchTree, nodes: _Nodes, width: int, batches=None) -> t
         keep, dropped = _smallest(pool.lb, width)
         kept = pool.take(keep)
         discarded = min(discarded, left, dropped)
+    if kept is None:  # pragma: no cover - every level has children
+        raise RuntimeError("a beam level without children")
     return kept, min(discarded, tree.skipped)
 
 
@@ -767,6 +772,8 @@ class _FirstLevel:
         """The first level of a beam of ``width``: as :func:`_beam_level` would keep it
         (all children in generation order if they fit, else the ``width`` best sorted by
         bound), and the smallest bound left out."""
+        if self.nodes is None:  # pragma: no cover - the root has children
+            raise RuntimeError("the first level has no nodes")
         if width >= self.total:
             return self.nodes.take(np.argsort(self.gen, kind="stable")), self.unexplored
         if width >= len(self.nodes):
@@ -913,7 +920,8 @@ class _BatchTree:
         self.M_rows = M.reshape(self.P, self.K * self.d, self.q)  # (P, K d, q)
         self.Q_cols = self.Q.transpose(0, 2, 1, 3).reshape(self.P, self.q, self.K * self.d)
         self.free = _free_table(self.d)
-        self.res = self._domain_residuals() if residual == "domain" else None
+        # residuals of every row after every set of rows of its domain ("domain" only)
+        self.res = self._domain_residuals() if residual == "domain" else np.zeros(0)
         self.n_leaves = np.zeros(self.P, dtype=np.int64)
         self.n_nodes = np.zeros(self.P, dtype=np.int64)
         self.best_mic = np.full(self.P, np.inf)
@@ -1006,7 +1014,6 @@ class _BatchTree:
         residuals, orthogonalised against the parent's ``h_1..h_j``. On the last level a
         residual depends only on the problem and the last row of every domain, so the top
         directions are computed once per distinct choice (``d0^K`` per problem) and shared."""
-        assert self.res is not None
         K, d = self.K, self.d
         kk = np.arange(K)
         masks = nodes.mask[parent]
@@ -1247,7 +1254,7 @@ def _sequential_batch(
     """Sequential searches of problems of one shape, one after another (evaluated together)."""
     K, d = problems[0][0].shape[:2]
     perms = np.zeros((len(problems), K, d), dtype=np.intp)
-    info = []
+    info: list[tuple[int, int, bool, int, bool]] = []
     for i, (M, _) in enumerate(problems):
         tree = _SearchTree(M, residual)
         best, certified, width, partial = _sequential(tree, beam_width, max_nodes)
@@ -1278,7 +1285,8 @@ def _sequential_batch(
 
 def _outside_module() -> int:
     """``stacklevel`` of the first frame outside this module, seen from the caller."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
     return level
