@@ -1251,13 +1251,27 @@ def _search_problems(
 def _sequential_batch(
     problems: list[tuple[np.ndarray, tuple]], residual: str, beam_width: int, max_nodes: int
 ) -> list[HCASearchResult]:
-    """Sequential searches of problems of one shape, one after another (evaluated together)."""
+    """Sequential searches of problems of one shape.
+
+    The first beam (width ``beam_width``) of all problems runs as one tree when every level
+    of it is enumerated in one batch (:func:`_first_round_batchable`); a problem whose first
+    beam neither certifies its order nor exhausts the budget, and every problem of a larger
+    shape, then runs :func:`_sequential` on its own. The orders are evaluated together."""
     K, d = problems[0][0].shape[:2]
-    perms = np.zeros((len(problems), K, d), dtype=np.intp)
-    info: list[tuple[int, int, bool, int, bool]] = []
-    for i, (M, _) in enumerate(problems):
-        tree = _SearchTree(M, residual)
+    P = len(problems)
+    perms = np.zeros((P, K, d), dtype=np.intp)
+    info: list[tuple[int, int, bool, int, bool, float]] = [(0, 0, False, 0, False, 0.0)] * P
+    probe = _SearchTree(problems[0][0], residual)  # the shape's costs and limits
+    rest = list(range(P))
+    if _first_round_batchable(probe, beam_width, max_nodes):
+        rest = _first_rounds(problems, residual, beam_width, max_nodes, probe, perms, info)
+    for i in rest:
+        tree = _SearchTree(problems[i][0], residual)
         best, certified, width, partial = _sequential(tree, beam_width, max_nodes)
+        assert best.rows is not None
+        perms[i] = best.rows
+        info[i] = (int(tree.n_leaves), int(tree.n_nodes), bool(certified), width, partial, best.mic)
+    for _, n_nodes, certified, width, partial, mic in info:
         if not certified:
             how = (
                 "; levels with more than max_nodes prefixes were "
@@ -1266,21 +1280,96 @@ def _sequential_batch(
                 else ""
             )
             warnings.warn(
-                f"sequential search stopped at beam width {width} after {tree.n_nodes:,} "
+                f"sequential search stopped at beam width {width} after {n_nodes:,} "
                 f"prefixes (max_nodes={max_nodes:,}) without certifying that MIC = "
-                f"{best.mic:.4g} is minimal{how}; increase max_nodes or use "
+                f"{mic:.4g} is minimal{how}; increase max_nodes or use "
                 "search='exhaustive' if it is affordable",
                 UncertifiedSearchWarning,
                 stacklevel=_outside_module(),
             )
-        assert best.rows is not None
-        perms[i] = best.rows
-        info.append((int(tree.n_leaves), int(tree.n_nodes), bool(certified), int(width), partial))
     results = _evaluate(problems, perms, residual)
     return [
         _with_counts(res, "sequential", n_leaves, n_nodes, certified, width, not partial)
-        for res, (n_leaves, n_nodes, certified, width, partial) in zip(results, info)
+        for res, (n_leaves, n_nodes, certified, width, partial, _) in zip(results, info)
     ]
+
+
+def _first_round_batchable(probe: _SearchTree, width: int, max_nodes: int) -> bool:
+    """Whether the first beam of :func:`_sequential` enumerates every level in one batch of
+    children (then no prefix is skipped and the levels' sizes are the same for every problem
+    of the shape): the children of the root and of every level's beam number at most
+    ``max_nodes`` and :data:`_MAX_CHILDREN`."""
+    K, d = probe.K, probe.d
+    limit = min(max_nodes, _MAX_CHILDREN)
+    if d < 2 or d**K > limit:
+        return False
+    nodes = min(width, d**K)
+    for j in range(1, d - 1):
+        children = nodes * (d - j) ** K
+        if children > limit:
+            return False
+        nodes = min(width, children)
+    return True
+
+
+def _keep_best(level: _Batch, n: int, width: int) -> tuple[_Batch, np.ndarray]:
+    """The beam of every one of the ``n`` problems of ``level`` (the same number of children
+    each, in generation order): all children if at most ``width``, else the ``width`` with
+    the smallest bounds (stable); and the smallest bound left out (``inf`` if none)."""
+    lb = level.lb.reshape(n, -1)
+    m = lb.shape[1]
+    if m <= width:
+        return level, np.full(n, np.inf)
+    order = np.argsort(lb, axis=1, kind="stable")
+    left = lb[np.arange(n), order[:, width]]
+    flat = (order[:, :width] + (np.arange(n) * m)[:, None]).ravel()
+    return level.take(flat), left
+
+
+def _first_rounds(
+    problems: list[tuple[np.ndarray, tuple]],
+    residual: str,
+    width: int,
+    max_nodes: int,
+    probe: _SearchTree,
+    perms: np.ndarray,
+    info: list[tuple[int, int, bool, int, bool, float]],
+) -> list[int]:
+    """The first beam of :func:`_sequential` for every problem as one tree per rank (see
+    :func:`_sequential_batch`); fill ``perms`` and ``info`` of the problems it settles and
+    return the others."""
+    K, d = probe.K, probe.d
+    M = np.stack([m for m, _ in problems])
+    P, _, _, p = M.shape
+    _, s, vt = np.linalg.svd(M.reshape(P, K * d, p), full_matrices=False)
+    rank = np.sum(s > _RANK_TOL * s[:, :1], axis=1)
+    next_cost = _round_cost(probe, 2 * width, max_nodes)
+    chunk = max(1, _MAX_CHILDREN // d**K)
+    rest = []
+    for q in np.unique(rank):
+        members = np.flatnonzero(rank == q)
+        for c0 in range(0, len(members), chunk):
+            idx = members[c0 : c0 + chunk]
+            n = len(idx)
+            tree = _BatchTree(M[idx] @ _swap(vt[idx, :q])[:, None], residual)
+            nodes, discarded = _keep_best(tree.expand(tree.roots(), _combos(K, d)), n, width)
+            for j in range(1, d - 1):
+                nodes, left = _keep_best(tree.expand(nodes, _combos(K, d - j)), n, width)
+                discarded = np.minimum(discarded, left)
+            leaves = tree.expand(nodes, _combos(K, 1))
+            lb = leaves.lb.reshape(n, -1)
+            best = np.argmin(lb, axis=1)  # the first smallest, as _Best
+            mic = lb[np.arange(n), best]
+            rows = leaves.rows.reshape(n, lb.shape[1], K, d)[np.arange(n), best]
+            for a, i in enumerate(idx.tolist()):
+                certified = bool(mic[a] <= discarded[a])
+                n_nodes = int(tree.n_nodes[a])
+                if certified or n_nodes + next_cost > max_nodes:
+                    perms[i] = rows[a]
+                    info[i] = (lb.shape[1], n_nodes, certified, width, False, float(mic[a]))
+                else:
+                    rest.append(i)
+    return sorted(rest)
 
 
 def _outside_module() -> int:
