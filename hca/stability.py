@@ -7,10 +7,13 @@ Section 4) and the adjusted structural equations (edge weights and source scales
 
 Every sweep takes an :class:`~hca.estimator.HCA` instance for the settings of its refits and
 clones it (:func:`hca.estimator.clone_hca`), as scikit-learn's model-selection tools do, and
-runs its refits through :class:`joblib.Parallel` (``n_jobs``; inside
-``joblib.parallel_backend`` on a Dask or Ray cluster). Seeds and resamples are fixed before
-the refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
+runs its independent work through :class:`joblib.Parallel` (``n_jobs``; inside
+``joblib.parallel_backend`` on a Dask or Ray cluster): the bootstrap refits, the records of
+the seed refits, chunks of a batch of searches. Seeds and resamples are fixed before the
+refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
 
+* :func:`seed_fits` fits one model per ICA seed: the ensemble as a value (the FastICA of all
+  seeds in one batch per domain, the searches of all seeds in one batch).
 * :func:`fit_record` turns one fitted :class:`~hca.estimator.HCA` into such a record.
 * :func:`seed_stability` refits with different ICA seeds (same data).
 * :func:`bootstrap_stability` resamples the models *within* every domain with replacement
@@ -25,6 +28,12 @@ the refits start, so the result is the same for any ``n_jobs`` and keeps the inp
   HCA recovers it for a given number of domains and models per domain.
 * :func:`ica_solutions` groups the ICA solutions of every domain over many seeds into
   distinct local optima, with their share of seeds and their negentropy.
+* :func:`ica_reproducible` / :func:`ica_reproducible_many` say whether a fit's ICA is a
+  property of the data or of rounding (the same ICA on the models in reverse order).
+
+Many searches run as one batch (:func:`hca.estimator.search.hca_search_batch`: the subsets
+and seeds of :func:`subset_stability`, the draws of :func:`rotation_null`, the seeds of
+:func:`seed_fits`); nothing is memoised between calls.
 
 Conventions
 -----------
@@ -53,11 +62,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy.stats import special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import fit_icas, prefetch_fastica
-from hca.estimator.model import HCA, clone_hca, mic_by_subset
-from hca.estimator.search import all_orders, evaluate_order, hca_search
+from hca.estimator.ica import check_ica, fit_icas, fit_icas_seeds
+from hca.estimator.model import HCA, clone_hca, fit_many_from_ica, search_many
+from hca.estimator.search import (
+    UncertifiedSearchWarning,
+    all_orders,
+    check_search_options,
+    check_search_size,
+    evaluate_order,
+    hca_search_batch,
+)
+from hca.synthetic import simulate_scm
 from hca.validation import (
     check_domains,
     check_fit_data,
@@ -76,7 +94,9 @@ __all__ = [
     "subset_stability",
     "ica_solutions",
     "ica_reproducible",
+    "ica_reproducible_many",
     "prefetch_runs",
+    "seed_fits",
     "ranked_orders",
     "rotation_null",
     "order_recovered",
@@ -276,27 +296,79 @@ def _fit_record(
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
+def _model_record(
+    model: HCA, record: Callable = fit_record, patterns: Mapping[str, Pattern] | None = None
+) -> dict:
+    """``record(model)`` (default :func:`fit_record` with ``patterns``)."""
+    return fit_record(model, patterns=patterns) if record is fit_record else record(model)
+
+
 def prefetch_runs(estimator: HCA, X: Any, domains: Any, seeds: Iterable[int]) -> None:
-    """Run the FastICA of every domain for every seed of ``seeds`` now, in one vectorised batch
-    per domain, and memoise them (:func:`hca.estimator.ica.prefetch_fastica`), so that the fits
-    of those seeds that follow (refits, the runs of an ensemble) find them. Results do not
-    depend on it. A no-op for Picard; fits in other processes compute their own."""
+    """Deprecated no-op, removed once :mod:`hca.paper` stops calling it.
+
+    It used to fill a process-wide FastICA memo; the batched calls (:func:`seed_fits`,
+    :func:`ica_reproducible_many`) replace it. ``seeds`` is still checked to be non-empty.
+    """
+    _seeds(seeds)
+
+
+def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tuple[HCA, ...]:
+    """Fitted clones of ``estimator``, one per seed (``random_state=seed``).
+
+    Entry ``i`` equals ``clone_hca(estimator, random_state=seeds[i]).fit(X, domains)`` (to
+    1e-10): the per-domain ICA of every seed and of its restarts runs in one FastICA batch per
+    domain (:func:`hca.estimator.ica.fit_icas_seeds`, :mod:`hca.estimator.fastica_batch`),
+    then the searches of all seeds run in one batch
+    (:func:`hca.estimator.model.fit_many_from_ica`,
+    :func:`hca.estimator.search.hca_search_batch`). The ensemble of an analysis is this
+    value: nothing is memoised.
+
+    Parameters
+    ----------
+    estimator : HCA
+        Settings of the fits (cloned).
+    X, domains
+        As in :meth:`hca.estimator.HCA.fit`.
+    seeds : sequence of int
+        ICA seeds, one fit each (duplicates allowed).
+
+    Returns
+    -------
+    tuple of HCA
+
+    Warns
+    -----
+    ConvergenceWarning
+        For every seed and domain whose kept ICA run did not converge (as ``fit`` does).
+    """
     seeds = _seeds(seeds)
-    if estimator.ica != "fastica":
-        return
-    data = check_fit_data(X, domains, estimator.n_components)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        prefetch_fastica(
-            data.values,
-            data.labels,
-            data.order,
-            data.n_components,
-            seeds,
-            max_iter=estimator.max_iter,
-            tol=estimator.tol,
-            n_restarts=estimator.n_restarts,
-        )
+    base = clone_hca(estimator)
+    check_ica(base.ica)
+    check_search_options(base.search, base.residual, base.beam_width, base.max_nodes)
+    data = check_fit_data(X, domains, base.n_components)
+    check_search_size(base.search, len(data.order), data.n_components)  # before any ICA
+    icas = fit_icas_seeds(
+        data.values,
+        data.labels,
+        data.order,
+        data.n_components,
+        seeds,
+        ica=base.ica,
+        max_iter=base.max_iter,
+        tol=base.tol,
+        n_restarts=base.n_restarts,
+    )
+    return fit_many_from_ica([clone_hca(base, random_state=s) for s in seeds], X, domains, icas)
+
+
+def _search_options(est: HCA) -> dict[str, Any]:
+    """The search settings of ``est`` (keywords of :func:`hca.estimator.search.hca_search`)."""
+    return {
+        "search": est.search,
+        "residual": est.residual,
+        "beam_width": est.beam_width,
+        "max_nodes": est.max_nodes,
+    }
 
 
 def _seeds(seeds: Iterable[int]) -> list[int]:
@@ -329,19 +401,21 @@ def seed_stability(
         Named alignment patterns flagged in every record of the default ``record``
         (:func:`fit_record`); a custom ``record`` adds its own columns.
     n_jobs : int, optional
-        Refits run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
-        backend's default, e.g. a Dask or Ray cluster inside ``joblib.parallel_backend``).
-        The records do not depend on ``n_jobs`` and keep the order of ``seeds``.
+        The records of the refits (``record``) are computed in parallel by
+        :class:`joblib.Parallel` (``None``: the active joblib backend's default, e.g. a Dask
+        or Ray cluster inside ``joblib.parallel_backend``); the refits themselves run as one
+        batch (:func:`seed_fits`). The records do not depend on ``n_jobs`` and keep the order
+        of ``seeds``.
     record : callable, default=fit_record
         ``record(fitted_model) -> dict``, the columns of a refit's row (a module-level
         function, so that it can be sent to other processes).
     """
     seeds = _seeds(seeds)
-    clone_hca(estimator)  # fail early on a wrong estimator
-    prefetch_runs(estimator, X, domains, seeds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
+        fits = seed_fits(estimator, X, domains, seeds)
     records = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_record)(clone_hca(estimator, random_state=seed), X, domains, record, patterns)
-        for seed in seeds
+        delayed(_model_record)(model, record, patterns) for model in fits
     )
     return StabilityResult(
         pd.DataFrame([{"seed": s, **r} for s, r in zip(seeds, records)]),
@@ -418,15 +492,6 @@ def bootstrap_stability(
     )
 
 
-def _subset_mics(
-    estimator: HCA, X: Any, domains: Any, candidates: list, min_size: int
-) -> list[tuple[float, bool]]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        table = mic_by_subset(estimator, X, domains, candidates, min_size)
-    return list(zip(table["mic"].tolist(), table["certified"].tolist()))
-
-
 def subset_stability(
     estimator: HCA,
     X: Any,
@@ -461,17 +526,44 @@ def subset_stability(
     if not 2 <= min_size <= len(cands):
         raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
     subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
-    if n_boot > 0:
-        jobs = [
-            (clone_hca(est, random_state=seeds[0]), Xb, lb)
-            for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
-        ]
-    else:
-        prefetch_runs(est, X, domains, seeds)
-        jobs = [(clone_hca(est, random_state=seed), X, domains) for seed in seeds]
-    sweeps = Parallel(n_jobs=n_jobs)(
-        delayed(_subset_mics)(e, Xr, dr, cands, min_size) for e, Xr, dr in jobs
-    )
+    check_search_size(est.search, len(cands), data.n_components)  # before any ICA
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if n_boot > 0:
+            icas = []
+            for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state):
+                db = check_fit_data(Xb, lb, est.n_components)
+                icas.append(
+                    fit_icas(
+                        db.values,
+                        db.labels,
+                        cands,
+                        db.n_components,
+                        ica=est.ica,
+                        random_state=seeds[0],
+                        max_iter=est.max_iter,
+                        tol=est.tol,
+                        n_restarts=est.n_restarts,
+                    )
+                )
+        else:
+            icas = fit_icas_seeds(
+                data.values,
+                data.labels,
+                cands,
+                data.n_components,
+                seeds,
+                ica=est.ica,
+                max_iter=est.max_iter,
+                tol=est.tol,
+                n_restarts=est.n_restarts,
+            )
+    problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
+    results = search_many(problems, _search_options(est), n_jobs)
+    sweeps = [
+        [(res.mic, res.certified) for res in results[r * len(subsets) : (r + 1) * len(subsets)]]
+        for r in range(len(icas))
+    ]
     rows = []
     for rep, sweep in enumerate(sweeps):
         mics = [m for m, _ in sweep]
@@ -503,22 +595,6 @@ def _same_solution(A: np.ndarray, B: np.ndarray, threshold: float) -> bool:
     return bool(np.all(C.max(axis=1) >= threshold) and len(set(C.argmax(axis=1))) == len(A))
 
 
-def _seed_icas(estimator: HCA, data, seed: int) -> dict:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return fit_icas(
-            data.values,
-            data.labels,
-            data.order,
-            data.n_components,
-            ica=estimator.ica,
-            random_state=seed,
-            max_iter=estimator.max_iter,
-            tol=estimator.tol,
-            n_restarts=estimator.n_restarts,
-        )
-
-
 def ica_solutions(
     estimator: HCA,
     X: Any,
@@ -533,7 +609,9 @@ def ica_solutions(
     Two solutions are the same when every unit-norm row of one has absolute cosine at
     least ``threshold`` with a distinct row of the other (rows up to order and sign). The
     ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``) are the
-    estimator's; ``n_jobs`` runs the seeds in parallel (as in :func:`seed_stability`).
+    estimator's. The seeds' runs are batched per domain
+    (:func:`hca.estimator.ica.fit_icas_seeds`); ``n_jobs`` is accepted for compatibility and
+    not used.
 
     Returns
     -------
@@ -546,8 +624,19 @@ def ica_solutions(
     est = clone_hca(estimator)
     data = check_fit_data(X, domains, est.n_components)
     seeds = _seeds(seeds)
-    prefetch_runs(est, X, domains, seeds)
-    by_seed = Parallel(n_jobs=n_jobs)(delayed(_seed_icas)(est, data, seed) for seed in seeds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        by_seed = fit_icas_seeds(
+            data.values,
+            data.labels,
+            data.order,
+            data.n_components,
+            seeds,
+            ica=est.ica,
+            max_iter=est.max_iter,
+            tol=est.tol,
+            n_restarts=est.n_restarts,
+        )
     rows = []
     for label in data.order:
         clusters: list[dict] = []
@@ -595,7 +684,8 @@ def ica_reproducible(
     different optima on different processors). Two unmixings agree when every unit-norm row of
     one has absolute cosine at least ``threshold`` with a distinct row of the other (as in
     :func:`ica_solutions`; on the book's data the same optimum agrees to better than 1e-3 and
-    different optima differ by more than 0.05).
+    different optima differ by more than 0.05). For the fits of many seeds use
+    :func:`ica_reproducible_many` (one FastICA batch per domain).
 
     Parameters
     ----------
@@ -605,9 +695,8 @@ def ica_reproducible(
         The model's training data.
     threshold : float, default=0.99
     prefetch_seeds : sequence of int, optional
-        Seeds whose FastICA runs on the reversed data (and, for a FastICA model, on the data
-        itself) are batched now and memoised, for a caller that checks the fits of many seeds
-        on the same data (an ensemble); the answer does not depend on them.
+        Deprecated and ignored (it filled a process-wide FastICA memo); removed once
+        :mod:`hca.paper` stops passing it.
 
     Returns
     -------
@@ -619,50 +708,97 @@ def ica_reproducible(
     ValueError
         If ``X`` and ``domains`` do not hold the model's domains.
     """
-    check_is_fitted(model, "unmixing_", msg="ica_reproducible needs a fitted HCA model")
-    data = check_fit_data(X, domains, model.n_components)
-    if list(data.order) != list(model.domains_):
-        raise ValueError(
-            f"ica_reproducible: the data's domains {list(data.order)} are not the model's "
-            f"{list(model.domains_)}"
-        )
+    return ica_reproducible_many([model], X, domains, threshold=threshold)[0]
+
+
+def ica_reproducible_many(
+    models: Sequence[HCA], X: Any, domains: Any, *, threshold: float = 0.99
+) -> list[dict[Hashable, bool]]:
+    """:func:`ica_reproducible` of every fitted model of ``models`` (e.g. :func:`seed_fits`).
+
+    The reversed-row ICA of all models with integer seeds and the same ICA settings runs in
+    one FastICA batch per domain (:func:`hca.estimator.ica.fit_icas_seeds`); entry ``i``
+    equals ``ica_reproducible(models[i], X, domains, threshold=threshold)``.
+
+    Parameters
+    ----------
+    models : sequence of HCA
+        Fitted on ``X`` and ``domains`` (with the same ``n_components``).
+    X, domains
+        The models' training data.
+    threshold : float, default=0.99
+
+    Returns
+    -------
+    list of dict
+        Per model, domain -> True when the reordered run gives the model's unmixing.
+    """
+    models = list(models)
+    if not models:
+        raise ValueError("ica_reproducible_many: models is empty")
+    for m in models:
+        check_is_fitted(m, "unmixing_", msg="ica_reproducible needs a fitted HCA model")
+    d = models[0].n_components
+    if any(m.n_components != d for m in models):
+        raise ValueError("ica_reproducible_many: the models differ in n_components")
+    data = check_fit_data(X, domains, d)
+    for m in models:
+        if list(data.order) != list(m.domains_):
+            raise ValueError(
+                f"ica_reproducible: the data's domains {list(data.order)} are not the model's "
+                f"{list(m.domains_)}"
+            )
     rev = np.arange(len(data.values))[::-1]
+    values, labels = data.values[rev], data.labels[rev]
+    again: list[dict | None] = [None] * len(models)
+    groups: dict[tuple, list[int]] = {}
+    for i, m in enumerate(models):
+        seed = m.random_state
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            groups.setdefault((m.ica, m.max_iter, m.tol, m.n_restarts), []).append(i)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if prefetch_seeds and model.ica == "fastica":
-            for values, labels in (
-                (data.values, data.labels),
-                (data.values[rev], data.labels[rev]),
-            ):
-                prefetch_fastica(
+        for (ica, max_iter, tol, n_restarts), members in groups.items():
+            runs = fit_icas_seeds(
+                values,
+                labels,
+                data.order,
+                data.n_components,
+                [int(models[i].random_state) for i in members],
+                ica=ica,
+                max_iter=max_iter,
+                tol=tol,
+                n_restarts=n_restarts,
+            )
+            for i, run in zip(members, runs):
+                again[i] = run
+        for i, m in enumerate(models):
+            if again[i] is None:  # a seed that is not an int: one fit
+                again[i] = fit_icas(
                     values,
                     labels,
                     data.order,
                     data.n_components,
-                    [int(s) for s in prefetch_seeds],
-                    max_iter=model.max_iter,
-                    tol=model.tol,
-                    n_restarts=model.n_restarts,
+                    ica=m.ica,
+                    random_state=m.random_state,
+                    max_iter=m.max_iter,
+                    tol=m.tol,
+                    n_restarts=m.n_restarts,
                 )
-        again = fit_icas(
-            data.values[rev],
-            data.labels[rev],
-            data.order,
-            data.n_components,
-            ica=model.ica,
-            random_state=model.random_state,
-            max_iter=model.max_iter,
-            tol=model.tol,
-            n_restarts=model.n_restarts,
+    out = []
+    for m, fits in zip(models, again):
+        assert fits is not None
+        out.append(
+            {
+                label: _same_solution(
+                    _canonical_rows(m.ica_[label].unmixing),
+                    _canonical_rows(fits[label].unmixing),
+                    threshold,
+                )
+                for label in m.domains_
+            }
         )
-    return {
-        label: _same_solution(
-            _canonical_rows(model.ica_[label].unmixing),
-            _canonical_rows(again[label].unmixing),
-            threshold,
-        )
-        for label in model.domains_
-    }
+    return out
 
 
 def ranked_orders(
@@ -718,7 +854,7 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     model : HCA
         A fitted estimator.
     n_draws : int, default=20
-        Random rotations (one search each).
+        Random rotations (their searches run in one batch).
     random_state : int, default=0
         Seed of ``numpy.random.default_rng``; the rotations are drawn domain by domain
         (sorted), draw after draw.
@@ -727,32 +863,23 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     -------
     ndarray of shape (n_draws,)
     """
-    from scipy.stats import special_ortho_group
-
-    from hca.estimator.search import UncertifiedSearchWarning
-
     check_is_fitted(model, "unmixing_")
     n_draws = check_positive_int(n_draws, "n_draws")
     rng = np.random.default_rng(random_state)
     d = model.n_components
-    out = np.empty(n_draws)
-    for i in range(n_draws):
-        rotated = {
+    problems = [
+        {
             k: special_ortho_group.rvs(d, random_state=rng) @ model.ica_[k].unmixing
             if d > 1
             else model.ica_[k].unmixing
             for k in model.domains_
         }
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UncertifiedSearchWarning)
-            out[i] = hca_search(
-                rotated,
-                search=model.search,
-                residual=model.residual,
-                beam_width=model.beam_width,
-                max_nodes=model.max_nodes,
-            ).mic
-    return out
+        for _ in range(n_draws)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UncertifiedSearchWarning)
+        results = hca_search_batch(problems, **_search_options(model))
+    return np.array([res.mic for res in results])
 
 
 #: Models per domain from which the search can be trusted: in :func:`recovery_study` (3
@@ -791,8 +918,6 @@ def _recovery_cell(
     n_benchmarks: int,
     random_state: int,
 ) -> bool:
-    from hca.synthetic import simulate_scm
-
     seed = [random_state, n_domains, n_per_domain, rep]
     sim = simulate_scm(
         n_domains=n_domains,

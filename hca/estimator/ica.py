@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -32,8 +30,8 @@ __all__ = [
     "restart_seeds",
     "check_ica",
     "fastica_runs",
-    "prefetch_fastica",
-    "clear_fastica_memo",
+    "fit_icas_seeds",
+    "ICARun",
 ]
 
 #: ICA algorithms: scikit-learn's FastICA, Picard-O (orthogonal) and Picard.
@@ -131,6 +129,33 @@ class DomainICA:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class ICARun:
+    """One ICA run on one domain (before the choice between restarts).
+
+    Attributes
+    ----------
+    unmixing : ndarray of shape (n_components, n_benchmarks)
+        Unit-variance sources ``(x - mean) @ unmixing.T``.
+    mean : ndarray of shape (n_benchmarks,)
+    converged : bool
+    n_iter : int
+    objective : float
+        Sum over the sources of :func:`ica_negentropy`.
+    """
+
+    unmixing: np.ndarray
+    mean: np.ndarray
+    converged: bool
+    n_iter: int
+    objective: float
+
+    def summary(self) -> str:
+        """One line describing the run."""
+        state = "converged" if self.converged else "NOT converged"
+        return f"ICA run: {state} after {self.n_iter} iterations, negentropy {self.objective:.4g}"
+
+
 def restart_seeds(random_state: Any, n_restarts: int) -> list:
     """The ``random_state`` of every ICA restart.
 
@@ -187,12 +212,12 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     return ica, _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
 
 
-def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> _Run:
+def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
     """One FastICA run (unit-variance sources) with its negentropy (scikit-learn's FastICA;
     used for seeds that are not integers)."""
     ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
-    return _Run(
+    return ICARun(
         np.array(ica.components_, dtype=float),
         np.array(ica.mean_, dtype=float),
         converged,
@@ -201,92 +226,45 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
     )
 
 
-# FastICA runs of this process: (digest of the domain's data, d, max_iter, tol, seed) -> _Run.
-# A domain's unmixing for one seed does not depend on the subset, sweep or claim that asks for
-# it, so every caller shares the runs (bounded, least recently used first out).
-_MEMO: OrderedDict = OrderedDict()
-_MEMO_SIZE = 50_000
-_MEMO_LOCK = threading.Lock()  # joblib's threading backend and Dask threads share the memo
-
-
-def clear_fastica_memo() -> None:
-    """Forget the FastICA runs memoised in this process (:func:`fastica_runs`)."""
-    with _MEMO_LOCK:
-        _MEMO.clear()
-
-
-def _digest(Xk: np.ndarray) -> str:
-    a = np.ascontiguousarray(Xk, dtype=np.float64)
-    return hashlib.blake2b(a.tobytes() + repr(a.shape).encode(), digest_size=16).hexdigest()
-
-
 def _is_int_seed(seed: Any) -> bool:
     return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
 
 
 def fastica_runs(
     Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000, tol: float = 1e-4
-) -> list:
-    """FastICA on one domain's data from every seed of ``seeds`` (memoised per process).
+) -> list[ICARun]:
+    """FastICA on one domain's data from every seed of ``seeds``.
 
-    Integer seeds not seen before run together in one vectorised batch
+    The distinct integer seeds run together in one vectorised batch
     (:func:`hca.estimator.fastica_batch.fastica_batch`, equal to scikit-learn's ``FastICA``
-    with the same seed); other seeds (``None``, ``RandomState``) run scikit-learn's
-    ``FastICA`` one at a time. Returns one run per seed (unmixing, mean, converged, n_iter,
-    negentropy objective).
+    with the same seed; a start's result does not depend on the other starts of its batch);
+    other seeds (``None``, ``RandomState``) run scikit-learn's ``FastICA`` one at a time.
+    Returns one run per seed (unmixing, mean, converged, n_iter, negentropy objective); every
+    run owns its arrays.
     """
     Xk = np.asarray(Xk, dtype=np.float64)
-    digest = _digest(Xk)
-    keys = [
-        (digest, int(d), int(max_iter), float(tol), int(s)) if _is_int_seed(s) else None
-        for s in seeds
-    ]
-    with _MEMO_LOCK:
-        found = {k: _MEMO[k] for k in keys if k is not None and k in _MEMO}
-    missing = sorted({k[-1] for k in keys if k is not None and k not in found})
-    if missing:
-        batch = fastica_batch(Xk, d, missing, max_iter=max_iter, tol=tol, whitened=whiten(Xk, d))
-        for i, s in enumerate(missing):
+    distinct = sorted({int(s) for s in seeds if _is_int_seed(s)})
+    found: dict[int, ICARun] = {}
+    if distinct:
+        batch = fastica_batch(Xk, d, distinct, max_iter=max_iter, tol=tol, whitened=whiten(Xk, d))
+        for i, s in enumerate(distinct):
             W = batch.components[i]
             objective = float(np.sum(ica_negentropy((Xk - batch.mean) @ W.T)))
-            found[(digest, int(d), int(max_iter), float(tol), s)] = _Run(
+            found[s] = ICARun(
                 W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
             )
-        with _MEMO_LOCK:
-            _MEMO.update(found)
-            while len(_MEMO) > _MEMO_SIZE:
-                _MEMO.popitem(last=False)
     runs = []
-    for s, k in zip(seeds, keys):
-        if k is None:
+    for s in seeds:
+        if not _is_int_seed(s):
             runs.append(_fastica_run(Xk, d, s, max_iter, tol))
-        else:
-            r = found[k]
-            runs.append(_Run(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter, r.objective))
+            continue
+        r = found[int(s)]
+        runs.append(ICARun(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter, r.objective))
     return runs
 
 
-def prefetch_fastica(
-    values: np.ndarray,
-    labels: np.ndarray,
-    order: Sequence[Hashable],
-    d: int,
-    seeds: Sequence[int],
-    *,
-    max_iter: int = 1000,
-    tol: float | None = None,
-    n_restarts: int = 1,
-) -> None:
-    """Run FastICA for every domain of ``order`` and every seed of ``seeds`` (with their
-    restarts) in one batch per domain, so that the fits of a seed sweep find them memoised."""
-    tol = DEFAULT_TOL["fastica"] if tol is None else float(tol)
-    all_seeds = sorted({s for seed in seeds for s in restart_seeds(int(seed), n_restarts)})
-    for label in order:
-        fastica_runs(values[labels == label], d, all_seeds, max_iter, tol)
-
-
 def _picard_module():
-    try:
+    try:  # an optional dependency, imported only when Picard is asked for
         import picard
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
@@ -297,7 +275,7 @@ def _picard_module():
 
 def _one_picard(
     Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
-) -> _Run:
+) -> ICARun:
     """One Picard run (extended density model); sources rescaled to unit variance."""
     picard = _picard_module()
     with warnings.catch_warnings(record=True) as caught:
@@ -319,7 +297,7 @@ def _one_picard(
     sd = sources.std(axis=0)
     if np.any(sd <= 0) or not np.all(np.isfinite(sd)):
         raise ValueError(f"Picard returned a degenerate source for domain {label!r}")
-    return _Run(
+    return ICARun(
         np.asarray(unmixing / sd[:, None], dtype=float),
         np.asarray(mean, dtype=float),
         converged,
@@ -328,24 +306,66 @@ def _one_picard(
     )
 
 
-@dataclass(frozen=True)
-class _Run:
-    unmixing: np.ndarray
-    mean: np.ndarray
-    converged: bool
-    n_iter: int
-    objective: float
-
-
 _HCA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _outside_hca() -> int:
     """``stacklevel`` of the first frame outside the hca package, seen from the caller."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_HCA_DIR):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _domain_runs(
+    Xk: np.ndarray,
+    label: Hashable,
+    d: int,
+    ica: str,
+    seeds: Sequence[Any],
+    max_iter: int,
+    tol: float,
+) -> list[ICARun]:
+    """The ICA runs of one domain from every seed of ``seeds`` (FastICA: one batch)."""
+    if ica == "fastica":
+        return fastica_runs(Xk, d, seeds, max_iter, tol)
+    return [_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o") for seed in seeds]
+
+
+def _keep_best_run(
+    runs: Sequence[ICARun],
+    label: Hashable,
+    n_samples: int,
+    ica: str,
+    max_iter: int,
+    tol: float,
+) -> DomainICA:
+    """The run of ``runs`` (the restarts of one fit) with the largest negentropy among the
+    converged ones; warn (naming the domain) when the kept run did not converge."""
+    any_converged = any(r.converged for r in runs)
+    scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
+    best = int(np.nanargmax(scores)) if len(runs) > 1 else 0
+    run = runs[best]
+    if not run.converged:
+        warnings.warn(
+            f"{ICA_NAMES[ica]} did not converge for domain {label!r} ({n_samples} models) "
+            f"after {run.n_iter} iterations (max_iter={max_iter}, tol={tol}); increase "
+            "max_iter or tol, and treat this domain's unmixing matrix with caution",
+            ConvergenceWarning,
+            stacklevel=_outside_hca(),  # point at the caller's code
+        )
+    return DomainICA(
+        domain=label,
+        unmixing=run.unmixing,
+        mean=run.mean,
+        converged=run.converged,
+        n_iter=run.n_iter,
+        n_samples=n_samples,
+        objective=run.objective,
+        restart=best,
+        restart_objectives=tuple(float(x) for x in scores),
+    )
 
 
 def _fit_one_ica(
@@ -360,34 +380,8 @@ def _fit_one_ica(
 ) -> DomainICA:
     """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
     convergence one with the domain name."""
-    seeds = restart_seeds(random_state, n_restarts)
-    if ica == "fastica":
-        runs = fastica_runs(Xk, d, seeds, max_iter, tol)
-    else:
-        runs = [_one_picard(Xk, label, d, seed, max_iter, tol, ica == "picard-o") for seed in seeds]
-    any_converged = any(r.converged for r in runs)
-    scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
-    best = int(np.nanargmax(scores)) if n_restarts > 1 else 0
-    run = runs[best]
-    if not run.converged:
-        warnings.warn(
-            f"{ICA_NAMES[ica]} did not converge for domain {label!r} ({Xk.shape[0]} models) "
-            f"after {run.n_iter} iterations (max_iter={max_iter}, tol={tol}); increase "
-            "max_iter or tol, and treat this domain's unmixing matrix with caution",
-            ConvergenceWarning,
-            stacklevel=_outside_hca(),  # point at the caller's code
-        )
-    return DomainICA(
-        domain=label,
-        unmixing=run.unmixing,
-        mean=run.mean,
-        converged=run.converged,
-        n_iter=run.n_iter,
-        n_samples=int(Xk.shape[0]),
-        objective=run.objective,
-        restart=best,
-        restart_objectives=tuple(float(x) for x in scores),
-    )
+    runs = _domain_runs(Xk, label, d, ica, restart_seeds(random_state, n_restarts), max_iter, tol)
+    return _keep_best_run(runs, label, int(Xk.shape[0]), ica, max_iter, tol)
 
 
 def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
@@ -441,6 +435,63 @@ def fit_icas(
             warnings.warn(message, category, stacklevel=_outside_hca())
         out[a[1]] = result
         notify("ICA", i + 1, len(args))
+    return out
+
+
+def fit_icas_seeds(
+    values: np.ndarray,
+    domains: np.ndarray,
+    order: Sequence[Hashable],
+    d: int,
+    seeds: Sequence[int],
+    *,
+    ica: str = "fastica",
+    max_iter: int = 1000,
+    tol: float | None = None,
+    n_restarts: int = 1,
+) -> list[dict[Hashable, DomainICA]]:
+    """:func:`fit_icas` for every seed of ``seeds``, the seeds' runs batched per domain.
+
+    For every domain, the FastICA runs of all seeds and of their restarts
+    (:func:`restart_seeds`) run in one vectorised batch (:func:`fastica_runs`); Picard runs
+    one seed after another. Entry ``i`` equals ``fit_icas(..., random_state=seeds[i])``
+    (a FastICA start does not depend on the other starts of its batch).
+
+    Parameters
+    ----------
+    values, domains, order, d
+        Validated data, as in :func:`fit_icas`.
+    seeds : sequence of int
+        ICA seeds (``random_state`` of every fit).
+    ica, max_iter, tol, n_restarts
+        As in :func:`domain_ica`.
+
+    Returns
+    -------
+    list of dict
+        One ``{domain: DomainICA}`` per seed, in the order of ``seeds``.
+
+    Raises
+    ------
+    TypeError
+        If a seed is not an int.
+    """
+    ica = check_ica(ica)
+    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
+    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    bad = [s for s in seeds if not _is_int_seed(s)]
+    if bad:
+        raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
+    per_seed = [restart_seeds(int(s), n_restarts) for s in seeds]
+    flat = [s for restarts in per_seed for s in restarts]
+    out: list[dict[Hashable, DomainICA]] = [{} for _ in seeds]
+    for j, label in enumerate(order):
+        Xk = values[domains == label]
+        runs = _domain_runs(Xk, label, d, ica, flat, max_iter, tol)
+        for i in range(len(seeds)):
+            restarts = runs[i * n_restarts : (i + 1) * n_restarts]
+            out[i][label] = _keep_best_run(restarts, label, int(Xk.shape[0]), ica, max_iter, tol)
+        notify("ICA", j + 1, len(order))
     return out
 
 

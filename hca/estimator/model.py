@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 
-from hca.estimator.ica import check_ica, fit_icas
+from hca.estimator.ica import DomainICA, check_ica, fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
 from hca.estimator.search import (
     TINY,
@@ -20,8 +20,10 @@ from hca.estimator.search import (
     check_search_options,
     check_search_size,
     hca_search,
+    hca_search_batch,
 )
 from hca.validation import (
+    FitData,
     check_domains,
     check_fit_data,
     check_is_fitted,
@@ -33,7 +35,9 @@ __all__ = [
     "EXPECTED_FAILED_CHECKS",
     "HCA",
     "clone_hca",
+    "fit_many_from_ica",
     "mic_by_subset",
+    "search_many",
 ]
 
 
@@ -180,27 +184,34 @@ class HCA(TransformerMixin, BaseEstimator):
         self
         """
         data = self._check_params_and_data(X, domains)
-        order, d = data.order, data.n_components
-        check_search_size(self.search, len(order), d)  # before any ICA
-        if len(order) < d:
-            warnings.warn(
-                f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
-                "domains as components for identifiability",
-                UserWarning,
-                stacklevel=2,
-            )
-        self.n_features_in_ = data.values.shape[1]
-        if data.has_names:
-            self.feature_names_in_ = np.array(data.feature_names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):  # refit on an array
-            del self.feature_names_in_
-        self._benchmarks = data.feature_names
-        self.domains_ = order
-        self.ica_ = self._fit_icas(data.values, data.labels, order)
-        self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
-        self.n_iter_ = max(int(ica.n_iter) for ica in self.ica_.values())
-        self._X_train = np.array(data.values, dtype=float, copy=True)
-        self._labels_train = data.labels
+        self._set_data(data, stacklevel=3)  # before any ICA: refuses too large searches
+        self._set_icas(self._fit_icas(data.values, data.labels, data.order))
+        return self._fit_search()
+
+    def fit_from_ica(self, X: Any, domains: Any, icas: Mapping[Hashable, DomainICA]) -> HCA:
+        """Fit HCA from per-domain ICA results computed elsewhere (steps 2-3 only).
+
+        ``HCA(random_state=s).fit(X, domains)`` equals
+        ``HCA(random_state=s).fit_from_ica(X, domains, icas)`` with the ICA of that fit,
+        e.g. one entry of :func:`hca.estimator.ica.fit_icas_seeds` (FastICA batched over
+        seeds); :func:`fit_many_from_ica` fits many estimators with one batched search.
+
+        Parameters
+        ----------
+        X, domains
+            As in :meth:`fit`.
+        icas : mapping
+            Domain -> :class:`~hca.estimator.ica.DomainICA` for every domain of ``domains``
+            (unmixing of shape ``(n_components, n_benchmarks)``).
+
+        Returns
+        -------
+        self
+        """
+        data = self._check_params_and_data(X, domains)
+        checked = _checked_icas(icas, data)  # before anything is set
+        self._set_data(data, stacklevel=3)
+        self._set_icas(checked)
         return self._fit_search()
 
     def _check_params_and_data(self, X: Any, domains: Any):
@@ -224,20 +235,55 @@ class HCA(TransformerMixin, BaseEstimator):
             n_jobs=self.n_jobs,
         )
 
+    def _set_data(self, data: FitData, stacklevel: int) -> None:
+        """Record the validated training data (before any ICA)."""
+        order, d = data.order, data.n_components
+        check_search_size(self.search, len(order), d)
+        if len(order) < d:
+            warnings.warn(
+                f"{len(order)} domains for {d} components: Theorem 1 needs at least as many "
+                "domains as components for identifiability",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+        self.n_features_in_ = data.values.shape[1]
+        if data.has_names:
+            self.feature_names_in_ = np.array(data.feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):  # refit on an array
+            del self.feature_names_in_
+        self._benchmarks = data.feature_names
+        self.domains_ = order
+        self._X_train = np.array(data.values, dtype=float, copy=True)
+        self._labels_train = data.labels
+
+    def _set_icas(self, icas: Mapping[Hashable, DomainICA]) -> None:
+        """Record step 1 (the ICA of every domain, in the order of ``domains_``)."""
+        self.ica_ = {label: icas[label] for label in self.domains_}
+        self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
+        self.n_iter_ = max(int(ica.n_iter) for ica in self.ica_.values())
+
+    def _search_options(self) -> dict[str, Any]:
+        return {
+            "search": self.search,
+            "residual": self.residual,
+            "beam_width": self.beam_width,
+            "max_nodes": self.max_nodes,
+        }
+
+    def _unmixings(self) -> dict[Hashable, np.ndarray]:
+        return {label: self.ica_[label].unmixing for label in self.domains_}
+
     def _search(self, unmixings: Mapping) -> HCASearchResult:
         """Steps 2-3 with this estimator's search settings."""
-        return hca_search(
-            unmixings,
-            search=self.search,
-            residual=self.residual,
-            beam_width=self.beam_width,
-            max_nodes=self.max_nodes,
-        )
+        return hca_search(unmixings, **self._search_options())
 
     def _fit_search(self) -> HCA:
         """Run the search on the fitted ICA matrices and build the per-domain models."""
+        return self._set_search(self._search(self._unmixings()))
+
+    def _set_search(self, res: HCASearchResult) -> HCA:
+        """Record steps 2-3 (the search's result) and build the per-domain models."""
         order = self.domains_
-        res = self._search({label: self.ica_[label].unmixing for label in order})
         self.search_result_ = res
         self.certified_ = res.certified
         self.unmixing_ = res.unmixing
@@ -418,6 +464,90 @@ class HCA(TransformerMixin, BaseEstimator):
         return "\n".join(lines)
 
 
+# =========================================================================== many fits
+def _checked_icas(icas: Any, data: FitData) -> dict[Hashable, DomainICA]:
+    """``icas`` checked against validated data: one DomainICA of the right shape per domain."""
+    if not isinstance(icas, Mapping):
+        raise TypeError(f"icas must be a mapping domain -> DomainICA, got {type(icas).__name__}")
+    missing = [label for label in data.order if label not in icas]
+    extra = [label for label in icas if label not in set(data.order)]
+    if missing or extra:
+        raise ValueError(
+            f"icas must hold exactly the domains {list(data.order)}; missing {missing}, "
+            f"not in the data {extra}"
+        )
+    shape = (data.n_components, data.values.shape[1])
+    for label in data.order:
+        ica = icas[label]
+        if not isinstance(ica, DomainICA):
+            raise TypeError(f"icas[{label!r}] must be a DomainICA, got {type(ica).__name__}")
+        if np.shape(ica.unmixing) != shape or np.shape(ica.mean) != shape[1:]:
+            raise ValueError(
+                f"icas[{label!r}]: unmixing of shape {np.shape(ica.unmixing)} and mean of shape "
+                f"{np.shape(ica.mean)}, expected {shape} and {shape[1:]}"
+            )
+    return {label: icas[label] for label in data.order}
+
+
+def fit_many_from_ica(
+    estimators: Sequence[HCA],
+    X: Any,
+    domains: Any,
+    icas: Sequence[Mapping[Hashable, DomainICA]],
+) -> tuple[HCA, ...]:
+    """Fit every estimator on the same data from its own per-domain ICA, searches batched.
+
+    ``fit_many_from_ica(estimators, X, domains, icas)[i]`` is ``estimators[i]`` fitted as by
+    ``estimators[i].fit_from_ica(X, domains, icas[i])``; the searches of all estimators with
+    the same search settings run in one :func:`hca.estimator.search.hca_search_batch`
+    (stacked linear algebra instead of one search after another; the same results).
+
+    Parameters
+    ----------
+    estimators : sequence of HCA
+        Distinct instances (each is fitted in place and returned).
+    X, domains
+        As in :meth:`HCA.fit`.
+    icas : sequence of mapping
+        One ``{domain: DomainICA}`` per estimator.
+
+    Returns
+    -------
+    tuple of HCA
+        The fitted estimators, in order.
+    """
+    ests = list(estimators)
+    icas = list(icas)
+    for e in ests:
+        if not isinstance(e, HCA):
+            raise TypeError(f"estimators must be HCA instances, got {type(e).__name__}")
+    if len(ests) != len(icas):
+        raise ValueError(f"{len(ests)} estimators but {len(icas)} ICA results")
+    if len({id(e) for e in ests}) != len(ests):
+        raise ValueError("estimators must be distinct instances (each is fitted in place)")
+    validated: dict[Any, FitData] = {}
+    checked: list[dict[Hashable, DomainICA]] = []
+    groups: dict[tuple, list[int]] = {}
+    for e, ica in zip(ests, icas):
+        if e.n_components not in validated:  # the data are validated once per n_components
+            validated[e.n_components] = e._check_params_and_data(X, domains)
+        data = validated[e.n_components]
+        check_ica(e.ica)
+        check_search_options(e.search, e.residual, e.beam_width, e.max_nodes)
+        check_search_size(e.search, len(data.order), data.n_components)
+        checked.append(_checked_icas(ica, data))
+    for i, (e, ica) in enumerate(zip(ests, checked)):  # every input checked: now fit
+        data = validated[e.n_components]
+        e._set_data(data, stacklevel=3)
+        e._set_icas(ica)
+        groups.setdefault(tuple(sorted(e._search_options().items())), []).append(i)
+    for key, members in groups.items():
+        results = hca_search_batch([ests[i]._unmixings() for i in members], **dict(key))
+        for i, res in zip(members, results):
+            ests[i]._set_search(res)
+    return tuple(ests)
+
+
 # =========================================================================== sweeps
 def clone_hca(estimator: Any, **params: Any) -> HCA:
     """An unfitted copy of an :class:`HCA` (:func:`sklearn.base.clone`) with ``params`` set.
@@ -447,7 +577,7 @@ def mic_by_subset(
     """MIC of HCA on every subset of the candidate domains (Figure 18).
 
     ICA is fitted once per candidate domain (with the estimator's settings) and reused by
-    every subset; the search runs once per subset.
+    every subset; the searches of all subsets run as one batch.
 
     Parameters
     ----------
@@ -465,7 +595,8 @@ def mic_by_subset(
         factor (:meth:`HCA.alignment`, on the subset's rows), ``None`` for the other subsets.
         The column is added only when ``align`` is given.
     n_jobs : int, optional
-        Searches run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
+        The searches run as one batch (:func:`hca.estimator.search.hca_search_batch`), split
+        into one chunk per job of :class:`joblib.Parallel` (``None``: the active joblib
         backend's default, one job unless inside ``joblib.parallel_backend``). The result does
         not depend on ``n_jobs``.
 
@@ -496,21 +627,42 @@ def mic_by_subset(
         s for size in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, size)
     ]
     targets = _align_targets(align, subsets)
-    records = Parallel(n_jobs=n_jobs)(
-        delayed(_subset_record)(
-            est,
-            {c: icas[c].unmixing for c in subset},
+    problems = [{c: icas[c].unmixing for c in subset} for subset in subsets]
+    results = search_many(problems, est._search_options(), n_jobs)
+    records = [
+        _subset_record(
+            res,
+            subset,
             cands,
             _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
             if frozenset(subset) in targets
             else None,
         )
-        for subset in subsets
-    )
+        for subset, res in zip(subsets, results)
+    ]
     table = pd.DataFrame.from_records(records)
     if not targets:
         table = table.drop(columns="alignment")
     return table
+
+
+def search_many(
+    problems: Sequence[Mapping[Hashable, np.ndarray]],
+    options: Mapping[str, Any],
+    n_jobs: int | None = None,
+) -> list[HCASearchResult]:
+    """:func:`hca.estimator.search.hca_search_batch` of ``problems`` with the search
+    ``options`` (keywords of :func:`~hca.estimator.search.hca_search`), split into one
+    batch per joblib job (``n_jobs`` as in :func:`mic_by_subset`; the same results)."""
+    jobs = min(effective_n_jobs(n_jobs), len(problems))
+    if jobs <= 1:
+        return hca_search_batch(problems, **options)
+    bounds = np.linspace(0, len(problems), jobs + 1).round().astype(int)
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(hca_search_batch)(problems[lo:hi], **options)
+        for lo, hi in zip(bounds[:-1], bounds[1:])
+    )
+    return [res for part in parts for res in part]
 
 
 def _align_targets(align: Sequence[Sequence[Hashable]], subsets: Sequence[tuple]) -> set:
@@ -534,10 +686,8 @@ class _Rows:
 
 
 def _subset_record(
-    estimator: HCA, unmixings: dict, candidates: Sequence, rows: _Rows | None = None
+    res: HCASearchResult, subset: tuple, candidates: Sequence, rows: _Rows | None = None
 ) -> dict:
-    subset = tuple(unmixings)
-    res = estimator._search(unmixings)
     row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}
     alphas = dict(zip(subset, res.alphas))
     row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in candidates})
