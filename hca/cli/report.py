@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 import hca
+from hca.cli.estimate import duration
 from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
 from hca.data.registry import benchmark_label
@@ -27,6 +28,7 @@ from hca.estimator.progress import listen
 from hca.estimator.results import WEAK_MATCH_R2, OLSAdjustment, one_to_one_alignment
 from hca.estimator.search import check_search_size, n_row_orders_text
 from hca.stability import TRUSTED_DOMAIN_SIZE, rotation_null, seed_stability
+from hca.validation import check_domains, check_matrix, labels_of
 
 __all__ = [
     "REPORT_VERSION",
@@ -38,6 +40,7 @@ __all__ = [
     "fit_seeds",
     "mic_reference",
     "reference_draws",
+    "range_coverage",
     "build_report",
     "format_report",
     "plot_report",
@@ -149,14 +152,6 @@ def seed_record(model: HCA) -> dict:
     }
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def fit_seeds(
     board: Leaderboard,
     settings: FitSettings,
@@ -189,8 +184,8 @@ def fit_seeds(
         estimate = seconds * len(rest)
         if estimate > ESTIMATE_NOTE_SECONDS and announce is not None:
             announce(
-                f"--seeds {len(seeds)}: one fit took {_duration(seconds)}, so the other "
-                f"{len(rest)} seeds will take about {_duration(estimate)} on one core "
+                f"--seeds {len(seeds)}: one fit took {duration(seconds)}, so the other "
+                f"{len(rest)} seeds will take about {duration(estimate)} on one core "
                 "(fewer --seeds, or a joblib backend with more workers, is faster)"
             )
         if progress is not None:
@@ -211,37 +206,67 @@ def fit_seeds(
     return Fits(reference, records, seconds)
 
 
-#: ``--null-draws`` by default: this many random rotations, fewer (at least
-#: :data:`MIN_NULL_DRAWS`) when they would take longer than :data:`NULL_BUDGET_SECONDS`.
-DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
+#: ``--null-draws`` by default: this many random rotations, fewer when they would cost more
+#: than the fit (at least :data:`NULL_FLOOR_SECONDS`) or :data:`NULL_BUDGET_SECONDS`, none
+#: when fewer than :data:`MIN_NULL_DRAWS` fit in that time.
+DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS = 20, 5
+NULL_BUDGET_SECONDS, NULL_FLOOR_SECONDS = 60.0, 10.0
+
+
+def range_coverage(n_draws: int) -> float:
+    """The share of the rotations' MICs that the 5-95% range of ``n_draws`` draws covers on
+    average, ``0.9 (n - 1) / (n + 1)`` (the sample quantiles sit at ranks ``0.05 (n - 1)``
+    and ``0.95 (n - 1)``, and the expected mass between order statistics ``a < b`` of ``n``
+    draws is ``(b - a) / (n + 1)``): 0.81 for 20 draws, 0.60 for 5. Fewer draws give a
+    narrower range, which a MIC falls outside of more easily."""
+    return 0.9 * (n_draws - 1) / (n_draws + 1)
 
 
 def reference_draws(
-    model: HCA, requested: int | None, announce: Callable[[str], None] | None = None
+    search_seconds: float,
+    fit_seconds: float,
+    requested: int | None,
+    announce: Callable[[str], None] | None = None,
 ) -> int:
-    """How many random rotations the MIC reference uses.
+    """How many random rotations the MIC reference uses (one search each, estimated at
+    ``search_seconds``; see :mod:`hca.cli.estimate`).
 
-    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) one search
-    is timed and :data:`DEFAULT_NULL_DRAWS` are used if they fit in
-    :data:`NULL_BUDGET_SECONDS`, else as many as fit (at least :data:`MIN_NULL_DRAWS`).
-    ``announce`` gets a note with the estimate when the draws take longer than that budget
-    or fewer than the default are used."""
+    ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
+    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in the time of one fit (at least
+    :data:`NULL_FLOOR_SECONDS`, at most :data:`NULL_BUDGET_SECONDS`), so that on large
+    inputs the reference costs less than the fit; none when fewer than
+    :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note when fewer than the default are
+    used, or when the draws asked for would take longer than the budget."""
     if requested == 0:
         return 0
-    start = time.perf_counter()
-    rotation_null(model, 1, random_state=0)
-    one = time.perf_counter() - start
-    draws = requested
-    if requested is None:
-        fit = int(NULL_BUDGET_SECONDS // max(one, 1e-9))
-        draws = max(MIN_NULL_DRAWS, min(DEFAULT_NULL_DRAWS, fit))
-    if announce is not None and (
-        draws < DEFAULT_NULL_DRAWS and requested is None or one * draws > NULL_BUDGET_SECONDS
-    ):
+    one = max(search_seconds, 1e-9)
+    budget = min(NULL_BUDGET_SECONDS, max(NULL_FLOOR_SECONDS, fit_seconds))
+    if requested is not None:
+        if announce is not None and one * requested > budget:
+            announce(
+                f"the MIC reference uses {requested} random rotations, one search of up to "
+                f"about {duration(one)} each: up to about {duration(one * requested)}"
+            )
+        return int(requested)
+    draws = min(DEFAULT_NULL_DRAWS, int(budget // one))
+    if draws < MIN_NULL_DRAWS:
+        if announce is not None:
+            announce(
+                f"no MIC reference by default: one random rotation needs a search of up to "
+                f"about {duration(one)}, and fewer than {MIN_NULL_DRAWS} fit in "
+                f"{duration(budget)} (the time of the fit); --null-draws {MIN_NULL_DRAWS} "
+                f"gives a rough range in up to about {duration(one * MIN_NULL_DRAWS)} (its "
+                f"5-95% range covers on average {range_coverage(MIN_NULL_DRAWS):.0%} of the "
+                "rotations' MICs)"
+            )
+        return 0
+    if draws < DEFAULT_NULL_DRAWS and announce is not None:
         announce(
-            f"the MIC reference uses {draws} random rotations, one search of "
-            f"{_duration(one)} each: about {_duration(one * draws)} "
-            "(--null-draws N sets the number, 0 skips it)"
+            f"the MIC reference uses {draws} random rotations (not {DEFAULT_NULL_DRAWS}), "
+            f"one search of up to about {duration(one)} each, so that it costs less than "
+            f"the fit; its 5-95% range covers on average {range_coverage(draws):.0%} of the "
+            f"rotations' MICs ({range_coverage(DEFAULT_NULL_DRAWS):.0%} with "
+            f"{DEFAULT_NULL_DRAWS}); --null-draws N sets the number"
         )
     return int(draws)
 
@@ -280,6 +305,7 @@ def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | Non
         "median": q50,
         "q95": q95,
         "share_at_or_below": share,
+        "range_coverage": range_coverage(n_draws),
         "reading": reading,
     }
 
@@ -583,8 +609,9 @@ def _reference_lines(report: dict) -> list[str]:
     return [
         f"  Reference on the same data: after rotating every domain's ICA sources at random "
         f"({ref['n_draws']} draws) the MIC is {ref['q05']:.4f}-{ref['q95']:.4f} (5-95%, "
-        f"median {ref['median']:.4f}); {ref['share_at_or_below']:.0%} of the draws are at or "
-        f"below {report['mic']:.4f}.",
+        f"median {ref['median']:.4f}; with {ref['n_draws']} draws this range covers on average "
+        f"{ref['range_coverage']:.0%} of the rotations' MICs); "
+        f"{ref['share_at_or_below']:.0%} of the draws are at or below {report['mic']:.4f}.",
         "  Meaning: the MIC is the largest share of a domain's ICA sources that one common "
         "hierarchy leaves unexplained (0 = every domain fits it exactly); this value is "
         f"{ref['reading']}.",
@@ -744,17 +771,24 @@ def report_schema() -> dict:
 
 
 def fit_report(
-    X: pd.DataFrame,
+    X: pd.DataFrame | np.ndarray,
     domains: np.ndarray,
     n_components: int = 3,
     search: str = "exhaustive",
     random_state: int = 0,
 ) -> dict:
     """Fit HCA with one seed and return the JSON-ready report (kept for scripts that used the
-    first version of the command line)."""
-    board = Leaderboard(
-        pd.DataFrame(X).reset_index(drop=True), np.asarray(domains, dtype=object), rows_read=len(X)
-    )
+    first version of the command line).
+
+    ``X`` is a DataFrame whose columns name the benchmarks, or a 2-D array (its benchmarks
+    are then named ``x0, x1, ...``, scikit-learn's default names); ``domains`` has one label
+    per row.
+    """
+    values = check_matrix(X)  # a one-line error for a 1-D, empty or non-numeric X
+    names = labels_of(X)[1]
+    frame = pd.DataFrame(values, columns=names)
+    labels = check_domains(domains, values, min_domains=2, order_name=None).labels
+    board = Leaderboard(frame, labels, rows_read=len(frame))
     settings = FitSettings(
         n_components=n_components, search=search, random_state=random_state, null_draws=0
     )
