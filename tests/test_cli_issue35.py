@@ -448,3 +448,19 @@ def test_scorecard_arguments_are_the_papers():
         helps.append(p.format_help())
         parsed.append(vars(p.parse_args(["--only", "pca", "--fast", "--json", "s.json"])))
     assert helps[0] == helps[1] and parsed[0] == parsed[1]
+
+
+# --------------------------------------------------------------------------- README
+def test_readme_own_table_example_runs(frame, tmp_path, monkeypatch, capsys):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("On your own table"):]
+    start = block.index("```python") + len("```python")
+    code = block[start:block.index("```", start)]
+    assert len(code.strip().splitlines()) == 5
+    frame.rename(columns={"base": "base_model"}).to_csv(tmp_path / "my_board.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 (the README's own code)
+    model = namespace["model"]
+    assert list(model.feature_names_in_) == BENCH and 0 <= model.mic_ < 1
+    assert capsys.readouterr().out.startswith(f"{model.mic_}")

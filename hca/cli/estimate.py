@@ -14,7 +14,8 @@ A small probe evaluates prefixes at a higher cost than a long search (its levels
 small to batch), so the estimates are upper ones, by up to about three times.
 
 :func:`estimate_work` adds up the fit, the ``--seeds`` refits and the MIC reference
-(``--null-draws``, one search per draw), and :func:`check_work` refuses, before any fit,
+(``--null-draws``, one search per draw; by default at most its time budget, the draws being
+chosen after the fit from the fit's measured search), and :func:`check_work` refuses, before any fit,
 work beyond ``--time-limit`` or a search table beyond :data:`MAX_TABLE_BYTES`.
 """
 
@@ -145,7 +146,11 @@ class WorkEstimate:
     seeds : int
         Fits (``--seeds``).
     null_draws : int
-        Searches of the MIC reference.
+        Searches of the MIC reference (``--null-draws``).
+    reference_cap : float
+        With the default number of draws (``null_draws`` 0): the most time the MIC
+        reference may take (its draws are chosen after the fit, from the fit's measured
+        search, to fit within it).
     """
 
     ica: float
@@ -155,6 +160,7 @@ class WorkEstimate:
     exact: bool
     seeds: int
     null_draws: int
+    reference_cap: float = 0.0
 
     @property
     def fit(self) -> float:
@@ -163,8 +169,8 @@ class WorkEstimate:
 
     @property
     def reference(self) -> float:
-        """The MIC reference: one search per draw."""
-        return self.search * self.null_draws
+        """The MIC reference: one search per draw (or, by default, at most its cap)."""
+        return self.search * self.null_draws if self.null_draws else self.reference_cap
 
     @property
     def total(self) -> float:
@@ -184,6 +190,11 @@ class WorkEstimate:
             parts.append(
                 f"MIC reference {self.null_draws} searches, about {duration(self.reference)}"
             )
+        elif self.reference_cap:
+            parts.append(
+                f"MIC reference at most {duration(self.reference_cap)} (its draws are chosen "
+                "after the fit, from the fit's measured search)"
+            )
         return f"estimated work at most about {duration(self.total)}: " + "; ".join(parts)
 
 
@@ -195,8 +206,12 @@ def estimate_work(
     max_nodes: int,
     seeds: int,
     null_draws: int,
+    reference_cap: float = 0.0,
 ) -> WorkEstimate:
-    """Estimate the work of a run before it starts (a few seconds at most)."""
+    """Estimate the work of a run before it starts (a few seconds at most).
+
+    ``null_draws`` searches of the MIC reference (``--null-draws``), or with 0 at most
+    ``reference_cap`` seconds (the default reference's budget)."""
     K, p = len(board.domain_sizes()), board.X.shape[1]
     table = search_table_bytes(K, n_components, p)
     if table > MAX_TABLE_BYTES:
@@ -218,6 +233,7 @@ def estimate_work(
         exact=whole,
         seeds=seeds,
         null_draws=null_draws,
+        reference_cap=0.0 if null_draws else reference_cap,
     )
 
 
@@ -239,6 +255,8 @@ def check_work(estimate: WorkEstimate, limit_minutes: float, search: str) -> Non
         hints.append("fewer --seeds")
     if estimate.null_draws:
         hints.append("fewer --null-draws (0 skips the MIC reference)")
+    elif estimate.reference_cap:
+        hints.append("--null-draws 0 (skips the MIC reference)")
     hints.append(f"or raise --time-limit above {limit_minutes:g} (minutes)")
     raise InputError(
         f"{estimate.text()}, beyond --time-limit {limit_minutes:g} min, so the fit was not "

@@ -191,9 +191,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
         type=_int_at_least(0),
         default=None,
         help="random rotations of the ICA sources for the MIC's reference range "
-        "(one search each; 0 skips it); default 20, fewer (with a note) when 20 searches "
-        "would take longer than the fit (at least 10 s) or a minute, none when fewer than 5 "
-        "would fit; with N draws the 5-95%% range covers on average 0.9 (N-1)/(N+1) of the "
+        "(one search each; 0 skips it); default 20, fewer (with a note) when 20 searches, "
+        "each timed as the fit's own, would take longer than the fit (at least 10 s) or a "
+        "minute, none when fewer than 5 would fit; with N draws the 5-95%% range covers on average 0.9 (N-1)/(N+1) of the "
         "rotations' MICs (81%% for 20, 60%% for 5)",
     )
     p.add_argument(
@@ -278,6 +278,7 @@ def _run(args: argparse.Namespace) -> int:
     from hca.cli.notes import Notes, Progress
     from hca.cli.outputs import check_output_path, write_outputs
     from hca.cli.report import (
+        NULL_BUDGET_SECONDS,
         FitSettings,
         build_report,
         convergence_note,
@@ -353,17 +354,14 @@ def _run(args: argparse.Namespace) -> int:
         search=args.search,
         max_nodes=args.max_nodes,
         seeds=args.seeds,
-        null_draws=0,
+        null_draws=args.null_draws or 0,
+        reference_cap=NULL_BUDGET_SECONDS if args.null_draws is None else 0.0,
     )
-    reference_notes: list[str] = []
-    draws = reference_draws(estimate.search, estimate.fit, args.null_draws, reference_notes.append)
-    estimate = dataclasses.replace(estimate, null_draws=draws)
-    check_work(estimate, args.time_limit, args.search)  # before any note on the work
-    if estimate.total > ESTIMATE_NOTE_SECONDS:
-        announce(estimate.text())
-    for line in reference_notes:
-        announce(line)
-    settings = dataclasses.replace(settings, null_draws=draws)
+    check_work(estimate, args.time_limit, args.search)
+    if estimate.total - estimate.reference_cap > ESTIMATE_NOTE_SECONDS:  # the default
+        announce(estimate.text())  # reference's cap alone (a minute) needs no note
+    if args.null_draws:
+        reference_draws(estimate.search, estimate.fit, args.null_draws, announce)
     notes = Notes()
     note = duplicates_note(
         {
@@ -373,11 +371,16 @@ def _run(args: argparse.Namespace) -> int:
     )
     if note:
         announce(note)
-    steps = args.seeds + (draws != 0) + ("--plot" in outputs)
+    steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
     with Progress(steps, enabled=args.progress) as progress:
         fits = fit_seeds(board, settings, notes, progress, announce=announce)
         for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
             notes.drop(category)  # one note each below, instead of one per seed or domain
+        if args.null_draws is None:  # the default: from the fit's measured search
+            draws = reference_draws(fits.search_seconds, fits.seconds, None, announce)
+        else:
+            draws = args.null_draws
+        settings = dataclasses.replace(settings, null_draws=draws)
         reference = None
         if draws > 0:
             progress.stage(f"MIC reference ({draws} random rotations)")

@@ -10,6 +10,7 @@ visibly different scales, a benchmark nearly constant within a domain.
 from __future__ import annotations
 
 import csv
+import math
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -225,12 +226,13 @@ def _spread_problems(
                     f"{MAX_SPREAD_RATIO:.0e}, float64 loses the smaller one when their squares "
                     "are summed; check that value, or rescale the columns to one scale"
                 )
-        for j in range(len(names)):
-            if not live[j]:
-                continue
-            share = pd.Series(block[:, j]).value_counts(normalize=True, sort=True).iloc[0]
-            if share >= NEAR_CONSTANT_SHARE or spread[j] < NEAR_CONSTANT_SPREAD * top[j]:
-                flat.setdefault(names[j], []).append(str(label))
+        # one value on at least m of the n sorted rows: rows i and i + m - 1 are equal
+        ordered = np.sort(block, axis=0)
+        m = max(1, math.ceil(NEAR_CONSTANT_SHARE * len(block)))
+        one_value = np.any(ordered[: len(block) - m + 1] == ordered[m - 1 :], axis=0)
+        near = live & (one_value | (spread < NEAR_CONSTANT_SPREAD * top))
+        for j in np.flatnonzero(near):
+            flat.setdefault(names[j], []).append(str(label))
     notes = []
     n_domains = len(pd.unique(domains))
     for name, doms in flat.items():

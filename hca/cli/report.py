@@ -129,11 +129,13 @@ class Fit:
 @dataclass(frozen=True, eq=False)
 class Fits:
     """The reported fit (first seed), a record per seed (:func:`seed_record`, with
-    ``seed``) and the measured time of one fit in seconds."""
+    ``seed``), the measured time of one fit in seconds and, of it, the search's (from the
+    end of the ICA step; the whole fit when the ICA step reported no progress)."""
 
     reference: Fit
     records: list = field(default_factory=list)
     seconds: float = 0.0
+    search_seconds: float = 0.0
 
     def __getitem__(self, i: int) -> Fit:  # ``fits[0]``, as in the first version
         if i != 0:
@@ -171,10 +173,19 @@ def fit_seeds(
     if progress is not None:
         progress.stage(f"seed {seeds[0]} (1/{len(seeds)})")
     start = time.perf_counter()
-    with notes.capture(run=seeds[0]), listen(listener):
+    ica_done = [start]
+
+    def timed(step: str, done: int, total: int) -> None:  # when the ICA step ends
+        if step == "ICA" and done >= total:
+            ica_done[0] = time.perf_counter()
+        listener(step, done, total)
+
+    with notes.capture(run=seeds[0]), listen(timed):
         model = settings.estimator(seeds[0]).fit(board.X, board.domains)
+        search_end = time.perf_counter()
         adjusted = model.adjust(board.X)
     seconds = time.perf_counter() - start
+    search_seconds = search_end - ica_done[0]
     if progress is not None:
         progress.advance()
     reference = Fit(seeds[0], model, adjusted)
@@ -203,7 +214,7 @@ def fit_seeds(
         records += sweep.records.to_dict("records")
         if progress is not None:
             progress.advance(len(rest))
-    return Fits(reference, records, seconds)
+    return Fits(reference, records, seconds, search_seconds)
 
 
 #: ``--null-draws`` by default: this many random rotations, fewer when they would cost more
@@ -228,8 +239,8 @@ def reference_draws(
     requested: int | None,
     announce: Callable[[str], None] | None = None,
 ) -> int:
-    """How many random rotations the MIC reference uses (one search each, estimated at
-    ``search_seconds``; see :mod:`hca.cli.estimate`).
+    """How many random rotations the MIC reference uses (one search each, of about
+    ``search_seconds``: the fit's own search, measured).
 
     ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
     :data:`DEFAULT_NULL_DRAWS`, or as many as fit in the time of one fit (at least
@@ -254,7 +265,8 @@ def reference_draws(
             announce(
                 f"no MIC reference by default: one random rotation needs a search of up to "
                 f"about {duration(one)}, and fewer than {MIN_NULL_DRAWS} fit in "
-                f"{duration(budget)} (the time of the fit); --null-draws {MIN_NULL_DRAWS} "
+                f"{duration(budget)} (the fit's time, at least {NULL_FLOOR_SECONDS:g} s, at "
+                f"most {NULL_BUDGET_SECONDS:g} s); --null-draws {MIN_NULL_DRAWS} "
                 f"gives a rough range in up to about {duration(one * MIN_NULL_DRAWS)} (its "
                 f"5-95% range covers on average {range_coverage(MIN_NULL_DRAWS):.0%} of the "
                 "rotations' MICs)"
