@@ -48,6 +48,10 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = [
+    "MAX_ABS_SCORE",
+    "MIN_SPREAD",
+    "MAX_SPREAD_RATIO",
+    "domain_spreads",
     "InputError",
     "Interval",
     "InvalidParameterError",
@@ -412,8 +416,62 @@ def _resolve_order(
     return order
 
 
+#: Scores beyond this in absolute value are refused for ICA: their squares overflow float64.
+MAX_ABS_SCORE = 1e150
+#: A benchmark whose spread (standard deviation) within a domain is below this is refused for
+#: ICA: its squares (below 1e-300) underflow float64's normal range (2.2e-308).
+MIN_SPREAD = 1e-150
+#: Two benchmarks whose spreads within one domain differ by more than this factor are refused
+#: for ICA: their squares differ by more than float64's 16 digits, so the whitening loses the
+#: smaller (on a simulated table, scaling one column by 1e10 ends in an unmixing matrix
+#: without full rank; by 1e8 it already moves the MIC).
+MAX_SPREAD_RATIO = 1e8
+
+
+def domain_spreads(values: np.ndarray) -> np.ndarray:
+    """Standard deviation of every column of ``values``, computed on the columns divided by
+    their largest |value| so that no square underflows or overflows on the way."""
+    top = np.max(np.abs(values), axis=0)
+    scale = np.where(top > 0, top, 1.0)
+    return np.std(values / scale, axis=0) * scale
+
+
+def _check_scale(values: np.ndarray, names: list, labels: np.ndarray, order: list) -> None:
+    """Scores whose squares overflow or underflow, or cannot be summed side by side in one
+    domain (see :data:`MAX_ABS_SCORE`, :data:`MIN_SPREAD`, :data:`MAX_SPREAD_RATIO`)."""
+    big = np.abs(values) > MAX_ABS_SCORE
+    if big.any():
+        j = int(np.flatnonzero(big.any(axis=0))[0])
+        raise InputError(
+            f"X column {names[j]!r} holds {values[big[:, j], j][0]:.3g}, beyond "
+            f"{MAX_ABS_SCORE:.0e}: its square overflows float64; rescale the scores (e.g. to "
+            "percent or to a 0-1 range)"
+        )
+    for label in order:
+        spread = domain_spreads(values[labels == label])
+        live = spread > 0
+        if not live.any():
+            continue
+        lo = int(np.argmin(np.where(live, spread, np.inf)))
+        hi = int(np.argmax(spread))
+        if spread[lo] < MIN_SPREAD:
+            raise InputError(
+                f"X column {names[lo]!r} varies by only about {spread[lo]:.1g} within domain "
+                f"{label!r}: its squares underflow float64 (below {MIN_SPREAD**2:.0e}); rescale "
+                "the scores (e.g. to percent or to a 0-1 range)"
+            )
+        if spread[hi] > MAX_SPREAD_RATIO * spread[lo]:
+            raise InputError(
+                f"within domain {label!r} X column {names[hi]!r} varies "
+                f"{spread[hi] / spread[lo]:.1g} times more than column {names[lo]!r} (beyond "
+                f"{MAX_SPREAD_RATIO:.0e}, float64 loses the smaller when their squares are "
+                "summed); check its values, or rescale the columns to one scale"
+            )
+
+
 def _check_full_rank(X: Any, labels: np.ndarray, order: list) -> None:
-    """More models than benchmarks in every domain, no benchmark constant in one."""
+    """More models than benchmarks in every domain, no benchmark constant in one, scores
+    whose squares float64 can hold and sum."""
     values = check_matrix(X)
     names = labels_of(X)[1]
     p = values.shape[1]
@@ -434,6 +492,7 @@ def _check_full_rank(X: Any, labels: np.ndarray, order: list) -> None:
                 f"({rows[0, names.index(flat[0])]:g} for all {len(rows)} models); ICA cannot "
                 "use that domain: drop the benchmark or the domain"
             )
+    _check_scale(values, names, labels, order)
 
 
 def _check_lookalikes(order: Sequence, name: str) -> None:

@@ -179,6 +179,23 @@ def test_library_refuses_labels_that_print_the_same():
         check_domains([composed, decomposed, composed, decomposed], X)
 
 
+@pytest.mark.parametrize("change, message", [
+    (lambda X: np.where(np.arange(len(X))[:, None] == 17, [[1, 1e149, 1, 1]], X),
+     "within domain 'D1' X column 'b2' varies 3e+147 times more than column 'b3'"),
+    (lambda X: X * 1e-300, "X column 'b2' varies by only about 7e-301 within domain 'D1': its "
+                           "squares underflow float64"),
+    (lambda X: X * 1e160, "X column 'b1' holds 3.86e+161, beyond 1e+150: its square overflows"),
+])
+def test_library_refuses_scores_whose_squares_cannot_be_summed(frame, change, message,
+                                                                monkeypatch):
+    import hca.estimator.model as model
+
+    monkeypatch.setattr(model, "fit_icas", lambda *a, **k: pytest.fail("ICA ran"))
+    X = pd.DataFrame(change(frame[BENCH].to_numpy()), columns=BENCH)
+    with pytest.raises(InputError, match=message.replace("+", r"\+").replace("(", r"\(")):
+        HCA().fit(X, frame["base"].to_numpy())
+
+
 # --------------------------------------------------------------------------- CLI: options
 @pytest.mark.parametrize("option, value, message", [
     ("--n-jobs", 0, "argument --n-jobs: 0 jobs cannot run anything"),

@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 
 from hca.data import domain_data
-from hca.validation import InputError
+from hca.validation import (
+    MAX_ABS_SCORE,
+    MAX_SPREAD_RATIO,
+    MIN_SPREAD,
+    InputError,
+    domain_spreads,
+)
 
 __all__ = [
     "Leaderboard",
@@ -144,17 +150,9 @@ def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
     return values
 
 
-#: Scores larger than this in absolute value are refused: FastICA's whitening squares and sums
-#: them, which overflows (or loses every digit) long before the float64 limit of 1.8e308.
-MAX_ABS_SCORE = 1e150
-#: A benchmark whose spread (standard deviation) within a domain is below this is refused:
-#: its squares (about 1e-300) underflow float64's normal range (2.2e-308) in the whitening.
-MIN_SPREAD = 1e-150
-#: Two benchmarks whose spreads within one domain differ by more than this factor are refused:
-#: their squares differ by more than float64's 16 digits, so the whitening loses the smaller
-#: (on a simulated table, scaling one column by 1e10 ends in an unmixing matrix without full
-#: rank, by 1e8 it already moves the MIC).
-MAX_SPREAD_RATIO = 1e8
+#: The library's limits (:mod:`hca.validation`): scores beyond ``MAX_ABS_SCORE`` in absolute
+#: value, a spread within a domain below ``MIN_SPREAD``, two spreads within a domain more than
+#: ``MAX_SPREAD_RATIO`` apart are refused; here they are checked first, naming the data row.
 #: A note when the largest |score| of one benchmark is this many times another's (one column
 #: within 0-1, another up to 100): the MIC and the order depend on each column's scale.
 SCALE_NOTE_RATIO = 10.0
@@ -199,8 +197,7 @@ def _spread_problems(
     for label in pd.unique(domains):
         mask = domains == label
         block = values[mask]
-        scale = np.where(top > 0, top, 1.0)
-        spread = np.std(block / scale, axis=0) * scale  # no underflow in the squares
+        spread = domain_spreads(block)
         live = spread > 0  # a constant benchmark is refused by the library's own check
         tiny = live & (spread < MIN_SPREAD)
         if tiny.any():
