@@ -393,6 +393,25 @@ def test_json_to_stdout_sends_the_report_to_stderr(csv, tmp_path):
     assert "Causal order: " in proc.stderr and "wrote /dev/stdout" in proc.stderr
 
 
+def test_json_to_the_file_stdout_goes_to_is_appended_not_replaced(csv, tmp_path):
+    out = tmp_path / "out.txt"
+    out.write_text("kept\n")
+    with open(out, "a") as fh:
+        proc = subprocess.run(
+            [sys.executable, "-m", "hca", *map(str, _fit_args(csv, "--json", out))],
+            stdout=fh, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300,
+            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    head, _, body = out.read_text().partition("\n")
+    assert head == "kept" and json.loads(body)["mic"] > 0  # appended, the earlier line kept
+    assert "Causal order: " in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "hca", *map(str, _fit_args(csv, "--json", os.devnull))],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0 and "Causal order" not in proc.stderr  # /dev/null: no move
+
+
 # --------------------------------------------------------------------------- errors
 def test_only_the_libraries_input_errors_are_the_users():
     def raised(exc):

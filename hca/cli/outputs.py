@@ -59,9 +59,13 @@ class Output:
 
 
 def is_stdout(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is the file, pipe or device this process's stdout writes to."""
+    """Whether ``path`` is the file, pipe or device this process's stdout writes to (not
+    ``/dev/null``: what goes there is dropped either way)."""
     try:
-        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+        target = os.stat(path)
+        if os.path.samestat(target, os.stat(os.devnull)):
+            return False
+        return os.path.samestat(target, os.fstat(sys.stdout.fileno()))
     except (OSError, ValueError, AttributeError):  # absent path, or no real stdout
         return False
 
