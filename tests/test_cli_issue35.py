@@ -352,18 +352,21 @@ def test_estimate_adds_up_fit_seeds_and_reference(frame):
     assert search_prefixes("sequential", 50, 3, 1000) == 1000
 
 
-def test_default_reference_costs_less_than_a_long_fit():
+def test_default_reference_costs_no_more_than_a_long_fit():
     notes = []
     # one search of 100 s, a fit of 110 s: 5 draws would cost 500 s, so none by default
     assert report_module.reference_draws(100.0, 110.0, None, notes.append) == 0
     assert notes[0].startswith("no MIC reference by default: one random rotation needs a "
-                               "search of up to about 2 min")
+                               "search of about 2 min, and fewer than 5 fit in 2 min (a "
+                               "minute, or the fit's time when longer)")
     assert "--null-draws 5 gives a rough range" in notes[0] and "60%" in notes[0]
-    # a search of 5 s and a fit of 40 s: 8 draws fit in the fit's time
+    # a search of 5 s and a fit of 40 s: 12 draws fit in a minute
     notes.clear()
-    assert report_module.reference_draws(5.0, 40.0, None, notes.append) == 8
-    assert "uses 8 random rotations (not 20)" in notes[0] and "covers on average 70%" in notes[0]
-    # a small input: 20 draws within the floor of 10 s
+    assert report_module.reference_draws(5.0, 40.0, None, notes.append) == 12
+    assert "uses 12 random rotations (not 20)" in notes[0] and "covers on average 76%" in notes[0]
+    # a search of 60 s and a fit of 10 min: 10 draws, no more than the fit
+    assert report_module.reference_draws(60.0, 600.0, None, None) == 10
+    # a small input: 20 draws
     assert report_module.reference_draws(0.01, 0.5, None, None) == 20
     assert report_module.reference_draws(100.0, 110.0, 3, None) == 3
 

@@ -20,8 +20,8 @@ to start, had not finished its search after 16 min (it then ran out of memory).
 
 :func:`estimate_work` adds up the fit, the ``--seeds`` refits and the MIC reference
 (``--null-draws``, one search per draw; by default at most its time budget, the draws being
-chosen after the fit from the fit's measured search), and :func:`check_work` refuses, before any fit,
-work beyond ``--time-limit`` or a search table beyond :data:`MAX_TABLE_BYTES`.
+chosen after the fit from the fit's measured search), and :func:`check_work` refuses, before
+any fit, work beyond ``--time-limit`` or a search table beyond :data:`MAX_TABLE_BYTES`.
 """
 
 from __future__ import annotations

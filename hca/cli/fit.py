@@ -192,9 +192,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
         default=None,
         help="random rotations of the ICA sources for the MIC's reference range "
         "(one search each; 0 skips it); default 20, fewer (with a note) when 20 searches, "
-        "each timed as the fit's own, would take longer than the fit (at least 10 s) or a "
-        "minute, none when fewer than 5 would fit; with N draws the 5-95%% range covers on average 0.9 (N-1)/(N+1) of the "
-        "rotations' MICs (81%% for 20, 60%% for 5)",
+        "each timed as the fit's own, would take longer than a minute or, if longer, the "
+        "fit; none when fewer than 5 would fit; with N draws the 5-95%% range covers on "
+        "average 0.9 (N-1)/(N+1) of the rotations' MICs (81%% for 20, 60%% for 5)",
     )
     p.add_argument(
         "--n-jobs",
@@ -278,7 +278,6 @@ def _run(args: argparse.Namespace) -> int:
     from hca.cli.notes import Notes, Progress
     from hca.cli.outputs import check_output_path, write_outputs
     from hca.cli.report import (
-        NULL_BUDGET_SECONDS,
         FitSettings,
         build_report,
         convergence_note,
@@ -287,6 +286,7 @@ def _run(args: argparse.Namespace) -> int:
         format_report,
         mic_reference,
         plot_report,
+        reference_budget,
         reference_draws,
         search_note,
         trust_note,
@@ -355,8 +355,9 @@ def _run(args: argparse.Namespace) -> int:
         max_nodes=args.max_nodes,
         seeds=args.seeds,
         null_draws=args.null_draws or 0,
-        reference_cap=NULL_BUDGET_SECONDS if args.null_draws is None else 0.0,
     )
+    if args.null_draws is None:  # the default reference: at most its budget
+        estimate = dataclasses.replace(estimate, reference_cap=reference_budget(estimate.fit))
     check_work(estimate, args.time_limit, args.search)
     if estimate.total - estimate.reference_cap > ESTIMATE_NOTE_SECONDS:  # the default
         announce(estimate.text())  # reference's cap alone (a minute) needs no note

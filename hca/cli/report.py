@@ -40,6 +40,7 @@ __all__ = [
     "fit_seeds",
     "mic_reference",
     "reference_draws",
+    "reference_budget",
     "range_coverage",
     "build_report",
     "format_report",
@@ -217,11 +218,16 @@ def fit_seeds(
     return Fits(reference, records, seconds, search_seconds)
 
 
-#: ``--null-draws`` by default: this many random rotations, fewer when they would cost more
-#: than the fit (at least :data:`NULL_FLOOR_SECONDS`) or :data:`NULL_BUDGET_SECONDS`, none
-#: when fewer than :data:`MIN_NULL_DRAWS` fit in that time.
-DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS = 20, 5
-NULL_BUDGET_SECONDS, NULL_FLOOR_SECONDS = 60.0, 10.0
+#: ``--null-draws`` by default: this many random rotations, fewer when they would take longer
+#: than :data:`NULL_BUDGET_SECONDS` or, on large inputs, than the fit itself, none when fewer
+#: than :data:`MIN_NULL_DRAWS` fit in that time.
+DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
+
+
+def reference_budget(fit_seconds: float) -> float:
+    """Seconds the default MIC reference may take: a minute, or the fit's own time when the
+    fit is longer (so that on large inputs it costs no more than the fit)."""
+    return max(NULL_BUDGET_SECONDS, fit_seconds)
 
 
 def range_coverage(n_draws: int) -> float:
@@ -243,15 +249,15 @@ def reference_draws(
     ``search_seconds``: the fit's own search, measured).
 
     ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
-    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in the time of one fit (at least
-    :data:`NULL_FLOOR_SECONDS`, at most :data:`NULL_BUDGET_SECONDS`), so that on large
-    inputs the reference costs less than the fit; none when fewer than
-    :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note when fewer than the default are
-    used, or when the draws asked for would take longer than the budget."""
+    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in :func:`reference_budget` (a minute, or
+    the fit's time when longer, so that on large inputs the reference costs no more than
+    the fit); none when fewer than :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note
+    when fewer than the default are used, or when the draws asked for would take longer
+    than the budget."""
     if requested == 0:
         return 0
     one = max(search_seconds, 1e-9)
-    budget = min(NULL_BUDGET_SECONDS, max(NULL_FLOOR_SECONDS, fit_seconds))
+    budget = reference_budget(fit_seconds)
     if requested is not None:
         if announce is not None and one * requested > budget:
             announce(
@@ -263,10 +269,10 @@ def reference_draws(
     if draws < MIN_NULL_DRAWS:
         if announce is not None:
             announce(
-                f"no MIC reference by default: one random rotation needs a search of up to "
+                f"no MIC reference by default: one random rotation needs a search of "
                 f"about {duration(one)}, and fewer than {MIN_NULL_DRAWS} fit in "
-                f"{duration(budget)} (the fit's time, at least {NULL_FLOOR_SECONDS:g} s, at "
-                f"most {NULL_BUDGET_SECONDS:g} s); --null-draws {MIN_NULL_DRAWS} "
+                f"{duration(budget)} (a minute, or the fit's time when longer); "
+                f"--null-draws {MIN_NULL_DRAWS} "
                 f"gives a rough range in up to about {duration(one * MIN_NULL_DRAWS)} (its "
                 f"5-95% range covers on average {range_coverage(MIN_NULL_DRAWS):.0%} of the "
                 "rotations' MICs)"
@@ -275,10 +281,11 @@ def reference_draws(
     if draws < DEFAULT_NULL_DRAWS and announce is not None:
         announce(
             f"the MIC reference uses {draws} random rotations (not {DEFAULT_NULL_DRAWS}), "
-            f"one search of up to about {duration(one)} each, so that it costs less than "
-            f"the fit; its 5-95% range covers on average {range_coverage(draws):.0%} of the "
-            f"rotations' MICs ({range_coverage(DEFAULT_NULL_DRAWS):.0%} with "
-            f"{DEFAULT_NULL_DRAWS}); --null-draws N sets the number"
+            f"one search of about {duration(one)} each, within {duration(budget)} (a minute, "
+            f"or the fit's time when longer); its 5-95% range covers on average "
+            f"{range_coverage(draws):.0%} of the rotations' MICs "
+            f"({range_coverage(DEFAULT_NULL_DRAWS):.0%} with {DEFAULT_NULL_DRAWS}); "
+            "--null-draws N sets the number"
         )
     return int(draws)
 
@@ -617,7 +624,7 @@ def duplicates_note(inp: dict) -> str | None:
 def _reference_lines(report: dict) -> list[str]:
     ref = report["mic_reference"]
     if ref is None:
-        return ["  (no reference: --null-draws 0)"]
+        return ["  (no reference: 0 random rotations; --null-draws N sets them, see the notes)"]
     return [
         f"  Reference on the same data: after rotating every domain's ICA sources at random "
         f"({ref['n_draws']} draws) the MIC is {ref['q05']:.4f}-{ref['q95']:.4f} (5-95%, "
