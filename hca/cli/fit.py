@@ -219,7 +219,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
         "--json",
         metavar="PATH",
         help="also write the full report as JSON (a file is replaced atomically, "
-        "a link's target is written, a device or FIFO is written through)",
+        "a link's target is written, a device or FIFO is written through; standard output "
+        "(/dev/stdout, or the file it is redirected to) is written through it and the "
+        "printed report goes to stderr)",
     )
     p.add_argument(
         "--plot",
