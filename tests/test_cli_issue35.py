@@ -448,6 +448,13 @@ def test_only_the_libraries_input_errors_are_the_users():
         assert not is_user_error(err)  # a LookupError raised inside pandas
 
 
+def test_hca_debug_shows_a_user_errors_traceback(csv, capsys, monkeypatch):
+    monkeypatch.setenv("HCA_DEBUG", "1")
+    code, _, err, _ = _run(_fit_args(csv, "--benchmarks", "b1,nope"), capsys)
+    assert code == 2 and err.startswith("Traceback") and "this is a bug" not in err
+    assert err.strip().splitlines()[-1].startswith("error: ") and "'nope'" in err
+
+
 @pytest.mark.parametrize("exc", [RuntimeError("internal"), MemoryError("big")])
 def test_runtime_and_memory_errors_keep_their_traceback(csv, capsys, monkeypatch, exc):
     def bug(*args, **kwargs):

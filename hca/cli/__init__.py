@@ -17,8 +17,8 @@ ends with one line ``error: ...`` on stderr and exit code 2, never a traceback: 
 ``LookupError`` raised by hca's own code (:func:`is_user_error`). Anything else (a
 ``RuntimeError``, a ``MemoryError``, an error raised inside numpy, scipy or pandas, ...) is
 a bug: its traceback is printed with a request to report it, and the exit code is 1 (set
-``HCA_DEBUG=1`` to see the traceback of a user error too). Python warnings are printed as
-one-line notes (``note: ...``) once the command is done.
+``HCA_DEBUG=1`` to see the traceback of a user error too, before its one line). Python
+warnings are printed as one-line notes (``note: ...``) once the command is done.
 """
 
 from __future__ import annotations
@@ -189,7 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 1
     except Exception as err:
-        if is_user_error(err) and not os.environ.get("HCA_DEBUG"):
+        if is_user_error(err):
+            if os.environ.get("HCA_DEBUG"):
+                traceback.print_exc(file=sys.stderr)
             print(f"error: {one_line(err)}", file=sys.stderr)
             return 2
         traceback.print_exc(file=sys.stderr)  # a bug: the traceback, and where to report it
