@@ -82,11 +82,13 @@ paper/            the paper's own settings and analyses
   scorecard         every claim of the paper under both setups; verdict boxes, JSON
   glue              the notebooks' one glue helper and cell formatters
   pages             tables, shares and figure adapters of the chapter pages
-cli/              python -m hca: data, fit (and scorecard, declared by paper/scorecard)
+cli/              python -m hca: data, fit, scorecard
   data              python -m hca data: fetch and verify the pinned files
   fit               python -m hca fit on a user's CSV
   inputs            reading and checking the user's CSV
+  estimate          the work of a fit, measured and estimated before it starts
   report            the fit report and its JSON Schema
+  scorecard         python -m hca scorecard's arguments (it runs paper/scorecard)
   notes             warnings as one-line notes
   outputs           files written without harming them (atomic, links followed, devices)
 __main__          entry point of python -m hca

@@ -16,10 +16,16 @@ raises the same one-line error everywhere, naming the column, domain or row at f
 * :func:`check_frame` -- a DataFrame with the columns a function needs.
 * :func:`check_labels` -- display labels, one per row or column of a matrix.
 * :func:`check_is_fitted` and :class:`NotFittedError` are scikit-learn's.
+* :func:`check_params` -- an estimator's parameters against its ``_parameter_constraints``,
+  by scikit-learn's own validation (:class:`Interval`, :class:`StrOptions`); its
+  :class:`InvalidParameterError` is a ``ValueError`` and a ``TypeError``.
+* :class:`InputError` -- the ``ValueError`` these checks raise: bad input, the user's to fix
+  (the command line reports it in one line; an error of any other kind is a bug).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -28,9 +34,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import NotFittedError
+
+# scikit-learn's parameter validation (the constraints its own estimators declare in
+# ``_parameter_constraints``) lives in a module it marks private; scikit-learn-compatible
+# libraries use it all the same. It is imported here only, and the rest of hca takes the
+# names from this module.
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.validation import check_array, check_is_fitted
 
 __all__ = [
+    "MAX_ABS_SCORE",
+    "MIN_SPREAD",
+    "MAX_SPREAD_RATIO",
+    "domain_spreads",
+    "InputError",
+    "Interval",
+    "InvalidParameterError",
+    "StrOptions",
+    "check_params",
     "MAX_SHOW",
     "NotFittedError",
     "check_is_fitted",
@@ -53,6 +79,32 @@ __all__ = [
 
 #: Offending rows, columns or labels listed in an error message.
 MAX_SHOW = 10
+
+
+class InputError(ValueError):
+    """Bad input, named in the message (column, domain, row, file, option): the user's to
+    fix. Every check of this module raises it (or a ``TypeError``) and the command line
+    reports it in one line; any other exception from inside the library is a bug."""
+
+
+def check_params(estimator: Any) -> None:
+    """Validate ``estimator.get_params(deep=False)`` against the estimator class's
+    ``_parameter_constraints`` with scikit-learn's own validation (its wording: "The
+    'max_iter' parameter of HCA must be an int in the range [1, inf). Got 0 instead.").
+
+    What ``BaseEstimator._validate_params`` does inside ``fit``, callable from outside, e.g.
+    to check a command line's options before any data is read.
+
+    Raises
+    ------
+    InvalidParameterError
+        A ``ValueError`` and a ``TypeError``.
+    """
+    validate_parameter_constraints(
+        type(estimator)._parameter_constraints,
+        estimator.get_params(deep=False),
+        caller_name=type(estimator).__name__,
+    )
 
 
 # =========================================================================== labels in messages
@@ -122,14 +174,14 @@ def check_matrix(
         X = _checked_frame(X, name, columns)
     arr = _as_float_array(X, name)
     if arr.ndim != 2:
-        raise ValueError(
+        raise InputError(
             f"{name} must be 2-D (models x benchmarks), got {arr.ndim} "
             f"dimension(s), shape {arr.shape}"
         )
     if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
+        raise InputError(f"{name} is empty (shape {arr.shape})")
     if columns is not None and arr.shape[1] != len(columns):
-        raise ValueError(
+        raise InputError(
             f"{name} has {arr.shape[1]} columns but {len(columns)} benchmark "
             f"columns are expected ({list(columns)})"
         )
@@ -169,13 +221,13 @@ def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) ->
     names = pd.Index(X.columns)
     if names.has_duplicates:
         dup = [str(c) for c in names[names.duplicated()].unique()]
-        raise ValueError(
+        raise InputError(
             f"{name} has duplicated column name(s) {dup}; every benchmark needs its own column"
         )
     if columns is not None:
         missing = [c for c in columns if c not in X.columns]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"{name} is missing the fitted benchmark column(s) {missing} "
                 f"(expected {list(columns)})"
             )
@@ -194,10 +246,10 @@ def _check_finite(arr: np.ndarray, X: Any, name: str, allow_nan: bool) -> None:
     bad_cols = [cols[j] for j in np.flatnonzero(bad.any(axis=0))]
     where = f"column(s) {bad_cols}, rows {show_labels(rows, np.flatnonzero(bad.any(axis=1)), 5)}"
     if allow_nan:
-        raise ValueError(
+        raise InputError(
             f"{name} contains infinite values in {where}; only NaN marks a missing entry"
         )
-    raise ValueError(
+    raise InputError(
         f"{name} contains NaN or infinite values in {where}; impute or drop them first"
     )
 
@@ -228,10 +280,10 @@ def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric, could not convert: {exc}") from exc
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, found shape {arr.shape}")
+        raise InputError(f"{name} must be one-dimensional, found shape {arr.shape}")
     bad = ~np.isfinite(arr)
     if bad.any():
-        raise ValueError(
+        raise InputError(
             f"{name} contains {int(bad.sum())} NaN/inf value(s) (first at position "
             f"{int(np.flatnonzero(bad)[0])}); drop or impute them first"
         )
@@ -240,7 +292,7 @@ def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
     values = np.unique(arr)
     other = values[~np.isin(values, (0.0, 1.0))]
     if other.size:
-        raise ValueError(
+        raise InputError(
             f"{name} must be binary (0 = pretrained, 1 = fine-tuned); found values "
             f"{other[:5].tolist()}"
         )
@@ -251,7 +303,7 @@ def check_same_length(**arrays: Any) -> int:
     """The common length of the named arrays (``x=..., t=..., y=...``), or an error listing all."""
     lengths = {k: len(v) for k, v in arrays.items()}
     if len(set(lengths.values())) != 1:
-        raise ValueError(f"inputs must have the same length, found {lengths}")
+        raise InputError(f"inputs must have the same length, found {lengths}")
     return next(iter(lengths.values()))
 
 
@@ -287,7 +339,7 @@ def top_groups(domains: Any, n: int) -> list:
     counts = Counter(g for g in arr if not _is_missing(g))  # insertion order = first appearance
     ranked = sorted(counts, key=lambda lab: -counts[lab])  # stable sort keeps ties in order
     if len(ranked) < n:
-        raise ValueError(f"asked for the top {n} groups but there are only {len(ranked)}")
+        raise InputError(f"asked for the top {n} groups but there are only {len(ranked)}")
     return list(ranked[:n])
 
 
@@ -318,14 +370,14 @@ def _check_index(domains: pd.Series, X: pd.DataFrame, name: str) -> None:
     only_x = X.index.difference(domains.index)
     only_d = domains.index.difference(X.index)
     if len(only_x) or len(only_d):
-        raise ValueError(
+        raise InputError(
             f"{name} is a Series whose index does not match X's index: X's row label(s) "
             f"{list(only_x[:5])} are not in {name}.index and {name}.index label(s) "
             f"{list(only_d[:5])} are not in X; align them (or pass {name}.to_numpy() to match "
             "rows by position)"
         )
     pos = int(np.flatnonzero(domains.index.to_numpy() != X.index.to_numpy())[0])
-    raise ValueError(
+    raise InputError(
         f"{name} is a Series whose index has X's row labels in another order (position {pos}: "
         f"X has {X.index[pos]!r}, {name} has {domains.index[pos]!r}); reindex it like X"
     )
@@ -339,7 +391,7 @@ def _resolve_order(
         missing = int(is_missing.sum())
         if missing:
             hint = f" or pass {what}=[...] to choose the domains" if what else ""
-            raise ValueError(
+            raise InputError(
                 f"{name} contains {missing} missing labels (None/NaN); drop those rows{hint}"
             )
         present = [g for g in labels]
@@ -350,42 +402,114 @@ def _resolve_order(
         )
     order = list(order)
     if not order:
-        raise ValueError(f"no {what} domain given; give at least one domain label")
+        raise InputError(f"no {what} domain given; give at least one domain label")
     dup = [g for g in pd.unique(pd.Series(order, dtype=object)) if order.count(g) > 1]
     if dup:
-        raise ValueError(f"{what} domain(s) {dup} listed more than once")
+        raise InputError(f"{what} domain(s) {dup} listed more than once")
     present = set(labels[~is_missing])
     absent = [g for g in order if g not in present]
     if absent:
-        raise ValueError(
+        raise InputError(
             f"{what} domain(s) {absent} not found in {name} (no rows); available: "
             f"{_sorted_labels(present)}"
         )
     return order
 
 
+#: Scores beyond this in absolute value are refused for ICA: their squares overflow float64.
+MAX_ABS_SCORE = 1e150
+#: A benchmark whose spread (standard deviation) within a domain is below this is refused for
+#: ICA: its squares (below 1e-300) underflow float64's normal range (2.2e-308).
+MIN_SPREAD = 1e-150
+#: Two benchmarks whose spreads within one domain differ by more than this factor are refused
+#: for ICA: their squares differ by more than float64's 16 digits, so the whitening loses the
+#: smaller (on a simulated table, scaling one column by 1e10 ends in an unmixing matrix
+#: without full rank; by 1e8 it already moves the MIC).
+MAX_SPREAD_RATIO = 1e8
+
+
+def domain_spreads(values: np.ndarray) -> np.ndarray:
+    """Standard deviation of every column of ``values``, computed on the columns divided by
+    their largest |value| so that no square underflows or overflows on the way."""
+    top = np.max(np.abs(values), axis=0)
+    scale = np.where(top > 0, top, 1.0)
+    return np.std(values / scale, axis=0) * scale
+
+
+def _check_scale(values: np.ndarray, names: list, labels: np.ndarray, order: list) -> None:
+    """Scores whose squares overflow or underflow, or cannot be summed side by side in one
+    domain (see :data:`MAX_ABS_SCORE`, :data:`MIN_SPREAD`, :data:`MAX_SPREAD_RATIO`)."""
+    big = np.abs(values) > MAX_ABS_SCORE
+    if big.any():
+        j = int(np.flatnonzero(big.any(axis=0))[0])
+        raise InputError(
+            f"X column {names[j]!r} holds {values[big[:, j], j][0]:.3g}, beyond "
+            f"{MAX_ABS_SCORE:.0e}: its square overflows float64; rescale the scores (e.g. to "
+            "percent or to a 0-1 range)"
+        )
+    for label in order:
+        spread = domain_spreads(values[labels == label])
+        live = spread > 0
+        if not live.any():
+            continue
+        lo = int(np.argmin(np.where(live, spread, np.inf)))
+        hi = int(np.argmax(spread))
+        if spread[lo] < MIN_SPREAD:
+            raise InputError(
+                f"X column {names[lo]!r} varies by only about {spread[lo]:.1g} within domain "
+                f"{label!r}: its squares underflow float64 (below {MIN_SPREAD**2:.0e}); rescale "
+                "the scores (e.g. to percent or to a 0-1 range)"
+            )
+        if spread[hi] > MAX_SPREAD_RATIO * spread[lo]:
+            raise InputError(
+                f"within domain {label!r} X column {names[hi]!r} varies "
+                f"{spread[hi] / spread[lo]:.1g} times more than column {names[lo]!r} (beyond "
+                f"{MAX_SPREAD_RATIO:.0e}, float64 loses the smaller when their squares are "
+                "summed); check its values, or rescale the columns to one scale"
+            )
+
+
 def _check_full_rank(X: Any, labels: np.ndarray, order: list) -> None:
-    """More models than benchmarks in every domain, no benchmark constant in one."""
+    """More models than benchmarks in every domain, no benchmark constant in one, scores
+    whose squares float64 can hold and sum."""
     values = check_matrix(X)
     names = labels_of(X)[1]
     p = values.shape[1]
     constant = [names[j] for j in range(p) if np.ptp(values[:, j]) == 0]
     if constant:
-        raise ValueError(f"X has constant column(s) {constant}; drop them before fitting")
+        raise InputError(f"X has constant column(s) {constant}; drop them before fitting")
     for label in order:
         rows = values[labels == label]
         if len(rows) <= p:
-            raise ValueError(
+            raise InputError(
                 f"domain {label!r} has {len(rows)} models but at least {p} (the number of "
                 f"benchmarks) plus one are needed, so that its centred scores can have full rank"
             )
         flat = [names[j] for j in range(p) if np.ptp(rows[:, j]) == 0]
         if flat:
-            raise ValueError(
+            raise InputError(
                 f"benchmark {flat[0]!r} is constant within domain {label!r} "
                 f"({rows[0, names.index(flat[0])]:g} for all {len(rows)} models); ICA cannot "
                 "use that domain: drop the benchmark or the domain"
             )
+    _check_scale(values, names, labels, order)
+
+
+def _check_lookalikes(order: Sequence, name: str) -> None:
+    """Two string labels that print the same (equal after Unicode NFC normalisation, e.g. a
+    composed and a decomposed "é") would become two domains that read as one: refuse them."""
+    seen: dict[str, str] = {}
+    for label in order:
+        if not isinstance(label, str):
+            continue
+        key = unicodedata.normalize("NFC", label)
+        if key in seen and seen[key] != label:
+            raise InputError(
+                f"{name} {ascii(seen[key])} and {ascii(label)} print the same (they differ only "
+                "in Unicode normal form); normalise the labels, e.g. "
+                "unicodedata.normalize('NFC', label)"
+            )
+        seen[key] = label
 
 
 def check_domains(
@@ -433,15 +557,16 @@ def check_domains(
         _check_index(domains, X, name)
     labels = np.asarray(domains, dtype=object)
     if labels.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one label per row), got shape {labels.shape}")
+        raise InputError(f"{name} must be 1-D (one label per row), got shape {labels.shape}")
     if len(labels) != n_rows:
-        raise ValueError(
+        raise InputError(
             f"{X_name} has {n_rows} rows but {name} has {len(labels)} labels; one "
             "label per row is needed"
         )
     resolved = _resolve_order(labels, order, by, order_name, name)
+    _check_lookalikes(resolved, name)
     if len(resolved) < min_domains:
-        raise ValueError(
+        raise InputError(
             f"need at least {min_domains} domains, found {len(resolved)} ({resolved!r})"
         )
     if full_rank:
@@ -499,21 +624,21 @@ def check_n_components(
     upper = f"the number of benchmarks ({n_features})" if maximum is None else str(maximum)
     top = n_features if maximum is None else maximum
     if not minimum <= n_components <= top:
-        raise ValueError(f"n_components ({n_components}) must be between {minimum} and {upper}")
+        raise InputError(f"n_components ({n_components}) must be between {minimum} and {upper}")
     return int(n_components)
 
 
 def check_positive_int(value: Any, name: str) -> int:
     """``value`` as an int ``>= 1``."""
     if not _is_int(value) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+        raise InputError(f"{name} must be a positive int, got {value!r}")
     return int(value)
 
 
 def check_fraction(value: Any, name: str) -> float:
     """``value`` in the open interval (0, 1) (a coverage, level or quantile)."""
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be in (0, 1), got {value}")
+        raise InputError(f"{name} must be in (0, 1), got {value}")
     return float(value)
 
 
@@ -528,7 +653,7 @@ def check_frame(
     needed = list(dict.fromkeys(columns))
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{prefix}{name} lacks column(s) {missing}: {len(missing)} missing "
             f"column(s) of the {len(needed)} needed {needed}"
         )
@@ -541,5 +666,5 @@ def check_labels(labels: Sequence[Hashable] | None, n: int, name: str) -> list[s
         return None
     labels = [str(x) for x in labels]
     if len(labels) != n:
-        raise ValueError(f"{name} has {len(labels)} labels for {n} entries")
+        raise InputError(f"{name} has {len(labels)} labels for {n} entries")
     return labels

@@ -102,7 +102,7 @@ def test_domain_ica_picard_validates_input(exact):
         domain_ica(exact.X, exact.domains[:-1], ica="picard-o")
     with pytest.raises(ValueError, match="unknown ica"):
         domain_ica(exact.X, exact.domains, ica="jade")
-    with pytest.raises(ValueError, match="unknown ica"):
+    with pytest.raises(ValueError, match="'ica' parameter of HCA must be a str among"):
         HCA(ica="jade").fit(exact.X, exact.domains)
 
 

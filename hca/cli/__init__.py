@@ -7,12 +7,18 @@ data
 fit
     Run HCA on your own leaderboard CSV (:mod:`hca.cli.fit`).
 scorecard
-    The replication scorecard (:mod:`hca.paper.scorecard`).
+    The replication scorecard (:mod:`hca.cli.scorecard` declares its arguments, and runs
+    :mod:`hca.paper.scorecard`).
 
 Only the module of the command being run is imported, so ``--help`` is fast. Bad input
-ends with one line ``error: ...`` on stderr and exit code 2, never a traceback (set
-``HCA_DEBUG=1`` to see the traceback of an unexpected error, which exits with code 1).
-Python warnings are printed as one-line notes (``note: ...``) once the command is done.
+ends with one line ``error: ...`` on stderr and exit code 2, never a traceback: an
+:class:`hca.validation.InputError` (or scikit-learn's ``InvalidParameterError``), an
+``OSError`` (a file that cannot be read or written), or a ``ValueError``, ``TypeError`` or
+``LookupError`` raised by hca's own code (:func:`is_user_error`). Anything else (a
+``RuntimeError``, a ``MemoryError``, an error raised inside numpy, scipy or pandas, ...) is
+a bug: its traceback is printed with a request to report it, and the exit code is 1 (set
+``HCA_DEBUG=1`` to see the traceback of a user error too, before its one line). Python
+warnings are printed as one-line notes (``note: ...``) once the command is done.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-__all__ = ["main", "register_command", "one_line"]
+__all__ = ["main", "register_command", "one_line", "is_user_error"]
 
 #: Command -> (module that registers it, one-line help); the module is imported only when
 #: the command runs.
@@ -33,7 +40,7 @@ COMMAND_MODULES: dict[str, tuple[str, str]] = {
     "data": ("hca.cli.data", "fetch and verify the pinned data files"),
     "fit": ("hca.cli.fit", "run HCA on your own leaderboard CSV"),
     "scorecard": (
-        "hca.paper.scorecard",
+        "hca.cli.scorecard",
         "the replication scorecard: every claim, ours vs the paper",
     ),
 }
@@ -42,9 +49,44 @@ _COMMANDS: dict[
     str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]
 ] = {}
 
-#: Exceptions reported as bad input (exit code 2).
-USER_ERRORS = (ValueError, TypeError, LookupError, OSError, RuntimeError, MemoryError)
+#: Exceptions reported as bad input (exit code 2) when hca's own code raised them
+#: (:func:`is_user_error`); an ``OSError`` always is (a file the user named).
+USER_ERRORS = (ValueError, TypeError, LookupError, OSError)
 MAX_MESSAGE = 600  # characters of an error message shown
+#: Where bugs are reported.
+BUG_REPORT = "please report it (with the traceback above and the command) to the hca developers"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _raised_in_hca(err: BaseException) -> bool:
+    """Whether the innermost frame of ``err``'s traceback is in hca's own code (not numpy's,
+    scipy's, pandas' or scikit-learn's)."""
+    tb = err.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return filename.startswith(_PACKAGE_DIR + os.sep)
+
+
+def is_user_error(err: BaseException) -> bool:
+    """Whether ``err`` reports bad input (shown in one line, exit code 2) rather than a bug.
+
+    The library's own input errors (:class:`hca.validation.InputError`, scikit-learn's
+    ``InvalidParameterError`` from the parameter checks), an ``OSError`` (a file), and a
+    ``ValueError``, ``TypeError`` or ``LookupError`` raised by hca's own code. The same
+    classes raised inside another library (numpy's ``LinAlgError`` "Eigenvalues did not
+    converge", a pandas ``KeyError``) and every other exception are bugs.
+    """
+    if isinstance(err, OSError):
+        return True
+    validation = sys.modules.get("hca.validation")  # loaded if it raised (keeps --help light)
+    if validation is not None and isinstance(
+        err, (validation.InputError, validation.InvalidParameterError)
+    ):
+        return True
+    return isinstance(err, USER_ERRORS) and _raised_in_hca(err)
 
 
 def register_command(
@@ -146,17 +188,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 1
-    except USER_ERRORS as err:
-        if os.environ.get("HCA_DEBUG"):
-            raise
-        print(f"error: {one_line(err)}", file=sys.stderr)
-        return 2
-    except Exception as err:  # a bug: still one line, the traceback on request
-        if os.environ.get("HCA_DEBUG"):
-            raise
+    except Exception as err:
+        if is_user_error(err):
+            if os.environ.get("HCA_DEBUG"):
+                traceback.print_exc(file=sys.stderr)
+            print(f"error: {one_line(err)}", file=sys.stderr)
+            return 2
+        traceback.print_exc(file=sys.stderr)  # a bug: the traceback, and where to report it
         print(
-            f"error: unexpected {type(err).__name__}: {one_line(err)} "
-            "(set HCA_DEBUG=1 to see the traceback)",
+            f"error: unexpected {type(err).__name__}: {one_line(err)}; this is a bug in "
+            f"hca, not in your input: {BUG_REPORT}",
             file=sys.stderr,
         )
         return 1

@@ -56,6 +56,10 @@ def _int_at_least(low: int):
 
 #: Seeds numpy's and scikit-learn's generators accept.
 MAX_SEED = 2**32 - 1
+#: The work estimate is shown (a note) when the run may take longer than this (seconds).
+ESTIMATE_NOTE_SECONDS = 30.0
+#: ``--time-limit`` by default (minutes): work estimated beyond it is refused before the fit.
+DEFAULT_TIME_LIMIT = 60.0
 
 
 def _int_between(low: int, high: int):
@@ -69,6 +73,41 @@ def _int_between(low: int, high: int):
 
     parse.__name__ = f"integer in {low}..{high}"
     return parse
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+    return value
+
+
+def _n_jobs(text: str) -> int:
+    """``--n-jobs``: an integer other than 0 (joblib's convention: -1 every core)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            "0 jobs cannot run anything: give 1 for one process, N for N processes or -1 "
+            "for every core"
+        )
+    return value
+
+
+def capped_n_jobs(n_jobs: int | None, cores: int) -> tuple[int | None, str | None]:
+    """``--n-jobs`` within the machine's ``cores``, and a one-line note when it was capped
+    (more worker processes than cores only add their start-up and memory)."""
+    if n_jobs is None or n_jobs <= cores:
+        return n_jobs, None
+    return cores, (
+        f"--n-jobs {n_jobs} is more than the {cores} core{'s' * (cores != 1)} this process "
+        f"can use: running {cores} job{'s' * (cores != 1)}"
+    )
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -152,22 +191,37 @@ def _setup(p: argparse.ArgumentParser) -> None:
         type=_int_at_least(0),
         default=None,
         help="random rotations of the ICA sources for the MIC's reference range "
-        "(one search each; 0 skips it; default 20, fewer (at least 5, with a "
-        "note) when 20 searches would take more than a minute)",
+        "(one search each; 0 skips it); default 20, fewer (with a note) when 20 searches, "
+        "each timed as the fit's own, would take longer than a minute or, if longer, the "
+        "fit; none when fewer than 5 would fit; with N draws the 5-95%% range covers on "
+        "average 0.9 (N-1)/(N+1) of the rotations' MICs (81%% for 20, 60%% for 5)",
     )
     p.add_argument(
         "--n-jobs",
         metavar="N",
-        type=int,
+        type=_n_jobs,
         default=None,
         help="parallel jobs (joblib) for the per-domain ICA and the --seeds "
-        "refits; the results do not depend on it (default: one)",
+        "refits, -1 for every core, not 0; more than the machine's cores are capped to "
+        "them (with a note); the results do not depend on it (default: one)",
+    )
+    p.add_argument(
+        "--time-limit",
+        metavar="MINUTES",
+        type=_positive_float,
+        default=DEFAULT_TIME_LIMIT,
+        help="refuse, before any fit, a run whose work (measured on this machine before it "
+        f"starts: the fit, --seeds, the MIC reference) may exceed MINUTES (default "
+        f"{DEFAULT_TIME_LIMIT:g}); the estimate is shown when it exceeds "
+        f"{ESTIMATE_NOTE_SECONDS:g} s",
     )
     p.add_argument(
         "--json",
         metavar="PATH",
         help="also write the full report as JSON (a file is replaced atomically, "
-        "a link's target is written, a device or FIFO is written through)",
+        "a link's target is written, a device or FIFO is written through; standard output "
+        "(/dev/stdout, or the file it is redirected to) is written through it and the "
+        "printed report goes to stderr)",
     )
     p.add_argument(
         "--plot",
@@ -190,23 +244,23 @@ def _check_domains(board, n_components: int, search: str) -> None:
     in each, no constant benchmark, a valid number of factors), then the size of an
     exhaustive search."""
     from hca.estimator.search import check_search_size
-    from hca.validation import check_fit_data
+    from hca.validation import InputError, check_fit_data
 
     sizes = board.domain_sizes()
     p = board.X.shape[1]
     if len(sizes) < 2:
-        raise ValueError(
+        raise InputError(
             f"HCA needs at least 2 domains, found {len(sizes)} "
             f"({list(sizes)}) after the rows dropped"
         )
     if n_components > p:
-        raise ValueError(f"--n-components {n_components} exceeds the number of benchmarks ({p})")
+        raise InputError(f"--n-components {n_components} exceeds the number of benchmarks ({p})")
     try:
         check_fit_data(board.X, board.domains, n_components)
     except ValueError as err:
         small = sum(v <= p for v in sizes.values())
         if small and "models but at least" in str(err):
-            raise ValueError(
+            raise InputError(
                 f"{err} ({small} of {len(sizes)} domains have {p} rows or fewer); "
                 f"drop them with --min-domain-size {p + 1}"
             ) from None
@@ -219,34 +273,12 @@ def _run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    import joblib
+
+    from hca.cli.estimate import check_work, estimate_work
     from hca.cli.inputs import PLOT_SUFFIXES, load_leaderboard
     from hca.cli.notes import Notes, Progress
     from hca.cli.outputs import check_output_path, write_outputs
-
-    benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
-    outputs = {}
-    for option, value, suffixes in (
-        ("--json", args.json, None),
-        ("--plot", args.plot, PLOT_SUFFIXES),
-    ):
-        if value is not None:
-            outputs[option] = check_output_path(value, option, suffixes, inputs=[args.csv])
-    if (
-        len(outputs) == 2
-        and not outputs["--json"].stream
-        and outputs["--json"].target.resolve() == outputs["--plot"].target.resolve()
-    ):
-        raise ValueError("--json and --plot name the same file")
-    board = load_leaderboard(
-        args.csv,
-        args.domain_col,
-        benchmarks,
-        dropna=args.dropna,
-        min_domain_size=args.min_domain_size,
-        drop_duplicates=args.drop_duplicates,
-    )
-    _check_domains(board, args.n_components, args.search)
-
     from hca.cli.report import (
         FitSettings,
         build_report,
@@ -256,12 +288,21 @@ def _run(args: argparse.Namespace) -> int:
         format_report,
         mic_reference,
         plot_report,
+        reference_budget,
         reference_draws,
         search_note,
         trust_note,
     )
     from hca.estimator.progress import listen
+    from hca.validation import InputError, check_params
 
+    early: list[str] = []
+
+    def announce(line: str) -> None:  # a note shown at once (e.g. the work estimate)
+        print(f"note: {line}", file=sys.stderr, flush=True)
+        early.append(line)
+
+    n_jobs, note = capped_n_jobs(args.n_jobs, joblib.cpu_count())
     settings = FitSettings(
         n_components=args.n_components,
         search=args.search,
@@ -273,15 +314,58 @@ def _run(args: argparse.Namespace) -> int:
         dropna=args.dropna,
         drop_duplicates=args.drop_duplicates,
         null_draws=args.null_draws,
-        n_jobs=args.n_jobs,
+        n_jobs=n_jobs,
     )
+    check_params(settings.estimator(args.random_state))  # HCA's own ranges, before the data
+    benchmarks = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
+    outputs = {}
+    for option, value, suffixes in (
+        ("--json", args.json, None),
+        ("--plot", args.plot, PLOT_SUFFIXES),
+    ):
+        if value is not None:
+            outputs[option] = check_output_path(value, option, suffixes, inputs=[args.csv])
+    if len(outputs) == 2 and all(o.stdout for o in outputs.values()):
+        raise InputError("--json and --plot both name standard output; give one a file")
+    if (
+        len(outputs) == 2
+        and not outputs["--json"].stream
+        and outputs["--json"].target.resolve() == outputs["--plot"].target.resolve()
+    ):
+        raise InputError("--json and --plot name the same file")
+    to_stdout = [o.option for o in outputs.values() if o.stdout]
+    report_out = sys.stderr if to_stdout else sys.stdout
+    if note:
+        announce(note)
+    if to_stdout:
+        announce(f"{to_stdout[0]} writes to standard output, so the report is printed on stderr")
+    board = load_leaderboard(
+        args.csv,
+        args.domain_col,
+        benchmarks,
+        dropna=args.dropna,
+        min_domain_size=args.min_domain_size,
+        drop_duplicates=args.drop_duplicates,
+    )
+    _check_domains(board, args.n_components, args.search)
+    for line in board.notes:
+        announce(line)
+    estimate = estimate_work(
+        board,
+        n_components=args.n_components,
+        search=args.search,
+        max_nodes=args.max_nodes,
+        seeds=args.seeds,
+        null_draws=args.null_draws or 0,
+    )
+    if args.null_draws is None:  # the default reference: at most its budget
+        estimate = dataclasses.replace(estimate, reference_cap=reference_budget(estimate.fit))
+    check_work(estimate, args.time_limit, args.search)
+    if estimate.total - estimate.reference_cap > ESTIMATE_NOTE_SECONDS:  # the default
+        announce(estimate.text())  # reference's cap alone (a minute) needs no note
+    if args.null_draws:
+        reference_draws(estimate.search, estimate.fit, args.null_draws, announce)
     notes = Notes()
-    early = []
-
-    def announce(line: str) -> None:  # a note shown at once (e.g. the --seeds estimate)
-        print(f"note: {line}", file=sys.stderr, flush=True)
-        early.append(line)
-
     note = duplicates_note(
         {
             "duplicated_rows": board.duplicated_rows,
@@ -295,14 +379,17 @@ def _run(args: argparse.Namespace) -> int:
         fits = fit_seeds(board, settings, notes, progress, announce=announce)
         for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
             notes.drop(category)  # one note each below, instead of one per seed or domain
+        if args.null_draws is None:  # the default: from the fit's measured search
+            draws = reference_draws(fits.search_seconds, fits.seconds, None, announce)
+        else:
+            draws = args.null_draws
+        settings = dataclasses.replace(settings, null_draws=draws)
         reference = None
-        draws = reference_draws(fits.reference.model, args.null_draws, announce)
         if draws > 0:
             progress.stage(f"MIC reference ({draws} random rotations)")
             with listen(progress.listener):
                 reference = mic_reference(fits.reference.model, draws)
             progress.advance()
-        settings = dataclasses.replace(settings, null_draws=draws)
         report = build_report(
             board, settings, fits, csv=args.csv, domain_col=args.domain_col, reference=reference
         )
@@ -333,9 +420,9 @@ def _run(args: argparse.Namespace) -> int:
         written = write_outputs(writers)  # all or none; streams written through
         if "--plot" in outputs:
             progress.advance()
-    print(format_report(report))
+    print(format_report(report), file=report_out)
     for out in written[::-1]:
-        print(f"wrote {out.path}")
+        print(f"wrote {out.path}", file=report_out)
     for line in report["notes"]:
         if line not in early:
             print(f"note: {line}", file=sys.stderr)

@@ -1,14 +1,19 @@
 """Inputs of ``python -m hca fit``: the leaderboard CSV (the outputs: :mod:`hca.cli.outputs`).
 
-Every problem is reported as a one-line :class:`ValueError` naming the file, the column,
-the row or the option, before anything is fitted.
+Every problem is reported as a one-line :class:`hca.validation.InputError` (a
+``ValueError``) naming the file, the column, the row or the option, before anything is
+fitted. What is odd but usable becomes a note (:attr:`Leaderboard.notes`): domain names
+written in two Unicode forms (compared after NFC normalisation), benchmark columns on
+visibly different scales, a benchmark nearly constant within a domain.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import os
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +21,13 @@ import numpy as np
 import pandas as pd
 
 from hca.data import domain_data
+from hca.validation import (
+    MAX_ABS_SCORE,
+    MAX_SPREAD_RATIO,
+    MIN_SPREAD,
+    InputError,
+    domain_spreads,
+)
 
 __all__ = [
     "Leaderboard",
@@ -24,6 +36,12 @@ __all__ = [
     "check_output_path",
     "write_atomic",
     "PLOT_SUFFIXES",
+    "MAX_ABS_SCORE",
+    "MIN_SPREAD",
+    "MAX_SPREAD_RATIO",
+    "SCALE_NOTE_RATIO",
+    "NEAR_CONSTANT_SHARE",
+    "NEAR_CONSTANT_SPREAD",
 ]
 
 PLOT_SUFFIXES = (".svg", ".png", ".pdf")
@@ -57,6 +75,9 @@ class Leaderboard:
         Rows that repeat an earlier row (same domain and scores) among the complete rows.
     dropped_duplicates : int
         Of those, the rows dropped (``drop_duplicates``).
+    notes : tuple of str
+        What is odd but usable (merged spellings of a domain, columns on different scales,
+        near-constant benchmarks), one line each.
     """
 
     X: pd.DataFrame
@@ -66,6 +87,7 @@ class Leaderboard:
     dropped_domains: dict = field(default_factory=dict)
     duplicated_rows: int = 0
     dropped_duplicates: int = 0
+    notes: tuple = ()
 
     def domain_sizes(self) -> dict:
         """Domain -> rows used, in sorted order of the domains."""
@@ -78,11 +100,11 @@ def _read_header(path: Path) -> list[str]:
         with open(path, newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh), None)
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: malformed CSV (not UTF-8 text)") from None
+        raise InputError(f"{path}: malformed CSV (not UTF-8 text)") from None
     except csv.Error as err:
-        raise ValueError(f"{path}: malformed CSV ({err})") from None
+        raise InputError(f"{path}: malformed CSV ({err})") from None
     if not header or all(not h.strip() for h in header):
-        raise ValueError(f"{path}: malformed CSV (empty file or empty header line)")
+        raise InputError(f"{path}: malformed CSV (empty file or empty header line)")
     return header
 
 
@@ -91,7 +113,7 @@ def _check_header(path: Path, header: list[str], used: list[str]) -> None:
     for name in used:
         where = [i + 1 for i, h in enumerate(header) if h == name]
         if len(where) > 1:
-            raise ValueError(
+            raise InputError(
                 f"{path}: column {name!r} appears {len(where)} times in the header "
                 f"(columns {', '.join(map(str, where))}); rename the copies"
             )
@@ -102,7 +124,7 @@ def _read_frame(path: Path) -> pd.DataFrame:
         return pd.read_csv(path, encoding="utf-8-sig")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"{path}: malformed CSV ({first})") from None
+        raise InputError(f"{path}: malformed CSV ({first})") from None
 
 
 def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
@@ -111,29 +133,37 @@ def _numeric_column(path: Path, df: pd.DataFrame, col: str) -> pd.Series:
     bad = values.isna() & raw.notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(
+        raise InputError(
             f"{path}: column {col!r} is not numeric (data row {row + 1} holds {raw.iloc[row]!r})"
         )
     try:
         values = values.astype(float)
     except (TypeError, ValueError):
-        raise ValueError(f"{path}: column {col!r} is not numeric") from None
+        raise InputError(f"{path}: column {col!r} is not numeric") from None
     inf = np.isinf(values.to_numpy())
     if inf.any():
         row = int(np.flatnonzero(inf)[0])
-        raise ValueError(
+        raise InputError(
             f"{path}: column {col!r} has an infinite score "
             f"(data row {row + 1} holds {raw.iloc[row]!r})"
         )
     return values
 
 
-#: Scores larger than this in absolute value are refused: FastICA's whitening squares and sums
-#: them, which overflows (or loses every digit) long before the float64 limit of 1.8e308.
-MAX_ABS_SCORE = 1e150
+#: The library's limits (:mod:`hca.validation`): scores beyond ``MAX_ABS_SCORE`` in absolute
+#: value, a spread within a domain below ``MIN_SPREAD``, two spreads within a domain more than
+#: ``MAX_SPREAD_RATIO`` apart are refused; here they are checked first, naming the data row.
+#: A note when the largest |score| of one benchmark is this many times another's (one column
+#: within 0-1, another up to 100): the MIC and the order depend on each column's scale.
+SCALE_NOTE_RATIO = 10.0
+#: A note when one value holds this share of a domain's rows in a benchmark, or when the
+#: benchmark's spread within the domain is below ``NEAR_CONSTANT_SPREAD`` times its largest
+#: |score|: ICA then rests on a few models or on rounding.
+NEAR_CONSTANT_SHARE = 0.9
+NEAR_CONSTANT_SPREAD = 1e-3
 
 
-def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
+def _refuse_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
     """Refuse scores too large to fit safely, naming the column and the data row."""
     values = X.to_numpy(dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -147,12 +177,120 @@ def _check_scale(path: Path, X: pd.DataFrame, rows: np.ndarray) -> None:
             big = np.zeros_like(big)
             big[row, col] = True
     row, col = (int(v) for v in np.argwhere(big)[0])
-    raise ValueError(
+    raise InputError(
         f"{path}: column {X.columns[col]!r} holds {values[row, col]:.3g} (data "
         f"row {int(rows[row]) + 1}), too large to fit safely (the limit is "
         f"{MAX_ABS_SCORE:.0e} and squared sums must stay finite); rescale the "
         "scores (e.g. to percent or to a 0-1 range)"
     )
+
+
+def _spread_problems(
+    path: Path, X: pd.DataFrame, domains: np.ndarray, rows: np.ndarray
+) -> list[str]:
+    """Refuse spreads whose squares underflow, or that float64 cannot hold side by side in
+    one domain; return notes for near-constant benchmarks (naming column and domains)."""
+    values = X.to_numpy(dtype=float)
+    names = [str(c) for c in X.columns]
+    top = np.max(np.abs(values), axis=0)
+    flat: dict[str, list[str]] = {}
+    for label in pd.unique(domains):
+        mask = domains == label
+        block = values[mask]
+        spread = domain_spreads(block)
+        live = spread > 0  # a constant benchmark is refused by the library's own check
+        tiny = live & (spread < MIN_SPREAD)
+        if tiny.any():
+            j = int(np.flatnonzero(tiny)[0])
+            raise InputError(
+                f"{path}: column {names[j]!r} varies by only about {spread[j]:.1g} within "
+                f"domain {label!r}: the squares of such differences underflow float64 "
+                f"(below {MIN_SPREAD**2:.0e}), so ICA cannot whiten the scores; rescale the "
+                "scores (e.g. to percent or to a 0-1 range)"
+            )
+        if live.sum() >= 2:
+            hi = int(np.argmax(np.where(live, spread, -np.inf)))
+            lo = int(np.argmin(np.where(live, spread, np.inf)))
+            if spread[hi] > MAX_SPREAD_RATIO * spread[lo]:
+                col = block[:, hi]
+                far = int(np.argmax(np.abs(col - np.median(col))))
+                row = int(rows[np.flatnonzero(mask)[far]]) + 1
+                raise InputError(
+                    f"{path}: within domain {label!r} column {names[hi]!r} varies "
+                    f"{spread[hi] / spread[lo]:.1g} times more than column {names[lo]!r} "
+                    f"(standard deviations {spread[hi]:.3g} and {spread[lo]:.3g}; "
+                    f"{names[hi]!r} holds {col[far]:.3g} at data row {row}): beyond "
+                    f"{MAX_SPREAD_RATIO:.0e}, float64 loses the smaller one when their squares "
+                    "are summed; check that value, or rescale the columns to one scale"
+                )
+        # one value on at least m of the n sorted rows: rows i and i + m - 1 are equal
+        ordered = np.sort(block, axis=0)
+        m = max(1, math.ceil(NEAR_CONSTANT_SHARE * len(block)))
+        one_value = np.any(ordered[: len(block) - m + 1] == ordered[m - 1 :], axis=0)
+        near = live & (one_value | (spread < NEAR_CONSTANT_SPREAD * top))
+        for j in np.flatnonzero(near):
+            flat.setdefault(names[j], []).append(str(label))
+    notes = []
+    n_domains = len(pd.unique(domains))
+    for name, doms in flat.items():
+        shown = ", ".join(doms[:3]) + (f" and {len(doms) - 3} more" if len(doms) > 3 else "")
+        where = f"every domain ({n_domains})" if len(doms) == n_domains else f"domain(s) {shown}"
+        notes.append(
+            f"benchmark {name!r} is nearly constant within {where} (one value on "
+            f"at least {NEAR_CONSTANT_SHARE:.0%} of the rows, or a spread below "
+            f"{NEAR_CONSTANT_SPREAD:g} of its largest |score|): ICA in those domains rests on "
+            "a few models or on rounding; consider dropping the benchmark or the domains"
+        )
+    return notes
+
+
+def _scale_note(X: pd.DataFrame) -> str | None:
+    """A note when benchmark columns sit on visibly different scales."""
+    top = X.abs().max(axis=0)
+    top = top[top > 0]
+    if len(top) < 2 or top.max() < SCALE_NOTE_RATIO * top.min():
+        return None
+    small, large = str(top.idxmin()), str(top.idxmax())
+    return (
+        f"benchmark columns sit on different scales: {small!r} within +-{top.min():.3g}, "
+        f"{large!r} up to {top.max():.3g} ({top.max() / top.min():.0f} times larger); "
+        "HCA's MIC and causal order depend on each column's scale, so put every score on "
+        "one scale (e.g. all in percent)"
+    )
+
+
+def _normalised_labels(labels: pd.Series) -> tuple[pd.Series, list[str]]:
+    """Domain names compared after Unicode NFC normalisation (a composed and a decomposed
+    "é" are one domain; a note says so), then refused when two still print the same (they
+    differ only in invisible characters or surrounding spaces), naming both."""
+    notes = []
+
+    def nfc(v: object) -> object:
+        return unicodedata.normalize("NFC", v) if isinstance(v, str) else v
+
+    normal = labels.map(nfc)
+    raw = pd.unique(labels.dropna().astype(str))
+    merged: dict[str, list[str]] = {}
+    for r in raw:
+        merged.setdefault(unicodedata.normalize("NFC", r), []).append(r)
+    for name, forms in merged.items():
+        if len(forms) > 1:
+            notes.append(
+                f"domain {name!r} is written in {len(forms)} Unicode forms "
+                f"({', '.join(ascii(f) for f in forms)}); they print the same and are "
+                "compared after NFC normalisation, as one domain"
+            )
+    seen: dict[str, str] = {}
+    for name in merged:
+        shown = "".join(c for c in name if unicodedata.category(c) != "Cf").strip()
+        if shown in seen:
+            raise InputError(
+                f"domains {ascii(seen[shown])} and {ascii(name)} print the same but differ in "
+                "invisible characters or surrounding spaces; make them one name (or two "
+                "visibly different names)"
+            )
+        seen[shown] = name
+    return normal, notes
 
 
 def _duplicates(labels: pd.Series, X: pd.DataFrame) -> np.ndarray:
@@ -195,34 +333,55 @@ def load_leaderboard(
 
     Raises
     ------
-    ValueError
-        One line naming the problem: unreadable or malformed file, duplicated or missing
-        column, non-numeric, infinite or missing score, missing domain, no rows left.
+    TypeError
+        ``path``, ``domain_col`` or ``benchmarks`` of the wrong kind (e.g. ``None``).
+    InputError
+        A ``ValueError`` of one line naming the problem: unreadable or malformed file,
+        duplicated or missing column, non-numeric, infinite, missing or badly scaled
+        score, missing domain, domains that print the same, no rows left.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"path must name the CSV file (a str or path-like), got {type(path).__name__}"
+            + (f" {path!r}" if path is None or isinstance(path, (int, float)) else "")
+        )
+    if not isinstance(domain_col, str):
+        raise TypeError(
+            f"domain_col must be the name of a column (a str), got {type(domain_col).__name__}"
+        )
+    if (
+        isinstance(benchmarks, str)
+        or not isinstance(benchmarks, Iterable)
+        or not all(isinstance(b, str) for b in benchmarks)
+    ):
+        raise TypeError(
+            "benchmarks must be a list of column names (str), e.g. ['ifeval', 'bbh'], got "
+            f"{benchmarks!r}"
+        )
     path = Path(path)
     benchmarks = list(benchmarks)
     if len(benchmarks) < 2:
-        raise ValueError(f"--benchmarks needs at least two columns, got {benchmarks}")
+        raise InputError(f"--benchmarks needs at least two columns, got {benchmarks}")
     dup = sorted({b for b in benchmarks if benchmarks.count(b) > 1})
     if dup:
-        raise ValueError(f"--benchmarks lists column(s) {dup} more than once")
+        raise InputError(f"--benchmarks lists column(s) {dup} more than once")
     if domain_col in benchmarks:
-        raise ValueError(f"--domain-col {domain_col!r} is also listed in --benchmarks")
+        raise InputError(f"--domain-col {domain_col!r} is also listed in --benchmarks")
     if path.is_dir():
-        raise ValueError(f"{path}: is a folder, not a CSV file")
+        raise InputError(f"{path}: is a folder, not a CSV file")
     if not path.is_file():
-        raise ValueError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file")
     used = [domain_col, *benchmarks]
     header = _read_header(path)
     _check_header(path, header, used)
     df = _read_frame(path)
     missing = [c for c in used if c not in df.columns]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{path}: missing column(s) {missing}; the CSV has {_show_columns(df.columns)}"
         )
     if df.empty:
-        raise ValueError(f"{path}: no data rows (only a header)")
+        raise InputError(f"{path}: no data rows (only a header)")
     X = pd.DataFrame({col: _numeric_column(path, df, col) for col in benchmarks})
     labels = df[domain_col]
     incomplete = X.isna().any(axis=1) | labels.isna()
@@ -235,7 +394,7 @@ def load_leaderboard(
                 if pd.isna(labels.iloc[row])
                 else f"a missing score in {[c for c in benchmarks if pd.isna(X[c].iloc[row])]}"
             )
-            raise ValueError(
+            raise InputError(
                 f"{path}: {what} (data row {row + 1}); pass --dropna to drop "
                 "incomplete rows, or complete them"
             )
@@ -248,10 +407,11 @@ def load_leaderboard(
         dropped = {str(k): int(v) for k, v in names.value_counts(sort=False).sort_index().items()}
         X, labels = X[~incomplete], labels[~incomplete]
         if X.empty:
-            raise ValueError(
+            raise InputError(
                 f"{path}: every row has a missing score or domain (nothing left after --dropna)"
             )
-    _check_scale(path, X, np.asarray(X.index))
+    labels, notes = _normalised_labels(labels)
+    _refuse_scale(path, X, np.asarray(X.index))
     repeated = _duplicates(labels, X)
     n_repeated = int(repeated.sum())
     if drop_duplicates and n_repeated:
@@ -261,11 +421,16 @@ def load_leaderboard(
     small = {str(k): int(v) for k, v in zip(names, counts) if v < min_domain_size}
     kept = [str(k) for k in names if str(k) not in small]
     if not kept:
-        raise ValueError(
+        raise InputError(
             f"{path}: every domain has fewer than {min_domain_size} rows "
             "(nothing left after --min-domain-size)"
         )
     X, domains = domain_data(frame, kept, benchmarks, by=domain_col, context=str(path))
+    rows = np.asarray(frame.index[np.isin(frame[domain_col].to_numpy(dtype=str), kept)])
+    notes += _spread_problems(path, X, np.asarray(domains, dtype=object), rows)
+    note = _scale_note(X)
+    if note:
+        notes.append(note)
     return Leaderboard(
         X,
         domains,
@@ -274,6 +439,7 @@ def load_leaderboard(
         dropped_domains=small,
         duplicated_rows=n_repeated,
         dropped_duplicates=n_repeated if drop_duplicates else 0,
+        notes=tuple(notes),
     )
 
 

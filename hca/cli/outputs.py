@@ -5,7 +5,10 @@
 * A symbolic link is followed: its target is written (atomically, next to the target when it
   is a regular file) and the link stays a link.
 * A device node (``/dev/null``, ``/dev/stdout``, ...) or a FIFO is written through (opened
-  for writing, never renamed over); a socket is refused. A write that fails (``/dev/full``)
+  for writing, never renamed over); a socket is refused.
+* The command's own standard output (``/dev/stdout``, or the file stdout is redirected to)
+  is written through stdout itself (appended, never truncated or replaced); the caller then
+  prints its text report on stderr (:attr:`Output.stdout`). A write that fails (``/dev/full``)
   is one line naming the option and the cause.
 
 :func:`check_output_path` checks a target before any work; :func:`write_outputs` writes
@@ -18,12 +21,15 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Output", "check_output_path", "write_atomic", "write_outputs"]
+from hca.validation import InputError
+
+__all__ = ["Output", "check_output_path", "is_stdout", "write_atomic", "write_outputs"]
 
 
 @dataclass(frozen=True)
@@ -40,12 +46,28 @@ class Output:
         True for a device node or a FIFO (written through, never replaced).
     option : str
         The option that named it, for messages.
+    stdout : bool
+        True when it is this process's standard output (``/dev/stdout``, or the file or
+        pipe stdout goes to): written through ``sys.stdout``.
     """
 
     path: Path
     target: Path
     stream: bool
     option: str = "output"
+    stdout: bool = False
+
+
+def is_stdout(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is the file, pipe or device this process's stdout writes to (not
+    ``/dev/null``: what goes there is dropped either way)."""
+    try:
+        target = os.stat(path)
+        if os.path.samestat(target, os.stat(os.devnull)):
+            return False
+        return os.path.samestat(target, os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # absent path, or no real stdout
+        return False
 
 
 def _kind(target: Path) -> str | None:
@@ -78,10 +100,12 @@ def check_output_path(
     """
     path = Path(path)
     if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise ValueError(
+        raise InputError(
             f"{option} {path}: the file name must end in "
             f"{', '.join(suffixes)} (got {path.suffix or 'no suffix'!r})"
         )
+    if is_stdout(path):
+        return Output(path, path, True, option, stdout=True)
     if _kind(path) == "stream":  # a device or FIFO, possibly through links (/dev/stdout)
         target = path
     else:
@@ -89,27 +113,27 @@ def check_output_path(
     kind = _kind(target)
     via = f" (the link's target {target})" if target != path else ""
     if kind == "folder":
-        raise ValueError(f"{option} {path}: is a folder{via}; give a file name")
+        raise InputError(f"{option} {path}: is a folder{via}; give a file name")
     if kind == "socket":
-        raise ValueError(f"{option} {path}: is a socket{via}; give a file, a device or a FIFO")
+        raise InputError(f"{option} {path}: is a socket{via}; give a file, a device or a FIFO")
     for other in inputs:
         if kind is not None and Path(other).exists() and target.samefile(other):
-            raise ValueError(f"{option} {path}: would overwrite the input file")
+            raise InputError(f"{option} {path}: would overwrite the input file")
     if kind is not None and not os.access(target, os.W_OK):
         what = "file" if kind == "file" else "device or FIFO"
-        raise ValueError(f"{option} {path}: the {what} exists and is not writable{via}")
+        raise InputError(f"{option} {path}: the {what} exists and is not writable{via}")
     if kind == "stream":
         return Output(path, target, True, option)
     parent = target.parent
     if not parent.exists():
-        raise ValueError(f"{option} {path}: folder {parent} does not exist{via}")
+        raise InputError(f"{option} {path}: folder {parent} does not exist{via}")
     if not parent.is_dir():
-        raise ValueError(f"{option} {path}: {parent} is not a folder")
+        raise InputError(f"{option} {path}: {parent} is not a folder")
     try:
         with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{target.name}.", suffix=".probe"):
             pass
     except OSError as err:
-        raise ValueError(
+        raise InputError(
             f"{option} {path}: cannot write in {parent} ({err.strerror or type(err).__name__})"
         ) from None
     return Output(path, target, False, option)
@@ -140,8 +164,15 @@ def _temporary(out: Output) -> Path:
 
 
 def _write_stream(out: Output, tmp: Path) -> None:
-    """Copy ``tmp`` into the device or FIFO (opened for writing, never replaced)."""
+    """Copy ``tmp`` into the device or FIFO (opened for writing, never replaced), or into
+    stdout through ``sys.stdout`` (at its position: nothing already written is lost)."""
     try:
+        if out.stdout:
+            sys.stdout.flush()
+            with open(tmp, "rb") as src:
+                shutil.copyfileobj(src, sys.stdout.buffer)
+            sys.stdout.flush()
+            return
         with open(tmp, "rb") as src, open(out.target, "wb") as dst:
             shutil.copyfileobj(src, dst)
     except OSError as err:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 import hca
+from hca.cli.estimate import duration
 from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
 from hca.data.registry import benchmark_label
@@ -27,6 +28,7 @@ from hca.estimator.progress import listen
 from hca.estimator.results import WEAK_MATCH_R2, OLSAdjustment, one_to_one_alignment
 from hca.estimator.search import check_search_size, n_row_orders_text
 from hca.stability import TRUSTED_DOMAIN_SIZE, rotation_null, seed_stability
+from hca.validation import check_domains, check_matrix, labels_of
 
 __all__ = [
     "REPORT_VERSION",
@@ -38,6 +40,8 @@ __all__ = [
     "fit_seeds",
     "mic_reference",
     "reference_draws",
+    "reference_budget",
+    "range_coverage",
     "build_report",
     "format_report",
     "plot_report",
@@ -126,11 +130,13 @@ class Fit:
 @dataclass(frozen=True, eq=False)
 class Fits:
     """The reported fit (first seed), a record per seed (:func:`seed_record`, with
-    ``seed``) and the measured time of one fit in seconds."""
+    ``seed``), the measured time of one fit in seconds and, of it, the search's (from the
+    end of the ICA step; the whole fit when the ICA step reported no progress)."""
 
     reference: Fit
     records: list = field(default_factory=list)
     seconds: float = 0.0
+    search_seconds: float = 0.0
 
     def __getitem__(self, i: int) -> Fit:  # ``fits[0]``, as in the first version
         if i != 0:
@@ -147,14 +153,6 @@ def seed_record(model: HCA) -> dict:
         "unmixing": np.array(model.unmixing_),
         "ica_converged": bool(all(model.ica_converged_.values())),
     }
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def fit_seeds(
@@ -176,10 +174,19 @@ def fit_seeds(
     if progress is not None:
         progress.stage(f"seed {seeds[0]} (1/{len(seeds)})")
     start = time.perf_counter()
-    with notes.capture(run=seeds[0]), listen(listener):
+    ica_done = [start]
+
+    def timed(step: str, done: int, total: int) -> None:  # when the ICA step ends
+        if step == "ICA" and done >= total:
+            ica_done[0] = time.perf_counter()
+        listener(step, done, total)
+
+    with notes.capture(run=seeds[0]), listen(timed):
         model = settings.estimator(seeds[0]).fit(board.X, board.domains)
+        search_end = time.perf_counter()
         adjusted = model.adjust(board.X)
     seconds = time.perf_counter() - start
+    search_seconds = search_end - ica_done[0]
     if progress is not None:
         progress.advance()
     reference = Fit(seeds[0], model, adjusted)
@@ -189,8 +196,8 @@ def fit_seeds(
         estimate = seconds * len(rest)
         if estimate > ESTIMATE_NOTE_SECONDS and announce is not None:
             announce(
-                f"--seeds {len(seeds)}: one fit took {_duration(seconds)}, so the other "
-                f"{len(rest)} seeds will take about {_duration(estimate)} on one core "
+                f"--seeds {len(seeds)}: one fit took {duration(seconds)}, so the other "
+                f"{len(rest)} seeds will take about {duration(estimate)} on one core "
                 "(fewer --seeds, or a joblib backend with more workers, is faster)"
             )
         if progress is not None:
@@ -208,40 +215,77 @@ def fit_seeds(
         records += sweep.records.to_dict("records")
         if progress is not None:
             progress.advance(len(rest))
-    return Fits(reference, records, seconds)
+    return Fits(reference, records, seconds, search_seconds)
 
 
-#: ``--null-draws`` by default: this many random rotations, fewer (at least
-#: :data:`MIN_NULL_DRAWS`) when they would take longer than :data:`NULL_BUDGET_SECONDS`.
+#: ``--null-draws`` by default: this many random rotations, fewer when they would take longer
+#: than :data:`NULL_BUDGET_SECONDS` or, on large inputs, than the fit itself, none when fewer
+#: than :data:`MIN_NULL_DRAWS` fit in that time.
 DEFAULT_NULL_DRAWS, MIN_NULL_DRAWS, NULL_BUDGET_SECONDS = 20, 5, 60.0
 
 
-def reference_draws(
-    model: HCA, requested: int | None, announce: Callable[[str], None] | None = None
-) -> int:
-    """How many random rotations the MIC reference uses.
+def reference_budget(fit_seconds: float) -> float:
+    """Seconds the default MIC reference may take: a minute, or the fit's own time when the
+    fit is longer (so that on large inputs it costs no more than the fit)."""
+    return max(NULL_BUDGET_SECONDS, fit_seconds)
 
-    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) one search
-    is timed and :data:`DEFAULT_NULL_DRAWS` are used if they fit in
-    :data:`NULL_BUDGET_SECONDS`, else as many as fit (at least :data:`MIN_NULL_DRAWS`).
-    ``announce`` gets a note with the estimate when the draws take longer than that budget
-    or fewer than the default are used."""
+
+def range_coverage(n_draws: int) -> float:
+    """The share of the rotations' MICs that the 5-95% range of ``n_draws`` draws covers on
+    average, ``0.9 (n - 1) / (n + 1)`` (the sample quantiles sit at ranks ``0.05 (n - 1)``
+    and ``0.95 (n - 1)``, and the expected mass between order statistics ``a < b`` of ``n``
+    draws is ``(b - a) / (n + 1)``): 0.81 for 20 draws, 0.60 for 5. Fewer draws give a
+    narrower range, which a MIC falls outside of more easily."""
+    return 0.9 * (n_draws - 1) / (n_draws + 1)
+
+
+def reference_draws(
+    search_seconds: float,
+    fit_seconds: float,
+    requested: int | None,
+    announce: Callable[[str], None] | None = None,
+) -> int:
+    """How many random rotations the MIC reference uses (one search each, of about
+    ``search_seconds``: the fit's own search, measured).
+
+    ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
+    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in :func:`reference_budget` (a minute, or
+    the fit's time when longer, so that on large inputs the reference costs no more than
+    the fit); none when fewer than :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note
+    when fewer than the default are used, or when the draws asked for would take longer
+    than the budget."""
     if requested == 0:
         return 0
-    start = time.perf_counter()
-    rotation_null(model, 1, random_state=0)
-    one = time.perf_counter() - start
-    draws = requested
-    if requested is None:
-        fit = int(NULL_BUDGET_SECONDS // max(one, 1e-9))
-        draws = max(MIN_NULL_DRAWS, min(DEFAULT_NULL_DRAWS, fit))
-    if announce is not None and (
-        draws < DEFAULT_NULL_DRAWS and requested is None or one * draws > NULL_BUDGET_SECONDS
-    ):
+    one = max(search_seconds, 1e-9)
+    budget = reference_budget(fit_seconds)
+    if requested is not None:
+        if announce is not None and one * requested > budget:
+            announce(
+                f"the MIC reference uses {requested} random rotations, one search of up to "
+                f"about {duration(one)} each: up to about {duration(one * requested)}"
+            )
+        return int(requested)
+    draws = min(DEFAULT_NULL_DRAWS, int(budget // one))
+    if draws < MIN_NULL_DRAWS:
+        if announce is not None:
+            announce(
+                f"no MIC reference by default: one random rotation needs a search of "
+                f"about {duration(one)}, and fewer than {MIN_NULL_DRAWS} fit in "
+                f"{duration(budget)} (a minute, or the fit's time when longer); "
+                f"--null-draws {MIN_NULL_DRAWS} "
+                f"gives a rough range in up to about {duration(one * MIN_NULL_DRAWS)} (its "
+                f"5-95% range covers on average {range_coverage(MIN_NULL_DRAWS):.0%} of the "
+                "rotations' MICs)"
+            )
+        return 0
+    if draws < DEFAULT_NULL_DRAWS and announce is not None:
         announce(
-            f"the MIC reference uses {draws} random rotations, one search of "
-            f"{_duration(one)} each: about {_duration(one * draws)} "
-            "(--null-draws N sets the number, 0 skips it)"
+            f"the MIC reference uses {draws} random rotations (not {DEFAULT_NULL_DRAWS}), "
+            f"one search of about {duration(one)} each, within {duration(budget)} (a minute, "
+            f"or the fit's time when longer); its 5-95% range covers on average "
+            f"{range_coverage(draws):.0%} of the rotations' MICs "
+            f"({range_coverage(DEFAULT_NULL_DRAWS):.0%} with {DEFAULT_NULL_DRAWS}); "
+            "--null-draws N sets the number"
         )
     return int(draws)
 
@@ -280,6 +324,7 @@ def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | Non
         "median": q50,
         "q95": q95,
         "share_at_or_below": share,
+        "range_coverage": range_coverage(n_draws),
         "reading": reading,
     }
 
@@ -579,12 +624,13 @@ def duplicates_note(inp: dict) -> str | None:
 def _reference_lines(report: dict) -> list[str]:
     ref = report["mic_reference"]
     if ref is None:
-        return ["  (no reference: --null-draws 0)"]
+        return ["  (no reference: 0 random rotations; --null-draws N sets them, see the notes)"]
     return [
         f"  Reference on the same data: after rotating every domain's ICA sources at random "
         f"({ref['n_draws']} draws) the MIC is {ref['q05']:.4f}-{ref['q95']:.4f} (5-95%, "
-        f"median {ref['median']:.4f}); {ref['share_at_or_below']:.0%} of the draws are at or "
-        f"below {report['mic']:.4f}.",
+        f"median {ref['median']:.4f}; with {ref['n_draws']} draws this range covers on average "
+        f"{ref['range_coverage']:.0%} of the rotations' MICs); "
+        f"{ref['share_at_or_below']:.0%} of the draws are at or below {report['mic']:.4f}.",
         "  Meaning: the MIC is the largest share of a domain's ICA sources that one common "
         "hierarchy leaves unexplained (0 = every domain fits it exactly); this value is "
         f"{ref['reading']}.",
@@ -744,17 +790,24 @@ def report_schema() -> dict:
 
 
 def fit_report(
-    X: pd.DataFrame,
+    X: pd.DataFrame | np.ndarray,
     domains: np.ndarray,
     n_components: int = 3,
     search: str = "exhaustive",
     random_state: int = 0,
 ) -> dict:
     """Fit HCA with one seed and return the JSON-ready report (kept for scripts that used the
-    first version of the command line)."""
-    board = Leaderboard(
-        pd.DataFrame(X).reset_index(drop=True), np.asarray(domains, dtype=object), rows_read=len(X)
-    )
+    first version of the command line).
+
+    ``X`` is a DataFrame whose columns name the benchmarks, or a 2-D array (its benchmarks
+    are then named ``x0, x1, ...``, scikit-learn's default names); ``domains`` has one label
+    per row.
+    """
+    values = check_matrix(X)  # a one-line error for a 1-D, empty or non-numeric X
+    names = labels_of(X)[1]
+    frame = pd.DataFrame(values, columns=names)
+    labels = check_domains(domains, values, min_domains=2, order_name=None).labels
+    board = Leaderboard(frame, labels, rows_read=len(frame))
     settings = FitSettings(
         n_components=n_components, search=search, random_state=random_state, null_draws=0
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -12,23 +13,26 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 
-from hca.estimator.ica import DomainICA, check_ica, fit_icas
+from hca.estimator.ica import ICA_METHODS, DomainICA, fit_icas
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
 from hca.estimator.search import (
+    RESIDUALS,
+    SEARCHES,
     TINY,
     HCASearchResult,
-    check_search_options,
     check_search_size,
     hca_search,
     hca_search_batch,
 )
 from hca.validation import (
     FitData,
+    InputError,
+    Interval,
+    StrOptions,
     check_domains,
     check_fit_data,
     check_is_fitted,
     check_matrix,
-    check_positive_int,
 )
 
 __all__ = [
@@ -95,7 +99,13 @@ class HCA(TransformerMixin, BaseEstimator):
         authors' setting; FastICA can stop in different local optima for different seeds.
     n_jobs : int, optional
         Domains whose ICA runs in parallel (:class:`joblib.Parallel`; ``None``: one after
-        another). Every domain gets the same seed, so the fit does not depend on ``n_jobs``.
+        another; negative: joblib's count from the number of cores, -1 all of them; 0 is
+        refused). Every domain gets the same seed, so the fit does not depend on ``n_jobs``.
+
+    Every parameter is checked in :meth:`fit` against :attr:`_parameter_constraints` by
+    scikit-learn's own validation (:func:`hca.validation.check_params`), with its wording:
+    ``HCA(max_iter=0).fit(...)`` raises "The 'max_iter' parameter of HCA must be an int in
+    the range [1, inf). Got 0 instead." before any work.
 
     Attributes
     ----------
@@ -138,6 +148,26 @@ class HCA(TransformerMixin, BaseEstimator):
     search_result_ : HCASearchResult
         Full output of the search.
     """
+
+    #: scikit-learn's parameter constraints, checked by :meth:`fit` (``_validate_params``).
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "ica": [StrOptions(set(ICA_METHODS))],
+        "search": [StrOptions(set(SEARCHES))],
+        "residual": [StrOptions(set(RESIDUALS))],
+        "beam_width": [Interval(Integral, 1, None, closed="left")],
+        "max_nodes": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        # finite: the interval's open right end refuses inf, and NaN is in no interval
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [
+            Interval(Integral, None, -1, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+            None,
+        ],
+    }
 
     def __init__(
         self,
@@ -215,9 +245,9 @@ class HCA(TransformerMixin, BaseEstimator):
         return self._fit_search()
 
     def _check_params_and_data(self, X: Any, domains: Any):
-        check_ica(self.ica)
-        check_search_options(self.search, self.residual, self.beam_width, self.max_nodes)
-        check_positive_int(self.n_restarts, "n_restarts")
+        """Every parameter by scikit-learn's validation (:attr:`_parameter_constraints`),
+        then the data (:func:`hca.validation.check_fit_data`)."""
+        self._validate_params()
         return check_fit_data(X, domains, self.n_components)
 
     def _fit_icas(self, values: np.ndarray, labels: np.ndarray, order: Sequence) -> dict:
@@ -323,6 +353,13 @@ class HCA(TransformerMixin, BaseEstimator):
                 f"X has {n_columns} features, but HCA is expecting "
                 f"{self.n_features_in_} features as input (the fitted benchmarks)"
             )
+        if isinstance(X, pd.DataFrame):  # fitted without names: by position, as scikit-learn
+            warnings.warn(
+                "X has feature names, but HCA was fitted without feature names",
+                UserWarning,
+                stacklevel=3,
+            )
+            return check_matrix(X.to_numpy())
         return check_matrix(X, columns=self._benchmarks)
 
     def transform(self, X: Any) -> np.ndarray:
@@ -345,12 +382,26 @@ class HCA(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the factors :meth:`transform` returns: ``z1, ..., z{n_components}`` in
-        causal order. ``input_features``, if given, must be the fitted benchmarks."""
+        causal order.
+
+        ``input_features`` follows scikit-learn's convention: for a model fitted on a
+        DataFrame it must be the fitted benchmarks (``feature_names_in_``); for a model
+        fitted without names (e.g. after a scaler in a pipeline) any names of the right
+        number are accepted.
+        """
         self._check_fitted()
-        if input_features is not None and list(input_features) != list(self._benchmarks):
-            raise ValueError(
-                f"input_features {list(input_features)} are not the fitted "
-                f"benchmarks {list(self._benchmarks)}"
+        if input_features is None:
+            pass
+        elif hasattr(self, "feature_names_in_"):
+            if list(input_features) != list(self.feature_names_in_):
+                raise InputError(
+                    f"input_features {list(input_features)} are not the fitted "
+                    f"benchmarks {list(self.feature_names_in_)}"
+                )
+        elif len(input_features) != self.n_features_in_:
+            raise InputError(
+                f"input_features has {len(input_features)} names but HCA was fitted on "
+                f"{self.n_features_in_} benchmarks"
             )
         return np.array([f"z{i + 1}" for i in range(len(self.unmixing_))], dtype=object)
 
@@ -532,8 +583,7 @@ def fit_many_from_ica(
         if e.n_components not in validated:  # the data are validated once per n_components
             validated[e.n_components] = e._check_params_and_data(X, domains)
         data = validated[e.n_components]
-        check_ica(e.ica)
-        check_search_options(e.search, e.residual, e.beam_width, e.max_nodes)
+        e._validate_params()  # every estimator's parameters, by scikit-learn's validation
         check_search_size(e.search, len(data.order), data.n_components)
         checked.append(_checked_icas(ica, data))
     for i, (e, ica) in enumerate(zip(ests, checked)):  # every input checked: now fit
