@@ -1354,9 +1354,12 @@ def _first_rounds(
             tree = _BatchTree(M[idx] @ _swap(vt[idx, :q])[:, None], residual)
             nodes, discarded = _keep_best(tree.expand(tree.roots(), _combos(K, d)), n, width)
             for j in range(1, d - 1):
+                notify(f"search (beam {width}), level", j, d)  # as _beam reports its levels
                 nodes, left = _keep_best(tree.expand(nodes, _combos(K, d - j)), n, width)
                 discarded = np.minimum(discarded, left)
+            notify(f"search (beam {width}), level", d - 1, d)
             leaves = tree.expand(nodes, _combos(K, 1))
+            notify(f"search (beam {width}), level", d, d)
             lb = leaves.lb.reshape(n, -1)
             best = np.argmin(lb, axis=1)  # the first smallest, as _Best
             mic = lb[np.arange(n), best]
