@@ -521,8 +521,8 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1R
 
 
 def run_evidence(res: V1Results) -> str:
-    """Why a run of the chapter's ensemble is not evidence: the domains whose FastICA in the
-    five-domain fit was steered by rounding (empty: it is evidence;
+    """The domains whose FastICA in the five-domain fit is rounding-sensitive in this run
+    of the chapter's ensemble (empty: none is; the run counts either way;
     :func:`hca.paper.replication.rounding_steered`)."""
     return rounding_steered(res.fit, res.X5, res.dom5, seeds_in_flight(res.setup))
 

@@ -15,6 +15,7 @@ VERDICT_COLORS: dict[str, str] = {
     "reproduced": "#1b9e77",
     "partly": "#e6ab02",
     "not reproduced": "#d95f02",
+    "not determined": "#7570b3",
     "not applicable": "#bbbbbb",
 }
 
