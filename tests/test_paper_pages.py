@@ -61,6 +61,10 @@ def test_domain_data_is_the_one_frame_step():
 def test_alignment_text():
     assert alignment_text(("math_lvl_5", "bbh")) == "MATH Lvl 5 → BBH"
     assert alignment_text(["ifeval", "other"], sep=" > ") == "IFEval > other"
+    # a benchmark never twice in one order: a repeated alignment is named by its factor
+    assert alignment_text(("math_lvl_5", "ifeval", "ifeval")) == (
+        "MATH Lvl 5 → IFEval → z3 (≈ IFEval, as z2)"
+    )
 
 
 def test_invariant_set_rule_finds_the_shared_subspace():
