@@ -87,7 +87,7 @@ def plot_verdict_summary(
     ax.legend(
         loc="upper center",
         bbox_to_anchor=(0.5, -0.1),
-        ncols=len(verdicts),
+        ncols=min(3, len(verdicts)),  # five verdicts in one row would reach panel (b)
         frameon=False,
         fontsize=9,
     )
