@@ -353,3 +353,27 @@ def test_every_chapter_has_the_declared_shape():
         assert chapter(c.key) is c
     with pytest.raises(ValueError, match="unknown chapter"):
         chapter("nope")
+
+
+def test_the_json_record_carries_the_fragile_share():
+    """Every fit-based setup entry of the JSON carries its share of rounding-sensitive runs
+    with the domains, and the shares over all runs and over the rounding-insensitive ones."""
+    import json
+
+    from hca.paper.claims import ensemble_outcome
+
+    verdicts = ["reproduced"] * 30 + ["not reproduced"] * 10
+    why = ["Mixtral-8x7B"] * 15 + [""] * 25
+    o = ensemble_outcome(_runs(verdicts), range(40), evidence=why)
+    row = sc.ClaimRow(id="X-1", section="s", claim="c", paper="p", criterion="k",
+                      kind="analysis", citation="x", chapter="mmlu", figure=None,
+                      setups={"authors": o, "careful": o})
+    e = json.loads(json.dumps(row.record()))["setups"]["careful"]
+    assert e["verdict"] == "not determined"
+    ens = e["ensemble"]
+    assert ens["fragile_share"] == 0.375 and ens["fragile_runs"] == 15
+    assert ens["fragile_domains"] == {"Mixtral-8x7B": 15}
+    assert ens["share"] == 0.75 and ens["share_insensitive"] == 0.6
+    assert "left_out" not in ens and ens["runs"] == 40
+    counts = sc.Scorecard((row,)).counts()
+    assert counts.loc["not determined", "careful"] == 1
