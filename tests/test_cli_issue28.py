@@ -271,6 +271,8 @@ def test_trust_note_for_small_domains(tmp_path, capsys):
     assert code == 0, err
     notes = [line for line in err.splitlines() if "too few for the search" in line]
     assert len(notes) == 1 and "smallest domain has 60 models" in notes[0]
+    # the note quotes chapter 11's study with its intervals, not a rounded "reliably"
+    assert "reliably" not in notes[0] and "90 % interval of the lowest: 77% to 90%" in notes[0]
     assert json.loads((tmp_path / "r.json").read_text())["trust"]["trusted"] is False
 
 
@@ -347,7 +349,15 @@ def test_rotation_null_is_seeded_and_above_an_exact_fit():
 
 def test_recovery_study_small_grid():
     table = recovery_study(n_domains=(4,), n_per_domain=(30, 500), n_reps=4)
-    assert list(table.columns) == ["n_domains", "n_per_domain", "n_reps", "recovered", "rate"]
+    assert list(table.columns) == ["n_domains", "n_per_domain", "n_reps", "recovered", "rate",
+                                   "ci90_low", "ci90_high"]
+    # exact 90 % intervals around every share (4 of 4: 0.47-1; 0 of 4: 0-0.53)
+    assert (table["ci90_low"] <= table["rate"]).all() and (table["rate"] <= table["ci90_high"]).all()
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(table["recovered"].iloc[0]), 4).proportion_ci(0.9, "exact")
+    assert table["ci90_low"].iloc[0] == pytest.approx(ci.low)
+    assert table["ci90_high"].iloc[0] == pytest.approx(ci.high)
     rates = dict(zip(table["n_per_domain"], table["rate"]))
     assert rates[500] >= 0.75 and rates[30] <= 0.5
     sim = simulate_scm(n_domains=4, n_per_domain=800, random_state=0)

@@ -211,7 +211,7 @@ def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violat
                 again = {}
                 for cid in rows.index:
                     members = sc.chapter_ensemble(chapter, s, True)
-                    seeds = sc.ensemble_seeds(  # more runs near a threshold or left out
+                    seeds = sc.ensemble_seeds(  # more runs near a threshold or rounding-sensitive
                         [spec.fn(m, rows)[cid].verdict for m in members],
                         [sc.run_evidence(spec, m) for m in members], True)
                     ens = sc.chapter_ensemble(chapter, s, True, seeds)
@@ -288,30 +288,46 @@ def test_ensemble_outcome_typical_run_and_spread():
         typical_index([np.nan])
 
 
-def test_ensemble_leaves_out_runs_steered_by_rounding():
-    from hca.paper.claims import MIN_EVIDENCE_SHARE, ensemble_outcome, needs_more_runs
+def test_ensemble_counts_every_run_and_fragile_fits_are_not_determined():
+    from hca.paper.claims import FRAGILE_SHARE, VERDICTS, ensemble_outcome, needs_more_runs
 
-    # 60 runs: 30 steered by rounding; of the other 30, 8 partly and 22 not reproduced
-    verdicts = ["partly"] * 8 + ["not reproduced"] * 22 + ["partly"] * 30
-    why = [""] * 30 + ["Llama-2-70B"] * 30
-    values = [0.5] * 30 + [9.0] * 30
-    o = ensemble_outcome(_runs(verdicts, values), range(60), typical=45, evidence=why)
+    assert FRAGILE_SHARE == pytest.approx(0.25)
+    assert VERDICTS.index("not determined") > VERDICTS.index("not reproduced")
+    # 40 runs, 22 rounding-sensitive: not determined, the shares over all runs and over the
+    # 18 rounding-insensitive runs shown side by side
+    verdicts = ["partly"] * 4 + ["not reproduced"] * 14 + ["partly"] * 14 + ["reproduced"] * 8
+    why = [""] * 18 + ["Llama-2-70B"] * 20 + ["Llama-2-70B, Mixtral-8x7B"] * 2
+    values = [0.5] * 18 + [9.0] * 22
+    o = ensemble_outcome(_runs(verdicts, values), range(40), typical=30, evidence=why)
     e = o.ensemble
-    assert o.verdict == "not reproduced"  # 8/30 < 1/3: the steered runs do not count
-    assert (e.runs, e.left_out, e.evidence_runs) == (60, 30, 30)
-    assert e.share_partly == pytest.approx(8 / 30) and e.high == 0.5 and o.value == 0.5
-    assert e.typical_seed < 30  # the chapter's typical run (45) was left out
-    assert "30 left out: FastICA steered by rounding in Llama-2-70B (30 runs)" in o.reason
-    assert ensemble_outcome(_runs(verdicts, values), range(60)).verdict == "partly"
-    # too few runs left: not applicable
-    assert MIN_EVIDENCE_SHARE * 60 == pytest.approx(20)
-    few = ensemble_outcome(_runs(["reproduced"] * 60), range(60), evidence=["x"] * 41 + [""] * 19)
-    assert few.verdict == "not applicable" and few.ensemble.left_out == 41
-    enough = ensemble_outcome(_runs(["reproduced"] * 60), range(60), evidence=["x"] * 40 + [""] * 20)
-    assert enough.verdict == "reproduced" and enough.ensemble.evidence_runs == 20
-    # a run left out among the first 20: read from 60 runs
-    assert needs_more_runs(["reproduced"] * 19, 60, left_out=1)
-    assert not needs_more_runs(["reproduced"] * 20, 60) and not needs_more_runs(["reproduced"] * 59, 60, 1)
+    assert o.verdict == "not determined" and not e.borderline
+    assert (e.runs, e.fragile) == (40, 22) and e.fragile_share == pytest.approx(0.55)
+    assert e.fragile_domains == (("Llama-2-70B", 22), ("Mixtral-8x7B", 2))
+    assert e.share_partly == pytest.approx(26 / 40) and e.share == pytest.approx(8 / 40)
+    assert e.share_partly_insensitive == pytest.approx(4 / 18) and e.share_insensitive == 0
+    assert e.high == 9.0 and o.value == pytest.approx(np.median(values))  # every run counts
+    assert e.typical_seed == 30  # the chapter's typical run, whichever it is
+    assert "rounding-sensitive in 22 of 40 runs (Llama-2-70B 22, Mixtral-8x7B 2)" in o.reason
+    assert "reproduced in 8, at least partly in 26 of 40" in o.reason
+    assert "of the 18 rounding-insensitive runs: reproduced in 0, at least partly in 4" in o.reason
+    assert "rounding-sensitive in 22 of 40 runs" in o.ours
+    # just under a quarter (9 of 40): judged on all runs by the 2/3-1/3 rule
+    below = ensemble_outcome(
+        _runs(["reproduced"] * 40), range(40), evidence=["x"] * 9 + [""] * 31
+    )
+    assert below.verdict == "reproduced" and below.ensemble.fragile == 9
+    assert "rounding-sensitive in 9 of 40 runs (x 9)" in below.reason
+    at = ensemble_outcome(_runs(["reproduced"] * 40), range(40), evidence=["x"] * 10 + [""] * 30)
+    assert at.verdict == "not determined"
+    # no rounding-sensitive run: the fragile share is still shown, and is zero
+    calm = ensemble_outcome(_runs(["reproduced"] * 20), range(20), evidence=[""] * 20)
+    assert calm.ensemble.fragile_share == 0 and "rounding-sensitive in 0 of 20 runs" in calm.reason
+    assert calm.ensemble.share_insensitive == 1.0 and "rounding-sensitive" not in calm.ours
+    # a rounding-sensitive run among the first 20: read from 40 runs
+    assert needs_more_runs(["reproduced"] * 20, 40, fragile=1)
+    assert not needs_more_runs(["reproduced"] * 20, 40) and not needs_more_runs(
+        ["reproduced"] * 40, 40, 1
+    )
     with pytest.raises(ValueError, match="evidence entries"):
         ensemble_outcome(_runs(["reproduced"] * 2), [0, 1], evidence=[""])
 
@@ -337,3 +353,27 @@ def test_every_chapter_has_the_declared_shape():
         assert chapter(c.key) is c
     with pytest.raises(ValueError, match="unknown chapter"):
         chapter("nope")
+
+
+def test_the_json_record_carries_the_fragile_share():
+    """Every fit-based setup entry of the JSON carries its share of rounding-sensitive runs
+    with the domains, and the shares over all runs and over the rounding-insensitive ones."""
+    import json
+
+    from hca.paper.claims import ensemble_outcome
+
+    verdicts = ["reproduced"] * 30 + ["not reproduced"] * 10
+    why = ["Mixtral-8x7B"] * 15 + [""] * 25
+    o = ensemble_outcome(_runs(verdicts), range(40), evidence=why)
+    row = sc.ClaimRow(id="X-1", section="s", claim="c", paper="p", criterion="k",
+                      kind="analysis", citation="x", chapter="mmlu", figure=None,
+                      setups={"authors": o, "careful": o})
+    e = json.loads(json.dumps(row.record()))["setups"]["careful"]
+    assert e["verdict"] == "not determined"
+    ens = e["ensemble"]
+    assert ens["fragile_share"] == 0.375 and ens["fragile_runs"] == 15
+    assert ens["fragile_domains"] == {"Mixtral-8x7B": 15}
+    assert ens["share"] == 0.75 and ens["share_insensitive"] == 0.6
+    assert "left_out" not in ens and ens["runs"] == 40
+    counts = sc.Scorecard((row,)).counts()
+    assert counts.loc["not determined", "careful"] == 1

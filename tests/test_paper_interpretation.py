@@ -170,3 +170,32 @@ def test_comparison_plots():
     assert ax.texts[0].get_text() == "0.461\n(0.46)"
     with pytest.raises(ValueError, match="same rows and columns"):
         hp.plot_lookup_cells(ours, ours.T)
+
+
+def test_authors_printed_edge_weights_beside_ours(results):
+    """The authors' z1 -> z2 weights (find_proximal_benchmark.ipynb, cell y6xhFUgObP0N) are
+    cited as theirs; under the authors' setup our fit has no general -> IFEval edge (IFEval
+    comes first) and the table says why; under the careful setup it has one."""
+    from hca.data import authors_code_values, authors_edge_weights
+
+    w = authors_edge_weights()
+    assert w.to_dict() == {"Llama-3.1-8B": 1.64, "Qwen2.5-7B": 2.14, "Llama-3-8B": 2.92,
+                           "Qwen2.5-14B": 1.82}
+    acv = authors_code_values()
+    assert acv.loc["edge-z1-z2-Llama-3-8B", "source"].endswith(
+        "find_proximal_benchmark.ipynb, cell y6xhFUgObP0N")
+    a = ip.authors_edge_comparison(results["authors"])
+    assert list(a.index) == list(w.index) and a["ours"].isna().all()
+    assert a["why"].str.contains("IFEval comes before the general factor").all()
+    assert a["why"].str.contains(r"the edge runs IFEval → general, weight -?\d").all()
+    c = ip.authors_edge_comparison(results["careful"])
+    assert c["ours"].notna().all() and (c["why"] == "").all()
+    assert ((c["ours"].astype(float) > 0) & (c["ours"].astype(float) < c["authors"])).all()
+
+
+def test_table2a_rows_name_their_control_set(results):
+    card = sc.build_scorecard(["T2a-"], fast=True)
+    assert len(card.rows) == 18
+    for r in card.rows:
+        for o in r.setups.values():
+            assert "earlier factors z_j, j < i" in o.reason and "j > i" in o.reason, r.id

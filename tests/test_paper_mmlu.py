@@ -75,11 +75,19 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
         assert by["F27-one-factor"][s].verdict == "reproduced"
         assert by["H.5-math-mic"][s].verdict == "not reproduced"
         assert by["H.5-math-minimal"][s].verdict == "not reproduced"
-        assert by["H.5-phys-mic"][s].verdict in ("reproduced", "partly")  # 0.067 ± 0.006
-        assert by["H.5-phys-mic"][s].ensemble.share_partly >= 0.9
-        assert by["H.5-phys-minimal"][s].verdict == "reproduced"
+        # the physics fit is rounding-sensitive through Llama-2-70B in some runs: every run
+        # counts, and a quarter or more of them make the claim "not determined" (the rule);
+        # over the rounding-insensitive runs the verdicts are the ones the chapter shows
+        for cid, fine in (("H.5-phys-mic", ("reproduced", "partly")),  # 0.067 ± 0.006
+                          ("H.5-phys-minimal", ("reproduced",)),
+                          ("H.5-phys-z1", ("not reproduced",))):
+            o = by[cid][s]
+            assert o.ensemble.fragile > 0 and o.ensemble.runs == 10, cid
+            assert (o.verdict == "not determined") == (o.ensemble.fragile_share >= 0.25), cid
+            assert o.verdict in (*fine, "not determined"), (cid, o.verdict)
+        assert by["H.5-phys-mic"][s].ensemble.share_partly_insensitive >= 0.9
+        assert by["H.5-phys-minimal"][s].ensemble.share_insensitive == 1.0
         assert by["H.5-math-z1"][s].verdict == "not reproduced"
-        assert by["H.5-phys-z1"][s].verdict == "not reproduced"
         assert by["H.5-math-z23"][s].verdict == "partly"  # only high-school math is a top
     box = sc.verdict_box_markdown(rows)
     assert "{numref}`fig-mmlu-corr57`" in box

@@ -61,6 +61,10 @@ def test_domain_data_is_the_one_frame_step():
 def test_alignment_text():
     assert alignment_text(("math_lvl_5", "bbh")) == "MATH Lvl 5 → BBH"
     assert alignment_text(["ifeval", "other"], sep=" > ") == "IFEval > other"
+    # a benchmark never twice in one order: a repeated alignment is named by its factor
+    assert alignment_text(("math_lvl_5", "ifeval", "ifeval")) == (
+        "MATH Lvl 5 → IFEval → z3 (≈ IFEval, as z2)"
+    )
 
 
 def test_invariant_set_rule_finds_the_shared_subspace():
@@ -144,3 +148,14 @@ def test_subject_and_mic_panels():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_times_text_never_prints_one_point_zero_times():
+    from hca.paper.glue import times_text
+
+    assert times_text(2.43, "the printed one") == "2.4 times the printed one"
+    assert times_text(1.04, "the printed one") == "about the same as the printed one (ratio 1.04)"
+    assert times_text(0.96, "x") == "about the same as x (ratio 0.96)"
+    assert times_text(0.5, "x") == "0.50 times x"
+    with pytest.raises(ValueError, match="finite and positive"):
+        times_text(0.0, "x")

@@ -31,6 +31,7 @@ from hca.data.registry import (  # noqa: F401
 from hca.data.tables import (  # noqa: F401
     TABLES,
     authors_code_values,
+    authors_edge_weights,
     authors_tokens,
     load_paper_values,
     paper_figure8_sft,
@@ -43,6 +44,7 @@ __all__ = [
     "domain_data",
     "TABLES",
     "authors_code_values",
+    "authors_edge_weights",
     "authors_tokens",
     "load_paper_values",
     "paper_figure8_sft",

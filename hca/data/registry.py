@@ -156,8 +156,21 @@ def benchmark_label(name: str) -> str:
 
 def alignment_text(alignment: Sequence[str], sep: str = " → ") -> str:
     """A causal order of benchmark columns as text: ``("math_lvl_5", "bbh")`` ->
-    ``"MATH Lvl 5 → BBH"`` (display names by :func:`benchmark_label`, joined by ``sep``)."""
-    return sep.join(benchmark_label(b) for b in alignment)
+    ``"MATH Lvl 5 → BBH"`` (display names by :func:`benchmark_label`, joined by ``sep``).
+
+    A factor aligned with the same benchmark as an earlier one is named by its factor, so
+    that no benchmark appears twice in one order: ``("math_lvl_5", "ifeval", "ifeval")`` ->
+    ``"MATH Lvl 5 → IFEval → z3 (≈ IFEval, as z2)"``."""
+    first: dict[str, int] = {}
+    parts = []
+    for i, b in enumerate(alignment):
+        label = benchmark_label(b)
+        if label in first:
+            parts.append(f"z{i + 1} (≈ {label}, as z{first[label] + 1})")
+        else:
+            first[label] = i
+            parts.append(label)
+    return sep.join(parts)
 
 
 MMLU_SUBJECTS: tuple[str, ...] = (

@@ -40,6 +40,7 @@ __all__ = [
     "FIGURE8_COLUMNS",
     "TABLES",
     "authors_code_values",
+    "authors_edge_weights",
     "authors_tokens",
     "table_path",
     "pretraining_tokens",
@@ -221,6 +222,22 @@ def authors_code_values(path: str | Path | None = None) -> pd.DataFrame:
     if (t["source"].str.strip() == "").any():
         raise ValueError(f"{shown}: every row needs a source")
     return t.assign(value=value.astype(float)).set_index("id", drop=False)
+
+
+def authors_edge_weights(path: str | Path | None = None) -> pd.Series:
+    """The weights of the edge z1 -> z2 (general, MMLU-PRO-aligned -> IFEval-aligned) that the
+    authors' notebook printed on each domain's causal graph (``find_proximal_benchmark.ipynb``,
+    rows ``edge-z1-z2-<domain>`` of ``tables/authors_code_values.csv``), indexed by domain.
+    The authors' values, not the paper's (whose Figure 4 gives 2.76 for Llama-3-8B)."""
+    t = authors_code_values(path)
+    rows = t[t["id"].str.startswith("edge-z1-z2-")]
+    if rows.empty:
+        raise ValueError("authors_code_values.csv: no edge-z1-z2-<domain> rows")
+    return pd.Series(
+        rows["value"].to_numpy(float),
+        index=[i[len("edge-z1-z2-") :] for i in rows["id"]],
+        name="authors' notebook: z1 → z2",
+    ).rename_axis("domain")
 
 
 def authors_tokens(path: str | Path | None = None) -> pd.Series:

@@ -12,9 +12,11 @@ An evaluator takes the chapter's results *for one setup* and the paper rows it a
 returns one :class:`Outcome` per row; the scorecard calls it once per setup
 (:mod:`hca.paper.setups`) on the very objects the chapter notebook shows.
 
-Verdicts are ``reproduced``, ``partly``, ``not reproduced`` and ``not applicable`` (with the
+Verdicts are ``reproduced``, ``partly``, ``not reproduced``, ``not determined`` (a fit-based
+claim whose fits are rounding-sensitive in at least :data:`FRAGILE_SHARE` of its runs: two local
+optima give different answers and rounding picks between them) and ``not applicable`` (with the
 reason: a sanity check rather than evidence, an erratum in the paper, a cell that is not
-informative). The helpers below implement the criteria's recurring rules (numeric tolerance
+informative); the last two are counted apart. The helpers below implement the criteria's recurring rules (numeric tolerance
 with its relative band, set equality, ratio bands, intervals, shares over seeds) so that every
 chapter applies them the same way.
 """
@@ -39,7 +41,8 @@ __all__ = [
     "Stability",
     "Ensemble",
     "ENSEMBLE_RULE",
-    "MIN_EVIDENCE_SHARE",
+    "FRAGILE_SHARE",
+    "COUNTED_APART",
     "borderline_margin",
     "needs_more_runs",
     "ensemble_outcome",
@@ -59,8 +62,16 @@ __all__ = [
     "paper_list",
 ]
 
-#: The allowed verdicts, best first; "not applicable" is counted apart.
-VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced", "not applicable")
+#: The allowed verdicts, best first; "not determined" and "not applicable" are counted apart.
+VERDICTS: tuple[str, ...] = (
+    "reproduced",
+    "partly",
+    "not reproduced",
+    "not determined",
+    "not applicable",
+)
+#: The verdicts that judge neither way, counted apart from the other three.
+COUNTED_APART: tuple[str, ...] = ("not determined", "not applicable")
 #: Kinds of claim: an analysis of the data, or a value read off the leaderboard.
 KINDS: tuple[str, ...] = ("analysis", "lookup")
 
@@ -107,22 +118,23 @@ class Stability:
 #: (:func:`borderline_margin`): a share within two of them of a threshold after the first 20
 #: runs is read from 40 runs instead (:func:`needs_more_runs`); a final share within one of
 #: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
-#: other side with other seeds, or on another CPU).
+#: other side with other seeds, or on another CPU). Every run counts; a claim whose evidence
+#: fits are rounding-sensitive (:func:`hca.stability.ica_reproducible`) in at least
+#: :data:`FRAGILE_SHARE` of its runs is "not determined" (rule of 2026-11-26).
 ENSEMBLE_RULE = (
-    "reproduced if at least 2/3 of the runs are reproduced; partly if at least "
-    "1/3 are reproduced or partly; else not reproduced; not applicable if at "
-    "least half the runs are; read from 40 runs when a share of the first 20 lies "
-    "within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3; "
-    "borderline (flagged, verdict unchanged) when the final share lies within one "
-    "(sqrt(2/9/runs)); runs whose FastICA result changes when a domain's models are "
-    "listed in reverse order are rounding, not evidence: left out of the shares (read "
-    "from 40 runs when one of the first 20 is such a run; not applicable if fewer "
-    "than a third of the runs are left)"
+    "every run counts; not determined if the fits are rounding-sensitive (a domain's "
+    "FastICA result changes when its models are listed in reverse order) in at least 1/4 "
+    "of the runs; otherwise reproduced if at least 2/3 of the runs are reproduced; partly "
+    "if at least 1/3 are reproduced or partly; else not reproduced; not applicable if at "
+    "least half the runs are; read from 40 runs when a share of the first 20 lies within "
+    "two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3, or when one of "
+    "the first 20 runs is rounding-sensitive; borderline (flagged, verdict unchanged) when "
+    "the final share lies within one (sqrt(2/9/runs))"
 )
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
-#: Smallest share of an ensemble's runs left after the rounding-steered runs are left out
-#: (:data:`ENSEMBLE_RULE`).
-MIN_EVIDENCE_SHARE = 1 / 3
+#: Share of an ensemble's runs with a rounding-sensitive fit from which a claim is "not
+#: determined" (:data:`ENSEMBLE_RULE`; CONTRIBUTING.md, "Every run is evidence").
+FRAGILE_SHARE = 1 / 4
 
 
 def borderline_margin(runs: int) -> float:
@@ -157,13 +169,15 @@ class Ensemble:
     borderline : str
         Empty, or which share lies within :func:`borderline_margin` of a threshold (flagged;
         the verdict is the rule's).
-    left_out : int
-        Runs left out of the shares because their fit was steered by rounding (its FastICA
-        result changes when a domain's models are listed in reverse order;
-        :func:`hca.stability.ica_reproducible`). The shares, median and range are over the
-        other ``runs - left_out``.
-    left_out_why : str
-        Which domains steered them (empty when none was left out).
+    fragile : int
+        Runs whose evidence fit is rounding-sensitive (some domain's FastICA result changes
+        when the domain's models are listed in reverse order;
+        :func:`hca.stability.ica_reproducible`). They count like every other run.
+    fragile_domains : tuple of (str, int)
+        The domains that make runs rounding-sensitive, each with its number of runs.
+    share_insensitive, share_partly_insensitive : float or None
+        ``share`` and ``share_partly`` over the ``runs - fragile`` rounding-insensitive runs
+        (None when there is none).
     """
 
     runs: int
@@ -176,20 +190,56 @@ class Ensemble:
     low: float | None = None
     high: float | None = None
     borderline: str = ""
-    left_out: int = 0
-    left_out_why: str = ""
+    fragile: int = 0
+    fragile_domains: tuple = ()
+    share_insensitive: float | None = None
+    share_partly_insensitive: float | None = None
 
     @property
-    def evidence_runs(self) -> int:
-        """Runs the shares are read from (``runs - left_out``)."""
-        return self.runs - self.left_out
+    def fragile_share(self) -> float:
+        """Share of the runs whose evidence fit is rounding-sensitive."""
+        return self.fragile / self.runs if self.runs else 0.0
+
+    @property
+    def not_determined(self) -> bool:
+        """Whether the fragile share reaches :data:`FRAGILE_SHARE` (the claim's verdict is
+        then "not determined")."""
+        return self.fragile_share >= FRAGILE_SHARE - 1e-12
+
+    def fragile_text(self) -> str:
+        """``"rounding-sensitive in 22 of 40 runs (Llama-2-70B 22)"``."""
+        where = ", ".join(f"{d} {c}" for d, c in self.fragile_domains)
+        return f"rounding-sensitive in {self.fragile} of {self.runs} runs" + (
+            f" ({where})" if where else ""
+        )
+
+    def shares_text(self) -> str:
+        """The shares over all runs, and, when some runs are rounding-sensitive, over the
+        rounding-insensitive ones beside them."""
+        n = self.runs
+        k, kp = round(self.share * n), round(self.share_partly * n)
+        out = f"reproduced in {k}, at least partly in {kp} of {n}"
+        m = n - self.fragile
+        if self.fragile and m and self.share_insensitive is not None:
+            ki = round(self.share_insensitive * m)
+            kpi = round((self.share_partly_insensitive or 0.0) * m)
+            out += (
+                f" (of the {m} rounding-insensitive runs: reproduced in {ki}, at least "
+                f"partly in {kpi})"
+            )
+        return out
 
     def value_text(self) -> str:
-        """``"median 0.037 of 20 runs"`` (empty without values): the ensemble's value, as
-        shown beside the typical run."""
+        """``"median 0.037 (range 0.028-0.076) of 20 runs"`` (empty without values): the
+        ensemble's value and spread, as shown beside the typical run (one seed set for both)."""
         if self.median is None:
             return ""
-        return f"median {_num(self.median)} of {self.runs} runs"
+        if _num(self.low) == _num(self.high):
+            return f"{_num(self.median)} in every one of {self.runs} runs"
+        return (
+            f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}) "
+            f"of {self.runs} runs"
+        )
 
     def text(self) -> str:
         """``"ensemble of 20 seeds: median 0.037 (0.036-0.072); reproduced in 19 of 20"``."""
@@ -200,12 +250,9 @@ class Ensemble:
                 if _num(self.low) == _num(self.high)
                 else f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}); "
             )
-        n = self.evidence_runs
-        k, kp = round(self.share * n), round(self.share_partly * n)
-        left = f" ({self.left_out} left out: {self.left_out_why})" if self.left_out else ""
         return (
-            f"ensemble of {self.runs} FastICA seeds{left}: {spread}reproduced in {k}, "
-            f"at least partly in {kp} of {n}"
+            f"ensemble of {self.runs} FastICA seeds: {spread}{self.shares_text()}; "
+            f"{self.fragile_text()}"
         )
 
 
@@ -292,9 +339,9 @@ def claim(
     ``ensemble=True`` marks claims read from a fit with a random start (FastICA): the
     scorecard evaluates them on the chapter's results for every seed of
     :data:`hca.paper.setups.ENSEMBLE_SEEDS` and reads the verdict with
-    :func:`ensemble_outcome`. ``evidence(results)`` says why a run is not evidence (its fit
-    was steered by rounding; empty when it is evidence); without it the chapter module's
-    ``run_evidence`` is used, if it has one."""
+    :func:`ensemble_outcome`. ``evidence(results)`` names the domains whose FastICA in the
+    fit the claim reads is rounding-sensitive (comma-separated; empty when none is); without
+    it the chapter module's ``run_evidence`` is used, if it has one."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
     if bool(ids) == (prefix is not None):
@@ -463,16 +510,16 @@ def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
     ]
 
 
-def needs_more_runs(verdicts: Sequence[str], more: int, left_out: int = 0) -> bool:
+def needs_more_runs(verdicts: Sequence[str], more: int, fragile: int = 0) -> bool:
     """Whether an ensemble is read from ``more`` runs instead (:data:`ENSEMBLE_RULE`):
-    ``verdicts`` are the verdicts of its evidence runs and ``left_out`` the runs left out as
-    steered by rounding. Fewer runs than ``more`` in all, and either a run left out or a share
-    within two binomial standard errors of 2/3 or 1/3 (unless at least half the runs are not
-    applicable)."""
+    ``verdicts`` are the verdicts of its runs and ``fragile`` how many of them have a
+    rounding-sensitive fit. Fewer runs than ``more``, and either a rounding-sensitive run or
+    a share within two binomial standard errors of 2/3 or 1/3 (unless at least half the
+    runs are not applicable)."""
     n = len(verdicts)
-    if n + left_out >= more:
+    if n >= more:
         return False
-    if left_out:
+    if fragile:
         return True
     if n == 0 or verdicts.count("not applicable") / n >= _NA_SHARE:
         return False
@@ -491,14 +538,21 @@ def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
     return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
 
 
-def _left_out_text(why: Sequence[str]) -> str:
-    """``"FastICA steered by rounding in Llama-2-70B (28 runs)"`` from the runs' reasons."""
+def _fragile_domains(why: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """``(("Llama-2-70B", 22),)`` from the runs' comma-separated rounding-sensitive domains:
+    each domain with its number of runs, most runs first."""
     counts: dict[str, int] = {}
     for w in why:
-        if w:
-            counts[w] = counts.get(w, 0) + 1
-    parts = [f"{w} ({c} run{'s' if c > 1 else ''})" for w, c in counts.items()]
-    return "FastICA steered by rounding in " + "; ".join(parts) if parts else ""
+        for d in (x.strip() for x in w.split(",")):
+            if d:
+                counts[d] = counts.get(d, 0) + 1
+    return tuple(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _shares(verdicts: Sequence[str]) -> tuple[float, float]:
+    n = len(verdicts)
+    k = verdicts.count("reproduced")
+    return k / n, (k + verdicts.count("partly")) / n
 
 
 def ensemble_outcome(
@@ -509,16 +563,17 @@ def ensemble_outcome(
 ) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
-    The verdict follows :data:`ENSEMBLE_RULE`. ``ours`` is the typical run's value, labelled
-    with its seed, and the ensemble's median; ``reason`` gives the shares behind the verdict
-    and the range of the runs' values (the parts that move when one run moves); ``value`` is the
-    median of the runs' values (the typical run's when they have none); the typical run's
-    ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's, from
-    :func:`typical_index`); by default, or when that run is left out, the run whose value is
-    nearest the median (or whose text is the most frequent). ``evidence`` gives, per run, the
-    domains whose FastICA was steered by rounding (empty: the run is evidence); such runs are
-    left out of the shares, median and range, and fewer runs left than
-    :data:`MIN_EVIDENCE_SHARE` of them make the claim not applicable.
+    The verdict follows :data:`ENSEMBLE_RULE`: every run counts in the shares, median and
+    range. ``evidence`` gives, per run, the domains whose FastICA in the claim's evidence fit
+    is rounding-sensitive (comma-separated; empty: none is); when at least
+    :data:`FRAGILE_SHARE` of the runs are, the verdict is ``not determined`` and the reason
+    gives the shares over all runs and over the rounding-insensitive runs side by side.
+    ``ours`` is the typical run's value, labelled with its seed, and the ensemble's median;
+    ``reason`` gives the shares behind the verdict, the range of the runs' values and the
+    rounding-sensitive runs; ``value`` is the median of the runs' values (the typical run's
+    when they have none); the typical run's ``stability`` is kept. ``typical`` is the index
+    of the typical run (the chapter's, from :func:`typical_index`); by default the run whose
+    value is nearest the median (or whose text is the most frequent).
 
     Raises
     ------
@@ -528,16 +583,14 @@ def ensemble_outcome(
     n = len(outcomes)
     if n == 0 or n != len(seeds):
         raise ValueError(f"ensemble_outcome: {n} outcomes for {len(seeds)} seeds")
-    why = [""] * n if evidence is None else [str(w) for w in evidence]
+    why = [""] * n if evidence is None else [str(w).strip() for w in evidence]
     if len(why) != n:
         raise ValueError(f"ensemble_outcome: {n} outcomes for {len(why)} evidence entries")
-    keep = [i for i in range(n) if not why[i]]
-    if len(keep) < n:
-        return _outcome_without(outcomes, seeds, keep, why, typical)
     outcomes = [_relabel(o, int(sd)) for o, sd in zip(outcomes, seeds)]
     verdicts = [o.verdict for o in outcomes]
-    share = verdicts.count("reproduced") / n
-    share_partly = (verdicts.count("reproduced") + verdicts.count("partly")) / n
+    share, share_partly = _shares(verdicts)
+    calm = [v for v, w in zip(verdicts, why) if not w]
+    share_i, share_partly_i = _shares(calm) if calm else (None, None)
     vals = [o.value for o in outcomes]
     numeric = all(v is not None and np.isfinite(v) for v in vals)
     values = np.array(vals, dtype=float) if numeric else None
@@ -554,66 +607,35 @@ def ensemble_outcome(
         low=float(values.min()) if numeric else None,
         high=float(values.max()) if numeric else None,
         borderline=borderline,
+        fragile=sum(bool(w) for w in why),
+        fragile_domains=_fragile_domains(why),
+        share_insensitive=share_i,
+        share_partly_insensitive=share_partly_i,
     )
-    typical = outcomes[t]
-    why = f"; borderline: {borderline}" if borderline else ""
-    reason = (
-        f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){why}; "
-        f"the typical run (seed {ens.typical_seed}): {typical.reason}"
-    )
+    typical_o = outcomes[t]
+    if ens.not_determined:
+        ens = replace(ens, borderline="")
+        head = (
+            f"not determined by these data: the fits are {ens.fragile_text()}, at least "
+            "a quarter of them (two local optima of the same objective answer differently "
+            "and rounding picks between them, so neither set of runs is judged); "
+        )
+        reason = f"{head}{ens.text()}; the typical run (seed {ens.typical_seed}): "
+        reason += typical_o.reason
+        verdict = "not determined"
+    else:
+        flag = f"; borderline: {borderline}" if borderline else ""
+        reason = (
+            f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){flag}; "
+            f"the typical run (seed {ens.typical_seed}): {typical_o.reason}"
+        )
     med = f"; {ens.value_text()}" if ens.median is not None else ""
+    frag = f"; {ens.fragile_text()}" if ens.fragile else ""
     return Outcome(
-        ours=f"{typical.ours} [typical run: seed {ens.typical_seed}{med}]",
+        ours=f"{typical_o.ours} [typical run: seed {ens.typical_seed}{med}{frag}]",
         verdict=verdict,
         reason=reason,
-        value=ens.median if numeric else typical.value,
-        stability=typical.stability,
+        value=ens.median if numeric else typical_o.value,
+        stability=typical_o.stability,
         ensemble=ens,
     )
-
-
-def _outcome_without(
-    outcomes: Sequence[Outcome],
-    seeds: Sequence[int],
-    keep: Sequence[int],
-    why: Sequence[str],
-    typical: int | None,
-) -> Outcome:
-    """:func:`ensemble_outcome` with the runs outside ``keep`` left out (rounding-steered)."""
-    n, left = len(outcomes), len(outcomes) - len(keep)
-    left_why = _left_out_text(why)
-    if len(keep) < MIN_EVIDENCE_SHARE * n - 1e-9:
-        ens = Ensemble(
-            runs=n,
-            share=0.0,
-            share_partly=0.0,
-            rule=ENSEMBLE_RULE,
-            seeds=tuple(int(s) for s in seeds),
-            typical_seed=int(seeds[0]),
-            left_out=left,
-            left_out_why=left_why,
-        )
-        return Outcome(
-            ours=f"{len(keep)} of {n} FastICA runs are evidence ({left_why})",
-            verdict="not applicable",
-            reason=(
-                f"{left_why}: fewer than a third of the {n} runs are a property of the data "
-                "(rule: runs whose FastICA result changes when a domain's models are listed "
-                "in reverse order are left out)"
-            ),
-            ensemble=ens,
-        )
-    t = None if typical is None or int(typical) not in keep else keep.index(int(typical))
-    inner = ensemble_outcome([outcomes[i] for i in keep], [int(seeds[i]) for i in keep], typical=t)
-    kept = inner.ensemble
-    if kept is None:  # ensemble_outcome always names its ensemble
-        raise RuntimeError("ensemble_outcome returned no ensemble")
-    ens = replace(
-        kept,
-        runs=n,
-        seeds=tuple(int(s) for s in seeds),
-        left_out=left,
-        left_out_why=left_why,
-    )
-    reason = inner.reason.replace(kept.text(), ens.text(), 1)
-    return replace(inner, reason=reason, ensemble=ens)

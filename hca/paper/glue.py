@@ -23,6 +23,7 @@ __all__ = [
     "members",
     "mark",
     "ci_text",
+    "times_text",
     "show",
     "run_hca",
 ]
@@ -70,6 +71,25 @@ def ci_text(row: Mapping[str, Any], value: str) -> str:
     """``row[value]`` with its 95 % interval (``ci95_low``, ``ci95_high``), signed, one
     decimal: ``"+1.2 [+0.3, +2.1]"``."""
     return f"{row[value]:+.1f} [{row['ci95_low']:+.1f}, {row['ci95_high']:+.1f}]"
+
+
+def times_text(ratio: Any, other: str) -> str:
+    """A ratio as words: ``"2.4 times the printed one"``; one that would print as ``1.0``
+    reads ``"about the same as the printed one (ratio 0.98)"``, never ``"1.0 times"``.
+
+    Raises
+    ------
+    ValueError
+        If ``ratio`` is not a finite positive number.
+    """
+    r = float(ratio)
+    if not np.isfinite(r) or r <= 0:
+        raise ValueError(f"times_text: ratio must be finite and positive, got {ratio!r}")
+    if f"{r:.1f}" == "1.0":
+        return f"about the same as {other} (ratio {r:.2f})"
+    if r < 1:
+        return f"{r:.2f} times {other}" if r >= 0.095 else f"{1 / r:.0f} times smaller than {other}"
+    return f"{r:.1f} times {other}"
 
 
 def show(text: Any, width: int = 86) -> None:

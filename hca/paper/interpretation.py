@@ -31,6 +31,7 @@ setups.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,7 @@ from hca.attribution.compute import add_compute
 from hca.data import (
     V2_BENCHMARKS,
     authors_code_values,
+    authors_edge_weights,
     authors_tokens,
     load_paper_values,
 )
@@ -89,7 +91,9 @@ __all__ = [
     "instruct_changes",
     "paper_table2a",
     "authors_code_table2a",
+    "authors_edge_comparison",
     "table2a_verdicts",
+    "T2A_CONTROLS",
 ]
 
 #: The paper's three roles, in its causal order, with the benchmarks that define them.
@@ -103,6 +107,12 @@ ROLE_NAMES: dict[str, str] = {
     "ifeval": "IFEval",
     "math": "MATH Lvl 5",
 }
+#: What every Table 2a row says about its control set: the authors' code (and Section 4's text)
+#: and this book use the earlier factors, the paper's Table 2 caption says the later ones.
+T2A_CONTROLS = (
+    "controls: the earlier factors z_j, j < i, as in Section 4's text and the authors' code "
+    "(latent_ols); the paper's Table 2 caption says z_j, j > i, which this book does not follow"
+)
 #: The reason of Table 2b's not-applicable cells (criterion of paper_values.csv, issue 18).
 NOT_INFORMATIVE = (
     "not informative: in sample the factor is ≥ 99 % a linear function of its "
@@ -314,6 +324,56 @@ def authors_code_table2a() -> pd.DataFrame:
         index=list(PAPER_FACTOR.values()),
         columns=_B,
     )
+
+
+def _edge_weight(weights: Mapping[str, float], al: Sequence[str], domain: str) -> tuple:
+    """The general -> IFEval weight of one fit in ``domain`` (``w[<domain>] z<j>->z<i>``
+    of :func:`hca.stability.fit_record`) or None, with the order when there is none."""
+    pos = {r: next((k for k, b in enumerate(al) if b in ROLES[r]), None) for r in ROLES}
+    g, i = pos["general"], pos["ifeval"]
+    if g is None or i is None:
+        return None, "no general or no IFEval factor"
+    if g > i:
+        back = weights.get(f"w[{domain}] z{i + 1}->z{g + 1}")
+        tail = f" (the edge runs IFEval → general, weight {back:.2f})" if back is not None else ""
+        return None, f"IFEval comes before the general factor{tail}"
+    return float(weights[f"w[{domain}] z{g + 1}->z{i + 1}"]), ""
+
+
+def authors_edge_comparison(res: InterpretationResults) -> pd.DataFrame:
+    """The authors' printed z1 -> z2 weights (:func:`hca.data.authors_edge_weights`; their
+    order MMLU-PRO -> IFEval -> MATH) beside our general -> IFEval edge in the same domain
+    under ``res``'s setup: in the chapter's run, and its median over the seed refits that
+    have the edge, with the reason where there is no such edge.
+
+    Returns
+    -------
+    DataFrame
+        One row per domain: ``authors``, ``ours``, ``seeds_with_edge`` (``"k of n"``),
+        ``seeds_median`` (NaN without one) and ``why`` (empty when our run has the edge).
+    """
+    from hca.stability import fit_record
+
+    printed = authors_edge_weights()
+    own = fit_record(main_fit(res.setup))
+    al = tuple(own["alignment"])
+    records = seed_refits(res.setup, res.seeds).records
+    rows = {}
+    for domain, theirs in printed.items():
+        ours, why = _edge_weight(own, al, domain)
+        per_seed = [
+            _edge_weight(rec, tuple(rec["alignment"]), domain)[0]
+            for rec in records.to_dict("records")
+        ]
+        have = [w for w in per_seed if w is not None]
+        rows[domain] = {
+            "authors": float(theirs),
+            "ours": np.nan if ours is None else ours,
+            "seeds_with_edge": f"{len(have)} of {len(per_seed)}",
+            "seeds_median": float(np.median(have)) if have else np.nan,
+            "why": "" if ours is not None else f"no such edge: order {alignment_text(al)}; {why}",
+        }
+    return pd.DataFrame(rows).T.rename_axis("domain")
 
 
 def table2a_verdicts(table: pd.DataFrame) -> pd.DataFrame:
@@ -532,8 +592,8 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Int
 
 
 def run_evidence(res: InterpretationResults) -> str:
-    """Why a run of the chapter's ensemble is not evidence: the domains whose FastICA in the
-    four-domain fit was steered by rounding (empty: it is evidence;
+    """The domains whose FastICA in the four-domain fit is rounding-sensitive in this run
+    of the chapter's ensemble (empty: none is; the run counts either way;
     :func:`hca.paper.replication.main_fit_steered`)."""
     return main_fit_steered(res.setup)
 
@@ -632,7 +692,7 @@ def _table2a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcom
             continue
         ours = float(res.alignment.r2_table.loc[z, col])
         v, reason = numeric_verdict(ours, float(row["value"]), row["tolerance"])
-        out[cid] = Outcome(f"{ours:.3f} (our {z})", v, reason, value=ours)
+        out[cid] = Outcome(f"{ours:.3f} (our {z})", v, f"{reason}; {T2A_CONTROLS}", value=ours)
     return out
 
 

@@ -494,8 +494,8 @@ class SubjectFit:
         :func:`seed_fits` on ``domains``.
     reproducible : dict
         Domain -> whether ``model``'s FastICA gives the same result with the domain's models
-        listed in reverse order (:func:`hca.stability.ica_reproducible`; False: steered by
-        rounding, so the run is not evidence, :data:`hca.paper.claims.ENSEMBLE_RULE`).
+        listed in reverse order (:func:`hca.stability.ica_reproducible`; False: the run is
+        rounding-sensitive, :data:`hca.paper.claims.ENSEMBLE_RULE`).
     """
 
     subjects: tuple
@@ -512,8 +512,8 @@ class SubjectFit:
     reproducible: dict
 
     def rounding_steered(self) -> str:
-        """The domains whose FastICA run in ``model`` was steered by rounding (comma-separated;
-        empty when the run is evidence)."""
+        """The domains whose FastICA run in ``model`` is rounding-sensitive (comma-separated;
+        empty when none is)."""
         return ", ".join(d for d, ok in self.reproducible.items() if not ok)
 
     def rank(self, subset: Sequence[str] | None = None) -> pd.Series:
@@ -818,11 +818,9 @@ def _fig27(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 
 def _mic_outcome(fit: SubjectFit, rows: pd.DataFrame, cid: str) -> Outcome:
     mic = float(fit.model.mic_)
-    s = fit.seeds["mic"]
     v, r = numeric_verdict(mic, float(rows.loc[cid, "value"]), rows.loc[cid, "tolerance"])
-    return Outcome(
-        f"{mic:.3f} (seed 0); {s.min():.3f}-{s.max():.3f} over {len(s)} seeds "
-        f"({', '.join(fit.domains)})",
+    return Outcome(  # the range over seeds is the ensemble's (one seed set beside the median)
+        f"{mic:.3f} (seed 0; {', '.join(fit.domains)})",
         v,
         r,
         value=mic,

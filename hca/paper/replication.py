@@ -143,8 +143,8 @@ def main_fit(setup: str | Setup):
 
 def rounding_steered(model: Any, X: Any, domains: Any, seeds: Sequence[int] = ()) -> str:
     """The domains of a fitted HCA whose FastICA run was steered by rounding
-    (:func:`hca.stability.ica_reproducible` is False), comma-separated; empty when the fit is
-    evidence (:data:`hca.paper.claims.ENSEMBLE_RULE`). ``seeds``: the ensemble's seeds, whose
+    (:func:`hca.stability.ica_reproducible` is False): rounding-sensitive, comma-separated;
+    empty when none is (:data:`hca.paper.claims.ENSEMBLE_RULE`). ``seeds``: the ensemble's seeds, whose
     runs are batched now (results do not depend on them)."""
     from hca.stability import ica_reproducible
 

@@ -128,8 +128,11 @@ class ClaimRow:
                     "range": None if e.low is None else [round(e.low, 6), round(e.high, 6)],
                     "rule": e.rule,
                     "borderline": e.borderline,
-                    "left_out": e.left_out,
-                    "left_out_why": e.left_out_why,
+                    "fragile_share": round(e.fragile_share, 4),
+                    "fragile_runs": e.fragile,
+                    "fragile_domains": dict(e.fragile_domains),
+                    "share_insensitive": _round(e.share_insensitive),
+                    "share_partly_insensitive": _round(e.share_partly_insensitive),
                 }
             setups[name] = d
         return {
@@ -143,6 +146,10 @@ class ClaimRow:
             "figure": self.figure,
             "setups": setups,
         }
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
 
 
 def chapter_module(chapter: str):
@@ -190,19 +197,18 @@ def ensemble_seeds(
     verdicts: Sequence[str], evidence: Sequence[str] = (), fast: bool = False
 ) -> tuple[int, ...]:
     """The seeds a claim is read from, given its verdicts on the first runs of its ensemble
-    (and which runs are not evidence, :func:`run_evidence`): the larger set of
-    :func:`~hca.paper.setups.ensemble_seed_sets` when a run is left out or a share lies near
-    a threshold (:func:`needs_more_runs`)."""
+    (and which of them have a rounding-sensitive fit, :func:`run_evidence`): the larger set
+    of :func:`~hca.paper.setups.ensemble_seed_sets` when one of them is rounding-sensitive or
+    a share lies near a threshold (:func:`needs_more_runs`). Every run counts."""
     first, more = ensemble_seed_sets(fast)
-    why = list(evidence) or [""] * len(verdicts)
-    kept = [v for v, w in zip(verdicts, why) if not w]
-    return more if needs_more_runs(kept, len(more), len(verdicts) - len(kept)) else first
+    fragile = sum(bool(str(w).strip()) for w in evidence)
+    return more if needs_more_runs(list(verdicts), len(more), fragile) else first
 
 
 def run_evidence(spec: ClaimSpec, results: Any) -> str:
-    """Why a run of ``spec``'s ensemble is not evidence (the domains whose FastICA result was
-    steered by rounding), or ``""``: the claim's ``evidence`` or else its chapter module's
-    ``run_evidence`` (:data:`hca.paper.claims.ENSEMBLE_RULE`)."""
+    """The domains whose FastICA in the fit ``spec`` reads is rounding-sensitive in this run
+    (comma-separated), or ``""``: the claim's ``evidence`` or else its chapter module's
+    ``run_evidence`` (:data:`hca.paper.claims.ENSEMBLE_RULE`; the run counts either way)."""
     fn = spec.evidence or getattr(chapter_module(spec.chapter), "run_evidence", None)
     return "" if fn is None else str(fn(results))
 
@@ -599,14 +605,18 @@ def summary_markdown(card: Scorecard, name: str | None = None) -> str:
 
 
 def headline_markdown(card: Scorecard, name: str | None = None) -> str:
-    """The headline claims (:data:`HEADLINE`) with their verdict and stability per setup
-    (a numbered MyST table; ``name`` its anchor)."""
+    """The headline claims (:data:`HEADLINE`) with their verdict and refit share per setup
+    (a numbered MyST table; ``name`` its anchor), then one line on what the verdict reads and
+    one on what the refit share measures, so that a claim that is reproduced and holds in
+    half the refits reads as both."""
     setups = card._setups()
     lines = [
         "| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
         "|" + "---|" * (len(setups) + 1),
     ]
     by_id = {r.id: r for r in card.rows}
+    designs: list[str] = []
+    runs: set[int] = set()
     for cid in HEADLINE:
         if cid not in by_id:
             continue
@@ -614,18 +624,35 @@ def headline_markdown(card: Scorecard, name: str | None = None) -> str:
         cells = []
         for s in setups:
             o = r.setups[s]
-            stab = (
-                f"; holds in {o.stability.share:.0%} of {o.stability.n_fits} refits"
-                if o.stability
-                else ""
-            )
-            cells.append(f"{_verdict_md(o)}{stab}")
+            stab = ""
+            if o.stability:
+                stab = f"; refits: holds in {o.stability.share:.0%} of {o.stability.n_fits}"
+                if o.stability.design not in designs:
+                    designs.append(o.stability.design)
+            if o.ensemble is not None:
+                runs.add(o.ensemble.runs)
+            cells.append(f"verdict: {_verdict_md(o)}{stab}")
         lines.append(f"| {_claim_md(r)}: {_cell(r.claim)} | " + " | ".join(cells) + " |")
-    return _table_md(
-        "\n".join(lines),
-        "The headline claims: verdict of the single fit and the "
-        "share of refits in which the claim holds, per setup.",
-        name,
+    seeds = " or ".join(str(n) for n in sorted(runs)) if runs else "20"
+    design = "; ".join(designs) if designs else "resampled models × FastICA seeds"
+    notes = (
+        f"*The verdict* reads the claim on all of the setup's models, judged on every run of "
+        f"an ensemble of {seeds} FastICA seeds (a fit-based claim) or on the setup's own fit, "
+        "by the rule of the scorecard page (reproduced: at least 2/3 of the runs reproduce it).\n\n"
+        f"*The refit share* measures how often the claim holds when the models themselves are "
+        f"resampled ({_cell(design)}): how much it depends on which models happen to be in "
+        "the data, not a second verdict; a claim can be reproduced on all models and hold in "
+        "only half of the resamples."
+    )
+    return (
+        _table_md(
+            "\n".join(lines),
+            "The headline claims: the verdict (on all models) and the share of refits on "
+            "resampled models in which the claim holds, per setup.",
+            name,
+        )
+        + "\n\n"
+        + notes
     )
 
 
@@ -811,9 +838,25 @@ def synthesis_markdown(
             for r in picked
         )
 
+    one_hold = [
+        r
+        for r in analysis
+        if r not in both_hold and any(r.setups[s].verdict == "reproduced" for s in setups)
+    ]
+    partly = [
+        r
+        for r in analysis
+        if all(r.setups[s].verdict in ("reproduced", "partly") for s in setups)
+        and r not in both_hold
+    ]
+    undetermined = {
+        s: [r.id for r in analysis if r.setups[s].verdict == "not determined"] for s in setups
+    }
     lines = [
         f"**What held.** {len(both_hold)} of the {len(analysis)} analysis claims are reproduced "
-        f"under both setups ({chap_counts(both_hold)}), for example: {examples(both_hold)}.",
+        f"under both setups ({chap_counts(both_hold)}), for example: "
+        f"{examples(both_hold, 6)}. {len(one_hold)} more are reproduced under one setup, and "
+        f"{len(partly)} hold at least partly under both.",
         "",
         f"**What did not.** {len(both_fail)} analysis claims are not reproduced under either "
         f"setup ({chap_counts(both_fail)}), for example: {examples(both_fail)}. "
@@ -823,6 +866,20 @@ def synthesis_markdown(
         "fails on the paper's own terms; one that holds only under the authors' setup depends "
         "on their data choices.",
     ]
+    if any(undetermined.values()):
+        lines += [
+            "",
+            "**Not determined by these data.** "
+            + "; ".join(
+                f"{SETUPS[s].label}: {len(ids)} ({', '.join(ids)})"
+                if ids
+                else f"{SETUPS[s].label}: none"
+                for s, ids in undetermined.items()
+            )
+            + ". Their fits are rounding-sensitive in at least a quarter of the FastICA runs: "
+            "two local optima of the same objective answer differently and rounding picks "
+            "between them, so the scorecard shows both shares and judges neither.",
+        ]
     order = by_id.get("S4-order")
     if order is not None:
         verdicts = {o.verdict for o in order.setups.values()}

@@ -15,6 +15,7 @@ VERDICT_COLORS: dict[str, str] = {
     "reproduced": "#1b9e77",
     "partly": "#e6ab02",
     "not reproduced": "#d95f02",
+    "not determined": "#7570b3",
     "not applicable": "#bbbbbb",
 }
 
@@ -87,7 +88,7 @@ def plot_verdict_summary(
     ax.legend(
         loc="upper center",
         bbox_to_anchor=(0.5, -0.1),
-        ncols=len(verdicts),
+        ncols=min(3, len(verdicts)),  # five verdicts in one row would reach panel (b)
         frameon=False,
         fontsize=9,
     )
