@@ -107,7 +107,8 @@ def test_every_claim_both_setups(results):
 
 def test_tables_and_cache(results):
     out = results[0]
-    assert ch.run("careful", ch.Settings.fast()) is out["careful"]
+    again = ch.run("careful", ch.Settings.fast())  # computed once: an equal read-only copy
+    assert again is not out["careful"] and again.setup == out["careful"].setup
     ate = ch.comparison_table(out, "ate")
     assert len(ate) == 2 * 3 * 6 and set(ate["subset"]) == {"all", "Llama", "Qwen"}
     assert (ate["ci_low"] <= ate["ate"]).all() and (ate["ate"] <= ate["ci_high"]).all()
