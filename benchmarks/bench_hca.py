@@ -1,22 +1,30 @@
 """Wall times of the HCA estimator (hca.estimator) on simulated leaderboards.
 
-Run with ``python benchmarks/bench_hca.py``. Prints, for each setting, the best of a few
-repetitions, and whether the speed budget of issue 4 is met:
+Run with ``python benchmarks/bench_hca.py`` (``--rates`` for the first two lines only). Prints,
+for each setting, the best of a few repetitions, and whether the speed budget of issue 4 is met:
 
+* [0] the rates of issue 33, on the paper's four domains (real data, careful setup), median of
+  a few repetitions, CPU seconds (``time.process_time``; the machine is shared) and wall:
+  - searches per second: the exhaustive searches of 20 FastICA seeds' unmixing matrices and
+    of the 16 subsets of S_inv (>= 3 of 5 domains) of 5 seeds, one after another
+    (``hca_search``) and as one batch (``hca_search_batch``, where the library has it);
+  - ensemble fits per second: a 20-seed ensemble of fitted ``HCA`` models, from scratch
+    (``hca.stability.seed_fits`` where the library has it; before issue 33: the seeds'
+    FastICA prefetched into the memo, which is cleared first, then one ``fit`` per seed).
+  The script runs against the code on ``PYTHONPATH``, so that the same script measures the
+  code before and after (``cd /work/main && PYTHONPATH=$PWD python <this script> --rates``).
 * exhaustive fit (ICA + search) in the paper's setting: 3 factors, 6 benchmarks,
   4 domains, ~1,000 models -- budget 1 s;
 * the sweep over every subset of size >= 3 of five domains (Figure 18) -- budget 5 s;
 * the sequential search with 4 factors and 8 domains (ICA included) -- budget 10 s;
-* the speed ratio sequential / exhaustive on search problems where both run;
-* [0] HCA fits per second on the paper's four domains (real data, careful setup): a
-  20-seed ensemble (:func:`hca.stability.seed_stability`, the unit of the book's ensemble
-  readings) and single fits, median of 5 repetitions, the per-process FastICA memo cleared
-  before each repetition so that every fit computes its ICA.
+* the speed ratio sequential / exhaustive on search problems where both run.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
+import sys
 import time
 import warnings
 
@@ -48,35 +56,82 @@ def leaderboard(n_domains: int, n_per_domain: int, n_components: int, seed: int,
     )
 
 
-def _clear_memo() -> None:
-    try:  # the memo of batched FastICA runs (absent before issue 24)
-        from hca.estimator.ica import clear_fastica_memo
-    except ImportError:
-        return
-    clear_fastica_memo()
+def timed(func, repeat: int = 3):
+    """Median CPU and wall seconds over ``repeat`` calls, and the last result."""
+    cpu, wall, result = [], [], None
+    for _ in range(repeat):
+        c0, w0 = time.process_time(), time.perf_counter()
+        result = func()
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return statistics.median(cpu), statistics.median(wall), result
 
 
-def bench_fits_per_second(repeat: int = 5, n_seeds: int = 20) -> None:
+def _book_problems(n_seeds: int = 20, n_subset_seeds: int = 5):
+    """Unmixing matrices of the paper's four domains for ``n_seeds`` seeds and of the 16
+    subsets of S_inv for ``n_subset_seeds`` seeds (careful setup)."""
+    from hca.paper.constants import PAPER_V2_SINV
+    from hca.paper.recovery import B2
+    from hca.paper.replication import domain_data, main_data, v2_frame
+
+    four, subsets = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        X, labels = main_data("careful")
+        for s in range(n_seeds):
+            icas = domain_ica(X, labels, 3, random_state=s)
+            four.append({k: icas[k].unmixing for k in sorted(icas)})
+        Xs, ls = domain_data(v2_frame("careful"), PAPER_V2_SINV, B2)
+        for s in range(n_subset_seeds):
+            icas = domain_ica(Xs, ls, 3, random_state=s)
+            for size in (3, 4, 5):
+                for sub in itertools.combinations(sorted(icas), size):
+                    subsets.append({k: icas[k].unmixing for k in sub})
+    return four, subsets
+
+
+def bench_search_rate(repeat: int = 3) -> None:
+    import hca.estimator.search as search_module
+
+    four, subsets = _book_problems()
+    batch = getattr(search_module, "hca_search_batch", None)
+    for name, problems in (("4 domains x 20 seeds", four), ("16 subsets x 5 seeds", subsets)):
+        cpu1, wall1, _ = timed(lambda: [hca_search(p) for p in problems], repeat)
+        line = (f"[0a] searches per second, {name} ({len(problems)} exhaustive searches): "
+                f"one by one {len(problems) / cpu1:.0f}/s CPU ({len(problems) / wall1:.0f}/s wall)")
+        if batch is not None:
+            cpu2, wall2, _ = timed(lambda: batch(problems), repeat)
+            line += (f", batched {len(problems) / cpu2:.0f}/s CPU "
+                     f"({len(problems) / wall2:.0f}/s wall)")
+        print(line, flush=True)
+
+
+def bench_ensemble_rate(repeat: int = 3, n_seeds: int = 20) -> None:
+    import hca.estimator.ica as ica_module
+    import hca.stability as stability
     from hca.paper.replication import estimator, main_data
-    from hca.stability import seed_stability
 
     X, labels = main_data("careful")
     est = estimator("careful")
-    ens, single = [], []
-    for r in range(repeat):
-        seeds = range(1000 * r, 1000 * r + n_seeds)
-        _clear_memo()
-        start = time.perf_counter()
-        seed_stability(est, X, labels, seeds=seeds)
-        ens.append(n_seeds / (time.perf_counter() - start))
-        _clear_memo()
-        start = time.perf_counter()
-        for s in range(500 + 1000 * r, 500 + 1000 * r + 5):
-            est.set_params(random_state=s).fit(X, labels)
-        single.append(5 / (time.perf_counter() - start))
-    print(f"[0] HCA fits per second, paper's four domains ({len(X)} models), median of "
-          f"{repeat}: {statistics.median(ens):.1f} in a {n_seeds}-seed ensemble, "
-          f"{statistics.median(single):.1f} as single fits")
+    seed_fits = getattr(stability, "seed_fits", None)
+
+    def ensemble(r: int) -> list:
+        seeds = list(range(1000 * r, 1000 * r + n_seeds))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if seed_fits is not None:
+                return list(seed_fits(est, X, labels, seeds))
+            ica_module.clear_fastica_memo()  # before issue 33: the process-wide memo
+            stability.prefetch_runs(est, X, labels, seeds)
+            return [stability.clone_hca(est, random_state=s).fit(X, labels) for s in seeds]
+
+    runs = iter(range(repeat))
+    cpu, wall, fits = timed(lambda: ensemble(next(runs)), repeat)
+    how = "seed_fits" if seed_fits is not None else "prefetch_runs + one fit per seed"
+    print(f"[0b] ensemble fits per second, {n_seeds}-seed ensembles of the paper's four domains "
+          f"({len(X)} models, {how}, new seeds every repetition): {n_seeds / cpu:.1f}/s CPU "
+          f"({n_seeds / wall:.1f}/s wall); MICs {min(f.mic_ for f in fits):.4f}-"
+          f"{max(f.mic_ for f in fits):.4f}", flush=True)
 
 
 def bench_paper_setting() -> None:
@@ -125,7 +180,10 @@ def bench_ratio() -> None:
 
 
 def main() -> None:
-    bench_fits_per_second()
+    bench_search_rate()
+    bench_ensemble_rate()
+    if "--rates" in sys.argv[1:]:
+        return
     bench_paper_setting()
     bench_subset_sweep()
     bench_sequential_large()

@@ -518,12 +518,6 @@ def subset_stability(
         raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
     subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
     check_search_size(est.search, len(cands), data.n_components)  # before any ICA
-    ica_options = {
-        "ica": est.ica,
-        "max_iter": est.max_iter,
-        "tol": est.tol,
-        "n_restarts": est.n_restarts,
-    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if n_boot > 0:
@@ -536,13 +530,24 @@ def subset_stability(
                         db.labels,
                         cands,
                         db.n_components,
+                        ica=est.ica,
                         random_state=seeds[0],
-                        **ica_options,
+                        max_iter=est.max_iter,
+                        tol=est.tol,
+                        n_restarts=est.n_restarts,
                     )
                 )
         else:
             icas = fit_icas_seeds(
-                data.values, data.labels, cands, data.n_components, seeds, **ica_options
+                data.values,
+                data.labels,
+                cands,
+                data.n_components,
+                seeds,
+                ica=est.ica,
+                max_iter=est.max_iter,
+                tol=est.tol,
+                n_restarts=est.n_restarts,
             )
     problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
     results = search_many(problems, _search_options(est), n_jobs)

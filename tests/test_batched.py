@@ -5,15 +5,24 @@ problems (:func:`hca.estimator.search.hca_search_batch`), the ensemble of seeds
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator import HCA, clone_hca
-from hca.stability import ica_reproducible, ica_reproducible_many, seed_fits
+from hca.estimator import HCA, clone_hca, domain_ica, hca_search, mic_by_subset
+from hca.estimator.search import hca_search_batch
+from hca.stability import (
+    ica_reproducible,
+    ica_reproducible_many,
+    rotation_null,
+    seed_fits,
+    subset_stability,
+)
 from hca.synthetic import simulate_scm
 
 ATOL = 1e-10
@@ -76,3 +85,101 @@ def test_ica_reproducible_many_equals_one_at_a_time(sim):
     assert all(isinstance(v, bool) for flags in many for v in flags.values())
     with pytest.raises(ValueError, match="models is empty"):
         ica_reproducible_many([], X, dom)
+
+
+# --------------------------------------------------------------------------- the book's data
+@pytest.fixture(scope="module", params=["careful", "authors"])
+def book(request):
+    from hca.paper.replication import estimator, main_data
+
+    X, labels = main_data(request.param)
+    return estimator(request.param), X, labels
+
+
+def test_seed_fits_on_the_books_four_domains(book):
+    est, X, labels = book
+    seeds = [0, 5, 17]
+    fits = seed_fits(est, X, labels, seeds)
+    for fit, ref in zip(fits, per_seed(est, X, labels, seeds)):
+        assert_same_fit(fit, ref)
+    # with restarts (the careful setup's option), the residual of the other setup
+    other = "shared" if est.residual == "domain" else "domain"
+    est2 = clone_hca(est, n_restarts=3, residual=other)
+    for fit, ref in zip(seed_fits(est2, X, labels, [2, 9]), per_seed(est2, X, labels, [2, 9])):
+        assert_same_fit(fit, ref)
+    flags = ica_reproducible_many(fits, X, labels)
+    assert flags == [ica_reproducible(f, X, labels) for f in fits]
+
+
+def _assert_same_results(batch, single):
+    for a, b in zip(batch, single, strict=True):
+        assert a.domains == b.domains and a.mic == b.mic  # bitwise: same arithmetic
+        for x, y in zip(a.permutations, b.permutations):
+            np.testing.assert_array_equal(x, y)
+        for x, y in zip(a.signs, b.signs):
+            np.testing.assert_array_equal(x, y)
+        for x, y in zip(a.weights, b.weights):
+            np.testing.assert_allclose(x, y, atol=ATOL, rtol=0)
+        np.testing.assert_allclose(a.alphas, b.alphas, atol=ATOL, rtol=0)
+        assert (a.n_evaluated, a.n_nodes, a.certified, a.beam_width) == (
+            b.n_evaluated, b.n_nodes, b.certified, b.beam_width)
+
+
+@pytest.mark.parametrize("options", [{}, {"residual": "shared"}, {"search": "sequential"}])
+def test_search_batch_equals_one_search_at_a_time(book, options):
+    """Subsets of several sizes (shapes), seeds, duplicated problems and exact ties (a domain
+    repeated, all domains equal, rows reordered) in one batch."""
+    _, X, labels = book
+    problems = []
+    for seed in (0, 3):
+        icas = domain_ica(X, labels, 3, random_state=seed)
+        names = sorted(icas)
+        for size in (2, 3, 4):
+            for sub in itertools.combinations(names, size):
+                problems.append({k: icas[k].unmixing for k in sub})
+    M = [icas[k].unmixing for k in names]
+    problems += [
+        [M[0], M[0], M[1]],  # a repeated domain: tied orders
+        [M[1]] * 4,  # all domains equal
+        [M[2], M[2][::-1], M[3]],  # the same rows in another order
+        problems[0],  # the same problem twice
+    ]
+    batch = hca_search_batch(problems, **options)
+    _assert_same_results(batch, [hca_search(p, **options) for p in problems])
+    # a problem's result does not depend on its batch
+    _assert_same_results(hca_search_batch(problems[::-1], **options)[::-1], batch)
+
+
+def test_search_batch_errors_name_the_problem():
+    good = [np.eye(2, 3), np.eye(2, 3)[::-1]]
+    assert hca_search_batch([]) == []
+    with pytest.raises(ValueError, match=r"problems\[1\]: unmixing matrix of domain 'b'"):
+        hca_search_batch([good, {"a": np.eye(2, 3), "b": np.ones((2, 3))}])
+    with pytest.raises(ValueError, match=r"problems\[0\]: HCA needs unmixing matrices"):
+        hca_search_batch([[np.eye(2, 3)]])
+    with pytest.raises(ValueError, match="exceeds the limit"):
+        hca_search_batch([good, [np.eye(4, 5)] * 6])
+    with pytest.raises(ValueError, match="unknown search"):
+        hca_search_batch([good], search="greedy")
+
+
+def test_batched_sweeps_equal_their_searches(sim):
+    """mic_by_subset, subset_stability and rotation_null run their searches in one batch."""
+    X, dom = sim
+    table = mic_by_subset(HCA(n_restarts=2), X, dom, min_size=2)
+    icas = domain_ica(X, dom, 3, n_restarts=2)
+    for _, row in table.iterrows():
+        ref = hca_search({k: icas[k].unmixing for k in row["subset"]})
+        assert row["mic"] == ref.mic
+    sweeps = subset_stability(HCA(), X, dom, seeds=[4, 1])
+    for rep, seed in enumerate([4, 1]):
+        ref = mic_by_subset(HCA(random_state=seed), X, dom)
+        np.testing.assert_array_equal(sweeps[sweeps["rep"] == rep]["mic"], ref["mic"])
+    model = HCA().fit(X, dom)
+    null = rotation_null(model, n_draws=3, random_state=2)
+    rng = np.random.default_rng(2)
+    for value in null:
+        rotated = {k: special_ortho_group.rvs(3, random_state=rng) @ model.ica_[k].unmixing
+                   for k in model.domains_}
+        assert value == hca_search(rotated).mic
+    assert null.shape == (3,)

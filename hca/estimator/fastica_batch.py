@@ -165,11 +165,11 @@ def fastica_batch(
     if (seeds is None) == (w_init is None):
         raise ValueError("fastica_batch: pass either seeds or w_init")
     wh = whiten(X, n_components) if whitened is None else whitened
-    W0 = (
-        initial_matrices(seeds, n_components)
-        if w_init is None
-        else np.array(w_init, dtype=np.float64, copy=True)
-    )
+    if w_init is not None:
+        W0 = np.array(w_init, dtype=np.float64, copy=True)
+    else:
+        assert seeds is not None  # checked above: exactly one of them is given
+        W0 = initial_matrices(seeds, n_components)
     if W0.ndim != 3 or W0.shape[1:] != (n_components, n_components):
         raise ValueError(
             f"w_init must have shape (n_starts, {n_components}, {n_components}), got {W0.shape}"

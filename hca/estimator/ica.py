@@ -7,6 +7,7 @@ import sys
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -263,7 +264,7 @@ def fastica_runs(
 
 
 def _picard_module():
-    try:
+    try:  # an optional dependency, imported only when Picard is asked for
         import picard
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
@@ -310,7 +311,8 @@ _HCA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _outside_hca() -> int:
     """``stacklevel`` of the first frame outside the hca package, seen from the caller."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_HCA_DIR):
         frame, level = frame.f_back, level + 1
     return level

@@ -24,10 +24,13 @@ positions) form a tree whose nodes carry a lower bound on the MIC of every compl
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import sys
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -193,55 +196,124 @@ class HCASearchResult:
 # =========================================================================== core checks
 def _as_unmixing_list(unmixings: Any) -> tuple[np.ndarray, tuple]:
     """Stack the ``M_k`` into a ``(K, d, p)`` array; return it with the domain names."""
-    if isinstance(unmixings, Mapping):
-        names = tuple(unmixings.keys())
-        mats = [unmixings[n] for n in names]
-    else:
-        mats = list(unmixings)
-        names = tuple(range(len(mats)))
-    if len(mats) < 2:
-        raise ValueError(f"HCA needs unmixing matrices of at least 2 domains, got {len(mats)}")
-    arrays = [np.asarray(m, dtype=float) for m in mats]
-    shape = arrays[0].shape
-    for name, m in zip(names, arrays):
-        if m.ndim != 2 or m.shape != shape:
+    return _as_unmixing_lists([unmixings])[0]
+
+
+def _as_unmixing_lists(problems: Sequence[Any], where: str = "") -> list[tuple[np.ndarray, tuple]]:
+    """:func:`_as_unmixing_list` of every problem (the rank checks of all matrices of one shape
+    in one stacked SVD); ``where`` prefixes the messages with ``problems[i]: ``."""
+    out = []
+    for i, unmixings in enumerate(problems):
+        at = f"problems[{i}]: " if where else ""
+        if isinstance(unmixings, Mapping):
+            names = tuple(unmixings.keys())
+            mats = [unmixings[n] for n in names]
+        else:
+            mats = list(unmixings)
+            names = tuple(range(len(mats)))
+        if len(mats) < 2:
             raise ValueError(
-                f"unmixing matrix of domain {name!r} has shape {m.shape}, expected {shape}"
+                f"{at}HCA needs unmixing matrices of at least 2 domains, got {len(mats)}"
             )
-        if not np.all(np.isfinite(m)):
-            raise ValueError(f"unmixing matrix of domain {name!r} contains NaN or infinite values")
-        s = np.linalg.svd(m, compute_uv=False)
-        if shape[0] > shape[1] or s[-1] <= _RANK_TOL * s[0]:
-            raise ValueError(f"unmixing matrix of domain {name!r} does not have full row rank")
-    return np.stack(arrays), names
+        arrays = [np.asarray(m, dtype=float) for m in mats]
+        shape = arrays[0].shape
+        for name, m in zip(names, arrays):
+            if m.ndim != 2 or m.shape != shape:
+                raise ValueError(
+                    f"{at}unmixing matrix of domain {name!r} has shape {m.shape}, expected {shape}"
+                )
+            if not np.all(np.isfinite(m)):
+                raise ValueError(
+                    f"{at}unmixing matrix of domain {name!r} contains NaN or infinite values"
+                )
+            if shape[0] > shape[1]:
+                raise ValueError(
+                    f"{at}unmixing matrix of domain {name!r} does not have full row rank"
+                )
+        out.append((np.stack(arrays), names))
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for i, (M, _) in enumerate(out):
+        by_shape.setdefault(M.shape, []).append(i)
+    for members in by_shape.values():
+        s = np.linalg.svd(np.stack([out[i][0] for i in members]), compute_uv=False)
+        low = s[..., -1] <= _RANK_TOL * s[..., 0]  # (problems, K)
+        for j, k in zip(*np.nonzero(low)):
+            i = members[j]
+            at = f"problems[{i}]: " if where else ""
+            raise ValueError(
+                f"{at}unmixing matrix of domain {out[i][1][k]!r} does not have full row rank"
+            )
+    return out
 
 
 # =========================================================================== single order
-def _place_rows(M: np.ndarray, perms: Sequence[np.ndarray], residual: str):
-    """Row-residual extraction for one row order; return ``(H_hat, rank-1 errors)``."""
-    K, d, p = M.shape
-    Mp = np.stack([M[k][perms[k]] for k in range(K)])
-    H = np.zeros((d, p))
-    errors = np.zeros(d)
+def _swap(A: np.ndarray) -> np.ndarray:
+    return np.swapaxes(A, -1, -2)
+
+
+def _place_rows(M: np.ndarray, perms: np.ndarray, residual: str):
+    """Row-residual extraction for one row order of every problem.
+
+    ``M`` (P, K, d, p), ``perms`` (P, K, d); returns ``H_hat`` (P, d, p), the rank-1 errors
+    (P, d) and the placed rows ``M_k[perms_k]`` (P, K, d, p)."""
+    P, K, d, p = M.shape
+    Mp = np.take_along_axis(M, perms[..., None], axis=2)
+    H = np.zeros((P, d, p))
+    errors = np.zeros((P, d))
     for i in range(d):
-        R = np.empty((K, p))
-        for k in range(K):
-            prev = Mp[k, :i] if residual == "domain" else H[:i]
-            basis = np.linalg.qr(prev.T)[0] if i else np.zeros((p, 0))
-            R[k] = Mp[k, i] - basis @ (basis.T @ Mp[k, i])
+        v = Mp[:, :, i]  # (P, K, p)
+        if i:
+            prev = Mp[:, :, :i] if residual == "domain" else H[:, None, :i]
+            basis = np.linalg.qr(_swap(prev))[0]  # (P, K or 1, p, i)
+            R = v - (basis @ (_swap(basis) @ v[..., None]))[..., 0]
+        else:
+            R = v.copy()
         _, s, vt = np.linalg.svd(R, full_matrices=False)
-        total = float(np.sum(s**2))
-        errors[i] = 1.0 - s[0] ** 2 / total if total > 0 else 0.0
-        h = vt[0] - H[:i].T @ (H[:i] @ vt[0])
-        h /= max(np.linalg.norm(h), TINY)
-        H[i] = h if h.sum() >= 0 else -h
+        total = np.sum(s**2, axis=-1)
+        ratio = np.divide(s[:, 0] ** 2, total, out=np.ones_like(total), where=total > 0)
+        errors[:, i] = 1.0 - ratio
+        top = vt[:, 0]  # (P, p)
+        Hi = H[:, :i]
+        h = top - (_swap(Hi) @ (Hi @ top[..., None]))[..., 0]
+        h /= np.maximum(np.linalg.norm(h, axis=-1, keepdims=True), TINY)
+        H[:, i] = np.where(h.sum(axis=-1, keepdims=True) >= 0, h, -h)
     return H, np.clip(errors, 0.0, 1.0), Mp
 
 
-def _inexactness(J: np.ndarray) -> float:
-    """``(1/d) sum_{i != j} Jn_ij^2`` with unit-norm rows ``Jn``."""
-    norms = np.maximum(np.sum(J**2, axis=1), TINY)
-    return float(1.0 - np.mean(np.diag(J) ** 2 / norms))
+def _evaluate(
+    problems: Sequence[tuple[np.ndarray, tuple]], perms: np.ndarray, residual: str
+) -> list[HCASearchResult]:
+    """:func:`evaluate_order` of one row order per problem (problems of one shape: ``M``
+    (K, d, p) with their domain names; ``perms`` (P, K, d)), in stacked linear algebra."""
+    M = np.stack([m for m, _ in problems])
+    H, errors, Mp = _place_rows(M, perms, residual)
+    B = np.tril(Mp @ _swap(H)[:, None])  # (P, K, d, d)
+    signs = np.where(np.diagonal(B, axis1=-2, axis2=-1) < 0, -1.0, 1.0)  # (P, K, d)
+    B = signs[..., None] * B
+    Mk = signs[..., None] * Mp
+    J = B @ H[:, None] @ _swap(Mk) @ np.linalg.inv(Mk @ _swap(Mk))
+    norms = np.maximum(np.sum(J**2, axis=-1), TINY)
+    alphas = 1.0 - np.mean(np.diagonal(J, axis1=-2, axis2=-1) ** 2 / norms, axis=-1)  # (P, K)
+    unmix = np.linalg.norm(Mk - B @ H[:, None], axis=(-2, -1)) / np.linalg.norm(Mk, axis=(-2, -1))
+    out = []
+    for i, (_, names) in enumerate(problems):
+        out.append(
+            HCASearchResult(
+                domains=names,
+                permutations=tuple(perms[i]),
+                signs=tuple(signs[i]),
+                aligned=tuple(Mk[i]),
+                unmixing=H[i],
+                weights=tuple(B[i]),
+                J=tuple(J[i]),
+                alphas=alphas[i],
+                mic=float(np.max(alphas[i])),
+                rank1_error=errors[i],
+                unmixing_error=unmix[i],
+                residual=residual,
+            )
+        )
+    return out
 
 
 def evaluate_order(
@@ -272,34 +344,7 @@ def evaluate_order(
     perms = [np.asarray(p, dtype=int) for p in permutations]
     if len(perms) != K or any(sorted(p.tolist()) != list(range(d)) for p in perms):
         raise ValueError(f"permutations must give one permutation of range({d}) per domain ({K})")
-    H, errors, Mp = _place_rows(M, perms, residual)
-    signs, aligned, weights, Js, alphas, unmix = [], [], [], [], [], []
-    for k in range(K):
-        B = np.tril(Mp[k] @ H.T)
-        s = np.where(np.diag(B) < 0, -1.0, 1.0)
-        B, Mk = s[:, None] * B, s[:, None] * Mp[k]
-        J = B @ H @ Mk.T @ np.linalg.inv(Mk @ Mk.T)
-        signs.append(s)
-        aligned.append(Mk)
-        weights.append(B)
-        Js.append(J)
-        alphas.append(_inexactness(J))
-        unmix.append(np.linalg.norm(Mk - B @ H) / np.linalg.norm(Mk))
-    alphas = np.array(alphas)
-    return HCASearchResult(
-        domains=names,
-        permutations=tuple(perms),
-        signs=tuple(signs),
-        aligned=tuple(aligned),
-        unmixing=H,
-        weights=tuple(weights),
-        J=tuple(Js),
-        alphas=alphas,
-        mic=float(np.max(alphas)),
-        rank1_error=errors,
-        unmixing_error=np.array(unmix),
-        residual=residual,
-    )
+    return _evaluate([(M, names)], np.stack(perms)[None].astype(np.intp), residual)[0]
 
 
 # =========================================================================== search tree
@@ -371,6 +416,27 @@ def _top_direction(R: np.ndarray) -> np.ndarray:
     return h / np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
 
 
+def _free_table(d: int) -> np.ndarray:
+    """``free[mask]`` lists the rows not in ``mask`` first (padded with 0)."""
+    table = np.zeros((1 << d, d), dtype=np.intp)
+    for mask in range(1 << d):
+        rows = [r for r in range(d) if not mask >> r & 1]
+        table[mask, : len(rows)] = rows
+    return table
+
+
+def _combos(K: int, n_free: int, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """Choices ``start..stop-1`` of one free row per domain, in the order of
+    ``itertools.product(range(n_free), repeat=K)`` (generated chunk by chunk)."""
+    total = n_free**K
+    stop = total if stop is None else min(stop, total)
+    if total >= 1 << 62:
+        raise OverflowError(f"{n_free}^{K} children cannot be enumerated")
+    powers = np.array([n_free**e for e in range(K - 1, -1, -1)], dtype=np.int64)
+    idx = np.arange(start, stop, dtype=np.int64)
+    return np.asarray((idx[:, None] // powers) % n_free, dtype=np.intp)
+
+
 class _SearchTree:
     """Vectorised evaluation of the tree of row-order prefixes.
 
@@ -386,20 +452,12 @@ class _SearchTree:
         basis = vt[: int(np.sum(s > _RANK_TOL * s[0]))]
         self.M = M @ basis.T  # (K, d, q)
         self.Q = np.stack([m.T @ np.linalg.inv(m @ m.T) for m in self.M])  # (K, q, d)
-        self.free = self._free_table()
-        self.res = self._domain_residuals() if residual == "domain" else None
+        self.free = _free_table(self.d)
+        # residuals of every row after every set of rows of its domain ("domain" only)
+        self.res = self._domain_residuals() if residual == "domain" else np.zeros(0)
         self.n_leaves = 0  # complete row orders evaluated
         self.n_nodes = 0  # prefixes (tree nodes) evaluated
         self.skipped = np.inf  # smallest bound of a parent skipped by ``children``
-
-    def _free_table(self) -> np.ndarray:
-        """``free[mask]`` lists the rows not in ``mask`` first (padded with 0)."""
-        d = self.d
-        table = np.zeros((1 << d, d), dtype=np.intp)
-        for mask in range(1 << d):
-            rows = [r for r in range(d) if not mask >> r & 1]
-            table[mask, : len(rows)] = rows
-        return table
 
     def _domain_residuals(self) -> np.ndarray:
         """``res[k, mask, r]``: row ``r`` of ``M_k`` minus its projection on rows ``mask``."""
@@ -417,15 +475,8 @@ class _SearchTree:
         return n_free**self.K
 
     def combos(self, n_free: int, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """Choices ``start..stop-1`` of one free row per domain, in the order of
-        ``itertools.product(range(n_free), repeat=K)`` (generated chunk by chunk)."""
-        total = self.n_combos(n_free)
-        stop = total if stop is None else min(stop, total)
-        if total >= 1 << 62:
-            raise OverflowError(f"{n_free}^{self.K} children cannot be enumerated")
-        powers = np.array([n_free**e for e in range(self.K - 1, -1, -1)], dtype=np.int64)
-        idx = np.arange(start, stop, dtype=np.int64)
-        return ((idx[:, None] // powers) % n_free).astype(np.intp)
+        """Choices ``start..stop-1`` of one free row per domain (see :func:`_combos`)."""
+        return _combos(self.K, n_free, start, stop)
 
     def root(self) -> _Nodes:
         K, q = self.K, self.M.shape[2]
@@ -650,25 +701,13 @@ class _Best:
     """Incumbent of a search."""
 
     def __init__(self) -> None:
-        self.mic, self.rows = np.inf, None
+        self.mic: float = np.inf
+        self.rows: np.ndarray | None = None
 
     def update(self, leaves: _Children) -> None:
         i = int(np.argmin(leaves.lb))
         if leaves.lb[i] < self.mic:
             self.mic, self.rows = float(leaves.lb[i]), leaves.full_rows(i)
-
-
-def _exhaustive(tree: _SearchTree, nodes: _Nodes, best: _Best, total: int = 0) -> None:
-    """Depth-first traversal of every row order (progress: complete orders of ``total``)."""
-    last = nodes.depth == tree.d - 1
-    for batch in tree.children(nodes):
-        if last:
-            tree.n_leaves += len(batch)
-            best.update(batch)
-            if total:
-                notify("search", tree.n_leaves, total)
-        else:
-            _exhaustive(tree, batch.nodes(), best, total)
 
 
 def _smallest(lb: np.ndarray, width: int) -> tuple[np.ndarray, float]:
@@ -694,6 +733,8 @@ def _beam_level(tree: _SearchTree, nodes: _Nodes, width: int, batches=None) -> t
         keep, dropped = _smallest(pool.lb, width)
         kept = pool.take(keep)
         discarded = min(discarded, left, dropped)
+    if kept is None:  # pragma: no cover - every level has children
+        raise RuntimeError("a beam level without children")
     return kept, min(discarded, tree.skipped)
 
 
@@ -731,6 +772,8 @@ class _FirstLevel:
         """The first level of a beam of ``width``: as :func:`_beam_level` would keep it
         (all children in generation order if they fit, else the ``width`` best sorted by
         bound), and the smallest bound left out."""
+        if self.nodes is None:  # pragma: no cover - the root has children
+            raise RuntimeError("the first level has no nodes")
         if width >= self.total:
             return self.nodes.take(np.argsort(self.gen, kind="stable")), self.unexplored
         if width >= len(self.nodes):
@@ -819,6 +862,259 @@ def _sequential(tree: _SearchTree, width: int, max_nodes: int) -> tuple[_Best, b
         width *= 2
 
 
+# =========================================================================== many problems
+@dataclass
+class _Batch:
+    """Prefixes of the search trees of many problems (sorted by problem)."""
+
+    prob: np.ndarray  # (N,) problem of every prefix
+    rows: np.ndarray  # (N, K, depth)
+    mask: np.ndarray  # (N, K)
+    H: np.ndarray  # (N, depth, q)
+    csum: np.ndarray  # (N, K)
+    lb: np.ndarray  # (N,)
+
+    def __len__(self) -> int:
+        return len(self.lb)
+
+    @property
+    def depth(self) -> int:
+        return int(self.rows.shape[2])
+
+    def take(self, idx: slice | np.ndarray) -> _Batch:
+        return _Batch(
+            self.prob[idx],
+            self.rows[idx],
+            self.mask[idx],
+            self.H[idx],
+            self.csum[idx],
+            self.lb[idx],
+        )
+
+
+def _segments(prob: np.ndarray) -> Iterator[tuple[int, int, int]]:
+    """``(problem, start, stop)`` of every run of equal values of the sorted ``prob``."""
+    starts = np.flatnonzero(np.r_[True, prob[1:] != prob[:-1]])
+    stops = np.r_[starts[1:], len(prob)]
+    for lo, hi in zip(starts.tolist(), stops.tolist()):
+        yield int(prob[lo]), lo, hi
+
+
+class _BatchTree:
+    """The exhaustive search of many problems of one shape at once.
+
+    The tree of :class:`_SearchTree` with a problem index on every prefix: every step is one
+    stacked numpy call over the prefixes of all problems (each computed from its own slices,
+    so that a problem's result does not depend on the other problems of its batch), and the
+    children of every prefix come in the order of ``itertools.product``, as in
+    :class:`_SearchTree`, so that ties are broken alike.
+    """
+
+    def __init__(self, M: np.ndarray, residual: str, max_children: int = _MAX_CHILDREN):
+        self.P, self.K, self.d, self.q = M.shape  # M in reduced coordinates (P, K, d, q)
+        self.residual = residual
+        self.max_children = max_children
+        self.M = M
+        self.Q = _swap(M) @ np.linalg.inv(M @ _swap(M))  # (P, K, q, d)
+        # every problem's M_k and Q_k side by side, for one product per problem
+        self.M_rows = M.reshape(self.P, self.K * self.d, self.q)  # (P, K d, q)
+        self.Q_cols = self.Q.transpose(0, 2, 1, 3).reshape(self.P, self.q, self.K * self.d)
+        self.free = _free_table(self.d)
+        # residuals of every row after every set of rows of its domain ("domain" only)
+        self.res = self._domain_residuals() if residual == "domain" else np.zeros(0)
+        self.n_leaves = np.zeros(self.P, dtype=np.int64)
+        self.n_nodes = np.zeros(self.P, dtype=np.int64)
+        self.best_mic = np.full(self.P, np.inf)
+        self.best_rows = np.zeros((self.P, self.K, self.d), dtype=np.intp)
+
+    def _domain_residuals(self) -> np.ndarray:
+        """``res[i, k, mask, r]``: row ``r`` of ``M_k`` of problem ``i`` minus its projection
+        on the rows of ``mask``."""
+        P, K, d, q = self.M.shape
+        res = np.zeros((P, K, 1 << d, d, q))
+        for mask in range(1 << d):
+            placed = [r for r in range(d) if mask >> r & 1]
+            if not placed:
+                res[:, :, mask] = self.M
+                continue
+            basis = np.linalg.qr(_swap(self.M[:, :, placed]))[0]  # (P, K, q, n_placed)
+            res[:, :, mask] = self.M - (self.M @ basis) @ _swap(basis)
+        return res
+
+    def roots(self) -> _Batch:
+        P, K = self.P, self.K
+        return _Batch(
+            np.arange(P),
+            np.zeros((P, K, 0), dtype=np.intp),
+            np.zeros((P, K), dtype=np.intp),
+            np.zeros((P, 0, self.q)),
+            np.zeros((P, K)),
+            np.zeros(P),
+        )
+
+    def n_combos(self, n_free: int) -> int:
+        return int(n_free**self.K)
+
+    def expand(self, nodes: _Batch, combos: np.ndarray) -> _Batch:
+        """Children of ``nodes`` for the choices ``combos`` of free rows (as
+        :meth:`_SearchTree.expand`), with their bounds.
+
+        The products with a problem's ``M_k`` and ``Q_k`` are one matrix product per problem
+        (over all prefixes of that problem in the batch)."""
+        N, B, K, d, q, depth = len(nodes), len(combos), self.K, self.d, self.q, nodes.depth
+        kk = np.arange(K)
+        parent = np.repeat(np.arange(N), B)
+        rows = self.free[nodes.mask][:, kk, combos].reshape(N * B, K)
+        prob = nodes.prob[parent]
+        n = len(parent)
+        # per parent: m_{k,r} . h_j (N, K, d, depth) and h_j Q_k (N, depth, K, d)
+        MH = np.empty((N, K, d, depth))
+        HQ = np.empty((N, depth, K, d))
+        if depth:
+            for p, lo, hi in _segments(nodes.prob):
+                Hs = nodes.H[lo:hi].reshape(-1, q)  # (n_p depth, q)
+                MH[lo:hi] = (
+                    (self.M_rows[p] @ Hs.T).reshape(K, d, hi - lo, depth).transpose(2, 0, 1, 3)
+                )
+                HQ[lo:hi] = (Hs @ self.Q_cols[p]).reshape(hi - lo, depth, K, d)
+        mHc = MH[parent[:, None], kk, rows]  # (n, K, depth): m . h_j of the placed rows
+        if self.residual == "domain":
+            h = self._domain_directions(nodes, parent, prob, rows)
+        else:
+            m = self.M[prob[:, None], kk, rows]  # (n, K, q)
+            R = m - np.sum(mHc[:, :, :, None] * nodes.H[parent][:, None], axis=2)
+            h = _top_direction(R)
+        # Row j+1 of J_k: m P_{V_j} Q_k + (m . h) h Q_k (h is orthogonal to V_j), where
+        # m P_{V_j} Q_k = sum_j (m . h_j) h_j Q_k.
+        old = np.sum(mHc.transpose(0, 2, 1)[:, :, :, None] * HQ[parent], axis=1)  # (n, K, d)
+        mh = np.empty((n, K * d))
+        hQ = np.empty((n, K * d))
+        for p, lo, hi in _segments(prob):
+            mh[lo:hi] = h[lo:hi] @ self.M_rows[p].T
+            hQ[lo:hi] = h[lo:hi] @ self.Q_cols[p]
+        mh_r = np.take_along_axis(mh.reshape(n, K, d), rows[:, :, None], axis=2)  # (n, K, 1)
+        w = old + mh_r * hQ.reshape(n, K, d)
+        diag = np.take_along_axis(w, rows[:, :, None], axis=2)[:, :, 0]
+        csum = nodes.csum[parent] + diag**2 / np.maximum(np.sum(w**2, axis=2), TINY)
+        lb = np.max(depth + 1 - csum, axis=1) / d
+        np.add.at(self.n_nodes, prob, 1)
+        return _Batch(
+            prob,
+            np.concatenate([nodes.rows[parent], rows[:, :, None]], axis=2),
+            nodes.mask[parent] | (1 << rows),
+            np.concatenate([nodes.H[parent], h[:, None, :]], axis=1),
+            csum,
+            lb,
+        )
+
+    def _domain_directions(
+        self, nodes: _Batch, parent: np.ndarray, prob: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """``h`` of every child with ``residual="domain"``: the top direction of the rows'
+        residuals, orthogonalised against the parent's ``h_1..h_j``. On the last level a
+        residual depends only on the problem and the last row of every domain, so the top
+        directions are computed once per distinct choice (``d0^K`` per problem) and shared."""
+        K, d = self.K, self.d
+        kk = np.arange(K)
+        masks = nodes.mask[parent]
+        last = nodes.depth == d - 1
+        if last and (self.P * d**K) < (1 << 62):
+            key = prob.astype(np.int64)
+            for k in range(K):
+                key = key * d + rows[:, k]
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            R = self.res[prob[first, None], kk, masks[first], rows[first]]
+            h = _top_direction(R)[inverse.ravel()]
+        else:
+            h = _top_direction(self.res[prob[:, None], kk, masks, rows])
+        if nodes.depth:
+            Hp = nodes.H[parent]
+            h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
+            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+        return h
+
+    def children(self, nodes: _Batch) -> Iterator[_Batch]:
+        """All children of ``nodes``, in batches of at most ``max_children``."""
+        n_combos = self.n_combos(self.d - nodes.depth)
+        per_parent = max(1, self.max_children // n_combos)
+        step = min(n_combos, self.max_children)
+        for start in range(0, len(nodes), per_parent):
+            parents = nodes.take(slice(start, start + per_parent))
+            for c0 in range(0, n_combos, step):
+                combos = _combos(self.K, self.d - nodes.depth, c0, c0 + step)
+                yield self.expand(parents, combos)
+
+    def update(self, leaves: _Batch) -> None:
+        """Keep, per problem, the first complete order with the smallest MIC (as
+        :class:`_Best`: strictly smaller bounds only, in generation order)."""
+        prob, lb = leaves.prob, leaves.lb
+        np.add.at(self.n_leaves, prob, 1)
+        starts = np.flatnonzero(np.r_[True, prob[1:] != prob[:-1]])
+        mins = np.minimum.reduceat(lb, starts)
+        hits = np.flatnonzero(lb == np.repeat(mins, np.diff(np.r_[starts, len(lb)])))
+        first = hits[np.searchsorted(hits, starts)] if len(hits) else starts
+        better = mins < self.best_mic[prob[starts]]
+        for i in first[better]:
+            self.best_mic[prob[i]] = lb[i]
+            self.best_rows[prob[i]] = leaves.rows[i]
+
+    def run(self, nodes: _Batch, total: int) -> None:
+        """Depth-first traversal of every row order (progress: complete orders of ``total``)."""
+        last = nodes.depth == self.d - 1
+        for batch in self.children(nodes):
+            if last:
+                self.update(batch)
+                notify("search", int(self.n_leaves.sum()), total)
+            else:
+                self.run(batch, total)
+
+
+def _exhaustive_batch(
+    problems: Sequence[tuple[np.ndarray, tuple]], residual: str
+) -> list[HCASearchResult]:
+    """Exhaustive search of problems of one shape ``(K, d, p)``: one tree over all of them."""
+    M = np.stack([m for m, _ in problems])
+    P, K, d, p = M.shape
+    _, s, vt = np.linalg.svd(M.reshape(P, K * d, p), full_matrices=False)
+    rank = np.sum(s > _RANK_TOL * s[:, :1], axis=1)
+    perms = np.zeros((P, K, d), dtype=np.intp)
+    counts = np.zeros((P, 2), dtype=np.int64)
+    total = P * math.factorial(d) ** K
+    for q in np.unique(rank):
+        members = np.flatnonzero(rank == q)
+        basis = vt[members, :q]  # (P_q, q, p)
+        tree = _BatchTree(M[members] @ _swap(basis)[:, None], residual)
+        tree.run(tree.roots(), total)
+        perms[members] = tree.best_rows
+        counts[members, 0], counts[members, 1] = tree.n_leaves, tree.n_nodes
+    results = _evaluate(problems, perms, residual)
+    return [
+        _with_counts(res, "exhaustive", int(n_leaves), int(n_nodes), True, 0, True)
+        for res, (n_leaves, n_nodes) in zip(results, counts)
+    ]
+
+
+def _with_counts(
+    result: HCASearchResult,
+    search: str,
+    n_evaluated: int,
+    n_nodes: int,
+    certified: bool,
+    width: int,
+    enumerated: bool,
+) -> HCASearchResult:
+    """Copy of ``result`` with the search bookkeeping filled in."""
+    return dataclasses.replace(
+        result,
+        search=search,
+        n_evaluated=n_evaluated,
+        n_nodes=n_nodes,
+        beam_width=width,
+        certified=certified,
+        enumerated=enumerated,
+    )
+
+
 def all_orders(unmixings: Any, residual: str = "domain") -> tuple[np.ndarray, np.ndarray]:
     """Every row order and its MIC, from the vectorised tree (small problems; for tests)."""
     M, _ = _as_unmixing_list(unmixings)
@@ -882,59 +1178,9 @@ def hca_search(
     their scale), so pass unit-variance ICA unmixing matrices.
     """
     check_search_options(search, residual, beam_width, max_nodes)
-    M, names = _as_unmixing_list(unmixings)
-    K, d, _ = M.shape
-    check_search_size(search, K, d)
-    tree = _SearchTree(M, residual)
-    enumerated = True
-    if search == "exhaustive":
-        best = _Best()
-        _exhaustive(tree, tree.root(), best, math.factorial(d) ** K)
-        certified, width = True, 0
-    else:
-        best, certified, width, partial = _sequential(tree, int(beam_width), int(max_nodes))
-        enumerated = not partial
-        if not certified:
-            how = (
-                ""
-                if enumerated
-                else "; levels with more than max_nodes prefixes were "
-                "explored from a few starting directions, not enumerated"
-            )
-            warnings.warn(
-                f"sequential search stopped at beam width {width} after {tree.n_nodes:,} "
-                f"prefixes (max_nodes={max_nodes:,}) without certifying that MIC = "
-                f"{best.mic:.4g} is minimal{how}; increase max_nodes or use "
-                "search='exhaustive' if it is affordable",
-                UncertifiedSearchWarning,
-                stacklevel=2,
-            )
-    perms = [best.rows[k] for k in range(K)]
-    result = evaluate_order(dict(zip(names, M)), perms, residual=residual)
-    return _with_search_info(result, names, search, tree, certified, width, enumerated)
-
-
-def _with_search_info(
-    result: HCASearchResult,
-    names: tuple,
-    search: str,
-    tree: _SearchTree,
-    certified: bool,
-    width: int,
-    enumerated: bool,
-) -> HCASearchResult:
-    """Copy of ``result`` with the search bookkeeping filled in."""
-    fields = {f: getattr(result, f) for f in result.__dataclass_fields__}
-    fields.update(
-        domains=names,
-        search=search,
-        n_evaluated=int(tree.n_leaves),
-        n_nodes=int(tree.n_nodes),
-        beam_width=int(width),
-        certified=bool(certified),
-        enumerated=bool(enumerated),
-    )
-    return HCASearchResult(**fields)
+    return _search_problems(
+        [_as_unmixing_list(unmixings)], search, residual, beam_width, max_nodes
+    )[0]
 
 
 def hca_search_batch(
@@ -945,14 +1191,20 @@ def hca_search_batch(
     beam_width: int = 32,
     max_nodes: int = 1_000_000,
 ) -> list[HCASearchResult]:
-    """:func:`hca_search` of many independent problems: ``[hca_search(p, ...) for p in
-    problems]``.
+    """:func:`hca_search` of many independent problems at once.
+
+    Equal to ``[hca_search(p, search=search, ...) for p in problems]``: the same orders,
+    signs, weights and MICs (ties broken alike), and the same warnings. The exhaustive
+    searches of all problems with the same shape ``(n_domains, d0, n_benchmarks)`` (e.g. the
+    subsets of one size of a Figure 18 sweep, or one fit per seed of an ensemble) run as one
+    tree: every step is one stacked numpy call over the prefixes of all of them, instead of
+    a Python loop per search. Sequential searches (whose beams widen problem by problem) run
+    one after another; their final evaluation is batched.
 
     Parameters
     ----------
     problems : sequence
-        Every entry is the ``unmixings`` argument of one :func:`hca_search` (e.g. the
-        per-domain ICA unmixing matrices of one seed, or of one subset of domains).
+        Every entry is the ``unmixings`` argument of one :func:`hca_search`.
     search, residual, beam_width, max_nodes
         As in :func:`hca_search`, the same for every problem.
 
@@ -960,9 +1212,170 @@ def hca_search_batch(
     -------
     list of HCASearchResult
         One per problem, in order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`hca_search`, the message starting with ``problems[i]:`` for a bad matrix.
     """
     check_search_options(search, residual, beam_width, max_nodes)
+    parsed = _as_unmixing_lists(list(problems), where="problems")
+    return _search_problems(parsed, search, residual, beam_width, max_nodes)
+
+
+def _search_problems(
+    problems: list[tuple[np.ndarray, tuple]],
+    search: str,
+    residual: str,
+    beam_width: int,
+    max_nodes: int,
+) -> list[HCASearchResult]:
+    """The searches of validated problems: grouped by shape, exhaustive ones batched."""
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, (M, _) in enumerate(problems):
+        groups.setdefault(M.shape, []).append(i)
+    for K, d, _ in groups:
+        check_search_size(search, K, d)  # every group, before any search
+    out: list[HCASearchResult | None] = [None] * len(problems)
+    for members in groups.values():
+        group = [problems[i] for i in members]
+        if search == "exhaustive":
+            results = _exhaustive_batch(group, residual)
+        else:
+            results = _sequential_batch(group, residual, int(beam_width), int(max_nodes))
+        for i, res in zip(members, results):
+            out[i] = res
+    return [res for res in out if res is not None]
+
+
+def _sequential_batch(
+    problems: list[tuple[np.ndarray, tuple]], residual: str, beam_width: int, max_nodes: int
+) -> list[HCASearchResult]:
+    """Sequential searches of problems of one shape.
+
+    The first beam (width ``beam_width``) of all problems runs as one tree when every level
+    of it is enumerated in one batch (:func:`_first_round_batchable`); a problem whose first
+    beam neither certifies its order nor exhausts the budget, and every problem of a larger
+    shape, then runs :func:`_sequential` on its own. The orders are evaluated together."""
+    K, d = problems[0][0].shape[:2]
+    P = len(problems)
+    perms = np.zeros((P, K, d), dtype=np.intp)
+    info: list[tuple[int, int, bool, int, bool, float]] = [(0, 0, False, 0, False, 0.0)] * P
+    probe = _SearchTree(problems[0][0], residual)  # the shape's costs and limits
+    rest = list(range(P))
+    if _first_round_batchable(probe, beam_width, max_nodes):
+        rest = _first_rounds(problems, residual, beam_width, max_nodes, probe, perms, info)
+    for i in rest:
+        tree = _SearchTree(problems[i][0], residual)
+        best, certified, width, partial = _sequential(tree, beam_width, max_nodes)
+        assert best.rows is not None
+        perms[i] = best.rows
+        info[i] = (int(tree.n_leaves), int(tree.n_nodes), bool(certified), width, partial, best.mic)
+    for _, n_nodes, certified, width, partial, mic in info:
+        if not certified:
+            how = (
+                "; levels with more than max_nodes prefixes were "
+                "explored from a few starting directions, not enumerated"
+                if partial
+                else ""
+            )
+            warnings.warn(
+                f"sequential search stopped at beam width {width} after {n_nodes:,} "
+                f"prefixes (max_nodes={max_nodes:,}) without certifying that MIC = "
+                f"{mic:.4g} is minimal{how}; increase max_nodes or use "
+                "search='exhaustive' if it is affordable",
+                UncertifiedSearchWarning,
+                stacklevel=_outside_module(),
+            )
+    results = _evaluate(problems, perms, residual)
     return [
-        hca_search(p, search=search, residual=residual, beam_width=beam_width, max_nodes=max_nodes)
-        for p in problems
+        _with_counts(res, "sequential", n_leaves, n_nodes, certified, width, not partial)
+        for res, (n_leaves, n_nodes, certified, width, partial, _) in zip(results, info)
     ]
+
+
+def _first_round_batchable(probe: _SearchTree, width: int, max_nodes: int) -> bool:
+    """Whether the first beam of :func:`_sequential` enumerates every level in one batch of
+    children (then no prefix is skipped and the levels' sizes are the same for every problem
+    of the shape): the children of the root and of every level's beam number at most
+    ``max_nodes`` and :data:`_MAX_CHILDREN`."""
+    K, d = probe.K, probe.d
+    limit = min(max_nodes, _MAX_CHILDREN)
+    if d < 2 or d**K > limit:
+        return False
+    nodes = min(width, d**K)
+    for j in range(1, d - 1):
+        children = nodes * (d - j) ** K
+        if children > limit:
+            return False
+        nodes = min(width, children)
+    return True
+
+
+def _keep_best(level: _Batch, n: int, width: int) -> tuple[_Batch, np.ndarray]:
+    """The beam of every one of the ``n`` problems of ``level`` (the same number of children
+    each, in generation order): all children if at most ``width``, else the ``width`` with
+    the smallest bounds (stable); and the smallest bound left out (``inf`` if none)."""
+    lb = level.lb.reshape(n, -1)
+    m = lb.shape[1]
+    if m <= width:
+        return level, np.full(n, np.inf)
+    order = np.argsort(lb, axis=1, kind="stable")
+    left = lb[np.arange(n), order[:, width]]
+    flat = (order[:, :width] + (np.arange(n) * m)[:, None]).ravel()
+    return level.take(flat), left
+
+
+def _first_rounds(
+    problems: list[tuple[np.ndarray, tuple]],
+    residual: str,
+    width: int,
+    max_nodes: int,
+    probe: _SearchTree,
+    perms: np.ndarray,
+    info: list[tuple[int, int, bool, int, bool, float]],
+) -> list[int]:
+    """The first beam of :func:`_sequential` for every problem as one tree per rank (see
+    :func:`_sequential_batch`); fill ``perms`` and ``info`` of the problems it settles and
+    return the others."""
+    K, d = probe.K, probe.d
+    M = np.stack([m for m, _ in problems])
+    P, _, _, p = M.shape
+    _, s, vt = np.linalg.svd(M.reshape(P, K * d, p), full_matrices=False)
+    rank = np.sum(s > _RANK_TOL * s[:, :1], axis=1)
+    next_cost = _round_cost(probe, 2 * width, max_nodes)
+    chunk = max(1, _MAX_CHILDREN // d**K)
+    rest = []
+    for q in np.unique(rank):
+        members = np.flatnonzero(rank == q)
+        for c0 in range(0, len(members), chunk):
+            idx = members[c0 : c0 + chunk]
+            n = len(idx)
+            tree = _BatchTree(M[idx] @ _swap(vt[idx, :q])[:, None], residual)
+            nodes, discarded = _keep_best(tree.expand(tree.roots(), _combos(K, d)), n, width)
+            for j in range(1, d - 1):
+                nodes, left = _keep_best(tree.expand(nodes, _combos(K, d - j)), n, width)
+                discarded = np.minimum(discarded, left)
+            leaves = tree.expand(nodes, _combos(K, 1))
+            lb = leaves.lb.reshape(n, -1)
+            best = np.argmin(lb, axis=1)  # the first smallest, as _Best
+            mic = lb[np.arange(n), best]
+            rows = leaves.rows.reshape(n, lb.shape[1], K, d)[np.arange(n), best]
+            for a, i in enumerate(idx.tolist()):
+                certified = bool(mic[a] <= discarded[a])
+                n_nodes = int(tree.n_nodes[a])
+                if certified or n_nodes + next_cost > max_nodes:
+                    perms[i] = rows[a]
+                    info[i] = (lb.shape[1], n_nodes, certified, width, False, float(mic[a]))
+                else:
+                    rest.append(i)
+    return sorted(rest)
+
+
+def _outside_module() -> int:
+    """``stacklevel`` of the first frame outside this module, seen from the caller."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
