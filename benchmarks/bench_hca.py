@@ -6,8 +6,9 @@ for each setting, the best of a few repetitions, and whether the speed budget of
 * [0] the rates of issue 33, on the paper's four domains (real data, careful setup), median of
   a few repetitions, CPU seconds (``time.process_time``; the machine is shared) and wall:
   - searches per second: the exhaustive searches of 20 FastICA seeds' unmixing matrices and
-    of the 16 subsets of S_inv (>= 3 of 5 domains) of 5 seeds, one after another
-    (``hca_search``) and as one batch (``hca_search_batch``, where the library has it);
+    of the 16 subsets of S_inv (>= 3 of 5 domains) of 5 seeds, and the sequential searches of
+    those subsets (the recovery chapter's sweeps), one after another (``hca_search``) and as
+    one batch (``hca_search_batch``, where the library has it);
   - ensemble fits per second: a 20-seed ensemble of fitted ``HCA`` models, from scratch
     (``hca.stability.seed_fits`` where the library has it; before issue 33: the seeds'
     FastICA prefetched into the memo, which is cleared first, then one ``fit`` per seed).
@@ -95,12 +96,17 @@ def bench_search_rate(repeat: int = 3) -> None:
 
     four, subsets = _book_problems()
     batch = getattr(search_module, "hca_search_batch", None)
-    for name, problems in (("4 domains x 20 seeds", four), ("16 subsets x 5 seeds", subsets)):
-        cpu1, wall1, _ = timed(lambda: [hca_search(p) for p in problems], repeat)
-        line = (f"[0a] searches per second, {name} ({len(problems)} exhaustive searches): "
+    cases = (
+        ("4 domains x 20 seeds", four, "exhaustive"),
+        ("16 subsets x 5 seeds", subsets, "exhaustive"),
+        ("16 subsets x 5 seeds", subsets, "sequential"),  # the recovery chapter's sweeps
+    )
+    for name, problems, how in cases:
+        cpu1, wall1, _ = timed(lambda ps=problems, h=how: [hca_search(p, search=h) for p in ps], repeat)
+        line = (f"[0a] searches per second, {name} ({len(problems)} {how} searches): "
                 f"one by one {len(problems) / cpu1:.0f}/s CPU ({len(problems) / wall1:.0f}/s wall)")
         if batch is not None:
-            cpu2, wall2, _ = timed(lambda: batch(problems), repeat)
+            cpu2, wall2, _ = timed(lambda ps=problems, h=how: batch(ps, search=h), repeat)
             line += (f", batched {len(problems) / cpu2:.0f}/s CPU "
                      f"({len(problems) / wall2:.0f}/s wall)")
         print(line, flush=True)
@@ -171,8 +177,8 @@ def bench_ratio() -> None:
     for d, K, seed in [(3, 4, 3), (3, 5, 4), (3, 6, 5), (4, 4, 6)]:
         sim = leaderboard(K, 300, d, seed=seed)
         Ms = {k: v.unmixing for k, v in domain_ica(sim.X, sim.domains, d).items()}
-        t_ex, ex = best_time(lambda: hca_search(Ms), 2 if d == 3 else 1)
-        t_seq, seq = best_time(lambda: hca_search(Ms, search="sequential"), 2 if d == 3 else 1)
+        t_ex, ex = best_time(lambda ms=Ms: hca_search(ms), 2 if d == 3 else 1)
+        t_seq, seq = best_time(lambda ms=Ms: hca_search(ms, search="sequential"), 2 if d == 3 else 1)
         same = all(np.array_equal(a, b) for a, b in zip(ex.permutations, seq.permutations))
         print(f"    d0={d}, K={K}: exhaustive {t_ex:.3f} s ({ex.n_evaluated} orders), sequential "
               f"{t_seq:.3f} s ({seq.n_nodes} prefixes, certified {seq.certified}); "

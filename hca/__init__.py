@@ -22,10 +22,11 @@ subspace/         per-domain PCA and principal subspaces (Section 2)
   pca               spectra, effective ranks, principal subspaces and angles
   distances         subspace distances, split-half nulls, the invariant set S_inv
 estimator/        the HCA estimator (Section 3, Appendix C)
-  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts; runs
-                    memoised per domain and seed)
+  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts; many
+                    seeds in one FastICA batch per domain)
   fastica_batch     FastICA from many seeds at once (vectorised; equal to scikit-learn's)
-  search            steps 2-3: row residuals and the search over row orders (MIC)
+  search            steps 2-3: row residuals and the search over row orders (MIC), many
+                    problems in one batch
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
   progress          progress reports (ICA per domain, search levels) for a listener

@@ -7,10 +7,13 @@ Section 4) and the adjusted structural equations (edge weights and source scales
 
 Every sweep takes an :class:`~hca.estimator.HCA` instance for the settings of its refits and
 clones it (:func:`hca.estimator.clone_hca`), as scikit-learn's model-selection tools do, and
-runs its refits through :class:`joblib.Parallel` (``n_jobs``; inside
-``joblib.parallel_backend`` on a Dask or Ray cluster). Seeds and resamples are fixed before
-the refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
+runs its independent work through :class:`joblib.Parallel` (``n_jobs``; inside
+``joblib.parallel_backend`` on a Dask or Ray cluster): the bootstrap refits, the records of
+the seed refits, chunks of a batch of searches. Seeds and resamples are fixed before the
+refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
 
+* :func:`seed_fits` fits one model per ICA seed: the ensemble as a value (the FastICA of all
+  seeds in one batch per domain, the searches of all seeds in one batch).
 * :func:`fit_record` turns one fitted :class:`~hca.estimator.HCA` into such a record.
 * :func:`seed_stability` refits with different ICA seeds (same data).
 * :func:`bootstrap_stability` resamples the models *within* every domain with replacement
@@ -25,6 +28,12 @@ the refits start, so the result is the same for any ``n_jobs`` and keeps the inp
   HCA recovers it for a given number of domains and models per domain.
 * :func:`ica_solutions` groups the ICA solutions of every domain over many seeds into
   distinct local optima, with their share of seeds and their negentropy.
+* :func:`ica_reproducible` / :func:`ica_reproducible_many` say whether a fit's ICA is a
+  property of the data or of rounding (the same ICA on the models in reverse order).
+
+Many searches run as one batch (:func:`hca.estimator.search.hca_search_batch`: the subsets
+and seeds of :func:`subset_stability`, the draws of :func:`rotation_null`, the seeds of
+:func:`seed_fits`); nothing is memoised between calls.
 
 Conventions
 -----------

@@ -183,3 +183,28 @@ def test_batched_sweeps_equal_their_searches(sim):
                    for k in model.domains_}
         assert value == hca_search(rotated).mic
     assert null.shape == (3,)
+
+
+def test_fit_from_ica_checks_its_input_before_fitting(sim):
+    from hca.estimator import DomainICA
+    from hca.estimator.model import fit_many_from_ica
+
+    X, dom = sim
+    icas = domain_ica(X, dom, 3, random_state=4)
+    model = HCA(random_state=4).fit_from_ica(X, dom, icas)
+    assert_same_fit(model, HCA(random_state=4).fit(X, dom))
+    bad = dict(icas)
+    bad.pop("D1")
+    fresh = HCA()
+    with pytest.raises(ValueError, match=r"missing \['D1'\]"):
+        fresh.fit_from_ica(X, dom, bad)
+    assert not hasattr(fresh, "domains_")  # nothing set
+    wrong = {**icas, "D2": DomainICA("D2", np.eye(2, 6), np.zeros(6), True, 1, 10)}
+    with pytest.raises(ValueError, match=r"icas\['D2'\]: unmixing of shape \(2, 6\)"):
+        HCA().fit_from_ica(X, dom, wrong)
+    a, b = HCA(), HCA()
+    with pytest.raises(ValueError, match="distinct instances"):
+        fit_many_from_ica([a, a], X, dom, [icas, icas])
+    with pytest.raises(ValueError, match=r"icas\['D2'\]"):
+        fit_many_from_ica([a, b], X, dom, [icas, wrong])
+    assert not hasattr(a, "domains_")  # the first was not fitted either

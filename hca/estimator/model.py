@@ -209,8 +209,9 @@ class HCA(TransformerMixin, BaseEstimator):
         self
         """
         data = self._check_params_and_data(X, domains)
+        checked = _checked_icas(icas, data)  # before anything is set
         self._set_data(data, stacklevel=3)
-        self._set_icas(_checked_icas(icas, data))
+        self._set_icas(checked)
         return self._fit_search()
 
     def _check_params_and_data(self, X: Any, domains: Any):
@@ -525,15 +526,20 @@ def fit_many_from_ica(
     if len({id(e) for e in ests}) != len(ests):
         raise ValueError("estimators must be distinct instances (each is fitted in place)")
     validated: dict[Any, FitData] = {}
+    checked: list[dict[Hashable, DomainICA]] = []
     groups: dict[tuple, list[int]] = {}
-    for i, (e, ica) in enumerate(zip(ests, icas)):
+    for e, ica in zip(ests, icas):
         if e.n_components not in validated:  # the data are validated once per n_components
             validated[e.n_components] = e._check_params_and_data(X, domains)
         data = validated[e.n_components]
         check_ica(e.ica)
         check_search_options(e.search, e.residual, e.beam_width, e.max_nodes)
+        check_search_size(e.search, len(data.order), data.n_components)
+        checked.append(_checked_icas(ica, data))
+    for i, (e, ica) in enumerate(zip(ests, checked)):  # every input checked: now fit
+        data = validated[e.n_components]
         e._set_data(data, stacklevel=3)
-        e._set_icas(_checked_icas(ica, data))
+        e._set_icas(ica)
         groups.setdefault(tuple(sorted(e._search_options().items())), []).append(i)
     for key, members in groups.items():
         results = hca_search_batch([ests[i]._unmixings() for i in members], **dict(key))
@@ -571,7 +577,7 @@ def mic_by_subset(
     """MIC of HCA on every subset of the candidate domains (Figure 18).
 
     ICA is fitted once per candidate domain (with the estimator's settings) and reused by
-    every subset; the search runs once per subset.
+    every subset; the searches of all subsets run as one batch.
 
     Parameters
     ----------
@@ -589,7 +595,8 @@ def mic_by_subset(
         factor (:meth:`HCA.alignment`, on the subset's rows), ``None`` for the other subsets.
         The column is added only when ``align`` is given.
     n_jobs : int, optional
-        Searches run in parallel by :class:`joblib.Parallel` (``None``: the active joblib
+        The searches run as one batch (:func:`hca.estimator.search.hca_search_batch`), split
+        into one chunk per job of :class:`joblib.Parallel` (``None``: the active joblib
         backend's default, one job unless inside ``joblib.parallel_backend``). The result does
         not depend on ``n_jobs``.
 
