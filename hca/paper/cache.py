@@ -18,8 +18,10 @@ and neither can run code when read nor be changed by a reader:
   truncated or foreign file, a planted pickle) is ignored with a warning and recomputed. A lock
   file makes a second process wait for the first instead of computing the same result twice.
 
-Whole chapter results are not stored on disk: the chapters compute in seconds
-(``benchmarks/bench_scorecard.py``), and what another process needs from them is the rows.
+Whole chapter results are not stored on disk (only plain data is, so that reading runs no
+code): each process computes the chapters it shows, and what another process needs from them
+is the rows. ``benchmarks/bench_scorecard.py`` measures what that costs for the whole
+scorecard.
 
 The disk store lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
 ``HCA_RESULTS_CACHE=off`` turns it off and ``HCA_RESULTS_CACHE=/some/dir`` moves it. An
