@@ -304,7 +304,7 @@ def test_page_run_on_the_real_data(monkeypatch):
     cache.clear_memory()
     res = rb.run("careful", rb.Settings.fast())
     again = rb.run("careful", rb.Settings.fast())  # computed once: an equal read-only copy
-    assert again is not res and again.table.equals(res.table)
+    assert again is not res and again.table.table.equals(res.table.table)
     with pytest.raises(ValueError, match="perturbs the careful setup"):
         rb.run("authors", rb.Settings.fast())
     t = res.table.table
