@@ -63,10 +63,11 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   scorecard         the verdict summary figure (claims by chapter x setup)
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
-  chapters          the shape every chapter follows and the explicit list of chapters
+  shape             a chapter's declared shape (ChapterSpec: compute, ensemble runs, evidence)
+  chapters          the explicit list of chapters (each module's CHAPTER)
   setups            the two setups every claim is judged under: authors' and careful
   replication       the paper's frames and the shared fits of every chapter, per setup
-  cache             chapter results computed once per process and once per build
+  cache             results once per process (read-only copies); plain JSON rows per build
   claims            the claim-evaluator registry and the shared verdict rules
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from hca.data import authors_code_values, authors_tokens, load_paper_values
@@ -23,78 +24,104 @@ def test_setups_and_names():
         setups.get_setup("paper")
 
 
-def test_cached_is_one_object_per_key(tmp_path, monkeypatch):
+def test_cached_computes_once_and_hands_out_read_only_copies(monkeypatch):
     calls = []
 
     def compute(x):
         calls.append(x)
-        return {"x": x, "arr": np.arange(3) * x}
+        frame = pd.DataFrame({"b": [3.0, 1.0, 2.0]})
+        return {"x": x, "arr": np.arange(3) * x, "frame": frame, "items": [1, 2]}
 
-    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
     a = cache.cached("t", compute, 2)
-    assert cache.cached("t", compute, 2) is a and calls == [2]
-    cache.clear_memory()  # a new process: read from disk, not recomputed
     b = cache.cached("t", compute, 2)
-    assert calls == [2] and b["x"] == 2 and np.array_equal(b["arr"], [0, 2, 4])
-    assert len(list(tmp_path.glob("t-*.pickle"))) == 1
+    assert calls == [2] and a is not b and np.array_equal(b["arr"], [0, 2, 4])
+    with pytest.raises(ValueError, match="read-only"):
+        a["arr"][0] = 7
+    with pytest.raises(ValueError):
+        a["arr"].flags.writeable = True  # a view of the store's own frozen array
+    a["frame"]["c"] = 0.0  # a reader's frame is its own
+    a["frame"].iloc[0, 0] = -1.0
+    a["items"].append(3)
+    a["x"] = 5
+    c = cache.cached("t", compute, 2)
+    assert list(c["frame"]) == ["b"] and c["frame"]["b"].tolist() == [3.0, 1.0, 2.0]
+    assert c["items"] == [1, 2] and c["x"] == 2
     cache.cached("t", compute, 3)
     assert calls == [2, 3]
     cache.clear_memory()
 
 
-CALLS: list[str] = []
+def test_cached_key_holds_the_fingerprint(monkeypatch):
+    """An edited library (another fingerprint) computes anew in the same process."""
+    calls = []
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    cache.cached("f", lambda: calls.append(1) or len(calls))
+    monkeypatch.setattr(cache, "fingerprint", lambda: "edited")
+    assert cache.cached("f", lambda: calls.append(1) or len(calls)) == 2
+    cache.clear_memory()
 
 
-def _shared_part(x):
-    CALLS.append("part")
-    return {"arr": np.arange(4) * x}, np.ones(2) * x
+def test_read_only_keeps_shared_parts_shared():
+    arr = np.ones(3)
+    value = {"a": arr, "b": (arr, [arr]), "setup": setups.get_setup("careful")}
+    out = cache.read_only(value)
+    assert out["a"] is out["b"][0] is out["b"][1][0] and not out["a"].flags.writeable
+    assert arr.flags.writeable and out["setup"] == value["setup"]
 
 
-def _whole(x):
-    CALLS.append("whole")
-    part, ones = cache.cached("part", _shared_part, x)
-    return {"part": part, "ones": ones, "copy": dict(part), "n": x}
+def test_stored_json_is_plain_data_on_disk(tmp_path, monkeypatch):
+    calls = []
+
+    def compute(x):
+        calls.append(x)
+        return {"x": x, "values": (np.float64(0.5), 2)}
+
+    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    a = cache.stored_json("rows", compute, 2)
+    assert a == {"x": 2, "values": [0.5, 2]}  # as read back from JSON
+    assert cache.stored_json("rows", compute, 2) == a and calls == [2]  # another process
+    (path,) = tmp_path.glob("rows-*.json")
+    assert json.loads(path.read_text()) == a
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    assert cache.stored_json("rows", compute, 2) == a and calls == [2, 2]
 
 
-def test_results_read_from_disk_share_the_cached_parts(tmp_path, monkeypatch):
-    """A result holding another cached result (or an item of a tuple result) is stored with a
-    reference to it: read back in a new process, it shares that object with the cache."""
+class _Planted:
+    """A pickle that, when loaded, creates the file ``target``."""
+
+    def __init__(self, target):
+        self.target = str(target)
+
+    def __reduce__(self):
+        return (open, (self.target, "w"))
+
+
+def test_planted_pickles_are_never_run(tmp_path, monkeypatch):
+    """Every file of the results store replaced by a pickle that would create a file when
+    loaded: the next computation neither runs it nor returns other numbers."""
+    import pickle
+
     monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
     cache.clear_memory()
-    CALLS.clear()
-    w = cache.cached("whole", _whole, 3)
-    assert w["part"] is cache.cached("part", _shared_part, 3)[0] and CALLS == ["whole", "part"]
-    cache.clear_memory()  # a new process: read both from disk, in either order
-    w2 = cache.cached("whole", _whole, 3)
-    part, ones = cache.cached("part", _shared_part, 3)
-    assert CALLS == ["whole", "part"]
-    assert w2["part"] is part and w2["ones"] is ones
-    # only whole results (and the items of a tuple result) are references
-    assert w2["copy"] is not part and np.array_equal(w2["copy"]["arr"], part["arr"])
-    assert np.array_equal(part["arr"], [0, 3, 6, 9]) and w2["n"] == 3
+    rows = sc.evaluate_chapter("data")
+    stored = [p for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".lock"]
+    assert stored and all(p.suffix == ".json" for p in stored)
+    marker = tmp_path / "planted-ran"
+    for p in stored:
+        p.write_bytes(pickle.dumps(_Planted(marker)))
     cache.clear_memory()
-    part = cache.cached("part", _shared_part, 3)[0]
-    assert cache.cached("whole", _whole, 3)["part"] is part
-    # the part's entry removed: reading the whole recomputes it, once
-    cache.clear_memory()
-    for f in tmp_path.glob("part-*.pickle"):
-        f.unlink()
-    w3 = cache.cached("whole", _whole, 3)
-    assert CALLS == ["whole", "part", "part"]
-    assert w3["part"] is cache.cached("part", _shared_part, 3)[0]
-    cache.clear_memory()
-
-
-def test_corrupt_cache_file_is_recomputed(tmp_path, monkeypatch):
-    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
-    cache.clear_memory()
-    cache.cached("c", lambda: 1)
-    (path,) = tmp_path.glob("c-*.pickle")
-    path.write_bytes(b"not a pickle")
-    cache.clear_memory()
-    with pytest.warns(RuntimeWarning, match="ignoring unreadable cached result"):
-        assert cache.cached("c", lambda: 1) == 1
+    with pytest.warns(RuntimeWarning, match="ignoring unreadable stored result"):
+        again = sc.evaluate_chapter("data")
+    assert not marker.exists()
+    assert [r.record() for r in again] == [r.record() for r in rows]
+    # valid JSON of another shape is not trusted either
+    for p in stored:
+        p.write_text(json.dumps({"id": "S1.1-top8"}))
+    with pytest.warns(RuntimeWarning, match="not the expected shape"):
+        assert [r.record() for r in sc.evaluate_chapter("data")] == [r.record() for r in rows]
     cache.clear_memory()
 
 
@@ -140,7 +167,8 @@ def test_data_chapter_both_setups_and_json(monkeypatch):
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
     res = {s: data_chapter.run(s) for s in setups.SETUP_NAMES}
-    assert data_chapter.run("careful") is res["careful"]  # the chapter's object, not a copy
+    again = data_chapter.run("careful")  # computed once: an equal, read-only copy
+    assert again is not res["careful"] and again.table_rows == res["careful"].table_rows
     assert res["authors"].table_rows == 4576 and res["careful"].table_rows < 3913
     rows = sc.evaluate_chapter("data")
     assert [r.id for r in rows] == ["S1.1-top8", "H.4-top6", "Abs-models-1500",
@@ -172,7 +200,7 @@ def test_every_claim_has_exactly_one_evaluator():
     pv = load_paper_values()
     owners: dict[str, list[str]] = {}
     for chapter in claims.CHAPTERS:
-        sc.chapter_module(chapter)
+        sc.chapter_spec(chapter)
         for spec in claims.registered(chapter):
             for cid in spec.rows(pv).index:
                 owners.setdefault(cid, []).append(spec.name)
@@ -195,13 +223,13 @@ def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violat
     the fast results come from the results cache when another test computed them."""
     card = sc.build_scorecard([chapter], fast=True)
     pv = load_paper_values()
-    module = sc.chapter_module(chapter)
+    spec_ = sc.chapter_spec(chapter)
     ids = [i for spec in claims.registered(chapter) for i in spec.rows(pv).index]
     assert sorted(r.id for r in card.rows) == sorted(ids)
     first = setups.ensemble_seed_sets(True)[0]
     for s in setups.SETUP_NAMES:
-        res = module.run(s, module.Settings.fast())
-        assert sc.chapter_results(chapter, s, fast=True) is res
+        res = spec_.run(s, spec_.fast_settings())
+        assert sc.chapter_results(chapter, s, fast=True).setup == res.setup
         for spec in claims.registered(chapter):
             rows = spec.rows(pv)
             if rows.empty:
@@ -215,6 +243,7 @@ def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violat
                         [spec.fn(m, rows)[cid].verdict for m in members],
                         [sc.run_evidence(spec, m) for m in members], True)
                     ens = sc.chapter_ensemble(chapter, s, True, seeds)
+                    assert [m.setup.ica_seed for m in ens] == list(seeds)
                     again[cid] = claims.ensemble_outcome(
                         [spec.fn(m, rows)[cid] for m in ens], seeds, typical=t,
                         evidence=[sc.run_evidence(spec, m) for m in ens])
@@ -333,26 +362,34 @@ def test_ensemble_counts_every_run_and_fragile_fits_are_not_determined():
 
 
 def test_every_chapter_has_the_declared_shape():
-    """Every chapter of the explicit list follows hca.paper.chapters.ChapterModule: Settings
-    with fast(), run(setup, settings); every chapter with claims is in the list."""
+    """Every chapter of the explicit list is its module's one declared ChapterSpec (CHAPTER):
+    settings with fast(), compute(setup, settings), and an ensemble exactly for the chapters
+    with claims read from fits with a random start; every chapter with claims is listed."""
     import dataclasses
-    import inspect
+    import importlib
 
     from hca.paper.chapters import CHAPTER_LIST, chapter
+    from hca.paper.shape import ChapterSpec, EnsembleSpec
 
     keys = [c.key for c in CHAPTER_LIST]
     assert len(set(keys)) == len(keys)
     assert [k for k in keys if k in claims.CHAPTERS] == list(claims.CHAPTERS)
     for c in CHAPTER_LIST:
-        settings = c.module.Settings
-        assert dataclasses.is_dataclass(settings) and settings.__dataclass_params__.frozen, c.key
-        assert isinstance(settings.fast(), settings) and isinstance(c.settings(), settings)
-        params = list(inspect.signature(c.module.run).parameters)
-        assert params[:2] == ["setup", "settings"], (c.key, params)
+        assert isinstance(c, ChapterSpec)
+        assert importlib.import_module(f"hca.paper.{c.key}").CHAPTER is c
+        settings = c.settings()
+        assert dataclasses.is_dataclass(settings) and type(settings).__dataclass_params__.frozen
+        assert type(c.fast_settings()) is type(settings), c.key
         assert (len(c.claims()) > 0) == (c.key in claims.CHAPTERS), c.key
+        has_ensemble = any(spec.ensemble for spec in c.claims())
+        assert (c.ensemble is not None) == has_ensemble, c.key
+        assert c.ensemble is None or isinstance(c.ensemble, EnsembleSpec)
         assert chapter(c.key) is c
     with pytest.raises(ValueError, match="unknown chapter"):
         chapter("nope")
+    with pytest.raises(ValueError, match="has no ensemble"):
+        chapter("data").runs("careful", (0, 1))
+
 
 
 def test_the_json_record_carries_the_fragile_share():

@@ -32,7 +32,9 @@ def test_run_is_cached_and_fitted_on_the_shared_fit(results):
     from hca.paper.replication import main_fit
 
     for s, r in results.items():
-        assert ip.run(r.setup, FAST) is r and sc.typical_run("interpretation", s, True) is r
+        # the typical run is a member of the ensemble, equal to the run at its seed
+        assert ip.run(r.setup, FAST).mic == pytest.approx(r.mic, abs=1e-10)
+        assert sc.typical_run("interpretation", s, True).setup == r.setup
         assert r.setup.ica_seed == sc.typical_seed("interpretation", s, fast=True)
         np.testing.assert_allclose(r.alignment.H, main_fit(r.setup).unmixing_)
         assert r.seeds == FAST.seeds and len(r.seed_alignments) == len(FAST.seeds)

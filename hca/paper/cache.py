@@ -1,57 +1,80 @@
-"""Chapter results computed once: memoised in the process and, in a checkout, on disk.
+"""Results computed once: read-only in the process, plain data on disk.
 
-Each chapter's analysis (``hca.paper.<chapter>.run(setup, settings)``) is a pure function of
-the library's code, the pinned data, the setup and the repetition settings. The scorecard, the
-chapter notebooks and the intro all read the same results, so they are computed once:
+Each chapter's analysis is a pure function of the library's code, the pinned data, the setup
+and the repetition settings. Two stores keep what the book computes from being computed twice,
+and neither can run code when read nor be changed by a reader:
 
-* in one Python process, :func:`cached` returns the *same object* for the same
-  ``(name, setup, settings)`` (the scorecard's value of a claim is the chapter's value, not a
-  recomputation with copied settings);
-* across processes (the notebooks of a book build, then ``make test``), the results are
-  stored with :mod:`pickle` under :func:`cache_dir`, keyed by a :func:`fingerprint` of every
-  source file and table of :mod:`hca`, the versions of the numerical libraries, the numerical
-  environment (BLAS kernels actually chosen for the CPU, numpy's CPU-feature variables) and the
-  arguments. Any change to the library gives a new key, so a
-  stale result is never read. A lock file makes a second process wait for the first instead of
-  computing the same result twice;
-* a result that holds another cached result (a chapter's run holds the shared fit of
-  :func:`hca.paper.replication.main_fit`, every run of an ensemble the same seed-free sweeps)
-  stores it on disk as a reference to that result's own entry, so a result read from disk
-  shares it exactly as a result computed in the process does (``run(s).fit is main_fit(s)``
-  in every process), and each shared part is stored and read once.
+* :func:`cached` -- in one Python process, ``compute(*args)`` is computed once per
+  ``(fingerprint, name, args)`` (the :func:`fingerprint` of the library's sources is part of the
+  key, so a library edited in a long session computes anew). Every caller gets its own
+  read-only view of the result (:func:`read_only`): numpy arrays are views with
+  ``writeable=False``, frames and series are copies (copy-on-write, so no data is copied until
+  someone writes), containers and other objects are fresh copies. A DataFrame sorted in place
+  by one reader is not what the next reader sees.
+* :func:`stored_json` -- across processes (the notebooks of a book build, then the scorecard
+  page and the intro), a result that is plain data (the scorecard rows a chapter computes) is
+  written as JSON under :func:`cache_dir`, keyed by the fingerprint and the arguments. Reading
+  one parses JSON and nothing else; a file that is not valid JSON of the expected shape (a
+  truncated or foreign file, a planted pickle) is ignored with a warning and recomputed. A lock
+  file makes a second process wait for the first instead of computing the same result twice.
 
-The disk cache lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
+Whole chapter results are not stored on disk (only plain data is, so that reading runs no
+code): each process computes the chapters it shows, and what another process needs from them
+is the rows. ``benchmarks/bench_scorecard.py`` measures what that costs for the whole
+scorecard.
+
+The disk store lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
 ``HCA_RESULTS_CACHE=off`` turns it off and ``HCA_RESULTS_CACHE=/some/dir`` moves it. An
-installed package (not a checkout) memoises in memory only unless ``HCA_RESULTS_CACHE`` names
-a folder.
+installed package (not a checkout) keeps results in memory only unless ``HCA_RESULTS_CACHE``
+names a folder.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
+import json
 import os
-import pickle
 import platform
+import tempfile
+import types
 import warnings
-from collections.abc import Callable
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+import pandas as pd
 from filelock import FileLock
 
-__all__ = ["cached", "cache_dir", "fingerprint", "clear_memory"]
+__all__ = ["cached", "stored_json", "read_only", "cache_dir", "fingerprint", "clear_memory"]
 
 T = TypeVar("T")
 
-_MEMORY: dict[tuple, Any] = {}
-# id of every object held in _MEMORY (a result, or an item of a result that is a tuple) ->
-# (key in _MEMORY, reference stored on disk in place of the object: name, compute, args, item)
-_ORIGIN: dict[int, tuple[tuple, tuple]] = {}
-# values that are never stored as references (small immutable values shared by everything)
-_ATOMIC = (type(None), bool, int, float, complex, str, bytes)
+# (fingerprint, name, args) -> result; the results are handed out through read_only()
+_MEMORY: dict[tuple[str, str, tuple[Hashable, ...]], Any] = {}
+# the sources' (name, size, mtime) -> their fingerprint: one entry, the current sources
+_SOURCES: dict[tuple[tuple[str, int, int], ...], str] = {}
+# values handed out as they are (immutable, or code)
+_AS_IS = (
+    type(None),
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    np.generic,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    range,
+)
 _PACKAGE = Path(__file__).resolve().parents[1]
 _VERSIONED = (
     "numpy",
@@ -75,8 +98,7 @@ _ENVIRONMENT = (
 def _blas_kernels() -> str:
     """The BLAS libraries loaded and the kernels they chose for this CPU (threadpoolctl's
     ``architecture``, e.g. ``SkylakeX`` or ``Haswell``), and the machine's architecture."""
-    import numpy  # noqa: F401  (loads the BLAS threadpoolctl inspects)
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info  # only when a key is first needed
 
     libs = sorted(
         f"{i.get('internal_api')}:{i.get('version')}:{i.get('architecture')}"
@@ -87,33 +109,59 @@ def _blas_kernels() -> str:
 
 
 @lru_cache(maxsize=1)
-def fingerprint() -> str:
-    """SHA-256 of the library's sources and tables, library versions, the numerical
-    environment variables and the BLAS kernels in use (the results are read from ensembles so
-    that verdicts do not depend on them, but single runs' numbers can)."""
-    h = hashlib.sha256()
-    files = sorted(
-        p
-        for p in _PACKAGE.rglob("*")
-        if p.is_file() and p.suffix in {".py", ".csv", ".json"} and "__pycache__" not in p.parts
-    )
-    for p in files:
-        h.update(str(p.relative_to(_PACKAGE)).encode())
-        h.update(p.read_bytes())
+def _environment() -> str:
+    """Library versions, Python, the numerical environment variables and the BLAS kernels."""
+    parts = []
     for dist in _VERSIONED:
         try:
-            h.update(f"{dist}={metadata.version(dist)}".encode())
+            parts.append(f"{dist}={metadata.version(dist)}")
         except metadata.PackageNotFoundError:
-            h.update(f"{dist}=none".encode())
-    h.update(platform.python_version().encode())
-    for var in _ENVIRONMENT:
-        h.update(f"{var}={os.environ.get(var, '')}".encode())
-    h.update(_blas_kernels().encode())
-    return h.hexdigest()
+            parts.append(f"{dist}=none")
+    parts.append(platform.python_version())
+    parts += [f"{var}={os.environ.get(var, '')}" for var in _ENVIRONMENT]
+    parts.append(_blas_kernels())
+    return "|".join(parts)
+
+
+def fingerprint() -> str:
+    """SHA-256 of the library's sources and tables (as they are now on disk), library
+    versions, the numerical environment variables and the BLAS kernels in use (the results are
+    read from ensembles so that verdicts do not depend on them, but single runs' numbers can).
+
+    The sources are hashed again whenever a file's size or modification time changed (or a
+    file came or went): an edited library gets a new fingerprint in the same process.
+    """
+    state = _sources()
+    if state not in _SOURCES:
+        h = hashlib.sha256()
+        for name, _, _ in state:
+            h.update(name.encode())
+            h.update((_PACKAGE / name).read_bytes())
+        h.update(_environment().encode())
+        _SOURCES.clear()
+        _SOURCES[state] = h.hexdigest()
+    return _SOURCES[state]
+
+
+def _sources() -> tuple[tuple[str, int, int], ...]:
+    """The library's source files and tables (path relative to the package, size,
+    modification time), sorted; ``__pycache__`` is not entered."""
+    root = str(_PACKAGE)
+    out = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel = os.path.relpath(folder, root)
+        for n in names:
+            if n.endswith((".py", ".csv", ".json")):
+                st = os.stat(os.path.join(folder, n))
+                name = n if rel == "." else f"{rel}/{n}"
+                out.append((name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(out))
 
 
 def cache_dir() -> Path | None:
-    """Where results are stored on disk, or None (memory only); see the module docstring."""
+    """Where plain-data results are stored on disk, or None (memory only); see the module
+    docstring."""
     env = os.environ.get("HCA_RESULTS_CACHE")
     if env is not None:
         if env.strip().lower() in {"", "0", "off", "no", "false"}:
@@ -126,130 +174,156 @@ def cache_dir() -> Path | None:
 
 
 def clear_memory() -> None:
-    """Forget the in-process results (the disk cache is left alone)."""
+    """Forget the in-process results (the disk store is left alone)."""
     _MEMORY.clear()
-    _ORIGIN.clear()
 
 
-def _by_reference(compute: Callable) -> bool:
-    """Whether ``compute`` can be stored by its import name (a module-level function)."""
-    qualname = getattr(compute, "__qualname__", "<")
-    return "<" not in qualname and getattr(compute, "__module__", None) is not None
+# =========================================================================== read-only copies
+def read_only(value: T) -> T:
+    """A copy of ``value`` that shares nothing a reader could change with it.
+
+    numpy arrays become views with ``writeable=False`` (of arrays the store owns, so the
+    flag cannot be set back), DataFrames, Series and Index objects shallow copies (pandas'
+    copy-on-write copies the data only when one is written), tuples, lists, dicts and sets
+    new containers of read-only items, dataclasses and other objects with a ``__dict__``
+    copies whose attributes are read-only items; anything else a deep copy. Objects shared
+    inside ``value`` stay shared in the copy.
+    """
+    return _walk(value, {}, freeze=False)
 
 
-def _remember(key: tuple, compute: Callable, value: Any) -> None:
-    """Hold ``value`` under ``key`` and note where it (and each item of a tuple) came from."""
-    _MEMORY[key] = value
-    if not _by_reference(compute):
-        return
-    name, args = key[0], key[1:]
-    items = enumerate(value) if isinstance(value, tuple) else ()
-    for obj, ref in (
-        (value, (name, compute, args, None)),
-        *((v, (name, compute, args, i)) for i, v in items),
-    ):
-        if not isinstance(obj, _ATOMIC) and not (type(obj) is tuple and not obj):  # () is shared
-            _ORIGIN[id(obj)] = (key, ref)
+def _frozen(value: T) -> T:
+    """An independent copy of ``value`` for the store: arrays copied and made read-only."""
+    return _walk(value, {}, freeze=True)
 
 
-def _held(key: tuple, item: int | None) -> Any:
-    value = _MEMORY[key]
-    return value if item is None else value[item]
+def _walk(obj: Any, memo: dict[int, Any], *, freeze: bool) -> Any:
+    if isinstance(obj, _AS_IS):
+        return obj
+    key = id(obj)
+    if key in memo:
+        return memo[key]
+    out: Any
+    if isinstance(obj, np.ndarray):
+        out = obj.copy() if freeze else obj.view()
+        if freeze and obj.dtype == object:  # the items of an object array are copied too
+            for i, item in enumerate(obj.flat):
+                out.flat[i] = _walk(item, memo, freeze=freeze)
+        out.flags.writeable = False
+    elif isinstance(obj, (pd.DataFrame, pd.Series)):
+        out = obj.copy(deep=freeze)
+    elif isinstance(obj, pd.Index):
+        out = obj.copy()
+    elif type(obj) is tuple:
+        out = tuple(_walk(x, memo, freeze=freeze) for x in obj)
+    elif isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+        out = type(obj)(*(_walk(x, memo, freeze=freeze) for x in obj))
+    elif type(obj) is list:
+        out = []
+        memo[key] = out
+        out.extend(_walk(x, memo, freeze=freeze) for x in obj)
+    elif type(obj) is dict:
+        out = {}
+        memo[key] = out
+        out.update({k: _walk(v, memo, freeze=freeze) for k, v in obj.items()})
+    elif type(obj) in (set, frozenset):
+        out = type(obj)(_walk(x, memo, freeze=freeze) for x in obj)
+    elif dataclasses.is_dataclass(obj) or hasattr(obj, "__dict__"):
+        out = copy.copy(obj)
+        memo[key] = out
+        if dataclasses.is_dataclass(obj) and not hasattr(obj, "__dict__"):  # slots
+            for f in dataclasses.fields(obj):
+                object.__setattr__(out, f.name, _walk(getattr(obj, f.name), memo, freeze=freeze))
+        else:
+            for name, v in vars(obj).items():
+                object.__setattr__(out, name, _walk(v, memo, freeze=freeze))
+    else:
+        out = copy.deepcopy(obj)
+    memo[key] = out
+    return out
 
 
-class _Pickler(pickle.Pickler):
-    """Stores every other cached result inside ``top`` as a reference to its own entry."""
-
-    def __init__(self, file: Any, top: Any) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._top = top
-
-    def persistent_id(self, obj: Any) -> tuple | None:
-        origin = _ORIGIN.get(id(obj))  # called for every object: the common case first
-        if origin is None or obj is self._top:
-            return None
-        key, ref = origin
-        try:
-            if _held(key, ref[3]) is not obj:  # an id reused by another object
-                return None
-        except (KeyError, IndexError, TypeError):
-            return None
-        return ref
-
-
-class _Unpickler(pickle.Unpickler):
-    """Resolves the references of :class:`_Pickler` through :func:`cached`."""
-
-    def persistent_load(self, pid: Any) -> Any:
-        name, compute, args, item = pid
-        value = cached(name, compute, *args)
-        return value if item is None else value[item]
-
-
-def _dump(value: Any, path: Path) -> None:
-    with open(path, "wb") as fh:
-        _Pickler(fh, value).dump(value)
-
-
-def _load(path: Path) -> Any:
-    with open(path, "rb") as fh:
-        return _Unpickler(fh).load()
-
-
-@contextmanager
-def _locked(path: Path):
-    """An exclusive lock on ``path`` across processes (any platform, via :mod:`filelock`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path)):
-        yield
-
-
-def _key(name: str, args: tuple) -> str:
-    return hashlib.sha256(f"{fingerprint()}|{name}|{args!r}".encode()).hexdigest()[:20]
-
-
-def _from_disk(folder: Path, name: str, args: tuple, compute: Callable[[], T]) -> T:
-    key = _key(name, args)
-    path = folder / f"{name}-{key}.pickle"
-    with _locked(folder / f"{name}-{key}.lock"):
-        if path.is_file():
-            try:
-                return _load(path)
-            except Exception as err:  # a truncated or foreign file: recompute it
-                warnings.warn(
-                    f"ignoring unreadable cached result {path.name} ({err})",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-        value = compute()
-        tmp = path.with_suffix(".tmp")
-        _dump(value, tmp)
-        os.replace(tmp, path)
-        return value
-
-
-def cached(name: str, compute: Callable[..., T], *args: Any) -> T:
-    """``compute(*args)``, computed once per process and (in a checkout) once per build.
+# =========================================================================== in the process
+def cached(name: str, compute: Callable[..., T], *args: Hashable) -> T:
+    """``compute(*args)``, computed once per process and library version; a read-only copy.
 
     Parameters
     ----------
     name : str
-        Name of the result (e.g. ``"recovery"``); part of the key.
+        Name of the result (e.g. ``"main_fits"``); part of the key.
     compute : callable
         A pure function of ``args``.
     *args
-        Hashable arguments with a deterministic ``repr`` (frozen dataclasses, str, int).
+        Hashable arguments (frozen dataclasses, tuples, str, int).
 
     Returns
     -------
-    The result; the same object for the same ``(name, args)`` within a process.
+    A :func:`read_only` copy of the result: equal for the same ``(name, args)``, and nothing
+    a caller does to it changes what the next caller gets.
     """
-    key = (name, *args)
-    if key in _MEMORY:
-        return _MEMORY[key]
+    key = (fingerprint(), name, tuple(args))
+    if key not in _MEMORY:
+        _MEMORY[key] = _frozen(compute(*args))
+    return read_only(_MEMORY[key])
+
+
+# =========================================================================== on disk
+def _key(name: str, args: tuple[Hashable, ...]) -> str:
+    return hashlib.sha256(f"{fingerprint()}|{name}|{args!r}".encode()).hexdigest()[:20]
+
+
+def stored_json(
+    name: str,
+    compute: Callable[..., Any],
+    *args: Hashable,
+    check: Callable[[Any], bool] = lambda data: True,
+) -> Any:
+    """``compute(*args)`` (plain JSON data: dicts, lists, str, numbers, None), computed once
+    per build: stored as JSON under :func:`cache_dir` (and not at all without one).
+
+    A stored file is read with :func:`json.load` and nothing else, and used only if
+    ``check(data)`` holds; otherwise (a truncated or foreign file) it is ignored with a
+    :class:`RuntimeWarning` and replaced by the recomputed result.
+    """
     folder = cache_dir()
-    value = (
-        compute(*args) if folder is None else _from_disk(folder, name, args, lambda: compute(*args))
-    )
-    _remember(key, compute, value)
-    return value
+    if folder is None:
+        return _plain(compute(*args))
+    key = _key(name, tuple(args))
+    path = folder / f"{name}-{key}.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / f"{name}-{key}.lock")):
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if check(data):
+                    return data
+                problem = "not the expected shape"
+            except (OSError, ValueError, UnicodeDecodeError) as err:
+                problem = f"{type(err).__name__}: {err}"
+            warnings.warn(
+                f"ignoring unreadable stored result {path.name} ({problem})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        data = _plain(compute(*args))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return data
+
+
+def _plain(data: Any) -> Any:
+    """``data`` as it reads back from JSON (tuples become lists), so that a stored and a
+    freshly computed result are the same."""
+    return json.loads(json.dumps(data, default=_json_default))
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"not plain data: {type(obj).__name__}")

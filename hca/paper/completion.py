@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,11 +48,11 @@ from hca.completion import (
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
 from hca.paper.appendix_g import AppendixGDesign, AppendixGResults, run_appendix_g
-from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS
 from hca.paper.replication import v2_frame
-from hca.paper.setups import SETUPS, Setup, get_setup
+from hca.paper.setups import SETUPS, Setup
+from hca.paper.shape import ChapterSpec
 
 __all__ = [
     "Settings",
@@ -152,7 +153,7 @@ class Settings:
         base = AppendixGDesign()
         shares = sorted({p for p, _ in base.random_runs} | set(reps))
         runs = tuple((p, reps.get(p, curve)) for p in shares if reps.get(p, curve) > 0)
-        common = {
+        common: dict[str, Any] = {
             "random_runs": runs,
             "ps_block": self.block_ps or base.ps_block,
             "n_reps_block": self.authors_block_reps if authors else self.block_reps,
@@ -355,12 +356,16 @@ def _compute(setup: Setup, settings: Settings) -> CompletionResults:
     )
 
 
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
+CHAPTER: ChapterSpec[Settings, CompletionResults] = ChapterSpec(
+    key="completion", settings=Settings, fast_settings=Settings.fast, compute=_compute
+)
+
+
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> CompletionResults:
-    """The chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached(
-        "completion", _compute, get_setup(setup), Settings() if settings is None else settings
-    )
+    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
+    :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== the authors' code

@@ -44,7 +44,8 @@ from hca.paper.constants import (
     PAPER_V2_SINV,
 )
 from hca.paper.replication import v1_frame, v2_frame
-from hca.paper.setups import Setup, get_setup
+from hca.paper.setups import Setup
+from hca.paper.shape import ChapterSpec
 
 __all__ = [
     "Settings",
@@ -154,10 +155,16 @@ def _compute(setup: Setup, settings: Settings) -> DataResults:
     )
 
 
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
+CHAPTER: ChapterSpec[Settings, DataResults] = ChapterSpec(
+    key="data", settings=Settings, fast_settings=Settings.fast, compute=_compute
+)
+
+
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> DataResults:
-    """The data chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached("data", _compute, get_setup(setup), Settings() if settings is None else settings)
+    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
+    :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 def authors_printed_sizes() -> pd.Series:

@@ -57,7 +57,6 @@ from hca.interpret import (
     official_pairs,
     out_of_sample_r2,
 )
-from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
     claim,
@@ -75,8 +74,15 @@ from hca.paper.constants import (
     PAPER_OOS_DOMAINS,
     PAPER_V2_FOUR,
 )
-from hca.paper.replication import main_data, main_fit, main_fit_steered, seed_refits, v2_frame
-from hca.paper.setups import Setup, get_setup
+from hca.paper.replication import (
+    main_data,
+    main_fits,
+    main_fits_steered,
+    seed_refits,
+    v2_frame,
+)
+from hca.paper.setups import Setup
+from hca.paper.shape import ChapterSpec, EnsembleSpec
 
 __all__ = [
     "Settings",
@@ -191,6 +197,11 @@ class InterpretationResults:
     n_boot : int
     domain_note : str
         How the domains were formed under this setup.
+    mic : float
+        The MIC of the run's four-domain fit (what makes a run typical).
+    steered : str
+        The domains whose FastICA in the four-domain fit was steered by rounding (empty: the
+        run is evidence; :func:`hca.paper.replication.main_fits_steered`).
     """
 
     setup: Setup
@@ -212,6 +223,8 @@ class InterpretationResults:
     seeds: tuple
     n_boot: int
     domain_note: str
+    mic: float = float("nan")
+    steered: str = ""
 
     @property
     def n_in_sample(self) -> int:
@@ -543,65 +556,87 @@ def _domain_note(setup: Setup) -> str:
     return "this book's base-model attribution, one row per model (the leaderboard CSV)"
 
 
-def _compute(setup: Setup, settings: Settings) -> InterpretationResults:
-    fit = main_fit(setup)
+def _runs(
+    setup: Setup, settings: Settings, seeds: tuple[int, ...]
+) -> tuple[InterpretationResults, ...]:
+    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``
+    (the four-domain fits in one batch, :func:`hca.paper.replication.main_fits`)."""
     X, _ = main_data(setup)
-    al = align(fit, X, fit.adjust())
-    roles = _roles(al)
     frame = _oos_frame(setup)
-    transfer = out_of_sample_r2(al, frame, PAPER_OOS_DOMAINS, PAPER_V2_FOUR)
     oos = {d: frame.loc[frame["base_model"] == d, _B] for d in PAPER_OOS_DOMAINS}
-    order_r2, chosen = _paper_order(fit, X, roles)
-    cp = _checkpoints(al, frame, setup)
-    names = list(al.factor_names)
-    compute_r = pd.Series(
-        {v: float(np.corrcoef(cp[v], cp["log10_compute"])[0, 1]) for v in names + _B}
-    )
     lookup = v2_frame("careful")  # Figure 8 and the official pairs: leaderboard look-ups
     pairs = official_pairs(lookup)
+    figure8 = figure8_table(lookup)
     records = seed_refits(setup, settings.seeds).records
-    return InterpretationResults(
-        setup=setup,
-        alignment=al,
-        mixing=pd.DataFrame(fit.adjust().mixing, index=_B, columns=names),
-        roles=roles,
-        in_sample=X[_B].reset_index(drop=True),
-        transfer=transfer,
-        oos_scores=oos,
-        paper_order_r2=order_r2,
-        paper_order_chosen=chosen,
-        authors_ols_gap=_latent_ols_gap(al, X, oos),
-        checkpoints=cp,
-        compute_r=compute_r,
-        compute_diff=_compute_diff(cp, roles, settings.n_boot),
-        figure8=figure8_table(lookup),
-        instruct=_oriented_shift(al, lookup, pairs, X),
-        seed_alignments=tuple(tuple(a) for a in records["alignment"]),
-        seeds=tuple(settings.seeds),
-        n_boot=settings.n_boot,
-        domain_note=_domain_note(setup),
-    )
+    seed_alignments = tuple(tuple(a) for a in records["alignment"])
+    out = []
+    for seed, fit, why in zip(seeds, main_fits(setup, seeds), main_fits_steered(setup, seeds)):
+        run_setup = setup.with_seed(seed)
+        adj = fit.adjust()
+        al = align(fit, X, adj)
+        roles = _roles(al)
+        order_r2, chosen = _paper_order(fit, X, roles)
+        cp = _checkpoints(al, frame, run_setup)
+        names = list(al.factor_names)
+        compute_r = pd.Series(
+            {v: float(np.corrcoef(cp[v], cp["log10_compute"])[0, 1]) for v in names + _B}
+        )
+        out.append(
+            InterpretationResults(
+                setup=run_setup,
+                alignment=al,
+                mixing=pd.DataFrame(adj.mixing, index=_B, columns=names),
+                roles=roles,
+                in_sample=X[_B].reset_index(drop=True),
+                transfer=out_of_sample_r2(al, frame, PAPER_OOS_DOMAINS, PAPER_V2_FOUR),
+                oos_scores=oos,
+                paper_order_r2=order_r2,
+                paper_order_chosen=chosen,
+                authors_ols_gap=_latent_ols_gap(al, X, oos),
+                checkpoints=cp,
+                compute_r=compute_r,
+                compute_diff=_compute_diff(cp, roles, settings.n_boot),
+                figure8=figure8,
+                instruct=_oriented_shift(al, lookup, pairs, X),
+                seed_alignments=seed_alignments,
+                seeds=tuple(settings.seeds),
+                n_boot=settings.n_boot,
+                domain_note=_domain_note(setup),
+                mic=float(fit.mic_),
+                steered=why,
+            )
+        )
+    return tuple(out)
+
+
+def _compute(setup: Setup, settings: Settings) -> InterpretationResults:
+    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
+
+
+def _typical_key(res: InterpretationResults) -> float:
+    """What makes a run of the chapter's ensemble typical: the MIC of its four-domain fit."""
+    return res.mic
+
+
+def _steered(res: InterpretationResults) -> str:
+    return res.steered
+
+
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
+#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
+CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
+    key="interpretation",
+    settings=Settings,
+    fast_settings=Settings.fast,
+    compute=_compute,
+    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+)
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> InterpretationResults:
-    """The interpretation chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached(
-        "interpretation", _compute, get_setup(setup), Settings() if settings is None else settings
-    )
-
-
-def run_evidence(res: InterpretationResults) -> str:
-    """The domains whose FastICA in the four-domain fit is rounding-sensitive in this run
-    of the chapter's ensemble (empty: none is; the run counts either way;
-    :func:`hca.paper.replication.main_fit_steered`)."""
-    return main_fit_steered(res.setup)
-
-
-def ensemble_key(res: InterpretationResults) -> float:
-    """What makes a run of the chapter's ensemble typical: the MIC of its four-domain fit
-    (:func:`hca.paper.replication.main_fit`; :func:`hca.paper.scorecard.typical_seed`)."""
-    return float(main_fit(res.setup).mic_)
+    """The interpretation chapter's results under ``setup`` (computed once per process; a
+    read-only copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== claims
@@ -756,7 +791,10 @@ def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcom
 def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = load_paper_values()
     named = [d for d in PAPER_OOS_DOMAINS if d.lower() in paper_list(rows, "S4-transfer-poor")]
-    cells, poor_named, poor_other, drop_named = [], [], [], []
+    cells: list[str] = []
+    poor_named: list[str] = []
+    poor_other: list[str] = []
+    drop_named: list[str] = []
     for role in ("general", "ifeval"):
         if not informative(res, role, paper):
             continue

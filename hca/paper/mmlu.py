@@ -42,7 +42,6 @@ import difflib
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -50,9 +49,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
+from hca import stability as st
 from hca.data.registry import MMLU_SUBJECTS, benchmark_label
-from hca.estimator.model import HCA, clone_hca
+from hca.estimator.model import HCA, clone_hca, mic_by_subset
 from hca.interpret import cluster_order
+from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
     claim,
@@ -61,6 +62,16 @@ from hca.paper.claims import (
     paper_list,
     share_text,
 )
+from hca.paper.constants import (
+    CROSS_SUBJECTS,
+    MATH_SUBJECTS,
+    PAPER_MATH_DOMAINS,
+    PAPER_PHYSICS_DOMAINS,
+    PHYSICS_SUBJECTS,
+)
+from hca.paper.replication import domain_data, estimator
+from hca.paper.setups import Setup
+from hca.paper.shape import ChapterSpec, EnsembleSpec
 from hca.stability import fit_record
 from hca.validation import check_frame, check_matrix
 
@@ -113,8 +124,7 @@ def subject_columns(subjects: Sequence[str]) -> list[str]:
 subject_label = benchmark_label
 
 
-@lru_cache(maxsize=1)
-def _frame_cached() -> pd.DataFrame:
+def _frame() -> pd.DataFrame:
     from hca.attribution.domains import attach_domains
     from hca.attribution.identify import join_v1_metadata
     from hca.data.loaders import load_leaderboard_v1, load_mmlu_by_task
@@ -132,7 +142,7 @@ def mmlu_frame() -> pd.DataFrame:
         (matched by model id) and the columns of :func:`hca.attribution.attach_domains`
         (``base_model``, ``layer``, ``evidence``, ...).
     """
-    return _frame_cached().copy()
+    return cached("mmlu_frame", _frame)
 
 
 def domain_counts(
@@ -459,9 +469,7 @@ def _data() -> MMLUData:
 
 
 def mmlu_data() -> MMLUData:
-    """:class:`MMLUData` (computed once per process and build)."""
-    from hca.paper.cache import cached
-
+    """:class:`MMLUData` (computed once per process)."""
     return cached("mmlu_data", _data)
 
 
@@ -592,10 +600,13 @@ class _SubjectInputs:
     spectra: dict
 
 
-@lru_cache(maxsize=32)
 def _subject_inputs(subjects: tuple, domains: tuple) -> _SubjectInputs:
-    """What a subject fit needs that does not depend on the seed (once per process: every run
-    of an ensemble shares it)."""
+    """What a subject fit needs that does not depend on the seed (computed once per process:
+    every run of an ensemble shares it)."""
+    return cached("mmlu_subject_inputs", _subject_inputs_compute, subjects, domains)
+
+
+def _subject_inputs_compute(subjects: tuple, domains: tuple) -> _SubjectInputs:
     from hca import subspace as ss
     from hca.paper.replication import domain_data
 
@@ -614,40 +625,46 @@ def _subject_inputs(subjects: tuple, domains: tuple) -> _SubjectInputs:
     )
 
 
-def _subject_fit(
-    setup,
+def _subject_fits(
+    setup: Setup,
     data: MMLUData,
     subjects: Sequence[str],
     domains: Sequence[str],
+    run_seeds: tuple[int, ...],
     *,
     min_size: int | None,
     sweep_seeds: Sequence[int] | None,
     seeds: Sequence[int],
     n_jobs: int | None,
-) -> SubjectFit:
-    from hca.estimator.model import mic_by_subset
-    from hca.paper.cache import cached
-    from hca.paper.replication import estimator
-    from hca.paper.setups import seeds_in_flight
-    from hca.stability import ica_reproducible
-
+) -> tuple[SubjectFit, ...]:
+    """One subject fit for every FastICA seed of ``run_seeds`` under the seed-free ``setup``:
+    the fits on ``domains`` in one batch (:func:`hca.stability.seed_fits`), the seed-free
+    sweeps once."""
     subjects, domains = list(subjects), list(domains)
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
-    table = None
     inputs = _subject_inputs(tuple(subjects), tuple(domains))
+    Xd, ld = inputs.chosen
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
+        models = st.seed_fits(est, Xd, ld, run_seeds)
+        tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
         if min_size is not None:
             X, labels = inputs.available
-            table = mic_by_subset(
-                est, X, labels, candidates=list(data.available), min_size=min_size, n_jobs=n_jobs
-            )
-        Xd, ld = inputs.chosen
-        model = est.fit(Xd, ld)
+            tables = [
+                mic_by_subset(
+                    clone_hca(est, random_state=seed),
+                    X,
+                    labels,
+                    candidates=list(data.available),
+                    min_size=min_size,
+                    n_jobs=n_jobs,
+                )
+                for seed in run_seeds
+            ]
     sweeps, seed_records = cached(
         "mmlu_seed_sweeps",
         _seed_sweeps,
-        setup.seed_free(),
+        setup,
         tuple(subjects),
         tuple(domains),
         None if min_size is None else int(min_size),
@@ -655,19 +672,25 @@ def _subject_fit(
         tuple(int(x) for x in seeds),
         n_jobs,
     )
-    return SubjectFit(
-        subjects=tuple(subjects),
-        domains=tuple(domains),
-        corr=inputs.corr,
-        corr_all=inputs.corr_all,
-        spectra=inputs.spectra,
-        table=table,
-        min_size=int(min_size or len(domains)),
-        sweeps=sweeps,
-        model=model,
-        alignment=factor_alignment(model.unmixing_, subjects),
-        seeds=seed_records,
-        reproducible=ica_reproducible(model, Xd, ld, prefetch_seeds=seeds_in_flight(setup)),
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reproducible = st.ica_reproducible_many(models, Xd, ld)
+    return tuple(
+        SubjectFit(
+            subjects=tuple(subjects),
+            domains=tuple(domains),
+            corr=inputs.corr,
+            corr_all=inputs.corr_all,
+            spectra=inputs.spectra,
+            table=table,
+            min_size=int(min_size or len(domains)),
+            sweeps=sweeps,
+            model=model,
+            alignment=factor_alignment(model.unmixing_, subjects),
+            seeds=seed_records,
+            reproducible=rep,
+        )
+        for model, table, rep in zip(models, tables, reproducible)
     )
 
 
@@ -682,9 +705,6 @@ def _seed_sweeps(
 ) -> tuple:
     """The subset sweeps over ``sweep_seeds`` and the refits over ``seeds`` of one subject
     fit (keyed by the seed-free setup: every member of an ensemble shares them)."""
-    from hca import stability as st
-    from hca.paper.replication import domain_data, estimator
-
     data = mmlu_data()
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
     sweeps = None
@@ -705,79 +725,109 @@ def _seed_sweeps(
     return sweeps, seed_fits(est, Xd, ld, seeds=seeds, n_jobs=n_jobs)
 
 
-def _compute(setup, settings: Settings) -> MMLUResults:
-    from hca.paper.constants import (
-        CROSS_SUBJECTS,
-        MATH_SUBJECTS,
-        PAPER_MATH_DOMAINS,
-        PAPER_PHYSICS_DOMAINS,
-        PHYSICS_SUBJECTS,
-    )
-
+def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MMLUResults, ...]:
+    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``
+    (every subject fit's fits of all seeds in one batch)."""
     data = mmlu_data()
-    common = {"seeds": settings.seeds, "n_jobs": settings.n_jobs}
-    math = _subject_fit(
-        setup,
-        data,
-        MATH_SUBJECTS,
-        PAPER_MATH_DOMAINS,
-        min_size=3,
-        sweep_seeds=settings.sweep_seeds,
-        **common,
+    n_jobs = settings.n_jobs
+
+    def subject_fits(
+        subjects: Sequence[str],
+        domains: Sequence[str],
+        run_seeds: tuple[int, ...],
+        min_size: int | None,
+        sweep_seeds: Sequence[int] | None,
+        refit_seeds: Sequence[int],
+    ) -> tuple[SubjectFit, ...]:
+        return _subject_fits(
+            setup,
+            data,
+            subjects,
+            domains,
+            run_seeds,
+            min_size=min_size,
+            sweep_seeds=sweep_seeds,
+            seeds=refit_seeds,
+            n_jobs=n_jobs,
+        )
+
+    math = subject_fits(
+        MATH_SUBJECTS, PAPER_MATH_DOMAINS, seeds, 3, settings.sweep_seeds, settings.seeds
     )
-    physics = _subject_fit(
-        setup,
-        data,
-        PHYSICS_SUBJECTS,
-        PAPER_PHYSICS_DOMAINS,
-        min_size=4,
-        sweep_seeds=settings.sweep_seeds,
-        **common,
+    physics = subject_fits(
+        PHYSICS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, 4, settings.sweep_seeds, settings.seeds
     )
     k = min(setup.min_subset_size, len(data.available))
-    cross = _subject_fit(
-        setup, data, CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, min_size=k, sweep_seeds=None, **common
+    cross = subject_fits(CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, k, None, settings.seeds)
+    math_choice = subject_fits(
+        CROSS_SUBJECTS, PAPER_MATH_DOMAINS, seeds, None, None, settings.alt_seeds
     )
-    best = tuple(cross.table.sort_values("mic", kind="stable").iloc[0]["subset"])
-    alt = {
-        "seeds": settings.alt_seeds,
-        "n_jobs": settings.n_jobs,
-        "min_size": None,
-        "sweep_seeds": None,
-    }
-    alternatives = {
-        "mathematics choice": _subject_fit(setup, data, CROSS_SUBJECTS, PAPER_MATH_DOMAINS, **alt),
-        "smallest MIC": _subject_fit(setup, data, CROSS_SUBJECTS, best, **alt),
-    }
-    counts = [f.n_certified() for f in (math, physics, cross, *alternatives.values())]
-    n_ok, n_all = (sum(c[i] for c in counts) for i in (0, 1))
-    return MMLUResults(
-        setup=setup,
-        domain_note=DOMAIN_NOTE,
-        math=math,
-        physics=physics,
-        cross=cross,
-        alternatives=alternatives,
-        n_fits=n_all,
-        n_uncertified=n_all - n_ok,
-    )
+    # the base models with the smallest MIC for Figure 30's subjects depend on the seed: the
+    # seeds that share them are fitted in one batch
+    best = [
+        tuple(c.table.sort_values("mic", kind="stable").iloc[0]["subset"])
+        for c in cross
+        if c.table is not None
+    ]
+    smallest: dict[int, SubjectFit] = {}
+    for choice in dict.fromkeys(best):
+        group = tuple(s for s, b in zip(seeds, best) if b == choice)
+        smallest |= dict(
+            zip(group, subject_fits(CROSS_SUBJECTS, choice, group, None, None, settings.alt_seeds))
+        )
+    out = []
+    for i, seed in enumerate(seeds):
+        alternatives = {"mathematics choice": math_choice[i], "smallest MIC": smallest[seed]}
+        fits = (math[i], physics[i], cross[i], *alternatives.values())
+        counts = [f.n_certified() for f in fits]
+        n_ok, n_all = (sum(c[j] for c in counts) for j in (0, 1))
+        out.append(
+            MMLUResults(
+                setup=setup.with_seed(seed),
+                domain_note=DOMAIN_NOTE,
+                math=math[i],
+                physics=physics[i],
+                cross=cross[i],
+                alternatives=alternatives,
+                n_fits=n_all,
+                n_uncertified=n_all - n_ok,
+            )
+        )
+    return tuple(out)
 
 
-def run(setup: Any = "careful", settings: Settings | None = None) -> MMLUResults:
-    """The MMLU chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    from hca.paper.cache import cached
-    from hca.paper.setups import get_setup
-
-    return cached("mmlu", _compute, get_setup(setup), Settings() if settings is None else settings)
+def _compute(setup: Setup, settings: Settings) -> MMLUResults:
+    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
 
 
-def ensemble_key(res: MMLUResults) -> float:
+def _typical_key(res: MMLUResults) -> float:
     """What makes a run of the chapter's ensemble typical: the MIC of its mathematics fit,
     whose FastICA runs converge in a few iterations in every domain (the physics and
-    cross-subject fits reach several optima, and Figure 30's Llama-2-13B never converges;
-    :func:`hca.paper.scorecard.typical_seed`)."""
+    cross-subject fits reach several optima, and Figure 30's Llama-2-13B never converges)."""
     return float(res.math.model.mic_)
+
+
+def _no_steering(res: MMLUResults) -> str:
+    """The chapter's claims name the fit they read (``@claim(..., evidence=...)``); the
+    chapter's own rule is that every run is evidence."""
+    return ""
+
+
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
+#: :func:`_runs`; each claim names the subject fit whose steering leaves a run out.
+CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec(
+    key="mmlu",
+    settings=Settings,
+    fast_settings=Settings.fast,
+    compute=_compute,
+    ensemble=EnsembleSpec(runs=_runs, evidence=_no_steering, typical_key=_typical_key),
+)
+
+
+def run(setup: str | Setup = "careful", settings: Settings | None = None) -> MMLUResults:
+    """The MMLU chapter's results under ``setup`` (computed once per process; a read-only
+    copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== claims
@@ -828,6 +878,8 @@ def _mic_outcome(fit: SubjectFit, rows: pd.DataFrame, cid: str) -> Outcome:
 
 
 def _minimal_outcome(fit: SubjectFit, size: int | None, what: str) -> Outcome:
+    if fit.table is None:
+        raise ValueError(f"{fit.summary()}: no subset table to rank (min_size was None)")
     row = fit.rank()
     table = fit.table if size is None else fit.table[fit.table["size"] == size]
     rank = int(row["rank"] if size is not None else row["rank_all"])

@@ -46,10 +46,10 @@ from hca.attribution.domains import (
 )
 from hca.data.frames import domain_data
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
-from hca.paper.cache import cached
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.setups import Setup, get_setup
+from hca.paper.shape import ChapterSpec
 
 __all__ = [
     "Settings",
@@ -576,10 +576,16 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
     )
 
 
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
+CHAPTER: ChapterSpec[Settings, PCAResults] = ChapterSpec(
+    key="pca", settings=Settings, fast_settings=Settings.fast, compute=_compute
+)
+
+
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> PCAResults:
-    """The PCA chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached("pca", _compute, get_setup(setup), Settings() if settings is None else settings)
+    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
+    :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== claims

@@ -68,17 +68,18 @@ from hca.paper.replication import (
     domain_data,
     estimator,
     filter_below_base,
-    main_fit,
-    main_fit_steered,
+    main_fits,
+    main_fits_steered,
     seed_refits,
     v2_frame,
 )
-from hca.paper.setups import Setup, get_setup, seeds_in_flight
+from hca.paper.setups import Setup
+from hca.paper.shape import ChapterSpec, EnsembleSpec
 from hca.stability import (
     StabilityResult,
     matches_alignment,
-    prefetch_runs,
     ranked_orders,
+    seed_fits,
     seed_stability,
 )
 
@@ -207,7 +208,10 @@ class RecoveryResults:
     noise : DataFrame
         Domains x factors: share of each adjusted factor's variance from its own source.
     evidence : DomainRuleEvidence
-        The comparison of the domain rules (the same object under both setups).
+        The comparison of the domain rules (the same under both setups).
+    steered : str
+        The domains whose FastICA in the four-domain fit was steered by rounding (empty: the
+        run is evidence; :func:`hca.paper.replication.main_fits_steered`).
     """
 
     setup: Setup
@@ -229,6 +233,7 @@ class RecoveryResults:
     general_shares: pd.DataFrame
     noise: pd.DataFrame
     evidence: DomainRuleEvidence
+    steered: str = ""
 
     @property
     def seed0(self) -> dict:
@@ -253,9 +258,7 @@ def _quiet_seed_stability(est: HCA, X, labels, seeds, n_jobs) -> StabilityResult
 
 
 def _figure18(setup: Setup, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
-    est = estimator(setup, search="sequential")
-    _prefetch_ensemble(setup, est, X, labels)
-    table = sweep(est, X, labels)
+    table = sweep(estimator(setup, search="sequential"), X, labels)
     printed = authors_printed_mics()
     table["printed"] = [printed.get(frozenset(s), np.nan) for s in table["subset"]]
     return table
@@ -304,26 +307,6 @@ def _filtered_seeds(setup: Setup, settings: Settings) -> StabilityResult:
     return _quiet_seed_stability(est, Xf, lf, settings.seeds, settings.n_jobs)
 
 
-def _prefetch_ensemble(setup: Setup, est: HCA, X: pd.DataFrame, labels: np.ndarray) -> None:
-    """Batch the FastICA runs on ``X`` of every seed of the ensemble being computed (the first
-    run pays for all; :func:`hca.paper.setups.seeds_in_flight`; results do not depend on it)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        prefetch_runs(est, X, labels, seeds_in_flight(setup))
-
-
-def _filtered(setup: Setup, frame: pd.DataFrame, settings: Settings):
-    filt = filter_below_base(frame)
-    Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
-    est = estimator(setup, max_iter=FILTERED_MAX_ITER)
-    _prefetch_ensemble(setup, est, Xf, lf)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        fit = est.fit(Xf, lf)
-    seeds = cached("recovery_filtered_seeds", _filtered_seeds, setup.seed_free(), settings)
-    return filt, fit, seeds, Xf, lf
-
-
 def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
     """The headline claims over resamples x seeds (seed-free: shared by an ensemble)."""
     X_sinv, l_sinv = domain_data(v2_frame(setup), PAPER_V2_SINV, B2)
@@ -337,60 +320,87 @@ def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
     )
 
 
-def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
+def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[RecoveryResults, ...]:
+    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
+    the four-domain and the filtered fits of all seeds in one batch each
+    (:func:`hca.paper.replication.main_fits`, :func:`hca.stability.seed_fits`), the seed-free
+    sweeps once."""
     frame = v2_frame(setup)
     X_sinv, l_sinv = domain_data(frame, PAPER_V2_SINV, B2)
     X4, l4 = domain_data(frame, PAPER_V2_FOUR, B2)
-    fit = main_fit(setup)
-    adj = fit.adjust()
-    filt, fit_f, seeds_f, Xf, lf = _filtered(setup, frame, settings)
-    adj_f = fit_f.adjust()
+    fits = main_fits(setup, seeds)
+    steered = main_fits_steered(setup, seeds)
+    filt = filter_below_base(frame)
+    Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fits_f = seed_fits(estimator(setup, max_iter=FILTERED_MAX_ITER), Xf, lf, seeds)
     means, below = _means(frame)
     var_u, var_f = pooled_within_variance(X4, l4), pooled_within_variance(Xf, lf)
-    return RecoveryResults(
-        setup=setup,
-        sizes=frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
-        subsets=_figure18(setup, X_sinv, l_sinv),
-        fit=fit,
-        adjustment=adj,
-        seeds=seed_refits(setup, settings.seeds),
-        ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
-        headline=cached("recovery_headline", _headline, setup.seed_free(), settings),
-        reconstruction=_reconstruction(fit),
-        means=means,
-        below_share=below,
-        filtered=filt,
-        fit_filtered=fit_f,
-        adjustment_filtered=adj_f,
-        seeds_filtered=seeds_f,
-        variance=pd.DataFrame({"unfiltered": var_u, "filtered": var_f, "ratio": var_f / var_u}),
-        general_shares=pd.DataFrame(
-            {"unfiltered": _general_shares(adj), "filtered": _general_shares(adj_f)}
-        ),
-        noise=noise_shares(adj.models),
-        evidence=cached("recovery_evidence", domain_rule_evidence, settings.restarts),
-    )
+    shared = {
+        "sizes": frame["base_model"].value_counts().reindex(PAPER_V2_SINV),
+        "seeds": seed_refits(setup, settings.seeds),
+        "headline": cached("recovery_headline", _headline, setup, settings),
+        "means": means,
+        "below_share": below,
+        "filtered": filt,
+        "seeds_filtered": cached("recovery_filtered_seeds", _filtered_seeds, setup, settings),
+        "variance": pd.DataFrame({"unfiltered": var_u, "filtered": var_f, "ratio": var_f / var_u}),
+        "evidence": cached("recovery_evidence", domain_rule_evidence, settings.restarts),
+    }
+    out = []
+    for seed, fit, fit_f, why in zip(seeds, fits, fits_f, steered):
+        adj, adj_f = fit.adjust(), fit_f.adjust()
+        run_setup = setup.with_seed(seed)
+        out.append(
+            RecoveryResults(
+                setup=run_setup,
+                subsets=_figure18(run_setup, X_sinv, l_sinv),
+                fit=fit,
+                adjustment=adj,
+                ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),
+                reconstruction=_reconstruction(fit),
+                fit_filtered=fit_f,
+                adjustment_filtered=adj_f,
+                general_shares=pd.DataFrame(
+                    {"unfiltered": _general_shares(adj), "filtered": _general_shares(adj_f)}
+                ),
+                noise=noise_shares(adj.models),
+                steered=why,
+                **shared,
+            )
+        )
+    return tuple(out)
+
+
+def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
+    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
+
+
+def _typical_key(res: RecoveryResults) -> float:
+    """What makes a run of the chapter's ensemble typical: its four-domain fit's MIC."""
+    return float(res.fit.mic_)
+
+
+def _steered(res: RecoveryResults) -> str:
+    return res.steered
+
+
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
+#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
+CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
+    key="recovery",
+    settings=Settings,
+    fast_settings=Settings.fast,
+    compute=_compute,
+    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+)
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RecoveryResults:
-    """The recovery chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached(
-        "recovery", _compute, get_setup(setup), Settings() if settings is None else settings
-    )
-
-
-def run_evidence(res: RecoveryResults) -> str:
-    """The domains whose FastICA in the four-domain fit is rounding-sensitive in this run
-    of the chapter's ensemble (empty: none is; the run counts either way;
-    :func:`hca.paper.replication.main_fit_steered`)."""
-    return main_fit_steered(res.setup)
-
-
-def ensemble_key(res: RecoveryResults) -> float:
-    """What makes a run of the chapter's ensemble typical: its four-domain fit's MIC
-    (:func:`hca.paper.scorecard.typical_seed`)."""
-    return float(res.fit.mic_)
+    """The recovery chapter's results under ``setup`` (computed once per process; a read-only
+    copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== tables
@@ -635,6 +645,7 @@ def _edge_outcomes(
     e0 = _edge(adj.benchmarks)
     out = {}
     for k, (cid, what) in enumerate(((wid, "weight"), (sid, "scale"))):
+        value: float | None
         s = hits[k] / n
         seeds_text = f"{share_text(hits[k], n)} with the edge and a {what} in [0.5, 2]× the paper's"
         if e0 is not None:

@@ -44,7 +44,7 @@ from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.replication import domain_data, estimator
 from hca.paper.setups import Setup
-from hca.stability import bootstrap_samples, matches_alignment, prefetch_runs, ranked_orders
+from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
 
 __all__ = [
     "EXCLUDED",
@@ -216,11 +216,7 @@ class HeadlineStability:
 
 
 def _fit_sweeps(est: Any, X: pd.DataFrame, labels: np.ndarray, seeds: Sequence[int]) -> list:
-    """:func:`read_sweep` of the sweep of every seed on one resample (the FastICA runs of all
-    seeds in one batch per domain, :func:`hca.stability.prefetch_runs`; the same results)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        prefetch_runs(est, X, labels, seeds)
+    """:func:`read_sweep` of the sweep of every seed on one resample."""
     return [read_sweep(sweep(clone_hca(est, random_state=int(s)), X, labels)) for s in seeds]
 
 

@@ -9,8 +9,10 @@ the same fit show the same object.
   ``authors``: :func:`hca.attribution.authors.v2_frame_authors` with the final table's models
   and precision duplicates, every one of the eight base models of Section 1.1 named).
 * :func:`estimator` -- the :class:`~hca.estimator.HCA` of the setup (residuals, seed, runs).
-* :func:`main_fit` -- Section 4's fit on the four domains, computed once per setup
-  (:func:`hca.paper.cache.cached`); :func:`main_data` its input.
+* :func:`main_fits` -- Section 4's fit on the four domains for many FastICA seeds in one
+  batch (:func:`hca.stability.seed_fits`), computed once per setup and seeds
+  (:func:`hca.paper.cache.cached`); :func:`main_fit` the setup's own seed; :func:`main_data`
+  its input; :func:`main_fits_steered` which of them rounding steered.
 * :func:`seed_refits` -- the same fit over FastICA seeds (:func:`hca.stability.seed_stability`).
 * :func:`fit_v2` / :func:`fit_v1` fit any frame and domains; :func:`filter_below_base` is
   Appendix H.3's filter.
@@ -18,16 +20,19 @@ the same fit show the same object.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 
 from hca.data.frames import domain_data
 from hca.data.registry import V1_BENCHMARKS, V2_BENCHMARKS
+from hca.estimator.model import HCA
+from hca.paper.cache import cached
 from hca.paper.constants import (
     PAPER_PATTERNS,
     PAPER_V1_SINV,
@@ -36,6 +41,7 @@ from hca.paper.constants import (
     PAPER_V2_SINV,
 )
 from hca.paper.setups import Setup, get_setup
+from hca.stability import StabilityResult, ica_reproducible_many, seed_fits, seed_stability
 from hca.validation import check_frame
 
 __all__ = [
@@ -43,6 +49,8 @@ __all__ = [
     "main_data",
     "main_fit",
     "main_fit_steered",
+    "main_fits",
+    "main_fits_steered",
     "rounding_steered",
     "seed_refits",
     "v2_frame",
@@ -55,22 +63,19 @@ __all__ = [
 ]
 
 
-@cache
-def _v2_frame_cached() -> pd.DataFrame:
+def _v2_frame_compute() -> pd.DataFrame:
     from hca.attribution.domains import load_v2_domains
 
     return load_v2_domains()
 
 
-@cache
-def _v1_frame_cached() -> pd.DataFrame:
+def _v1_frame_compute() -> pd.DataFrame:
     from hca.attribution.domains import load_v1_domains
 
     return load_v1_domains()
 
 
-@cache
-def _v2_authors_cached(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
+def _v2_authors_compute(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
     from hca.attribution.authors import v2_frame_authors
 
     return v2_frame_authors(include_final=final_table, dedupe=not keep_duplicates)
@@ -85,13 +90,12 @@ def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     and ``base_model`` this book's name of the eight base models of Section 1.1.
     """
     if setup is None or get_setup(setup).domain_rule == "book":
-        return _v2_frame_cached().copy()
+        return cached("v2_frame", _v2_frame_compute)
     s = get_setup(setup)
-    return _v2_authors_cached(s.final_table, s.keep_duplicates).copy()
+    return cached("v2_frame_authors", _v2_authors_compute, s.final_table, s.keep_duplicates)
 
 
-@cache
-def _v1_authors_cached(keep_duplicates: bool) -> pd.DataFrame:
+def _v1_authors_compute(keep_duplicates: bool) -> pd.DataFrame:
     from hca.attribution.authors import v1_frame_authors
 
     return v1_frame_authors(dedupe=not keep_duplicates)
@@ -107,14 +111,12 @@ def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     Appendix H.4.
     """
     if setup is None or get_setup(setup).domain_rule == "book":
-        return _v1_frame_cached().copy()
-    return _v1_authors_cached(get_setup(setup).keep_duplicates).copy()
+        return cached("v1_frame", _v1_frame_compute)
+    return cached("v1_frame_authors", _v1_authors_compute, get_setup(setup).keep_duplicates)
 
 
-def estimator(setup: str | Setup, n_components: int = 3, **params: Any):
+def estimator(setup: str | Setup, n_components: int = 3, **params: Any) -> HCA:
     """The :class:`~hca.estimator.HCA` of ``setup`` (unfitted); ``params`` override it."""
-    from hca.estimator.model import HCA
-
     return HCA(n_components=n_components, **{**get_setup(setup).hca_params(), **params})
 
 
@@ -123,61 +125,69 @@ def main_data(setup: str | Setup) -> tuple[pd.DataFrame, np.ndarray]:
     return domain_data(v2_frame(setup), PAPER_V2_FOUR, V2_BENCHMARKS)
 
 
-def _main_fit(setup: Setup):
-    from hca.paper.setups import seeds_in_flight
-    from hca.stability import prefetch_runs
-
+def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[HCA, ...]:
     X, labels = main_data(setup)
-    est = estimator(setup)
-    prefetch_runs(est, X, labels, seeds_in_flight(setup))  # an ensemble's runs, one batch
-    return est.fit(X, labels)
+    return seed_fits(estimator(setup), X, labels, seeds)
 
 
-def main_fit(setup: str | Setup):
-    """Section 4's HCA fit on the four domains under ``setup`` (computed once; the same
-    object for every chapter of a process)."""
-    from hca.paper.cache import cached
-
-    return cached("main_fit", _main_fit, get_setup(setup))
-
-
-def rounding_steered(model: Any, X: Any, domains: Any, seeds: Sequence[int] = ()) -> str:
-    """The domains of a fitted HCA whose FastICA run was steered by rounding
-    (:func:`hca.stability.ica_reproducible` is False): rounding-sensitive, comma-separated;
-    empty when none is (:data:`hca.paper.claims.ENSEMBLE_RULE`). ``seeds``: the ensemble's seeds, whose
-    runs are batched now (results do not depend on them)."""
-    from hca.stability import ica_reproducible
-
-    rep = ica_reproducible(model, X, domains, prefetch_seeds=seeds)
-    return ", ".join(str(d) for d, ok in rep.items() if not ok)
+def main_fits(setup: str | Setup, seeds: Sequence[int]) -> tuple[HCA, ...]:
+    """Section 4's HCA fit on the four domains under ``setup`` for every FastICA seed of
+    ``seeds`` (:meth:`Setup.with_seed`), in one batch (:func:`hca.stability.seed_fits`;
+    computed once per process, a read-only copy)."""
+    return cached(
+        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
+    )
 
 
-def _main_fit_steered(setup: Setup) -> str:
-    from hca.paper.setups import seeds_in_flight
+def main_fit(setup: str | Setup) -> HCA:
+    """Section 4's HCA fit on the four domains under ``setup`` (its seed; computed once per
+    process)."""
+    s = get_setup(setup)
+    return main_fits(s, (s.ica_seed,))[0]
 
+
+def rounding_steered(models: Sequence[HCA], X: Any, domains: Any) -> tuple[str, ...]:
+    """For every fitted HCA of ``models`` (fitted on ``X`` and ``domains``), the domains whose
+    FastICA run was steered by rounding (:func:`hca.stability.ica_reproducible` is False),
+    comma-separated; empty when the fit is evidence (:data:`hca.paper.claims.ENSEMBLE_RULE`).
+    The reversed-row runs of all models are one batch
+    (:func:`hca.stability.ica_reproducible_many`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reps = ica_reproducible_many(models, X, domains)
+    return tuple(", ".join(str(d) for d, ok in rep.items() if not ok) for rep in reps)
+
+
+def _main_fits_steered(setup: Setup, seeds: tuple[int, ...]) -> tuple[str, ...]:
     X, labels = main_data(setup)
-    return rounding_steered(main_fit(setup), X, labels, seeds_in_flight(setup))
+    return rounding_steered(main_fits(setup, seeds), X, labels)
+
+
+def main_fits_steered(setup: str | Setup, seeds: Sequence[int]) -> tuple[str, ...]:
+    """:func:`rounding_steered` of every fit of :func:`main_fits` (computed once per
+    process)."""
+    return cached(
+        "main_fits_steered",
+        _main_fits_steered,
+        get_setup(setup).seed_free(),
+        tuple(int(s) for s in seeds),
+    )
 
 
 def main_fit_steered(setup: str | Setup) -> str:
-    """:func:`rounding_steered` of :func:`main_fit` (computed once per setup)."""
-    from hca.paper.cache import cached
+    """:func:`rounding_steered` of :func:`main_fit`."""
+    s = get_setup(setup)
+    return main_fits_steered(s, (s.ica_seed,))[0]
 
-    return cached("main_fit_steered", _main_fit_steered, get_setup(setup))
 
-
-def _seed_refits(setup: Setup, seeds: tuple[int, ...]):
-    from hca.stability import seed_stability
-
+def _seed_refits(setup: Setup, seeds: tuple[int, ...]) -> StabilityResult:
     X, labels = main_data(setup)
     return seed_stability(estimator(setup), X, labels, seeds=seeds, patterns=PAPER_PATTERNS)
 
 
-def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))):
+def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))) -> StabilityResult:
     """:func:`main_fit` refitted with every FastICA seed in ``seeds``
     (:class:`hca.stability.StabilityResult`; computed once per setup and seeds)."""
-    from hca.paper.cache import cached
-
     return cached(
         "seed_refits", _seed_refits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
     )

@@ -79,7 +79,8 @@ from hca.paper.constants import (
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
-from hca.paper.setups import Setup, get_setup
+from hca.paper.setups import Setup
+from hca.paper.shape import ChapterSpec
 from hca.stability import bootstrap_samples, matches_alignment
 from hca.validation import check_fraction, check_frame
 
@@ -883,7 +884,7 @@ def run_perturbations(
     names = [s.name for s in settings]
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must be unique, got {names}")
-    common = dict(domains=domains, level=level, pattern=pattern, n_jobs=n_jobs)
+    common: dict[str, Any] = dict(domains=domains, level=level, pattern=pattern, n_jobs=n_jobs)
     records, reps = [], []
     default = settings[0]
     reference, base_s_inv = None, None
@@ -1129,20 +1130,29 @@ def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
     )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RobustnessResults:
-    """The robustness page's results (computed once; see :func:`hca.paper.cache.cached`).
-
-    The page perturbs the careful setup (its frame is the default setting; the authors'
-    domain rule and the final table are perturbations of it), so ``setup`` must be
-    ``"careful"``; the argument is there so that every chapter is run the same way
-    (:class:`hca.paper.chapters.Chapter`).
-    """
-    from hca.paper.cache import cached
-
-    setup = get_setup(setup)
+def _compute_careful(setup: Setup, settings: Settings) -> RobustnessResults:
+    """:func:`_compute`, for the careful setup only: the page perturbs the careful setup (its
+    frame is the default setting; the authors' domain rule and the final table are
+    perturbations of it)."""
     if setup.name != "careful":
         raise ValueError(
             f"the robustness page perturbs the careful setup; got setup "
             f"{setup.name!r} (the authors' domain rule is one of its rows)"
         )
-    return cached("robustness", _compute, setup, Settings() if settings is None else settings)
+    return _compute(setup, settings)
+
+
+#: The page's shape (:class:`hca.paper.shape.ChapterSpec`; no claims of its own).
+CHAPTER: ChapterSpec[Settings, RobustnessResults] = ChapterSpec(
+    key="robustness",
+    settings=Settings,
+    fast_settings=Settings.fast,
+    compute=_compute_careful,
+    page="10_robustness",
+)
+
+
+def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RobustnessResults:
+    """The robustness page's results (computed once per process; a read-only copy). ``setup``
+    must be ``"careful"``; the argument is there so that every chapter is run the same way."""
+    return CHAPTER.run(setup, settings)

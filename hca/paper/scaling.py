@@ -55,7 +55,8 @@ from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.replication import v2_frame
-from hca.paper.setups import SETUPS, Setup, get_setup
+from hca.paper.setups import SETUPS, Setup
+from hca.paper.shape import ChapterSpec
 
 __all__ = [
     "printed_sigmoid",
@@ -388,7 +389,7 @@ def _tau(panel: SigmoidPanel) -> pd.DataFrame:
         out[b] = {
             "tau": panel.fits[("all", b)].tau,
             "se": panel.fits[("all", b)].se["tau"],
-            **_intervals(bs.samples[:, k] if bs is not None else []),
+            **_intervals(bs.samples[:, k] if bs is not None else np.empty(0)),
         }
     return pd.DataFrame(out).T.rename_axis("outcome")
 
@@ -555,12 +556,16 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
     )
 
 
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
+CHAPTER: ChapterSpec[Settings, ScalingResults] = ChapterSpec(
+    key="scaling", settings=Settings, fast_settings=Settings.fast, compute=_compute
+)
+
+
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> ScalingResults:
-    """The scaling chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached(
-        "scaling", _compute, get_setup(setup), Settings() if settings is None else settings
-    )
+    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
+    :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== the bridge

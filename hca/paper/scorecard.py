@@ -22,21 +22,25 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from hca.data.tables import load_paper_values
-from hca.paper.chapters import CHAPTER_LIST
+from hca.paper.cache import stored_json
+from hca.paper.chapters import CHAPTER_LIST, ChapterSpec
 from hca.paper.chapters import chapter as get_chapter
 from hca.paper.claims import (
     CHAPTERS,
     KINDS,
     VERDICTS,
     ClaimSpec,
+    Ensemble,
     Outcome,
+    Stability,
     ensemble_outcome,
     needs_more_runs,
     typical_index,
@@ -45,7 +49,6 @@ from hca.paper.setups import (
     SETUP_NAMES,
     SETUPS,
     Setup,
-    ensemble_in_flight,
     ensemble_seed_sets,
     get_setup,
 )
@@ -53,7 +56,7 @@ from hca.paper.setups import (
 __all__ = [
     "ClaimRow",
     "Scorecard",
-    "chapter_module",
+    "chapter_spec",
     "chapter_results",
     "chapter_ensemble",
     "ensemble_seeds",
@@ -152,45 +155,55 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-def chapter_module(chapter: str):
-    """The module ``hca.paper.<chapter>`` of a chapter with claims."""
+def chapter_spec(chapter: str) -> ChapterSpec[Any, Any]:
+    """The declared shape (``CHAPTER``) of a chapter with claims."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
-    return get_chapter(chapter).module
+    return get_chapter(chapter)
 
 
 def chapter_results(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
-    """The chapter's ``run(setup, settings)`` (small repetition counts with ``fast``)."""
-    c = get_chapter(chapter)
-    return c.run(setup, c.settings(fast))
+    """The chapter's results under ``setup`` (small repetition counts with ``fast``)."""
+    c = chapter_spec(chapter)
+    return c.run(setup, c.settings_for(fast))
 
 
 def chapter_ensemble(
     chapter: str, setup: str | Setup, fast: bool = False, seeds: Sequence[int] | None = None
-) -> list:
+) -> tuple[Any, ...]:
     """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` (default:
     the first seeds of :func:`~hca.paper.setups.ensemble_seed_sets`) for its single fits
     (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based claims are read
-    from. Computations that set their own seeds are shared by the members."""
-    base = get_setup(setup)
-    seeds = ensemble_seed_sets(fast)[0] if seeds is None else seeds
-    with ensemble_in_flight(seeds):
-        return [chapter_results(chapter, base.with_seed(s), fast) for s in seeds]
+    from, computed in one batch (:meth:`hca.paper.shape.ChapterSpec.runs`). Seeds that
+    extend the first ones are computed as a second batch after them."""
+    c = chapter_spec(chapter)
+    first = ensemble_seed_sets(fast)[0]
+    seeds = first if seeds is None else tuple(int(s) for s in seeds)
+    settings = c.settings_for(fast)
+    if len(seeds) > len(first) and seeds[: len(first)] == first:
+        return c.runs(setup, first, settings) + c.runs(setup, seeds[len(first) :], settings)
+    return c.runs(setup, seeds, settings)
+
+
+def _typical_index(chapter: str, ensemble: Sequence[Any]) -> int:
+    spec = chapter_spec(chapter).ensemble
+    if spec is None:
+        raise ValueError(f"chapter {chapter!r} has no ensemble")
+    return typical_index([spec.typical_key(r) for r in ensemble])
 
 
 def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
     """The typical run of the chapter's ensemble under ``setup``: the seed whose fit is
-    nearest the ensemble's median by the chapter's ``ensemble_key`` (its main fit's MIC)."""
-    mod = chapter_module(chapter)
-    keys = [mod.ensemble_key(r) for r in chapter_ensemble(chapter, setup, fast)]
-    return ensemble_seed_sets(fast)[0][typical_index(keys)]
+    nearest the ensemble's median by the chapter's ``typical_key`` (its main fit's MIC)."""
+    ensemble = chapter_ensemble(chapter, setup, fast)
+    return ensemble_seed_sets(fast)[0][_typical_index(chapter, ensemble)]
 
 
 def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
-    """The chapter's results at its :func:`typical_seed` under ``setup``: the single run the
-    book shows (a member of the ensemble the verdicts are read from)."""
-    seed = typical_seed(chapter, setup, fast)
-    return chapter_results(chapter, get_setup(setup).with_seed(seed), fast)
+    """The chapter's results at its :func:`typical_seed` under ``setup``: the run of the
+    ensemble the verdicts are read from that the book shows."""
+    ensemble = chapter_ensemble(chapter, setup, fast)
+    return ensemble[_typical_index(chapter, ensemble)]
 
 
 def ensemble_seeds(
@@ -207,22 +220,30 @@ def ensemble_seeds(
 
 def run_evidence(spec: ClaimSpec, results: Any) -> str:
     """The domains whose FastICA in the fit ``spec`` reads is rounding-sensitive in this run
-    (comma-separated), or ``""``: the claim's ``evidence`` or else its chapter module's
-    ``run_evidence`` (:data:`hca.paper.claims.ENSEMBLE_RULE`; the run counts either way)."""
-    fn = spec.evidence or getattr(chapter_module(spec.chapter), "run_evidence", None)
-    return "" if fn is None else str(fn(results))
+    (comma-separated), or ``""``: the claim's ``evidence`` or else its chapter's
+    (:attr:`hca.paper.shape.EnsembleSpec.evidence`; :data:`hca.paper.claims.ENSEMBLE_RULE`;
+    the run counts either way)."""
+    if spec.evidence is not None:
+        return str(spec.evidence(results))
+    ensemble = chapter_spec(spec.chapter).ensemble
+    return "" if ensemble is None else ensemble.evidence(results)
 
 
 def _ensemble_outcomes(
-    spec: ClaimSpec, chapter: str, setup: str, fast: bool, rows: pd.DataFrame
+    spec: ClaimSpec,
+    chapter: str,
+    setup: str,
+    fast: bool,
+    rows: pd.DataFrame,
+    ensemble: Sequence[Any],
 ) -> dict[str, Outcome]:
+    """The outcomes of ``spec``'s claims read from the chapter's ``ensemble`` (the runs of the
+    first seeds), and from the runs of the larger set where the rule asks for it."""
     first, more_seeds = ensemble_seed_sets(fast)
-    ensemble = chapter_ensemble(chapter, setup, fast)
     members = [_outcomes(spec, res, rows) for res in ensemble]
-    with ensemble_in_flight(first):
-        why = [run_evidence(spec, res) for res in ensemble]
-    more: list = []
-    t = first.index(typical_seed(chapter, setup, fast))
+    why = [run_evidence(spec, res) for res in ensemble]
+    more: list[tuple[dict[str, Outcome], str]] = []
+    t = _typical_index(chapter, ensemble)
     out = {}
     for cid in rows.index:
         runs = [m[cid] for m in members]
@@ -230,12 +251,8 @@ def _ensemble_outcomes(
         evidence = list(why)
         if seeds == more_seeds:
             if not more:
-                extra = more_seeds[len(first) :]
-                with ensemble_in_flight(extra):
-                    more = [
-                        (_outcomes(spec, res, rows), run_evidence(spec, res))
-                        for res in chapter_ensemble(chapter, setup, fast, extra)
-                    ]
+                extra = chapter_ensemble(chapter, setup, fast, more_seeds)[len(first) :]
+                more = [(_outcomes(spec, res, rows), run_evidence(spec, res)) for res in extra]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
         out[cid] = ensemble_outcome(runs, seeds, typical=t, evidence=evidence)
@@ -264,14 +281,75 @@ def evaluate_chapter(
     """Every claim of ``chapter`` judged under ``setups`` (rows in the table's order).
 
     With the paper's own values (``paper`` None) and both setups, the rows are computed once
-    (:func:`hca.paper.cache.cached`): the chapter's page computes them, the scorecard page and
-    the intro read them."""
-    chapter_module(chapter)
+    per build and stored as plain JSON (:func:`hca.paper.cache.stored_json`): the chapter's
+    page computes them, the scorecard page and the intro read them. The rows returned are
+    always the rows as read back from JSON, so a stored and a fresh computation agree."""
+    chapter_spec(chapter)
     if paper is None and tuple(setups) == SETUP_NAMES:
-        from hca.paper.cache import cached
-
-        return list(cached("scorecard_rows", _evaluate_chapter, chapter, bool(fast)))
+        data = stored_json("scorecard_rows", _rows_data, chapter, bool(fast), check=_is_rows_data)
+        return [_row_from_data(d) for d in data]
     return _evaluate_chapter(chapter, fast, paper, setups)
+
+
+def _rows_data(chapter: str, fast: bool) -> list[dict[str, Any]]:
+    return [_row_data(r) for r in _evaluate_chapter(chapter, fast)]
+
+
+def _plain_dataclass(obj: Any) -> dict[str, Any]:
+    """A dataclass as a JSON object of plain values (nested dataclasses as objects, numpy
+    numbers as Python numbers, tuples as lists)."""
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if is_dataclass(v):
+            v = _plain_dataclass(v)
+        elif isinstance(v, np.generic):
+            v = v.item()
+        elif isinstance(v, tuple):
+            v = [x.item() if isinstance(x, np.generic) else x for x in v]
+        out[f.name] = v
+    return out
+
+
+def _row_data(row: ClaimRow) -> dict[str, Any]:
+    d = {f.name: getattr(row, f.name) for f in fields(row) if f.name != "setups"}
+    d["setups"] = {s: _plain_dataclass(o) for s, o in row.setups.items()}
+    return d
+
+
+_NESTED: dict[str, type] = {"stability": Stability, "ensemble": Ensemble}
+
+
+def _from_plain(cls: type, data: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        v = data[f.name]
+        if f.name in _NESTED and v is not None:
+            v = _from_plain(_NESTED[f.name], v)
+        elif isinstance(v, list):
+            v = tuple(v)
+        kwargs[f.name] = v
+    return cls(**kwargs)
+
+
+def _row_from_data(data: dict[str, Any]) -> ClaimRow:
+    plain = {k: v for k, v in data.items() if k != "setups"}
+    return ClaimRow(**plain, setups={s: _from_plain(Outcome, o) for s, o in data["setups"].items()})
+
+
+def _is_rows_data(data: Any) -> bool:
+    """Whether stored JSON has the shape of :func:`_rows_data` (a list of row objects whose
+    outcomes can be rebuilt)."""
+    if not isinstance(data, list):
+        return False
+    try:
+        for d in data:
+            _row_from_data(d)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return False
+    return True
 
 
 def _evaluate_chapter(
@@ -283,20 +361,25 @@ def _evaluate_chapter(
     paper = load_paper_values() if paper is None else paper
     per_setup: dict[str, dict[str, Outcome]] = {s: {} for s in setups}
     figures: dict[str, str | None] = {}
-    for spec in get_chapter(chapter).claims():
-        rows = spec.rows(paper)
-        if rows.empty:
-            continue
+    specs = [(spec, spec.rows(paper)) for spec in chapter_spec(chapter).claims()]
+    specs = [(spec, rows) for spec, rows in specs if not rows.empty]
+    for spec, rows in specs:
         for cid in rows.index:
             if cid in figures:
                 raise RuntimeError(f"claim {cid} has two evaluators")
             figures[cid] = spec.figure
-        for s in setups:
-            per_setup[s].update(
-                _ensemble_outcomes(spec, chapter, s, fast, rows)
-                if spec.ensemble
-                else _outcomes(spec, chapter_results(chapter, s, fast), rows)
-            )
+    has_ensemble = chapter_spec(chapter).ensemble is not None
+    for s in setups:
+        # a chapter with an ensemble: its other claims read the run at the setup's own seed
+        ensemble = chapter_ensemble(chapter, s, fast) if has_ensemble else ()
+        seed = get_setup(s).ica_seed
+        own = [r for r in ensemble if r.setup.ica_seed == seed]
+        results = own[0] if own else chapter_results(chapter, s, fast)
+        for spec, rows in specs:
+            if spec.ensemble:
+                per_setup[s].update(_ensemble_outcomes(spec, chapter, s, fast, rows, ensemble))
+            else:
+                per_setup[s].update(_outcomes(spec, results, rows))
     out = []
     for cid in (i for i in paper.index if i in figures):
         r = paper.loc[cid]

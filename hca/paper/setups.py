@@ -39,9 +39,6 @@ options.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -54,8 +51,6 @@ __all__ = [
     "FAST_ENSEMBLE_SEEDS",
     "FAST_ENSEMBLE_SEEDS_MORE",
     "ensemble_seed_sets",
-    "ensemble_in_flight",
-    "seeds_in_flight",
     "get_setup",
 ]
 
@@ -69,28 +64,6 @@ ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(40))
 #: on fewer runs, so that the tests exercise every step of it at a quarter of the cost.
 FAST_ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(5))
 FAST_ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(10))
-
-
-_IN_FLIGHT: ContextVar[tuple[int, ...]] = ContextVar("hca_ensemble_in_flight", default=())
-
-
-@contextmanager
-def ensemble_in_flight(seeds: Sequence[int]) -> Iterator[None]:
-    """While the runs of an ensemble with ``seeds`` are computed: lets a run batch the FastICA
-    runs of all of them at once (:func:`seeds_in_flight`; results do not depend on it)."""
-    token = _IN_FLIGHT.set(tuple(int(s) for s in seeds))
-    try:
-        yield
-    finally:
-        _IN_FLIGHT.reset(token)
-
-
-def seeds_in_flight(setup: Setup) -> tuple[int, ...]:
-    """The seeds whose FastICA runs a run of ``setup`` may batch with its own: the ensemble
-    being computed (:func:`ensemble_in_flight`) when it holds the setup's seed, else the seed
-    alone."""
-    seeds = _IN_FLIGHT.get()
-    return seeds if setup.ica_seed in seeds else (setup.ica_seed,)
 
 
 def ensemble_seed_sets(fast: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -160,7 +133,7 @@ class Setup:
         (seed sweeps, bootstraps), so that the members of an ensemble share them."""
         return replace(self, ica_seed=0)
 
-    def hca_params(self) -> dict:
+    def hca_params(self) -> dict[str, object]:
         """Keyword arguments of :class:`hca.estimator.HCA` for this setup."""
         return {
             "residual": self.residual,

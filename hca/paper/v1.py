@@ -22,15 +22,19 @@ Refits use ``search="sequential"``, which returns the exhaustive optimum when it
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 
+from hca import interpret as it
+from hca import stability as st
 from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
+from hca.estimator.model import clone_hca, mic_by_subset
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -44,12 +48,13 @@ from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.replication import (
     domain_data,
     estimator,
-    main_fit,
+    main_fits,
     rounding_steered,
     seed_refits,
     v1_frame,
 )
-from hca.paper.setups import Setup, get_setup, seeds_in_flight
+from hca.paper.setups import Setup, get_setup
+from hca.paper.shape import ChapterSpec, EnsembleSpec
 
 __all__ = [
     "Settings",
@@ -131,7 +136,6 @@ def parse_order(value: str) -> tuple[frozenset, ...]:
     return tuple(parts)
 
 
-@lru_cache(maxsize=1)
 def paper_roles() -> tuple[frozenset, ...]:
     """The paper's roles of the three v1 factors (Figure 26: TruthfulQA, general reasoning,
     GSM8K), read from the ``H.4-order`` row of ``paper_values.csv``."""
@@ -241,7 +245,7 @@ class V1Subspaces:
     tau: float
     pair_tau: pd.DataFrame
     boot: Any
-    s_inv: list
+    s_inv: Sequence[str]
     s_inv_pair: list
     membership: pd.Series
     mean_distance: pd.Series
@@ -372,6 +376,9 @@ class V1Results:
         Alignments of its refits over ``Settings.v2_seeds``.
     n_fits, n_uncertified : int
         HCA searches run for this result and those the sequential search did not certify.
+    steered : str
+        The domains whose FastICA in the five-domain fit was steered by rounding (empty: the
+        run is evidence; :func:`hca.paper.replication.rounding_steered`).
     """
 
     setup: Setup
@@ -390,6 +397,7 @@ class V1Results:
     v2_seed_alignments: tuple
     n_fits: int
     n_uncertified: int
+    steered: str = ""
 
     @property
     def pca(self) -> V1Subspaces:
@@ -425,7 +433,8 @@ class V1Results:
 
     def summary(self) -> str:
         al = self.seeds.records["alignment"]
-        share = float(np.mean([_matches(a, paper_roles()) for a in al]))
+        roles = paper_roles()
+        share = float(np.mean([_matches(a, roles) for a in al]))
         return (
             f"{self.setup.label}: MIC {self.fit.mic_:.3f}; order "
             f"{order_text(self.adjustment.benchmarks)}; paper's order in {share:.0%} of "
@@ -444,8 +453,6 @@ def _shares(records: pd.DataFrame) -> pd.Series:
 def _sweeps(setup: Setup, settings: Settings) -> tuple:
     """Seed and bootstrap refits of the five-domain fit (keyed by the seed-free setup: every
     member of an ensemble shares them)."""
-    from hca import stability as st
-
     X5, dom5 = domain_data(v1_frame(setup), PAPER_V1_SINV, _B1)
     est = estimator(setup, search="sequential")
     seeds = st.seed_stability(
@@ -462,75 +469,94 @@ def _sweeps(setup: Setup, settings: Settings) -> tuple:
     return seeds, boots
 
 
-def _compute(setup: Setup, settings: Settings) -> V1Results:
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    from hca import interpret as it
-    from hca import stability as st
-    from hca.estimator.model import mic_by_subset
-
+def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1Results, ...]:
+    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
+    the five-domain fits of all seeds in one batch (:func:`hca.stability.seed_fits`), the
+    seed-free sweeps once."""
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
     X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
     est = estimator(setup, search="sequential")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        # every seed an ensemble may read, in one batch per domain (the first run pays)
-        st.prefetch_runs(est, X6, dom6, seeds_in_flight(setup))
-        fit = est.fit(X5, dom5)
-        subsets = mic_by_subset(
-            est, X6, dom6, candidates=list(PAPER_V1_BASES), min_size=3, n_jobs=settings.n_jobs
-        )
-    adj = fit.adjust()
-    seeds, boots = cached("v1_sweeps", _sweeps, setup.seed_free(), settings)
+        fits = st.seed_fits(est, X5, dom5, seeds)
+    sweeps, boots = cached("v1_sweeps", _sweeps, setup, settings)
     v2 = seed_refits(setup, settings.v2_seeds)
-    certified = [
-        bool(fit.search_result_.certified),
-        *subsets["certified"],
-        *seeds.records["certified"],
-        *boots.records["certified"],
-    ]
+    v2_alignments = tuple(tuple(m.adjust().benchmarks) for m in main_fits(setup, seeds))
     subspaces(settings.n_splits, settings.n_boot, setup.domain_rule)  # shared steps, once
     ica_optima(setup, settings.solution_seeds)
-    return V1Results(
-        setup=setup,
-        settings=settings,
-        domain_note=DOMAIN_NOTE[setup.domain_rule],
-        X5=X5,
-        dom5=dom5,
-        fit=fit,
-        adjustment=adj,
-        alignment=it.align(fit, X5, adj),
-        record=st.fit_record(fit, patterns=PAPER_PATTERNS),
-        subsets=subsets,
-        seeds=seeds,
-        boots=boots,
-        v2_alignment=tuple(main_fit(setup).adjust().benchmarks),
-        v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
-        n_fits=len(certified),
-        n_uncertified=int(len(certified) - sum(certified)),
-    )
+    steered = rounding_steered(fits, X5, dom5)
+    out = []
+    for seed, fit, v2_alignment, why in zip(seeds, fits, v2_alignments, steered):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            subsets = mic_by_subset(
+                clone_hca(est, random_state=seed),
+                X6,
+                dom6,
+                candidates=list(PAPER_V1_BASES),
+                min_size=3,
+                n_jobs=settings.n_jobs,
+            )
+        adj = fit.adjust()
+        certified = [
+            bool(fit.search_result_.certified),
+            *subsets["certified"],
+            *sweeps.records["certified"],
+            *boots.records["certified"],
+        ]
+        out.append(
+            V1Results(
+                setup=setup.with_seed(seed),
+                settings=settings,
+                domain_note=DOMAIN_NOTE[setup.domain_rule],
+                X5=X5,
+                dom5=dom5,
+                fit=fit,
+                adjustment=adj,
+                alignment=it.align(fit, X5, adj),
+                record=st.fit_record(fit, patterns=PAPER_PATTERNS),
+                subsets=subsets,
+                seeds=sweeps,
+                boots=boots,
+                v2_alignment=v2_alignment,
+                v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
+                n_fits=len(certified),
+                n_uncertified=int(len(certified) - sum(certified)),
+                steered=why,
+            )
+        )
+    return tuple(out)
+
+
+def _compute(setup: Setup, settings: Settings) -> V1Results:
+    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
+
+
+def _typical_key(res: V1Results) -> float:
+    """What makes a run of the chapter's ensemble typical: its five-domain fit's MIC."""
+    return float(res.fit.mic_)
+
+
+def _steered(res: V1Results) -> str:
+    return res.steered
+
+
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
+#: :func:`_runs`, a run is evidence when its five-domain fit was not steered by rounding.
+CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
+    key="v1",
+    settings=Settings,
+    fast_settings=Settings.fast,
+    compute=_compute,
+    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+)
 
 
 def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1Results:
-    """The v1 chapter's results under ``setup`` (computed once; see
-    :func:`hca.paper.cache.cached`)."""
-    return cached("v1", _compute, get_setup(setup), Settings() if settings is None else settings)
-
-
-def run_evidence(res: V1Results) -> str:
-    """The domains whose FastICA in the five-domain fit is rounding-sensitive in this run
-    of the chapter's ensemble (empty: none is; the run counts either way;
-    :func:`hca.paper.replication.rounding_steered`)."""
-    return rounding_steered(res.fit, res.X5, res.dom5, seeds_in_flight(res.setup))
-
-
-def ensemble_key(res: V1Results) -> float:
-    """What makes a run of the chapter's ensemble typical: its five-domain fit's MIC
-    (:func:`hca.paper.scorecard.typical_seed`)."""
-    return float(res.fit.mic_)
+    """The v1 chapter's results under ``setup`` (computed once per process; a read-only copy,
+    :meth:`hca.paper.shape.ChapterSpec.run`)."""
+    return CHAPTER.run(setup, settings)
 
 
 # =========================================================================== claims

@@ -1,0 +1,125 @@
+"""The shape of a chapter, declared once per chapter as one typed value.
+
+Every chapter module ``hca.paper.<chapter>`` defines ``CHAPTER``, a :class:`ChapterSpec`:
+its key, its settings (the book's and the small ones of the unit tests), ``compute`` (the
+chapter's results under one setup) and, for a chapter with claims read from fits with a random
+start, an :class:`EnsembleSpec`: ``runs`` (the results for many FastICA seeds at once: the
+ensemble is an argument, its main fits one batch, :func:`hca.stability.seed_fits`),
+``evidence`` (why a run is not evidence) and ``typical_key`` (what makes a run typical).
+:data:`hca.paper.chapters.CHAPTER_LIST` lists them in book order; the scorecard reads nothing
+else of a chapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from hca.paper.cache import cached
+from hca.paper.claims import CHAPTERS, ClaimSpec, registered
+from hca.paper.setups import Setup, get_setup
+
+__all__ = ["ChapterSpec", "EnsembleSpec"]
+
+S = TypeVar("S", bound=Hashable)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class EnsembleSpec(Generic[S, R]):
+    """How a chapter's results are computed for many FastICA seeds (its ensemble).
+
+    Attributes
+    ----------
+    runs : callable
+        ``runs(setup, settings, seeds)``: the chapter's results for every seed of ``seeds``
+        (in that order) under the seed-free ``setup`` (:meth:`Setup.seed_free`), computed
+        together (the main fits of all seeds in one batch).
+    evidence : callable
+        ``evidence(result)``: why a run is not evidence (the domains whose FastICA was
+        steered by rounding; empty when it is), :data:`hca.paper.claims.ENSEMBLE_RULE`.
+    typical_key : callable
+        ``typical_key(result)``: the number whose median the typical run is nearest to (its
+        main fit's MIC; :func:`hca.paper.claims.typical_index`).
+    """
+
+    runs: Callable[[Setup, S, tuple[int, ...]], tuple[R, ...]]
+    evidence: Callable[[R], str]
+    typical_key: Callable[[R], float]
+
+
+@dataclass(frozen=True)
+class ChapterSpec(Generic[S, R]):
+    """One chapter of the book: what the scorecard and the notebooks compute of it.
+
+    Attributes
+    ----------
+    key : str
+        The module's name under :mod:`hca.paper` (``"recovery"``).
+    settings : callable
+        The book's repetition counts (the chapter's ``Settings``, a frozen dataclass).
+    fast_settings : callable
+        Small counts for the unit tests (``Settings.fast``).
+    compute : callable
+        ``compute(setup, settings)``: the chapter's results under ``setup`` (with its seed).
+    ensemble : EnsembleSpec or None
+        For a chapter with claims read from fits with a random start.
+    page : str or None
+        The notebook of a chapter without claims (those with claims are named in
+        :data:`hca.paper.claims.CHAPTERS`).
+    """
+
+    key: str
+    settings: Callable[[], S]
+    fast_settings: Callable[[], S]
+    compute: Callable[[Setup, S], R]
+    ensemble: EnsembleSpec[S, R] | None = None
+    page: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.key not in CHAPTERS and self.page is None:
+            raise ValueError(f"chapter {self.key!r}: not in CHAPTERS, so it needs a page")
+
+    @property
+    def notebook(self) -> str:
+        """The notebook's file name without ``.md`` (``"03_hca_recovery"``)."""
+        return CHAPTERS[self.key][0] if self.key in CHAPTERS else str(self.page)
+
+    @property
+    def title(self) -> str:
+        """The chapter's title on the scorecard (its key for a chapter without claims)."""
+        return CHAPTERS[self.key][1] if self.key in CHAPTERS else self.key
+
+    def claims(self) -> list[ClaimSpec]:
+        """The claim evaluators the chapter registers (empty for a chapter without claims)."""
+        return registered(self.key)
+
+    def settings_for(self, fast: bool = False) -> S:
+        """The book's settings, or the small ones of the unit tests (``fast``)."""
+        return self.fast_settings() if fast else self.settings()
+
+    def run(self, setup: str | Setup = "careful", settings: S | None = None) -> R:
+        """The chapter's results under ``setup`` (default settings: the book's), computed once
+        per process (:func:`hca.paper.cache.cached`; a read-only copy)."""
+        st = self.settings() if settings is None else settings
+        return cached(self.key, self.compute, get_setup(setup), st)
+
+    def runs(
+        self, setup: str | Setup, seeds: Sequence[int], settings: S | None = None
+    ) -> tuple[R, ...]:
+        """The chapter's results under ``setup`` for every FastICA seed of ``seeds``
+        (:meth:`Setup.with_seed`), computed together once per process.
+
+        Raises
+        ------
+        ValueError
+            If the chapter has no ensemble.
+        """
+        if self.ensemble is None:
+            raise ValueError(f"chapter {self.key!r} has no ensemble (no fit with a random start)")
+        st = self.settings() if settings is None else settings
+        seeds_ = tuple(int(s) for s in seeds)
+        return cached(
+            f"{self.key}_runs", self.ensemble.runs, get_setup(setup).seed_free(), st, seeds_
+        )
