@@ -76,6 +76,7 @@ from hca.paper.constants import (
 )
 from hca.paper.replication import (
     main_data,
+    main_fit,
     main_fits,
     main_fits_steered,
     seed_refits,
@@ -83,6 +84,7 @@ from hca.paper.replication import (
 )
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec
+from hca.stability import fit_record
 
 __all__ = [
     "Settings",
@@ -365,8 +367,6 @@ def authors_edge_comparison(res: InterpretationResults) -> pd.DataFrame:
         One row per domain: ``authors``, ``ours``, ``seeds_with_edge`` (``"k of n"``),
         ``seeds_median`` (NaN without one) and ``why`` (empty when our run has the edge).
     """
-    from hca.stability import fit_record
-
     printed = authors_edge_weights()
     own = fit_record(main_fit(res.setup))
     al = tuple(own["alignment"])
