@@ -19,6 +19,7 @@ __all__ = [
     "plain",
     "glue_value",
     "glue_values",
+    "glue_markdown",
     "pct",
     "members",
     "mark",
@@ -49,6 +50,16 @@ def glue_values(values: Mapping[str, Any] | None = None, **more: Any) -> None:
     """Glue several values, NumPy scalars as the Python numbers they hold (ints stay ints)."""
     for name, value in {**dict(values or {}), **more}.items():
         _glue(name, value.item() if isinstance(value, np.generic) else value)
+
+
+def glue_markdown(name: str, text: str) -> None:
+    """Glue MyST markdown (a paragraph built by :mod:`hca.paper`) for a ``{glue:md}``
+    directive with ``:format: myst``, without displaying it."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"glue_markdown: {name!r} needs non-empty markdown text, got {text!r}")
+    from IPython.display import Markdown
+
+    _glue(name, Markdown(text))
 
 
 def pct(x: Any) -> float:
