@@ -104,3 +104,16 @@ def test_bad_rows_are_refused():
     odd = ClaimRow(**{**ROWS[0].__dict__, "setups": {"authors": ROWS[0].setups["authors"]}})
     with pytest.raises(ValueError, match="claim A-1 has setups"):
         su.chapter_summary([ROWS[1], odd])
+
+
+def test_inline_text_formats_like_glue_text():
+    import numpy as np
+
+    from hca.paper.glue import text
+
+    values = {"n": np.int64(75123), "s": "Llama-3-8B", "x": 0.12345}
+    assert repr(text(values, "n:,d")) == "75,123"
+    assert text(values, "s")._repr_markdown_() == "Llama-3-8B"
+    assert repr(text(values, "x:.2f")) == "0.12"
+    with pytest.raises(KeyError, match="no glued value 'm'"):
+        text(values, "m")
