@@ -117,3 +117,17 @@ def test_inline_text_formats_like_glue_text():
     assert repr(text(values, "x:.2f")) == "0.12"
     with pytest.raises(KeyError, match="no glued value 'm'"):
         text(values, "m")
+
+
+def test_an_ensemble_reason_reads_as_runs_and_a_typical_run():
+    ens = SimpleNamespace(runs=20, share=0.0, share_partly=0.9, evidence_runs=20)
+    reason = ("ensemble of 20 FastICA seeds: reproduced in 0, at least partly in 18 of 20 (rule: "
+              "≥ 2/3 reproduced, ≥ 1/3 at least partly); the typical run (seed 6): dominant "
+              "{BBH, MUSR} against the paper's {BBH}.")
+    o = SimpleNamespace(verdict="partly", reason=reason, ensemble=ens)
+    assert su.reason_text(o) == ("reproduced in 0, at least partly in 18 of 20 FastICA runs; in a "
+                                 "typical run, dominant {BBH, MUSR} against the paper's {BBH}")
+    # a reason of another form (e.g. a verdict class added later) is kept as it is
+    o2 = SimpleNamespace(verdict="not determined", reason="two optima.", ensemble=ens)
+    assert su.reason_text(o2) == "two optima"
+    assert su.reason_text(SimpleNamespace(reason="plain.", ensemble=None)) == "plain"

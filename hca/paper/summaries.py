@@ -17,6 +17,7 @@ never a difference; every other verdict is one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from hca.paper.claims import VERDICTS
@@ -32,6 +33,7 @@ __all__ = [
     "main_difference",
     "setup_disagreements",
     "lead_claim",
+    "reason_text",
     "chapter_summary",
 ]
 
@@ -141,9 +143,30 @@ def lead_claim(rows: Sequence[ClaimRow], lead: str | None = None) -> ClaimRow:
     return next((r for r in rows if r.kind == "analysis"), rows[0])
 
 
+#: Where an ensemble outcome's reason quotes its typical run (:func:`~hca.paper.claims.ensemble_outcome`).
+_TYPICAL = re.compile(r"the typical run \(seed \d+\):\s*(.+)$")
+
+
+def reason_text(outcome) -> str:
+    """An outcome's reason in plain words: for a claim read from an ensemble of FastICA runs,
+    how many runs reproduced it and what its typical run shows (the rule and the spread are
+    left to the verdicts section); otherwise the reason as it is."""
+    reason = _text(outcome.reason)
+    e = getattr(outcome, "ensemble", None)
+    m = _TYPICAL.search(reason)
+    if e is None or m is None:
+        return reason
+    n = int(getattr(e, "evidence_runs", e.runs))
+    k, kp = round(e.share * n), round(e.share_partly * n)
+    return (
+        f"reproduced in {k}, at least partly in {kp} of {n} FastICA runs; "
+        f"in a typical run, {_text(m.group(1))}"
+    )
+
+
 def _difference_text(r: ClaimRow, setup: str) -> str:
     o = r.setups[setup]
-    return f"**{r.id}** is {o.verdict}{_link(r)}: {_text(o.reason)}"
+    return f"**{r.id}** is {o.verdict}{_link(r)}: {reason_text(o)}"
 
 
 def chapter_summary(
@@ -191,7 +214,7 @@ def chapter_summary(
         and all(mains[s] is not None for s in setups)
         and len(
             {
-                (mains[s].id, mains[s].setups[s].verdict, _text(mains[s].setups[s].reason))
+                (mains[s].id, mains[s].setups[s].verdict, reason_text(mains[s].setups[s]))
                 for s in setups
                 if mains[s] is not None
             }
