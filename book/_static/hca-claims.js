@@ -62,16 +62,18 @@
   };
 
   const start = async () => {
-    const tables = [...document.querySelectorAll('table.hca-claims')];
-    if (!tables.length) return;
     const key = Object.keys(window).find((k) => k.startsWith('_itables_'));
-    if (!key) return;
+    if (!key) return;  // no interactive table on this page
     const {jQuery: $} = await window[key];
-    // itables initialises each table once its bundle has loaded: wait for it (up to 20 s)
-    for (let i = 0; i < 200 && tables.some((t) => !t.classList.contains('dataTable')); i++) {
+    // itables gives the table its classes when it initialises it, once its bundle has loaded:
+    // look for the claims table until then (up to 30 s), then once more for late tables
+    for (let i = 0; i < 300; i++) {
+      const ready = [...document.querySelectorAll('table.hca-claims.dataTable')];
+      ready.forEach((t) => addFilters($, t));
+      if (ready.length && ![...document.querySelectorAll('table.hca-claims')]
+        .some((t) => !t.classList.contains('dataTable'))) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    tables.filter((t) => t.classList.contains('dataTable')).forEach((t) => addFilters($, t));
   };
 
   if (document.readyState === 'loading') {

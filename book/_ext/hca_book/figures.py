@@ -41,7 +41,7 @@ MIN_TEXT_PX = 8.5
 
 _SVG_TAG = re.compile(r"<svg\b[^>]*>", re.S)
 _LENGTH = re.compile(r"^\s*([\d.]+)\s*(pt|px)?\s*$")
-_FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+_FONT_SIZE = re.compile(r"font-size(?::\s*|=\")([\d.]+)(?:px)?")
 _FONT_SHORT = re.compile(r"font:[^;\"]*?([\d.]+)px")
 
 
