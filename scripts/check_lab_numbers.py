@@ -67,7 +67,7 @@ def main(url: str, token: str, path: str) -> int:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(f"{url}/lab/tree/{path}?token={token}", wait_until="load")
+        page.goto(f"{url}/lab/tree/{path}?token={token}&reset", wait_until="load")  # fresh workspace
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector("[data-status='idle']", timeout=120_000)  # the kernel is up
         page.get_by_role("menuitem", name="Run", exact=True).click()

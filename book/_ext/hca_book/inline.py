@@ -6,16 +6,19 @@ run in Lab shows its numbers in the prose. The book executes its notebooks throu
 jupyter-cache (no kernel while the pages are written), where myst-nb's own ``eval`` role has
 nothing to evaluate; this role takes its place. It accepts only the form
 ``text(<mapping>, "name:fmt")`` and pastes the glued value ``name`` with the format ``fmt``,
-exactly as ``{glue:text}`name:fmt``` does (the notebook glues every value of the mapping); any
-other expression is a build warning (an error with ``--warningiserror``).
+exactly as ``{glue:text}`name:fmt``` does (the notebook glues every value of the mapping); a
+value glued as markdown (:func:`hca.paper.glue.glue_markdown`, e.g. a chapter's opening
+paragraph) is pasted as MyST, as ``{glue:md}`name:myst``` does. Any other expression is a build
+warning (an error with ``--warningiserror``).
 """
 
 from __future__ import annotations
 
 import re
 
-from myst_nb.ext.glue.roles import PasteTextRole
-from myst_nb.core.variables import create_warning
+from myst_nb.core.variables import RetrievalError, create_warning
+from myst_nb.ext.glue.roles import PasteMarkdownRole, PasteTextRole
+from myst_nb.ext.glue.utils import retrieve_glue_data
 from sphinx.application import Sphinx
 
 #: ``text(G, "name:fmt")``: the one expression form the book evaluates.
@@ -31,7 +34,18 @@ class EvalGlueText(PasteTextRole):
             return [], [create_warning(
                 f"{{eval}} expression {self.text!r} is not of the form text(G, \"name:fmt\")",
                 self.document, self.line, subtype="eval")]
-        self.text = m.group(2)
+        spec = m.group(2)
+        try:
+            data = retrieve_glue_data(self.document, spec.split(":", 1)[0]).data
+        except RetrievalError:
+            data = {}
+        if "text/markdown" in data and ":" not in spec:
+            paste = PasteMarkdownRole()
+            for attr in ("inliner", "rawtext", "source", "line"):
+                setattr(paste, attr, getattr(self, attr))
+            paste.text = f"{spec}:myst"
+            return paste.run()
+        self.text = spec
         return super().run()
 
 
