@@ -67,7 +67,7 @@ def main(url: str, token: str, path: str) -> int:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.goto(f"{url}/lab/tree/{path}?token={token}&reset", wait_until="load")  # fresh workspace
+        page.goto(f"{url}/lab/tree/{path}?token={token}", wait_until="load")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector("[data-status='idle']", timeout=120_000)  # the kernel is up
         page.get_by_role("menuitem", name="Run", exact=True).click()
@@ -77,7 +77,10 @@ def main(url: str, token: str, path: str) -> int:
         shown = ""
         while time.time() < deadline:
             # the rendered markdown of the cells in the DOM (Lab keeps only the cells near the
-            # view in it), without the cells' hidden editors (their source)
+            # view in it: back to the top first), without the cells' hidden editors (their source)
+            page.evaluate("""() => document.querySelectorAll('.jp-WindowedPanel-outer')
+                .forEach((e) => e.scrollTo(0, 0))""")
+            time.sleep(1)
             shown = page.evaluate("""() => [...document.querySelectorAll('.jp-MarkdownCell')]
                 .map((cell) => { const c = cell.cloneNode(true);
                   c.querySelectorAll('.jp-InputArea-editor, .cm-editor').forEach((e) => e.remove());
