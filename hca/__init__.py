@@ -83,6 +83,7 @@ paper/            the paper's own settings and analyses
   scorecard         every claim of the paper under both setups; verdict boxes, JSON
   glue              the notebooks' one glue helper and cell formatters
   pages             tables, shares and figure adapters of the chapter pages
+  summaries         each chapter's opening paragraph, written from its scorecard rows
 cli/              python -m hca: data, fit, scorecard
   data              python -m hca data: fetch and verify the pinned files
   fit               python -m hca fit on a user's CSV

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The README's "Rerunning one notebook", checked as a reader runs it (.ci/run calls this after
 # `make book`): `make run-notebook NB=...` executes one chapter into build/run/<name>.ipynb
-# with no error output, and `.venv/bin/jupyter lab` starts and serves that chapter's MyST file
-# as a notebook (jupytext's JupyterLab extension).
+# with no error output, `.venv/bin/jupyter lab` starts and serves that chapter's MyST file
+# as a notebook (jupytext's JupyterLab extension), and, for a chapter whose prose quotes its
+# numbers as inline expressions ({eval}`text(G, "name:fmt")`), JupyterLab opened in headless
+# Chromium and run (Run > Run All Cells) shows a glued number in the prose, as the book does
+# (jupyterlab-myst; scripts/check_lab_numbers.py).
 #   scripts/check_rerun.sh [notebooks/01_data.md]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,3 +49,11 @@ d = json.load(sys.stdin)
 cells = d["content"]["cells"]
 assert d["type"] == "notebook" and any(c["cell_type"] == "code" for c in cells), d["type"]
 print("jupyter lab: serves", d["path"], "as a notebook of", len(cells), "cells")'
+
+# The numbers in the prose, as JupyterLab shows them after a run (Chromium from
+# scripts/install_browser.sh).
+if grep -q '{eval}`text(' "$nb"; then
+  .venv/bin/python scripts/check_lab_numbers.py "$url" check "$out"
+else
+  echo "jupyter lab: $nb quotes no inline expression ({eval}); prose numbers not checked"
+fi

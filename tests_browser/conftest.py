@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 SCREENSHOTS = REPO / "_build" / "screenshots"
 # The reader's window: figure text and column widths are checked at this width.
 VIEWPORT = {"width": 1400, "height": 900}
+# A phone (an iPhone 12-15 in portrait): figure text and page width are checked at this width too.
+PHONE_VIEWPORT = {"width": 390, "height": 844}
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -108,6 +110,20 @@ def browser():
 def browser_context(browser, base_url: str):
     """One context for all pages; every request off the local server is aborted."""
     context = browser.new_context(viewport=VIEWPORT)
+    context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
+    context.set_default_timeout(30_000)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def phone_context(browser, base_url: str):
+    """A second context at a phone's width (390 CSS px), offline as well. A plain narrow window,
+    not mobile emulation: a mobile browser may zoom out a page wider than the screen, which
+    would hide the very overflow the phone tests look for."""
+    context = browser.new_context(viewport=PHONE_VIEWPORT)
     context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
     context.set_default_timeout(30_000)
     try:

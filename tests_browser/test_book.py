@@ -130,6 +130,56 @@ def visit(browser_context, base_url: str, screenshot_dir: Path):
     return _visit
 
 
+#: What the phone test reads besides read_page.js: the page's width against the screen's, and
+#: the elements that stick out of it (outside any box that scrolls or clips sideways).
+_PAGE_WIDTH_JS = """() => {
+  const vw = document.documentElement.clientWidth;
+  const clipped = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden' || o === 'clip') return true;
+    }
+    return false;
+  };
+  const wide = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.closest('svg, mjx-container') && el.tagName.toLowerCase() !== 'svg') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1 && getComputedStyle(el).position !== 'fixed'
+        && !clipped(el)) {
+      wide.push({tag: el.tagName.toLowerCase(), cls: String(el.className.baseVal ?? el.className)
+        .slice(0, 60), right: Math.round(r.right),
+        text: (el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60)});
+    }
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, screenWidth: vw,
+          wide: wide.slice(0, 8)};
+}"""
+
+
+@pytest.fixture(scope="session")
+def phone_visit(phone_context, base_url: str, screenshot_dir: Path):
+    """``phone_visit(page)``: the page read at 390 px (read_page.js and its width), once."""
+    cache: dict[str, dict] = {}
+    phone_dir = screenshot_dir / "phone"
+    phone_dir.mkdir(parents=True, exist_ok=True)
+
+    def _visit(page: str) -> dict:
+        if page not in cache:
+            tab = phone_context.new_page()
+            try:
+                tab.goto(urljoin(base_url, page), wait_until="load")
+                result = tab.evaluate(_READ_PAGE_JS, ARTICLE)
+                result["width"] = tab.evaluate(_PAGE_WIDTH_JS)
+                tab.screenshot(path=str(phone_dir / _screenshot_name(page)), full_page=True)
+            finally:
+                tab.close()
+            cache[page] = result
+        return cache[page]
+
+    return _visit
+
+
 # Straight to the local server, whatever *_proxy variables say.
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -497,9 +547,10 @@ def test_downloads_are_served_and_linked(html_dir: Path, base_url: str, fetch):
 
 
 def test_scorecard_table_filters(browser_context, base_url: str, html_dir: Path):
-    """The scorecard's interactive table has a row per claim and its filters work offline:
-    a column filter on the careful setup's verdict and the search box reduce the rows to the
-    matching claims (counted from the served scorecard.json)."""
+    """The scorecard's interactive table, offline: a row per claim of scorecard.json; visible
+    column names; sort buttons named after their column; a numbered caption; a verdict
+    drop-down that keeps exactly the chosen verdict ("reproduced" shows no "not reproduced");
+    text filters and the search box narrow the rows; the downloads carry ``download``."""
     import json
 
     if SCORECARD_PAGE not in PAGES:
@@ -508,42 +559,75 @@ def test_scorecard_table_filters(browser_context, base_url: str, html_dir: Path)
     tab = browser_context.new_page()
     try:
         tab.goto(urljoin(base_url, SCORECARD_PAGE), wait_until="load")
-        tab.wait_for_selector("table.dataTable tbody tr", timeout=20000)
+        tab.wait_for_selector("table.hca-claims thead tr.hca-filters select", timeout=20000)
+        # the table's API through the itables bundle (no global jQuery)
+        column = """async ([i, applied]) => {
+          const key = Object.keys(window).find((k) => k.startsWith('_itables_'));
+          const {jQuery: $} = await window[key];
+          const dt = $(document.querySelector('table.hca-claims')).DataTable();
+          const div = document.createElement('div');
+          return dt.column(i, {search: applied ? 'applied' : 'none'}).data().toArray()
+            .map((h) => { div.innerHTML = String(h); return div.textContent.trim(); }); }"""
 
-        def shown() -> int:
-            return tab.evaluate("""() => {
-              const t = document.querySelector('table.dataTable');
-              return window.jQuery && jQuery.fn.dataTable
-                ? jQuery(t).DataTable().rows({search: 'applied'}).count()
-                : null; }""") or tab.evaluate("""() => {
-              const info = document.querySelector('.dt-info, .dataTables_info');
-              const m = info && info.textContent.replace(/,/g, '').match(/of (\\d+) entr/);
-              return m ? Number(m[1]) : -1; }""")
+        def shown(i: int = 0) -> list[str]:
+            return tab.evaluate(column, [i, True])
 
-        total = shown()
+        total = len(shown())
         assert total == len(records), f"the table shows {total} rows, the scorecard has " \
             f"{len(records)} claims"
-        # itables' column filters: one box per column in the header, named by its placeholder
-        headers = tab.evaluate("""() => [...document.querySelectorAll(
-            'table.dataTable thead input')].map((i) => i.placeholder.trim())""")
-        col = next((i for i, h in enumerate(headers) if h.startswith("careful") and
-                    h.endswith("verdict")), None)
-        assert col is not None, f"no filter box for the careful setup's verdict: {headers}"
-        box = tab.locator("table.dataTable thead input").nth(col)
-        box.focus()
-        box.press_sequentially("not reproduced")  # as a reader types (keyup events)
-        tab.wait_for_timeout(500)
-        expected = sum(r["setups"]["careful"]["verdict"] == "not reproduced" for r in records)
-        assert shown() == expected, (shown(), expected)
-        box.fill("")
-        box.press("Backspace")
+        head = tab.evaluate("""() => {
+          const t = document.querySelector('table.hca-claims');
+          const ths = [...t.querySelectorAll('thead tr:first-child th')];
+          const cap = t.querySelector(':scope > caption');
+          return {titles: ths.map((th) => th.innerText.trim()),
+                  sorts: ths.map((th) => {
+                    const b = th.querySelector('[role=button]');
+                    return b ? b.getAttribute('aria-label') : null; }),
+                  filters: [...t.querySelectorAll('thead tr.hca-filters select, '
+                    + 'thead tr.hca-filters input')].map((c) => c.getAttribute('aria-label')),
+                  number: cap && cap.querySelector('.caption-number')
+                    ? cap.querySelector('.caption-number').textContent.trim() : null,
+                  downloads: [...document.querySelectorAll('a.hca-download')].map((a) =>
+                    [a.getAttribute('href'), a.getAttribute('download')])}; }""")
+        titles = head["titles"]
+        assert all(titles) and "chapter" in titles, f"column names not visible: {titles}"
+        for title, sort in zip(titles, head["sorts"]):
+            assert sort and sort.startswith(title), f"sort button of {title!r} named {sort!r}"
+        assert head["filters"] == [f"Filter {t}" for t in titles], head["filters"]
+        assert head["number"] and re.fullmatch(r"Table 9\.\d+", head["number"]), head["number"]
+        json_links = [d for h, d in head["downloads"] if h.endswith(".json") or h.endswith(".csv")]
+        assert json_links and all(d for d in json_links), head["downloads"]
+
+        col = next(i for i, t in enumerate(titles) if t.startswith("careful") and
+                   t.endswith("verdict"))
+        select = tab.locator("table.hca-claims thead tr.hca-filters th").nth(col).locator("select")
+        options = select.locator("option").all_inner_texts()
+        assert "reproduced" in options and "not reproduced" in options, options
+        select.select_option("reproduced")
         tab.wait_for_timeout(300)
-        assert shown() == total
+        kept = shown(col)
+        expected = sum(r["setups"]["careful"]["verdict"] == "reproduced" for r in records)
+        assert kept and set(kept) == {"reproduced"} and len(kept) == expected, (kept, expected)
+        assert "not reproduced" not in kept
+        select.select_option("not reproduced")
+        tab.wait_for_timeout(300)
+        expected = sum(r["setups"]["careful"]["verdict"] == "not reproduced" for r in records)
+        assert set(shown(col)) == {"not reproduced"} and len(shown(col)) == expected
+        select.select_option("")
+        tab.wait_for_timeout(300)
+        assert len(shown()) == total
+        box = tab.locator("table.hca-claims thead tr.hca-filters th").nth(
+            titles.index("chapter")).locator("input")
+        box.press_sequentially("3")
+        tab.wait_for_timeout(300)
+        assert 1 <= len(shown()) < total and set(shown(titles.index("chapter"))) == {"3"}
+        box.fill("")
+        tab.wait_for_timeout(300)
         search = tab.locator(".dt-search input, .dataTables_filter input").first
         search.focus()
         search.press_sequentially("S4-order")
         tab.wait_for_timeout(500)
-        n = shown()
+        n = len(shown())
         assert 1 <= n < total, f"searching 'S4-order' shows {n} of {total} rows"
     finally:
         tab.close()
@@ -561,3 +645,43 @@ def test_paper_reference_rule():
     for caption, n in bad.items():
         assert len(paper_reference_problems(caption)) == n, (caption,
                                                               paper_reference_problems(caption))
+
+
+#: The smallest figure text on a phone (390 px), CSS px: figures keep a minimum width and
+#: scroll sideways rather than shrink further (book/_ext/hca_book/figures.py).
+PHONE_MIN_TEXT_PX = 8.0
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_figure_text_is_legible(page: str, phone_visit):
+    """At 390 px every text element of every SVG figure is at least 8 CSS px high."""
+    info = phone_visit(page)
+    problems, sizes = [], []
+    for i in info["figureImages"]:
+        if not i["svg"] or i["hidden"]:
+            continue
+        if i.get("error"):
+            problems.append(f"{i['src']} ({i['where']}): could not measure: {i['error']}")
+        elif i.get("smallest"):
+            sizes.append(i["smallest"]["px"])
+            if i["smallest"]["px"] < PHONE_MIN_TEXT_PX - 0.01:
+                s = i["smallest"]
+                problems.append(
+                    f"{i['src']} ({i['where']}): smallest text {s['px']:.1f} px ({s['text']!r});"
+                    f" shown {i['renderedWidth']:.0f} px wide of {i.get('naturalWidth') or '?'} px")
+    if sizes:
+        print(f"{page}: smallest figure text at 390 px: {min(sizes):.1f} px ({len(sizes)} figures)")
+    assert not problems, f"{page}: figure text under {PHONE_MIN_TEXT_PX:g} px at 390 px:\n" + (
+        "\n".join(f"- {p}" for p in problems))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_page_fits_the_screen(page: str, phone_visit):
+    """At 390 px the page is no wider than the screen: wide figures and tables scroll inside
+    their own box, nothing else sticks out."""
+    w = phone_visit(page)["width"]
+    print(f"{page}: page width {w['scrollWidth']} px at a {w['screenWidth']} px screen")
+    assert w["scrollWidth"] <= w["screenWidth"] + 1 and not w["wide"], (
+        f"{page}: {w['scrollWidth']} px wide at a {w['screenWidth']} px screen; sticking out:\n"
+        + "\n".join(f"- <{e['tag']} class={e['cls']!r}> to {e['right']} px: {e['text']}"
+                     for e in w["wide"]))

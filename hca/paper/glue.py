@@ -19,6 +19,9 @@ __all__ = [
     "plain",
     "glue_value",
     "glue_values",
+    "glue_markdown",
+    "Inline",
+    "text",
     "pct",
     "members",
     "mark",
@@ -50,6 +53,43 @@ def glue_values(values: Mapping[str, Any] | None = None, **more: Any) -> None:
     """Glue several values, NumPy scalars as the Python numbers they hold (ints stay ints)."""
     for name, value in {**dict(values or {}), **more}.items():
         _glue(name, value.item() if isinstance(value, np.generic) else value)
+
+
+def glue_markdown(name: str, text: str) -> None:
+    """Glue MyST markdown (a paragraph built by :mod:`hca.paper`) for a ``{glue:md}``
+    directive with ``:format: myst``, without displaying it."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"glue_markdown: {name!r} needs non-empty markdown text, got {text!r}")
+    from IPython.display import Markdown
+
+    _glue(name, Markdown(text))
+
+
+class Inline:
+    """A glued value's text as an inline expression shows it: ``{eval}`text(G, "n:,d")```
+    renders ``1,234`` in JupyterLab (jupyterlab-myst evaluates the expression in the kernel and
+    shows this object's markdown, without a string's quotes) and in the book (the book's
+    ``eval`` role pastes the glued value ``n`` with the format ``,d``, as ``{glue:text}``)."""
+
+    def __init__(self, value: str):
+        self.value = str(value)
+
+    def _repr_markdown_(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+def text(values: Mapping[str, Any], spec: str) -> Inline:
+    """The text of ``values[name]`` formatted by ``fmt`` for ``spec = "name:fmt"`` (``fmt``
+    optional), as ``{glue:text}`name:fmt``` shows the glued value in the book."""
+    name, _, fmt = str(spec).partition(":")
+    if name not in values:
+        raise KeyError(f"text: no glued value {name!r}; glued: {sorted(values)[:20]}")
+    value = values[name]
+    value = value.item() if isinstance(value, np.generic) else value
+    return Inline(format(value, fmt) if fmt else str(value))
 
 
 def pct(x: Any) -> float:

@@ -832,6 +832,15 @@ def _share_text(o: Outcome, record: dict) -> str:
     return "; ".join(parts)
 
 
+def _verdict_html(verdict: str) -> str:
+    """A verdict cell of the scorecard's table: a ``verdict`` span whose ``data-rank`` is the
+    verdict's place in :data:`VERDICTS` (any other verdict after them), so that the page's
+    verdict filter lists the verdicts in that order."""
+    rank = VERDICTS.index(verdict) if verdict in VERDICTS else len(VERDICTS)
+    slug = verdict.replace(" ", "-")
+    return f'<span class="verdict verdict-{slug}" data-rank="{rank}">{verdict}</span>'
+
+
 def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
     """One row per claim, both setups side by side, for the scorecard page's table.
 
@@ -854,9 +863,7 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
         for s, o in r.setups.items():
             label = SETUPS[s].label
             v = o.verdict
-            d[f"{label}: verdict"] = (
-                f'<span class="verdict verdict-{v.replace(" ", "-")}">{v}</span>' if html else v
-            )
+            d[f"{label}: verdict"] = _verdict_html(v) if html else v
             share = _share_text(o, recs[r.id]["setups"][s])
             d[f"{label}: ours, why"] = (
                 f"{o.ours}" + (f" [holds in {share}]" if share else "") + f". Why: {o.reason}"

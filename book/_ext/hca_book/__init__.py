@@ -11,6 +11,8 @@
   forward to the new pages.
 - :mod:`.assets`: fixes duplicated inline ``<script>`` tags (``const THEBE_JS_URL`` declared
   twice made every page log a SyntaxError).
+- :mod:`.inline`: ``{eval}`text(G, "name:fmt")``` pastes a glued value (JupyterLab renders
+  the same expression through jupyterlab-myst).
 - :mod:`.numref`: numbered references read each target page's doctree once per build, not
   once per reference (half of the Sphinx build went to unpickling them).
 """
@@ -21,7 +23,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import assets, cite, downloads, figures, numref, redirects, tables
+from . import assets, cite, downloads, figures, inline, numref, redirects, tables
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -32,4 +34,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     downloads.setup(app)
     redirects.setup(app)
     numref.setup(app)
+    inline.setup(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": False}

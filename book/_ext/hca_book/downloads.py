@@ -9,13 +9,15 @@
   (jupytext, without outputs: run it to get them), linked under the page's title.
 
 The role ``{hca-download}`scorecard.json``` links one of these files from a page (a link that
-works from any folder depth). Files are written atomically; a failure is a build warning
+works from any folder depth). Every such link carries the ``download`` attribute (named after
+the file), so that a browser saves the file instead of opening it in the tab. Files are written atomically; a failure is a build warning
 (an error with ``--warningiserror``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -119,8 +121,28 @@ def resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     section.insert(titles[0] + 1 if titles else 0, para)
 
 
+_DOWNLOAD_LINK = re.compile(r'<a\b(?=[^>]*\bclass="[^"]*\bhca-download\b)([^>]*?)\bhref="([^"]+)"([^>]*)>')
+
+
+def add_download_attribute(app: Sphinx, pagename: str, templatename: str, context: dict,
+                           doctree) -> None:
+    """``download="<file name>"`` on every ``hca-download`` link of the page."""
+    body = context.get("body")
+    if not body or "hca-download" not in body:
+        return
+
+    def fix(m: re.Match) -> str:
+        if re.search(r"\bdownload\b=", m.group(0)):
+            return m.group(0)
+        name = Path(m.group(2).split("#")[0].split("?")[0]).name
+        return f'<a{m.group(1)}download="{name}" href="{m.group(2)}"{m.group(3)}>'
+
+    context["body"] = _DOWNLOAD_LINK.sub(fix, body)
+
+
 def setup(app: Sphinx) -> None:
     app.add_role("hca-download", download_role)
+    app.connect("html-page-context", add_download_attribute)
     app.connect("doctree-resolved", resolve_links)
     app.connect("build-finished", write_scorecard)
     app.connect("build-finished", write_notebooks)

@@ -11,6 +11,13 @@ with cairosvg. The figure then gets, inside its ``<figcaption>``, a line
 ``hca.plots.use_book_style``) linking those files and the figure's own anchor (its ``name:``,
 e.g. ``#fig-hca-theorem1``). A figure without a name gets no permalink; the browser test asks
 every figure to have one through its caption check.
+
+On a narrow screen (a phone, 390 px) a figure scaled down to the column would shrink its text
+to 4-5 px. Every SVG figure therefore gets a minimum width, ``min-width`` on its ``<img>``: the
+width at which its smallest text is :data:`MIN_TEXT_PX` CSS px (read from the SVG: its width,
+viewBox and smallest ``font-size``). A figure wider than the column then scrolls sideways
+inside its ``<figure>`` (``book/_static/hca-book.css``), the page does not. At 1400 px every
+figure is shown wider than that minimum already.
 """
 
 from __future__ import annotations
@@ -29,6 +36,64 @@ logger = logging.getLogger(__name__)
 
 FIGURE_DIR = "_figures"
 LINK_CLASS = "figure-downloads"
+#: The smallest figure text on any screen, in CSS px (the browser test asks for 8 at 390 px).
+MIN_TEXT_PX = 8.5
+
+_SVG_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+_LENGTH = re.compile(r"^\s*([\d.]+)\s*(pt|px)?\s*$")
+_FONT_SIZE = re.compile(r"font-size(?::\s*|=\")([\d.]+)(?:px)?")
+_FONT_SHORT = re.compile(r"font:[^;\"]*?([\d.]+)px")
+
+
+def svg_min_width(svg_text: str, min_text_px: float = MIN_TEXT_PX) -> int | None:
+    """The width (CSS px) at which the smallest text of a matplotlib SVG is ``min_text_px``
+    as shown, or None when the SVG has no width, viewBox or sized text."""
+    tag = _SVG_TAG.search(svg_text)
+    if tag is None:
+        return None
+    attrs = dict(re.findall(r'([\w:-]+)="([^"]*)"', tag.group(0)))
+    width = _LENGTH.match(attrs.get("width", ""))
+    box = attrs.get("viewBox", "").split()
+    sizes = [float(x) for x in _FONT_SIZE.findall(svg_text) + _FONT_SHORT.findall(svg_text)]
+    if width is None or len(box) != 4 or not sizes or float(box[2]) <= 0:
+        return None
+    natural = float(width.group(1)) * (4 / 3 if width.group(2) == "pt" else 1.0)  # CSS px
+    smallest = min(s for s in sizes if s > 0) * natural / float(box[2])  # px at natural width
+    return int(round(natural * min_text_px / smallest + 0.5))
+
+
+def _remember_min_width(app: Sphinx, source: Path) -> None:
+    if source.suffix.lower() != ".svg":
+        return
+    try:
+        width = svg_min_width(source.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return
+    if width:
+        if not hasattr(app, "_hca_min_width"):
+            app._hca_min_width = {}
+        app._hca_min_width[source.name] = width
+
+
+_IMG = re.compile(r'<img\b([^>]*?)\bsrc="([^"]+)"([^>]*)>')
+
+
+def add_min_widths(app: Sphinx, pagename: str, templatename: str, context: dict,
+                   doctree) -> None:
+    """Give every SVG figure of the page its ``min-width`` (see the module docstring)."""
+    widths = getattr(app, "_hca_min_width", None)
+    body = context.get("body")
+    if not widths or not body:
+        return
+
+    def fix(m: re.Match) -> str:
+        width = widths.get(Path(m.group(2).split("?")[0]).name)
+        if width is None or "style=" in m.group(0):
+            return m.group(0)
+        return (f'<img{m.group(1)}src="{m.group(2)}" style="min-width: {width}px"'
+                f'{m.group(3)}>')
+
+    context["body"] = _IMG.sub(fix, body)
 
 
 def _safe(name: str) -> str:
@@ -154,6 +219,7 @@ def add_figure_links(app: Sphinx, doctree: nodes.document, docname: str) -> None
             source = _image_source(app, image)
             if source is None:
                 continue
+            _remember_min_width(app, source)
             suffix = "" if len(images) == 1 else f"-{k}"
             try:
                 exported = _export(app, source, page_dir / f"{stem}{suffix}")
@@ -178,4 +244,5 @@ def add_figure_links(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 def setup(app: Sphinx) -> None:
     app.connect("doctree-resolved", add_figure_links)
+    app.connect("html-page-context", add_min_widths)
     app.connect("build-finished", convert_pdfs)
