@@ -61,6 +61,7 @@ plots/            every figure function (ax=None, returns the axes; pyplot impor
   style             the book's figure style (font sizes readable on the page; figure data)
   tables            tables for the page: numbered captions, no NaN or index columns
   scorecard         the verdict summary figure (claims by chapter x setup)
+  report            the figure of `hca fit --plot` (unmixing, R^2 table, causal graphs)
 paper/            the paper's own settings and analyses
   constants         every constant of the paper (domain sets, roles, checkpoints)
   shape             a chapter's declared shape (ChapterSpec: compute, ensemble runs, evidence)

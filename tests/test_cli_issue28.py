@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import hca.cli.report as report_module
+import hca.plots.report as plot_report_module
 from hca import HCA
 from hca.cli import main
 from hca.cli.notes import Progress
@@ -299,10 +300,10 @@ def test_plot_with_57_benchmarks_is_compact_and_labels_follow_the_alignment(tmp_
     H = np.array(report["unmixing"])
     ax = Figure().add_subplot()
     assigned = [cols.index(a["benchmark"]) for a in report["alignment"]]
-    report_module._draw_matrix(ax, H, cols, "H", outlined=assigned)
+    plot_report_module.draw_matrix(ax, H, cols, "H", outlined=assigned)
     named = [t.get_text() for t in ax.get_yticklabels()]
     assert 3 <= len(named) < 57 and {cols[j] for j in assigned} <= set(named)
-    big = np.max(np.abs(H), axis=0) >= report_module.LABEL_SHARE * np.abs(H).max()
+    big = np.max(np.abs(H), axis=0) >= plot_report_module.LABEL_SHARE * np.abs(H).max()
     assert set(named) == {cols[j] for j in range(57) if big[j]} | {cols[j] for j in assigned}
 
 
