@@ -53,6 +53,7 @@ print("jupyter lab: serves", d["path"], "as a notebook of", len(cells), "cells")
 # The numbers in the prose, as JupyterLab shows them after a run (Chromium from
 # scripts/install_browser.sh).
 if grep -q '{eval}`text(' "$nb"; then
+  bash scripts/install_browser.sh  # Chromium, as `make browser-test` installs it (a no-op when present)
   .venv/bin/python scripts/check_lab_numbers.py "$url" check "$out"
 else
   echo "jupyter lab: $nb quotes no inline expression ({eval}); prose numbers not checked"

@@ -328,10 +328,16 @@ def _from_plain(cls: type, data: dict[str, Any]) -> Any:
         v = data[f.name]
         if f.name in _NESTED and v is not None:
             v = _from_plain(_NESTED[f.name], v)
-        elif isinstance(v, list):
-            v = tuple(v)
+        elif isinstance(v, list):  # JSON has no tuples: nested ones come back as lists
+            v = _as_tuple(v)
         kwargs[f.name] = v
     return cls(**kwargs)
+
+
+def _as_tuple(v: list) -> tuple:
+    """A JSON list back as the tuple it was, lists inside it too (e.g. ``fragile_domains``,
+    a tuple of ``(domain, count)`` pairs)."""
+    return tuple(_as_tuple(x) if isinstance(x, list) else x for x in v)
 
 
 def _row_from_data(data: dict[str, Any]) -> ClaimRow:
