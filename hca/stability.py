@@ -65,12 +65,11 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import check_ica, fit_icas, fit_icas_seeds
+from hca.estimator.ica import fit_icas, fit_icas_seeds
 from hca.estimator.model import HCA, clone_hca, fit_many_from_ica, search_many
 from hca.estimator.search import (
     UncertifiedSearchWarning,
     all_orders,
-    check_search_options,
     check_search_size,
     evaluate_order,
     hca_search_batch,
@@ -80,6 +79,7 @@ from hca.validation import (
     check_domains,
     check_fit_data,
     check_is_fitted,
+    check_params,
     check_positive_int,
 )
 
@@ -343,8 +343,7 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
     """
     seeds = _seeds(seeds)
     base = clone_hca(estimator)
-    check_ica(base.ica)
-    check_search_options(base.search, base.residual, base.beam_width, base.max_nodes)
+    check_params(base)  # every parameter (max_iter, tol, ...) by scikit-learn's validation
     data = check_fit_data(X, domains, base.n_components)
     check_search_size(base.search, len(data.order), data.n_components)  # before any ICA
     icas = fit_icas_seeds(
