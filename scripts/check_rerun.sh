@@ -8,6 +8,10 @@
 # (jupyterlab-myst; scripts/check_lab_numbers.py).
 #   scripts/check_rerun.sh [notebooks/01_data.md]
 set -euo pipefail
+# JupyterLab's kernel starts in notebooks/: a relative HCA_DATA_DIR would name another folder
+if [ -n "${HCA_DATA_DIR:-}" ] && [ -d "$HCA_DATA_DIR" ]; then
+  export HCA_DATA_DIR="$(cd "$HCA_DATA_DIR" && pwd)"
+fi
 cd "$(dirname "$0")/.."
 nb="${1:-notebooks/01_data.md}"
 name="$(basename "$nb" .md)"
