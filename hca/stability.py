@@ -65,8 +65,14 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import fit_icas, fit_icas_seeds
-from hca.estimator.model import HCA, clone_hca, fit_many_from_ica, search_many
+from hca.estimator.ica import fit_icas, fit_icas_many, fit_icas_seeds
+from hca.estimator.model import (
+    HCA,
+    clone_hca,
+    fit_each_from_ica,
+    fit_many_from_ica,
+    search_many,
+)
 from hca.estimator.search import (
     UncertifiedSearchWarning,
     all_orders,
@@ -97,6 +103,7 @@ __all__ = [
     "ica_reproducible_many",
     "prefetch_runs",
     "seed_fits",
+    "resample_fits",
     "ranked_orders",
     "rotation_null",
     "order_recovered",
@@ -360,6 +367,55 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
     return fit_many_from_ica([clone_hca(base, random_state=s) for s in seeds], X, domains, icas)
 
 
+def resample_fits(estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int) -> tuple[HCA, ...]:
+    """Fitted clones of ``estimator`` (``random_state=seed``), one per data set of
+    ``samples`` (for example :func:`bootstrap_samples`), as one batch.
+
+    Entry ``b`` equals ``clone_hca(estimator, random_state=seed).fit(*samples[b])`` (to
+    1e-10): the FastICA runs of every sample run in one stack of iterations per domain
+    (:func:`hca.estimator.ica.fit_icas_many`), the searches of all samples in one batch
+    (:func:`hca.estimator.model.fit_each_from_ica`).
+
+    Parameters
+    ----------
+    estimator : HCA
+        Settings of the fits (cloned).
+    samples : sequence of (X, domains)
+        Data sets, each as in :meth:`hca.estimator.HCA.fit`, all with the same domains.
+    seed : int
+        ICA seed of every fit.
+
+    Returns
+    -------
+    tuple of HCA
+    """
+    base = clone_hca(estimator, random_state=int(seed))
+    check_params(base)
+    samples = list(samples)
+    data = [check_fit_data(Xb, lb, base.n_components) for Xb, lb in samples]
+    if not data:
+        return ()
+    orders = {tuple(d.order) for d in data}
+    if len(orders) != 1:
+        raise ValueError(f"resample_fits: the samples hold different domains: {sorted(orders)}")
+    check_search_size(base.search, len(data[0].order), data[0].n_components)  # before any ICA
+    icas = fit_icas_many(
+        [(d.values, d.labels) for d in data],
+        data[0].order,
+        data[0].n_components,
+        [int(seed)],
+        ica=base.ica,
+        max_iter=base.max_iter,
+        tol=base.tol,
+        n_restarts=base.n_restarts,
+    )
+    return fit_each_from_ica([clone_hca(base) for _ in samples], samples, [i[0] for i in icas])
+
+
+def _is_int(seed: Any) -> bool:
+    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+
+
 def _search_options(est: HCA) -> dict[str, Any]:
     """The search settings of ``est`` (keywords of :func:`hca.estimator.search.hca_search`)."""
     return {
@@ -479,11 +535,19 @@ def bootstrap_stability(
     patterns, n_jobs, record
         As in :func:`seed_stability`.
     """
-    clone_hca(estimator)
+    base = clone_hca(estimator)
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    records = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_record)(estimator, Xb, lb, record, patterns) for Xb, lb in samples
-    )
+    if _is_int(base.random_state):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
+            fits = resample_fits(base, samples, int(base.random_state))
+        records = Parallel(n_jobs=n_jobs)(
+            delayed(_model_record)(model, record, patterns) for model in fits
+        )
+    else:  # None or a RandomState: its draws depend on the order of the fits
+        records = Parallel(n_jobs=n_jobs)(
+            delayed(_fit_record)(estimator, Xb, lb, record, patterns) for Xb, lb in samples
+        )
     return StabilityResult(
         pd.DataFrame([{"replicate": b, **r} for b, r in enumerate(records)]),
         "bootstrap",
@@ -529,22 +593,23 @@ def subset_stability(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if n_boot > 0:
-            icas = []
-            for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state):
-                db = check_fit_data(Xb, lb, est.n_components)
-                icas.append(
-                    fit_icas(
-                        db.values,
-                        db.labels,
-                        cands,
-                        db.n_components,
-                        ica=est.ica,
-                        random_state=seeds[0],
-                        max_iter=est.max_iter,
-                        tol=est.tol,
-                        n_restarts=est.n_restarts,
-                    )
+            boots = [
+                check_fit_data(Xb, lb, est.n_components)
+                for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
+            ]
+            icas = [
+                per_seed[0]
+                for per_seed in fit_icas_many(
+                    [(db.values, db.labels) for db in boots],
+                    cands,
+                    data.n_components,
+                    [seeds[0]],
+                    ica=est.ica,
+                    max_iter=est.max_iter,
+                    tol=est.tol,
+                    n_restarts=est.n_restarts,
                 )
+            ]
         else:
             icas = fit_icas_seeds(
                 data.values,

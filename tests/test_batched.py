@@ -32,7 +32,9 @@ def assert_same_fit(a: HCA, b: HCA) -> None:
     """Two fitted HCA models agree to ATOL: ICA, MIC, orders, signs, weights, diagnostics."""
     assert a.domains_ == b.domains_ and a.random_state == b.random_state
     for label in a.domains_:
-        np.testing.assert_allclose(a.ica_[label].unmixing, b.ica_[label].unmixing, atol=ATOL, rtol=0)
+        np.testing.assert_allclose(
+            a.ica_[label].unmixing, b.ica_[label].unmixing, atol=ATOL, rtol=0
+        )
         assert a.ica_[label].n_iter == b.ica_[label].n_iter
         assert a.ica_[label].restart == b.ica_[label].restart
         assert a.permutations_[label] == b.permutations_[label]
@@ -122,7 +124,11 @@ def _assert_same_results(batch, single):
             np.testing.assert_allclose(x, y, atol=ATOL, rtol=0)
         np.testing.assert_allclose(a.alphas, b.alphas, atol=ATOL, rtol=0)
         assert (a.n_evaluated, a.n_nodes, a.certified, a.beam_width) == (
-            b.n_evaluated, b.n_nodes, b.certified, b.beam_width)
+            b.n_evaluated,
+            b.n_nodes,
+            b.certified,
+            b.beam_width,
+        )
 
 
 @pytest.mark.parametrize("options", [{}, {"residual": "shared"}, {"search": "sequential"}])
@@ -179,8 +185,10 @@ def test_batched_sweeps_equal_their_searches(sim):
     null = rotation_null(model, n_draws=3, random_state=2)
     rng = np.random.default_rng(2)
     for value in null:
-        rotated = {k: special_ortho_group.rvs(3, random_state=rng) @ model.ica_[k].unmixing
-                   for k in model.domains_}
+        rotated = {
+            k: special_ortho_group.rvs(3, random_state=rng) @ model.ica_[k].unmixing
+            for k in model.domains_
+        }
         assert value == hca_search(rotated).mic
     assert null.shape == (3,)
 
@@ -208,3 +216,41 @@ def test_fit_from_ica_checks_its_input_before_fitting(sim):
     with pytest.raises(ValueError, match=r"icas\['D2'\]"):
         fit_many_from_ica([a, b], X, dom, [icas, wrong])
     assert not hasattr(a, "domains_")  # the first was not fitted either
+
+
+def test_resample_fits_equal_one_fit_per_resample(sim):
+    """resample_fits (FastICA of every resample in one stack, searches in one batch) equals a
+    fit per resample; bootstrap_stability reads it."""
+    from hca.stability import bootstrap_samples, bootstrap_stability, resample_fits
+
+    X, domains = sim
+    est = HCA(n_restarts=2, random_state=3)
+    samples = bootstrap_samples(X, domains, 4, random_state=5)
+    fits = resample_fits(est, samples, 3)
+    for model, (Xb, lb) in zip(fits, samples):
+        assert_same_fit(model, per_seed(est, Xb, lb, [3])[0])
+    table = bootstrap_stability(est, X, domains, n_boot=4, random_state=5).records
+    np.testing.assert_allclose(table["mic"], [m.mic_ for m in fits], atol=ATOL, rtol=0)
+    with pytest.raises(ValueError, match="different domains"):
+        keep = domains != "D1"
+        resample_fits(est, [samples[0], (X[keep], domains[keep])], 3)
+
+
+def test_mic_by_subset_many_equals_one_sweep_per_seed_and_data_set(sim):
+    from hca.estimator import mic_by_subset_many
+    from hca.stability import bootstrap_samples
+
+    X, domains = sim
+    est = HCA(search="sequential")
+    data = [(X, domains), *bootstrap_samples(X, domains, 2, random_state=1)]
+    tables = mic_by_subset_many(est, data, [0, 7], align=[("D1", "D2", "D3")])
+    assert [len(t) for t in tables] == [2, 2, 2]
+    for (Xg, dg), per_seed_tables in zip(data, tables):
+        for seed, table in zip([0, 7], per_seed_tables):
+            one = mic_by_subset(
+                clone_hca(est, random_state=seed), Xg, dg, align=[("D1", "D2", "D3")]
+            )
+            pd.testing.assert_frame_equal(table, one, check_exact=False, atol=ATOL, rtol=0)
+    with pytest.raises(ValueError, match="different candidate domains"):
+        keep = domains != "D4"
+        mic_by_subset_many(est, [(X, domains), (X[keep], domains[keep])], [0])

@@ -432,6 +432,7 @@ def test_error_inf():
     with pytest.raises(ValueError, match=r"column\(s\) \['b1'\], rows \[0\]"):
         HCA().fit(X, dom)
 
+
 def test_error_inf_array_names_position():
     X, dom = _small()
     values = X.to_numpy(copy=True)
@@ -503,9 +504,10 @@ def test_transform_before_fit():
 def test_gaussian_logcosh_constant():
     # E[log cosh(nu)] for nu ~ N(0, 1), by a fine Riemann sum of the density
     x = np.linspace(-12, 12, 400_001)
-    density = np.exp(-x**2 / 2) / np.sqrt(2 * np.pi)
-    assert GAUSSIAN_LOGCOSH == pytest.approx(np.sum(np.log(np.cosh(x)) * density) * (x[1] - x[0]),
-                                             abs=1e-9)
+    density = np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
+    assert GAUSSIAN_LOGCOSH == pytest.approx(
+        np.sum(np.log(np.cosh(x)) * density) * (x[1] - x[0]), abs=1e-9
+    )
     assert GAUSSIAN_LOGCOSH == pytest.approx(0.3746, abs=1e-4)
 
 
@@ -521,8 +523,9 @@ def test_ica_negentropy_values():
     expected = (np.mean(np.log(np.cosh(u))) - GAUSSIAN_LOGCOSH) ** 2
     assert J[1] == pytest.approx(expected, rel=0.02)
     # invariant to the scale and location of a source, and to its sign
-    np.testing.assert_allclose(ica_negentropy(-2 * uniform[:1000] + 1),
-                               ica_negentropy(uniform[:1000]))
+    np.testing.assert_allclose(
+        ica_negentropy(-2 * uniform[:1000] + 1), ica_negentropy(uniform[:1000])
+    )
     with pytest.raises(ValueError, match="constant column"):
         ica_negentropy(np.ones((10, 2)))
     with pytest.raises(ValueError, match="2-D with at least 2 rows"):
@@ -570,15 +573,14 @@ def test_restarts_keep_the_largest_negentropy():
 
 def test_restarts_skip_unconverged_runs(monkeypatch):
     sim = simulate_scm(n_domains=2, n_per_domain=200, random_state=2)
-    real = est_module.fastica_batch
-    converged = {10: False, 11: True, 12: False}
+    real = est_module.fastica_stack
+    flags = np.array([False, True, False])  # seeds 10, 11, 12 (the distinct seeds, sorted)
 
-    def fake_batch(Xk, d, seeds, **kw):
-        res = real(Xk, d, seeds, **kw)
-        return dataclasses.replace(res, converged=np.array([converged[s] for s in seeds]))
+    def fake_batch(whitened, w_init, **kw):
+        return [dataclasses.replace(r, converged=flags) for r in real(whitened, w_init, **kw)]
 
     calls = iter([10.0, 1.0, 20.0] * 2)  # the unconverged runs look best
-    monkeypatch.setattr(est_module, "fastica_batch", fake_batch)
+    monkeypatch.setattr(est_module, "fastica_stack", fake_batch)
     monkeypatch.setattr(est_module, "ica_negentropy", lambda S: np.array([next(calls), 0.0]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -597,8 +599,11 @@ def test_restarts_in_hca_and_subsets():
     sub = HCA(n_restarts=3).fit(sim.X[keep], sim.domains[keep])
     row = table[table["subset"] == ("D1", "D2", "D3")]
     assert row["mic"].iloc[0] == pytest.approx(sub.mic_, abs=1e-12)
-    with pytest.raises(ValueError, match=r"'n_restarts' parameter of HCA must be an int in the "
-                       r"range \[1, inf\)\. Got 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"'n_restarts' parameter of HCA must be an int in the "
+        r"range \[1, inf\)\. Got 0",
+    ):
         HCA(n_restarts=0).fit(sim.X, sim.domains)
 
 
@@ -615,8 +620,9 @@ def test_reconstruction_error():
     H = model.unmixing_
     resid = noisy.X - noisy.X @ H.T @ H
     np.testing.assert_allclose(err["mse"], np.mean(resid**2, axis=0))
-    np.testing.assert_allclose(err["relative_error"],
-                               np.sum(resid**2, axis=0) / np.sum(noisy.X**2, axis=0))
+    np.testing.assert_allclose(
+        err["relative_error"], np.sum(resid**2, axis=0) / np.sum(noisy.X**2, axis=0)
+    )
     assert list(err.index) == list(noisy.feature_names)
     centred = model.reconstruction_error(centre=True)
     Xc = noisy.X.copy()
@@ -667,8 +673,7 @@ def test_fastica_batch_equals_sklearn(n, seed):
     for i, s in enumerate(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            ref = FastICA(3, whiten="unit-variance", random_state=s, max_iter=1000,
-                          tol=1e-4).fit(X)
+            ref = FastICA(3, whiten="unit-variance", random_state=s, max_iter=1000, tol=1e-4).fit(X)
         assert batch.n_iter[i] == ref.n_iter_
         np.testing.assert_allclose(batch.components[i], ref.components_, rtol=0, atol=1e-10)
         np.testing.assert_allclose(batch.mean, ref.mean_, rtol=0, atol=1e-12)
@@ -679,6 +684,33 @@ def test_fastica_batch_equals_sklearn(n, seed):
     alone = fastica_batch(X, 3, [seeds[5]])
     np.testing.assert_array_equal(alone.components[0], batch.components[5])
     assert "12 starts" in batch.summary()
+
+
+def test_fastica_stack_equals_one_matrix_at_a_time():
+    """fastica_stack iterates the starts of several data matrices of one shape together;
+    every matrix's result equals fastica_batch on it alone (bitwise here: the same per-slice
+    operations), and fastica_runs_many equals fastica_runs."""
+    from hca.estimator.fastica_batch import fastica_batch, fastica_stack, initial_matrices, whiten
+    from hca.estimator.ica import fastica_runs, fastica_runs_many
+
+    rng = np.random.default_rng(3)
+    Xs = [rng.laplace(size=(120, 6)) @ rng.normal(size=(6, 6)) for _ in range(5)]
+    seeds = [0, 4, 9]
+    whs = [whiten(X, 3) for X in Xs]
+    W0 = np.stack([initial_matrices(seeds, 3)] * len(Xs))
+    for X, res in zip(Xs, fastica_stack(whs, W0, max_iter=500, tol=1e-5)):
+        alone = fastica_batch(X, 3, seeds, max_iter=500, tol=1e-5)
+        np.testing.assert_allclose(res.components, alone.components, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(res.n_iter, alone.n_iter)
+    many = fastica_runs_many(Xs + [Xs[0][:80]], 3, [9, 0, 9])  # a second shape, a repeat
+    for X, runs in zip(Xs + [Xs[0][:80]], many):
+        for a, b in zip(runs, fastica_runs(X, 3, [9, 0, 9])):
+            np.testing.assert_allclose(a.unmixing, b.unmixing, rtol=0, atol=1e-12)
+            assert a.n_iter == b.n_iter and a.objective == pytest.approx(b.objective, abs=1e-12)
+    with pytest.raises(ValueError, match="differ in shape"):
+        fastica_stack([whs[0], whiten(Xs[1][:80], 3)], W0[:2])
+    with pytest.raises(ValueError, match="w_init must have shape"):
+        fastica_stack(whs, W0[:2])
 
 
 def test_fastica_batch_reports_nonconvergence_and_bad_input():

@@ -15,6 +15,7 @@ from hca.estimator.model import (  # noqa: F401
     HCA,
     clone_hca,
     mic_by_subset,
+    mic_by_subset_many,
 )
 from hca.estimator.results import (  # noqa: F401
     DomainSCM,
@@ -44,4 +45,5 @@ __all__ = [
     "HCA",
     "clone_hca",
     "mic_by_subset",
+    "mic_by_subset_many",
 ]

@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 from scipy import linalg
 
-__all__ = ["Whitened", "whiten", "initial_matrices", "fastica_batch", "FastICABatch"]
+__all__ = [
+    "Whitened",
+    "whiten",
+    "initial_matrices",
+    "fastica_batch",
+    "fastica_stack",
+    "FastICABatch",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,18 +114,24 @@ class FastICABatch:
         )
 
 
-def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
-    """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged."""
+def _iterate(
+    X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int, which: np.ndarray | None = None
+):
+    """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged.
+
+    ``X1`` is one white data matrix (d, n) shared by every start, or a stack (g, d, n) of
+    matrices of one shape with ``which`` (b,) naming the matrix of every start."""
     W = _sym_decorrelation(W)
     b = W.shape[0]
-    p_ = float(X1.shape[1])
+    p_ = float(X1.shape[-1])
     n_iter = np.full(b, max_iter, dtype=int)
     active = np.arange(b)
     for ii in range(max_iter):
         Wa = W[active]
-        gwtx = np.tanh(Wa @ X1)
+        Xa = X1 if which is None else X1[which[active]]
+        gwtx = np.tanh(Wa @ Xa)
         g_wtx = (1 - gwtx**2).mean(axis=-1)
-        W1 = _sym_decorrelation(gwtx @ X1.T / p_ - g_wtx[:, :, np.newaxis] * Wa)
+        W1 = _sym_decorrelation(gwtx @ np.swapaxes(Xa, -1, -2) / p_ - g_wtx[:, :, np.newaxis] * Wa)
         lim = np.max(np.abs(np.abs(np.einsum("bij,bij->bi", W1, Wa)) - 1), axis=-1)
         W[active] = W1
         done = lim < tol
@@ -175,7 +188,66 @@ def fastica_batch(
             f"w_init must have shape (n_starts, {n_components}, {n_components}), got {W0.shape}"
         )
     W, n_iter, converged = _iterate(wh.X1, W0, float(tol), int(max_iter))
+    return _finish(W, wh, n_iter, converged)
+
+
+def _finish(W: np.ndarray, wh: Whitened, n_iter: np.ndarray, converged: np.ndarray) -> FastICABatch:
+    """Unit-variance sources, as scikit-learn rescales ``components_``."""
     S = W @ wh.K @ wh.XT  # (b, d, n)
     S_std = np.std(S, axis=-1)
     W = W / S_std[:, :, np.newaxis]
     return FastICABatch(components=W @ wh.K, mean=wh.mean, n_iter=n_iter, converged=converged)
+
+
+def fastica_stack(
+    whitened: Sequence[Whitened],
+    w_init: np.ndarray,
+    *,
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+) -> list[FastICABatch]:
+    """:func:`fastica_batch` of several data matrices of one shape, all their starts in one
+    stack of fixed-point iterations.
+
+    The bootstrap resamples of a domain have the domain's shape, so every start of every
+    resample (and of every seed) iterates together: one batched ``eigh`` per iteration
+    instead of one per resample. Every start is computed from its own slice of the stack, so
+    entry ``g`` equals ``fastica_batch(..., w_init=w_init[g], whitened=whitened[g])``
+    (``tests/test_estimator.py`` checks them against each other).
+
+    Parameters
+    ----------
+    whitened : sequence of Whitened
+        :func:`whiten` of every data matrix (one shape: n_samples, n_features).
+    w_init : ndarray of shape (n_matrices, n_starts, d, d)
+        Initial matrices of the starts of every data matrix.
+    max_iter, tol
+        As :func:`fastica_batch`.
+
+    Returns
+    -------
+    list of FastICABatch
+        One per data matrix, in order.
+    """
+    whitened = list(whitened)
+    W0 = np.array(w_init, dtype=np.float64, copy=True)
+    if not whitened:
+        return []
+    d = whitened[0].X1.shape[0]
+    shapes = {w.X1.shape for w in whitened}
+    if len(shapes) != 1:
+        raise ValueError(f"fastica_stack: the data matrices differ in shape: {sorted(shapes)}")
+    if W0.ndim != 4 or W0.shape[0] != len(whitened) or W0.shape[2:] != (d, d):
+        raise ValueError(
+            f"w_init must have shape ({len(whitened)}, n_starts, {d}, {d}), got {W0.shape}"
+        )
+    g, b = W0.shape[:2]
+    X1 = np.stack([w.X1 for w in whitened])
+    which = np.repeat(np.arange(g), b)
+    W, n_iter, converged = _iterate(X1, W0.reshape(g * b, d, d), float(tol), int(max_iter), which)
+    return [
+        _finish(
+            W[i * b : (i + 1) * b], wh, n_iter[i * b : (i + 1) * b], converged[i * b : (i + 1) * b]
+        )
+        for i, wh in enumerate(whitened)
+    ]

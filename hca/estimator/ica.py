@@ -15,7 +15,7 @@ from joblib import Parallel, delayed
 from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.fastica_batch import fastica_batch, whiten
+from hca.estimator.fastica_batch import fastica_stack, initial_matrices, whiten
 from hca.estimator.progress import notify
 from hca.validation import check_fit_data, check_positive_int
 
@@ -236,31 +236,60 @@ def fastica_runs(
     """FastICA on one domain's data from every seed of ``seeds``.
 
     The distinct integer seeds run together in one vectorised batch
-    (:func:`hca.estimator.fastica_batch.fastica_batch`, equal to scikit-learn's ``FastICA``
+    (:func:`hca.estimator.fastica_batch.fastica_stack`, equal to scikit-learn's ``FastICA``
     with the same seed; a start's result does not depend on the other starts of its batch);
     other seeds (``None``, ``RandomState``) run scikit-learn's ``FastICA`` one at a time.
     Returns one run per seed (unmixing, mean, converged, n_iter, negentropy objective); every
     run owns its arrays.
     """
-    Xk = np.asarray(Xk, dtype=np.float64)
+    return fastica_runs_many([Xk], d, seeds, max_iter, tol)[0]
+
+
+def fastica_runs_many(
+    Xks: Sequence[np.ndarray],
+    d: int,
+    seeds: Sequence[Any],
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+) -> list[list[ICARun]]:
+    """:func:`fastica_runs` of several data matrices (for example the bootstrap resamples of
+    one domain): the integer seeds of all matrices of one shape iterate in one stack
+    (:func:`hca.estimator.fastica_batch.fastica_stack`). Entry ``g`` equals
+    ``fastica_runs(Xks[g], d, seeds, ...)``."""
+    Xks = [np.asarray(X, dtype=np.float64) for X in Xks]
     distinct = sorted({int(s) for s in seeds if _is_int_seed(s)})
-    found: dict[int, ICARun] = {}
-    if distinct:
-        batch = fastica_batch(Xk, d, distinct, max_iter=max_iter, tol=tol, whitened=whiten(Xk, d))
-        for i, s in enumerate(distinct):
-            W = batch.components[i]
-            objective = float(np.sum(ica_negentropy((Xk - batch.mean) @ W.T)))
-            found[s] = ICARun(
-                W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
+    found: list[dict[int, ICARun]] = [{} for _ in Xks]
+    shapes: dict[tuple, list[int]] = {}
+    for g, X in enumerate(Xks):
+        shapes.setdefault(X.shape, []).append(g)
+    w_init = initial_matrices(distinct, d) if distinct else None
+    for members in shapes.values():
+        if w_init is None:
+            break
+        whs = [whiten(Xks[g], d) for g in members]
+        batches = fastica_stack(
+            whs, np.broadcast_to(w_init, (len(members), *w_init.shape)), max_iter=max_iter, tol=tol
+        )
+        for g, batch in zip(members, batches):
+            for i, s in enumerate(distinct):
+                W = batch.components[i]
+                objective = float(np.sum(ica_negentropy((Xks[g] - batch.mean) @ W.T)))
+                found[g][s] = ICARun(
+                    W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
+                )
+    out = []
+    for g, X in enumerate(Xks):
+        runs = []
+        for s in seeds:
+            if not _is_int_seed(s):
+                runs.append(_fastica_run(X, d, s, max_iter, tol))
+                continue
+            r = found[g][int(s)]
+            runs.append(
+                ICARun(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter, r.objective)
             )
-    runs = []
-    for s in seeds:
-        if not _is_int_seed(s):
-            runs.append(_fastica_run(Xk, d, s, max_iter, tol))
-            continue
-        r = found[int(s)]
-        runs.append(ICARun(r.unmixing.copy(), r.mean.copy(), r.converged, r.n_iter, r.objective))
-    return runs
+        out.append(runs)
+    return out
 
 
 def _picard_module():
@@ -476,6 +505,50 @@ def fit_icas_seeds(
     TypeError
         If a seed is not an int.
     """
+    return fit_icas_many(
+        [(values, domains)],
+        order,
+        d,
+        seeds,
+        ica=ica,
+        max_iter=max_iter,
+        tol=tol,
+        n_restarts=n_restarts,
+    )[0]
+
+
+def fit_icas_many(
+    datasets: Sequence[tuple[np.ndarray, np.ndarray]],
+    order: Sequence[Hashable],
+    d: int,
+    seeds: Sequence[int],
+    *,
+    ica: str = "fastica",
+    max_iter: int = 1000,
+    tol: float | None = None,
+    n_restarts: int = 1,
+) -> list[list[dict[Hashable, DomainICA]]]:
+    """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples), the
+    FastICA runs of every data set, seed and restart batched per domain and shape
+    (:func:`fastica_runs_many`).
+
+    Parameters
+    ----------
+    datasets : sequence of (values, domains)
+        Validated data, as in :func:`fit_icas`; every data set holds every domain of ``order``.
+    order, d, seeds, ica, max_iter, tol, n_restarts
+        As in :func:`fit_icas_seeds`.
+
+    Returns
+    -------
+    list of list of dict
+        ``out[g][i]`` equals ``fit_icas(*datasets[g], order, d, random_state=seeds[i], ...)``.
+
+    Raises
+    ------
+    TypeError
+        If a seed is not an int.
+    """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
@@ -484,13 +557,19 @@ def fit_icas_seeds(
         raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
     per_seed = [restart_seeds(int(s), n_restarts) for s in seeds]
     flat = [s for restarts in per_seed for s in restarts]
-    out: list[dict[Hashable, DomainICA]] = [{} for _ in seeds]
+    out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in seeds] for _ in datasets]
     for j, label in enumerate(order):
-        Xk = values[domains == label]
-        runs = _domain_runs(Xk, label, d, ica, flat, max_iter, tol)
-        for i in range(len(seeds)):
-            restarts = runs[i * n_restarts : (i + 1) * n_restarts]
-            out[i][label] = _keep_best_run(restarts, label, int(Xk.shape[0]), ica, max_iter, tol)
+        Xks = [values[domains == label] for values, domains in datasets]
+        if ica == "fastica":
+            runs_of = fastica_runs_many(Xks, d, flat, max_iter, tol)
+        else:
+            runs_of = [_domain_runs(Xk, label, d, ica, flat, max_iter, tol) for Xk in Xks]
+        for g, (Xk, runs) in enumerate(zip(Xks, runs_of)):
+            for i in range(len(seeds)):
+                restarts = runs[i * n_restarts : (i + 1) * n_restarts]
+                out[g][i][label] = _keep_best_run(
+                    restarts, label, int(Xk.shape[0]), ica, max_iter, tol
+                )
         notify("ICA", j + 1, len(order))
     return out
 

@@ -13,7 +13,7 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 
-from hca.estimator.ica import ICA_METHODS, DomainICA, fit_icas
+from hca.estimator.ica import ICA_METHODS, DomainICA, fit_icas, fit_icas_many
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
 from hca.estimator.search import (
     RESIDUALS,
@@ -39,8 +39,10 @@ __all__ = [
     "EXPECTED_FAILED_CHECKS",
     "HCA",
     "clone_hca",
+    "fit_each_from_ica",
     "fit_many_from_ica",
     "mic_by_subset",
+    "mic_by_subset_many",
     "search_many",
 ]
 
@@ -568,27 +570,52 @@ def fit_many_from_ica(
         The fitted estimators, in order.
     """
     ests = list(estimators)
+    return _fit_from_icas(ests, [(X, domains)] * len(ests), icas, stacklevel=4)
+
+
+def fit_each_from_ica(
+    estimators: Sequence[HCA],
+    datasets: Sequence[tuple[Any, Any]],
+    icas: Sequence[Mapping[Hashable, DomainICA]],
+) -> tuple[HCA, ...]:
+    """:func:`fit_many_from_ica` with data of its own for every estimator (for example
+    bootstrap resamples): ``estimators[i]`` is fitted on ``datasets[i] = (X, domains)`` from
+    ``icas[i]``; the searches of all estimators with the same search settings run in one
+    batch. A data set passed for several estimators (the same objects) is validated once."""
+    return _fit_from_icas(estimators, datasets, icas, stacklevel=4)
+
+
+def _fit_from_icas(
+    estimators: Sequence[HCA],
+    datasets: Sequence[tuple[Any, Any]],
+    icas: Sequence[Mapping[Hashable, DomainICA]],
+    stacklevel: int,
+) -> tuple[HCA, ...]:
+    ests = list(estimators)
     icas = list(icas)
+    datasets = list(datasets)
     for e in ests:
         if not isinstance(e, HCA):
             raise TypeError(f"estimators must be HCA instances, got {type(e).__name__}")
-    if len(ests) != len(icas):
-        raise ValueError(f"{len(ests)} estimators but {len(icas)} ICA results")
+    if len(ests) != len(icas) or len(ests) != len(datasets):
+        raise ValueError(
+            f"{len(ests)} estimators, {len(datasets)} data sets and {len(icas)} ICA results"
+        )
     if len({id(e) for e in ests}) != len(ests):
         raise ValueError("estimators must be distinct instances (each is fitted in place)")
     validated: dict[Any, FitData] = {}
-    checked: list[dict[Hashable, DomainICA]] = []
+    checked: list[tuple[FitData, dict[Hashable, DomainICA]]] = []
     groups: dict[tuple, list[int]] = {}
-    for e, ica in zip(ests, icas):
-        if e.n_components not in validated:  # the data are validated once per n_components
-            validated[e.n_components] = e._check_params_and_data(X, domains)
-        data = validated[e.n_components]
+    for e, (X, domains), ica in zip(ests, datasets, icas):
+        key = (id(X), id(domains), e.n_components)  # validated once per data set and d
+        if key not in validated:
+            validated[key] = e._check_params_and_data(X, domains)
+        data = validated[key]
         e._validate_params()  # every estimator's parameters, by scikit-learn's validation
         check_search_size(e.search, len(data.order), data.n_components)
-        checked.append(_checked_icas(ica, data))
-    for i, (e, ica) in enumerate(zip(ests, checked)):  # every input checked: now fit
-        data = validated[e.n_components]
-        e._set_data(data, stacklevel=3)
+        checked.append((data, _checked_icas(ica, data)))
+    for i, (e, (data, ica)) in enumerate(zip(ests, checked)):  # every input checked: now fit
+        e._set_data(data, stacklevel=stacklevel)
         e._set_icas(ica)
         groups.setdefault(tuple(sorted(e._search_options().items())), []).append(i)
     for key, members in groups.items():
@@ -672,28 +699,118 @@ def mic_by_subset(
             f"got {min_size}"
         )
     check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
+    subsets = _subsets(cands, min_size)
+    targets = _align_targets(align, subsets)
     icas = est._fit_icas(data.values, data.labels, cands)
-    subsets = [
+    return _subset_tables(est, [(data, icas)], cands, subsets, targets, n_jobs)[0]
+
+
+def mic_by_subset_many(
+    estimator: HCA,
+    datasets: Sequence[tuple[Any, Any]],
+    seeds: Sequence[int],
+    candidates: Sequence[Hashable] | None = None,
+    min_size: int = 3,
+    *,
+    align: Sequence[Sequence[Hashable]] = (),
+    n_jobs: int | None = None,
+) -> list[list[pd.DataFrame]]:
+    """:func:`mic_by_subset` of every data set of ``datasets`` under every FastICA seed of
+    ``seeds``, as one batch: the ICA runs of all data sets, seeds and restarts per domain in
+    one stack of iterations (:func:`hca.estimator.ica.fit_icas_many`), the searches of every
+    subset of every fit in one :func:`~hca.estimator.search.hca_search_batch`.
+
+    Parameters
+    ----------
+    estimator : HCA
+        Settings of the fits (cloned; its ``random_state`` is replaced by each seed).
+    datasets : sequence of (X, domains)
+        Data sets (for example bootstrap resamples), each as in :meth:`HCA.fit`, each
+        holding every candidate domain.
+    seeds : sequence of int
+        FastICA seeds; every data set is fitted with each.
+    candidates, min_size, align, n_jobs
+        As in :func:`mic_by_subset`.
+
+    Returns
+    -------
+    list of list of DataFrame
+        ``tables[g][i]`` equals ``mic_by_subset(clone_hca(estimator, random_state=seeds[i]),
+        *datasets[g], candidates, min_size, align=align)``.
+    """
+    est = clone_hca(estimator)
+    seeds = [int(s) for s in seeds]
+    checked = [est._check_params_and_data(X, domains) for X, domains in datasets]
+    if not checked:
+        return []
+    cands_of = [
+        check_domains(d.labels, d.values, order=candidates, order_name="candidate").order
+        for d in checked
+    ]
+    cands = cands_of[0]
+    if any(list(c) != list(cands) for c in cands_of):
+        raise ValueError("mic_by_subset_many: the data sets hold different candidate domains")
+    if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
+        raise ValueError(
+            f"min_size must be between 2 and the number of candidates ({len(cands)}), "
+            f"got {min_size}"
+        )
+    check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
+    subsets = _subsets(cands, min_size)
+    targets = _align_targets(align, subsets)
+    icas = fit_icas_many(
+        [(d.values, d.labels) for d in checked],
+        cands,
+        int(est.n_components),
+        seeds,
+        ica=est.ica,
+        max_iter=est.max_iter,
+        tol=est.tol,
+        n_restarts=est.n_restarts,
+    )
+    fits = [(data, ica) for data, per_seed in zip(checked, icas) for ica in per_seed]
+    flat = _subset_tables(est, fits, cands, subsets, targets, n_jobs)
+    k = len(seeds)
+    return [flat[g * k : (g + 1) * k] for g in range(len(checked))]
+
+
+def _subsets(cands: Sequence[Hashable], min_size: int) -> list[tuple]:
+    """Every subset of ``cands`` with at least ``min_size`` domains, by size."""
+    return [
         s for size in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, size)
     ]
-    targets = _align_targets(align, subsets)
-    problems = [{c: icas[c].unmixing for c in subset} for subset in subsets]
+
+
+def _subset_tables(
+    est: HCA,
+    fits: Sequence[tuple[FitData, Mapping[Hashable, DomainICA]]],
+    cands: Sequence[Hashable],
+    subsets: Sequence[tuple],
+    targets: set,
+    n_jobs: int | None,
+) -> list[pd.DataFrame]:
+    """The table of :func:`mic_by_subset` of every fit (validated data, ICA of every
+    candidate), the searches of all fits and subsets in one batch."""
+    problems = [{c: icas[c].unmixing for c in subset} for _, icas in fits for subset in subsets]
     results = search_many(problems, est._search_options(), n_jobs)
-    records = [
-        _subset_record(
-            res,
-            subset,
-            cands,
-            _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
-            if frozenset(subset) in targets
-            else None,
-        )
-        for subset, res in zip(subsets, results)
-    ]
-    table = pd.DataFrame.from_records(records)
-    if not targets:
-        table = table.drop(columns="alignment")
-    return table
+    tables = []
+    for f, (data, _) in enumerate(fits):
+        records = [
+            _subset_record(
+                res,
+                subset,
+                cands,
+                _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
+                if frozenset(subset) in targets
+                else None,
+            )
+            for subset, res in zip(subsets, results[f * len(subsets) : (f + 1) * len(subsets)])
+        ]
+        table = pd.DataFrame.from_records(records)
+        if not targets:
+            table = table.drop(columns="alignment")
+        tables.append(table)
+    return tables
 
 
 def search_many(

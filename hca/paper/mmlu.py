@@ -46,12 +46,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca import stability as st
 from hca.data.registry import MMLU_SUBJECTS, benchmark_label
-from hca.estimator.model import HCA, clone_hca, mic_by_subset
+from hca.estimator.model import HCA, clone_hca, mic_by_subset_many
 from hca.interpret import cluster_order
 from hca.paper.cache import cached
 from hca.paper.claims import (
@@ -246,10 +245,8 @@ def subset_mic(table: pd.DataFrame, subset: Sequence[Hashable]) -> pd.Series:
     return row
 
 
-def _seed_fit_row(estimator: HCA, X: pd.DataFrame, domains: Any, seed: int) -> dict:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in the model
-        model = clone_hca(estimator, random_state=seed).fit(X, domains)
+def _seed_fit_row(model: HCA, X: pd.DataFrame, seed: int) -> dict:
+    """The row of :func:`seed_fits` of one fitted model."""
     rec = fit_record(model)
     align = factor_alignment(model.unmixing_, [str(c) for c in X.columns])
     H = np.asarray(model.unmixing_, dtype=float)
@@ -298,7 +295,8 @@ def seed_fits(
     seeds : sequence of int
         ICA seeds.
     n_jobs : int, optional
-        Refits in parallel (:class:`joblib.Parallel`); the result does not depend on it.
+        Unused: the refits run as one batch (:func:`hca.stability.seed_fits`); kept for
+        callers that pass it.
 
     Returns
     -------
@@ -316,10 +314,10 @@ def seed_fits(
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds is empty")
-    rows = Parallel(n_jobs=n_jobs)(
-        delayed(_seed_fit_row)(estimator, X, domains, seed) for seed in seeds
-    )
-    return pd.DataFrame(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in the model
+        models = st.seed_fits(estimator, X, domains, seeds)
+    return pd.DataFrame([_seed_fit_row(m, X, s) for m, s in zip(models, seeds)])
 
 
 def order_counts(
@@ -650,17 +648,16 @@ def _subject_fits(
         tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
         if min_size is not None:
             X, labels = inputs.available
-            tables = [
-                mic_by_subset(
-                    clone_hca(est, random_state=seed),
-                    X,
-                    labels,
+            tables = list(
+                mic_by_subset_many(
+                    est,
+                    [(X, labels)],
+                    run_seeds,
                     candidates=list(data.available),
                     min_size=min_size,
                     n_jobs=n_jobs,
-                )
-                for seed in run_seeds
-            ]
+                )[0]
+            )
     sweeps, seed_records = cached(
         "mmlu_seed_sweeps",
         _seed_sweeps,

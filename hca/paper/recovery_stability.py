@@ -20,8 +20,9 @@ measures them and explains the gap to the paper:
 
 Every sweep clones the setup's :class:`~hca.estimator.HCA` with ``search="sequential"``
 (certified sequential search returns the exhaustive optimum; uncertified searches are
-counted) and runs through :class:`joblib.Parallel`; resamples and seeds are fixed before the
-fits, so the results do not depend on ``n_jobs``.
+counted); the sweeps of all resamples and seeds run as one batch
+(:func:`hca.estimator.mic_by_subset_many`); resamples and seeds are fixed before the fits, so
+the results do not depend on ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -33,12 +34,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
-from hca.estimator.model import HCA, clone_hca, mic_by_subset
+from hca.estimator.model import HCA, mic_by_subset, mic_by_subset_many
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
@@ -215,11 +215,6 @@ class HeadlineStability:
         )
 
 
-def _fit_sweeps(est: Any, X: pd.DataFrame, labels: np.ndarray, seeds: Sequence[int]) -> list:
-    """:func:`read_sweep` of the sweep of every seed on one resample."""
-    return [read_sweep(sweep(clone_hca(est, random_state=int(s)), X, labels)) for s in seeds]
-
-
 def headline_stability(
     setup: Setup,
     X: pd.DataFrame,
@@ -244,18 +239,27 @@ def headline_stability(
     seeds : sequence of int
         FastICA seeds; every resample is fitted with each.
     n_jobs : int, optional
-        Fits in parallel (:class:`joblib.Parallel`).
+        The searches in parallel chunks (:func:`hca.estimator.model.search_many`).
     """
     est = estimator(setup, search="sequential")
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    per_sample = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_sweeps)(est, Xb, lb, seeds) for Xb, lb in samples
-    )
+    with warnings.catch_warnings():  # as in sweep(): convergence and certification are read
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UncertifiedSearchWarning)
+        tables = mic_by_subset_many(
+            est,
+            samples,
+            seeds,
+            list(PAPER_V2_SINV),
+            SWEEP_MIN_SIZE,
+            align=[PAPER_V2_FOUR],
+            n_jobs=n_jobs,
+        )
     records = pd.DataFrame(
         [
-            {"replicate": b, "seed": int(s), **r}
-            for b, reads in enumerate(per_sample)
-            for s, r in zip(seeds, reads)
+            {"replicate": b, "seed": int(s), **read_sweep(table)}
+            for b, per_seed in enumerate(tables)
+            for s, table in zip(seeds, per_seed)
         ]
     )
     design = (
