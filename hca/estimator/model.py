@@ -607,10 +607,10 @@ def _fit_from_icas(
     checked: list[tuple[FitData, dict[Hashable, DomainICA]]] = []
     groups: dict[tuple, list[int]] = {}
     for e, (X, domains), ica in zip(ests, datasets, icas):
-        key = (id(X), id(domains), e.n_components)  # validated once per data set and d
-        if key not in validated:
-            validated[key] = e._check_params_and_data(X, domains)
-        data = validated[key]
+        seen = (id(X), id(domains), e.n_components)  # validated once per data set and d
+        if seen not in validated:
+            validated[seen] = e._check_params_and_data(X, domains)
+        data = validated[seen]
         e._validate_params()  # every estimator's parameters, by scikit-learn's validation
         check_search_size(e.search, len(data.order), data.n_components)
         checked.append((data, _checked_icas(ica, data)))
