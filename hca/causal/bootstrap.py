@@ -12,6 +12,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # ----------------------------------------------------------------------------- bootstrap core
+def resampler(
+    t: np.ndarray, domains: np.ndarray | None, within: bool = False
+) -> Callable[[np.random.Generator], np.ndarray]:
+    """The bootstrap resampling of :func:`resample_indices` with its groups found once:
+    ``resampler(t, domains, within)(rng)`` draws what ``resample_indices(rng, t, domains,
+    within)`` draws (the same calls of ``rng``), without sorting the labels again for every
+    replicate."""
+    if domains is not None and within:
+        groups = [np.flatnonzero(domains == g) for g in np.unique(domains)]
+        return lambda rng: np.concatenate([m[rng.integers(0, len(m), size=len(m))] for m in groups])
+    if domains is not None:
+        labels, inverse = np.unique(domains, return_inverse=True)
+        members = [np.flatnonzero(inverse == g) for g in range(len(labels))]
+        n = len(labels)
+        return lambda rng: np.concatenate([members[g] for g in rng.integers(0, n, size=n)])
+    arms = [a for a in (np.flatnonzero(t == arm) for arm in (0, 1)) if len(a)]
+    return lambda rng: np.concatenate([a[rng.integers(0, len(a), size=len(a))] for a in arms])
+
+
 def resample_indices(
     rng: np.random.Generator,
     t: np.ndarray,
@@ -20,23 +39,7 @@ def resample_indices(
 ) -> np.ndarray:
     """One bootstrap resample: units within each arm, or whole clusters when ``domains``
     (with ``within=True``: units within each cluster, every cluster kept once)."""
-    if domains is not None and within:
-        parts = []
-        for g in np.unique(domains):
-            members = np.flatnonzero(domains == g)
-            parts.append(members[rng.integers(0, len(members), size=len(members))])
-        return np.concatenate(parts)
-    if domains is not None:
-        labels, inverse = np.unique(domains, return_inverse=True)
-        members = [np.flatnonzero(inverse == g) for g in range(len(labels))]
-        pick = rng.integers(0, len(labels), size=len(labels))
-        return np.concatenate([members[g] for g in pick])
-    parts = []
-    for arm in (0, 1):
-        arm_idx = np.flatnonzero(t == arm)
-        if len(arm_idx):
-            parts.append(arm_idx[rng.integers(0, len(arm_idx), size=len(arm_idx))])
-    return np.concatenate(parts)
+    return resampler(t, domains, within)(rng)
 
 
 def run_bootstrap(
@@ -49,9 +52,10 @@ def run_bootstrap(
 ) -> tuple[np.ndarray, int]:
     """Run ``stat`` on ``n_boot`` resamples; failed replicates (ValueError) are dropped."""
     rng = np.random.default_rng(random_state)
+    draw = resampler(t, domains)
     out, failed = [], 0
     for _ in range(n_boot):
-        idx = resample_indices(rng, t, domains)
+        idx = draw(rng)
         try:
             val = np.atleast_1d(np.asarray(stat(idx), dtype=float))
         except ValueError:

@@ -11,7 +11,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from hca.causal.ate import ESTIMATORS
-from hca.causal.bootstrap import resample_indices
+from hca.causal.bootstrap import resampler
 from hca.causal.sigmoid import (
     PARAM_NAMES,
     SigmoidBootstrap,
@@ -104,9 +104,10 @@ def _sigmoid_boot_block(
 ):
     """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome."""
     out = []
+    draw = resampler(t, domains, within)
     for r in reps:
         rng = np.random.default_rng([seed, sub_idx, r])
-        idx = resample_indices(rng, t, domains, within)
+        idx = draw(rng)
         if not tau_fixed and len(np.unique(t[idx])) < 2:
             out.append(None)
             continue
