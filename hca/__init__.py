@@ -30,6 +30,7 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   fastica_batch     FastICA from many seeds at once (vectorised; equal to scikit-learn's)
   search            steps 2-3: row residuals and the search over row orders (MIC), many
                     problems in one batch
+  search_tree       the tree of row-order prefixes with MIC bounds and its beam search
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
   progress          progress reports (ICA per domain, search levels) for a listener
