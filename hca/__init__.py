@@ -82,6 +82,7 @@ paper/            the paper's own settings and analyses
   appendix_g        Appendix G's designs (this book's and the authors' code's) and their runner
   v1                Leaderboard v1 (Appendix H.4)
   robustness        the headline results under perturbations
+  robustness_settings  the robustness page's settings, one per perturbation
   scorecard         every claim of the paper under both setups; verdict boxes, JSON
   glue              the notebooks' one glue helper and cell formatters
   pages             tables, shares and figure adapters of the chapter pages
