@@ -95,7 +95,6 @@ __all__ = [
     "ica_solutions",
     "ica_reproducible",
     "ica_reproducible_many",
-    "prefetch_runs",
     "seed_fits",
     "ranked_orders",
     "rotation_null",
@@ -301,15 +300,6 @@ def _model_record(
 ) -> dict:
     """``record(model)`` (default :func:`fit_record` with ``patterns``)."""
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
-
-
-def prefetch_runs(estimator: HCA, X: Any, domains: Any, seeds: Iterable[int]) -> None:
-    """Deprecated no-op, removed once :mod:`hca.paper` stops calling it.
-
-    It used to fill a process-wide FastICA memo; the batched calls (:func:`seed_fits`,
-    :func:`ica_reproducible_many`) replace it. ``seeds`` is still checked to be non-empty.
-    """
-    _seeds(seeds)
 
 
 def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tuple[HCA, ...]:
@@ -672,7 +662,6 @@ def ica_reproducible(
     domains: Any,
     *,
     threshold: float = 0.99,
-    prefetch_seeds: Sequence[int] = (),
 ) -> dict[Hashable, bool]:
     """Whether each domain's ICA in a fitted HCA is a property of the data, not of rounding.
 
@@ -693,9 +682,6 @@ def ica_reproducible(
     X, domains
         The model's training data.
     threshold : float, default=0.99
-    prefetch_seeds : sequence of int, optional
-        Deprecated and ignored (it filled a process-wide FastICA memo); removed once
-        :mod:`hca.paper` stops passing it.
 
     Returns
     -------
