@@ -33,7 +33,7 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   search_tree       the tree of row-order prefixes with MIC bounds and its beam search
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
-  progress          progress reports (ICA per domain, search levels) for a listener
+  progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
 stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC
                   under random rotations; recovery of a known order vs the data's size

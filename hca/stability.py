@@ -67,6 +67,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.ica import fit_icas, fit_icas_seeds
 from hca.estimator.model import HCA, clone_hca, fit_many_from_ica, search_many
+from hca.estimator.progress import Listener
 from hca.estimator.search import (
     UncertifiedSearchWarning,
     all_orders,
@@ -302,7 +303,14 @@ def _model_record(
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
-def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tuple[HCA, ...]:
+def seed_fits(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    seeds: Sequence[int],
+    *,
+    progress: Listener | None = None,
+) -> tuple[HCA, ...]:
     """Fitted clones of ``estimator``, one per seed (``random_state=seed``).
 
     Entry ``i`` equals ``clone_hca(estimator, random_state=seeds[i]).fit(X, domains)`` (to
@@ -321,6 +329,9 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
         As in :meth:`hca.estimator.HCA.fit`.
     seeds : sequence of int
         ICA seeds, one fit each (duplicates allowed).
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every domain's batched ICA and every step of
+        the batched searches (as in :meth:`hca.estimator.HCA.fit`); None: nothing reported.
 
     Returns
     -------
@@ -346,8 +357,10 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
         max_iter=base.max_iter,
         tol=base.tol,
         n_restarts=base.n_restarts,
+        progress=progress,
     )
-    return fit_many_from_ica([clone_hca(base, random_state=s) for s in seeds], X, domains, icas)
+    ests = [clone_hca(base, random_state=s) for s in seeds]
+    return fit_many_from_ica(ests, X, domains, icas, progress=progress)
 
 
 def _search_options(est: HCA) -> dict[str, Any]:
@@ -376,6 +389,7 @@ def seed_stability(
     patterns: Mapping[str, Pattern] | None = None,
     n_jobs: int | None = None,
     record: Callable = fit_record,
+    progress: Listener | None = None,
 ) -> StabilityResult:
     """Refit HCA on the same data with every ICA seed in ``seeds``.
 
@@ -398,11 +412,14 @@ def seed_stability(
     record : callable, default=fit_record
         ``record(fitted_model) -> dict``, the columns of a refit's row (a module-level
         function, so that it can be sent to other processes).
+    progress : callable, optional
+        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`); None
+        (default): nothing is reported.
     """
     seeds = _seeds(seeds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
-        fits = seed_fits(estimator, X, domains, seeds)
+        fits = seed_fits(estimator, X, domains, seeds, progress=progress)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_model_record)(model, record, patterns) for model in fits
     )
@@ -824,7 +841,13 @@ def ranked_orders(
 
 
 # =========================================================================== references
-def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.ndarray:
+def rotation_null(
+    model: HCA,
+    n_draws: int = 20,
+    random_state: int = 0,
+    *,
+    progress: Listener | None = None,
+) -> np.ndarray:
     """MIC after rotating every domain's ICA unmixing matrix by a random rotation.
 
     A reference for the MIC on the same data: each draw keeps every domain's whitened
@@ -843,6 +866,9 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     random_state : int, default=0
         Seed of ``numpy.random.default_rng``; the rotations are drawn domain by domain
         (sorted), draw after draw.
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every step of the batched search
+        (:func:`hca.estimator.search.hca_search_batch`); None (default): nothing reported.
 
     Returns
     -------
@@ -863,7 +889,7 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        results = hca_search_batch(problems, **_search_options(model))
+        results = hca_search_batch(problems, **_search_options(model), progress=progress)
     return np.array([res.mic for res in results])
 
 

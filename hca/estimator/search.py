@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from hca.estimator.progress import notify
+from hca.estimator.progress import Listener, report
 from hca.estimator.results import factor_names
 from hca.estimator.search_tree import (
     MAX_CHILDREN,
@@ -354,9 +354,12 @@ def evaluate_order(
 
 
 def _exhaustive_batch(
-    problems: Sequence[tuple[np.ndarray, tuple]], residual: str
+    problems: Sequence[tuple[np.ndarray, tuple]],
+    residual: str,
+    progress: Listener | None = None,
 ) -> list[HCASearchResult]:
-    """Exhaustive search of problems of one shape ``(K, d, p)``: one tree over all of them."""
+    """Exhaustive search of problems of one shape ``(K, d, p)``: one tree over all of them
+    (complete orders reported to ``progress``)."""
     M = np.stack([m for m, _ in problems])
     P, K, d, p = M.shape
     _, s, vt = np.linalg.svd(M.reshape(P, K * d, p), full_matrices=False)
@@ -368,7 +371,7 @@ def _exhaustive_batch(
         members = np.flatnonzero(rank == q)
         basis = vt[members, :q]  # (P_q, q, p)
         tree = BatchTree(M[members] @ swap(basis)[:, None], residual)
-        tree.run(tree.roots(), total)
+        tree.run(tree.roots(), total, progress)
         perms[members] = tree.best_rows
         counts[members, 0], counts[members, 1] = tree.n_leaves, tree.n_nodes
     results = _evaluate(problems, perms, residual)
@@ -416,6 +419,7 @@ def hca_search(
     residual: str = "domain",
     beam_width: int = 32,
     max_nodes: int = 1_000_000,
+    progress: Listener | None = None,
 ) -> HCASearchResult:
     """Search the row orders of the ICA unmixing matrices for the minimal MIC (Algorithm 2).
 
@@ -438,6 +442,10 @@ def hca_search(
         children per prefix are proposed by alternating search, and the result can no
         longer be certified); no wider beam is started when it would exceed the budget.
         An uncertified result comes with a warning and ``certified=False``.
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every step (:mod:`hca.estimator.progress`):
+        the complete orders evaluated by ``"exhaustive"`` (stage ``"search"``), the levels
+        of every beam of ``"sequential"``. None (default): nothing is reported.
 
     Returns
     -------
@@ -463,7 +471,7 @@ def hca_search(
     """
     check_search_options(search, residual, beam_width, max_nodes)
     return _search_problems(
-        [_as_unmixing_list(unmixings)], search, residual, beam_width, max_nodes
+        [_as_unmixing_list(unmixings)], search, residual, beam_width, max_nodes, progress
     )[0]
 
 
@@ -474,6 +482,7 @@ def hca_search_batch(
     residual: str = "domain",
     beam_width: int = 32,
     max_nodes: int = 1_000_000,
+    progress: Listener | None = None,
 ) -> list[HCASearchResult]:
     """:func:`hca_search` of many independent problems at once.
 
@@ -491,6 +500,9 @@ def hca_search_batch(
         Every entry is the ``unmixings`` argument of one :func:`hca_search`.
     search, residual, beam_width, max_nodes
         As in :func:`hca_search`, the same for every problem.
+    progress : callable, optional
+        As in :func:`hca_search` (the exhaustive searches of one shape report their complete
+        orders together).
 
     Returns
     -------
@@ -504,7 +516,7 @@ def hca_search_batch(
     """
     check_search_options(search, residual, beam_width, max_nodes)
     parsed = _as_unmixing_lists(list(problems), where="problems")
-    return _search_problems(parsed, search, residual, beam_width, max_nodes)
+    return _search_problems(parsed, search, residual, beam_width, max_nodes, progress)
 
 
 def _search_problems(
@@ -513,6 +525,7 @@ def _search_problems(
     residual: str,
     beam_width: int,
     max_nodes: int,
+    progress: Listener | None = None,
 ) -> list[HCASearchResult]:
     """The searches of validated problems: grouped by shape, exhaustive ones batched."""
     groups: dict[tuple[int, ...], list[int]] = {}
@@ -524,16 +537,20 @@ def _search_problems(
     for members in groups.values():
         group = [problems[i] for i in members]
         if search == "exhaustive":
-            results = _exhaustive_batch(group, residual)
+            results = _exhaustive_batch(group, residual, progress)
         else:
-            results = _sequential_batch(group, residual, int(beam_width), int(max_nodes))
+            results = _sequential_batch(group, residual, int(beam_width), int(max_nodes), progress)
         for i, res in zip(members, results):
             out[i] = res
     return [res for res in out if res is not None]
 
 
 def _sequential_batch(
-    problems: list[tuple[np.ndarray, tuple]], residual: str, beam_width: int, max_nodes: int
+    problems: list[tuple[np.ndarray, tuple]],
+    residual: str,
+    beam_width: int,
+    max_nodes: int,
+    progress: Listener | None = None,
 ) -> list[HCASearchResult]:
     """Sequential searches of problems of one shape.
 
@@ -548,10 +565,12 @@ def _sequential_batch(
     probe = SearchTree(problems[0][0], residual)  # the shape's costs and limits
     rest = list(range(P))
     if _first_round_batchable(probe, beam_width, max_nodes):
-        rest = _first_rounds(problems, residual, beam_width, max_nodes, probe, perms, info)
+        rest = _first_rounds(
+            problems, residual, beam_width, max_nodes, probe, perms, info, progress
+        )
     for i in rest:
         tree = SearchTree(problems[i][0], residual)
-        best, certified, width, partial = sequential(tree, beam_width, max_nodes)
+        best, certified, width, partial = sequential(tree, beam_width, max_nodes, progress)
         assert best.rows is not None
         perms[i] = best.rows
         info[i] = (int(tree.n_leaves), int(tree.n_nodes), bool(certified), width, partial, best.mic)
@@ -618,10 +637,11 @@ def _first_rounds(
     probe: SearchTree,
     perms: np.ndarray,
     info: list[tuple[int, int, bool, int, bool, float]],
+    progress: Listener | None = None,
 ) -> list[int]:
     """The first beam of :func:`sequential` for every problem as one tree per rank (see
     :func:`_sequential_batch`); fill ``perms`` and ``info`` of the problems it settles and
-    return the others."""
+    return the others (the levels reported to ``progress``)."""
     K, d = probe.K, probe.d
     M = np.stack([m for m, _ in problems])
     P, _, _, p = M.shape
@@ -638,12 +658,12 @@ def _first_rounds(
             tree = BatchTree(M[idx] @ swap(vt[idx, :q])[:, None], residual)
             nodes, discarded = _keep_best(tree.expand(tree.roots(), row_choices(K, d)), n, width)
             for j in range(1, d - 1):
-                notify(f"search (beam {width}), level", j, d)  # as _beam reports its levels
+                report(progress, f"search (beam {width}), level", j, d)  # as sequential does
                 nodes, left = _keep_best(tree.expand(nodes, row_choices(K, d - j)), n, width)
                 discarded = np.minimum(discarded, left)
-            notify(f"search (beam {width}), level", d - 1, d)
+            report(progress, f"search (beam {width}), level", d - 1, d)
             leaves = tree.expand(nodes, row_choices(K, 1))
-            notify(f"search (beam {width}), level", d, d)
+            report(progress, f"search (beam {width}), level", d, d)
             lb = leaves.lb.reshape(n, -1)
             best = np.argmin(lb, axis=1)  # the first smallest, as Best
             mic = lb[np.arange(n), best]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hca.estimator.progress import notify
+from hca.estimator.progress import Listener, report
 
 __all__ = [
     "MAX_CHILDREN",
@@ -483,9 +483,13 @@ class _FirstLevel:
 
 
 def _beam(
-    tree: SearchTree, width: int, first: _FirstLevel | None, max_nodes: int
+    tree: SearchTree,
+    width: int,
+    first: _FirstLevel | None,
+    max_nodes: int,
+    progress: Listener | None = None,
 ) -> tuple[Best, float, bool, bool]:
-    """One beam search.
+    """One beam search (its levels reported to ``progress``).
 
     Returns the best leaf, the smallest bound of a discarded prefix, whether some level was
     explored by :meth:`SearchTree.propose` instead of enumerated, and whether some level
@@ -496,7 +500,7 @@ def _beam(
         (nodes, discarded), partial = first.take(width), not first.enumerated
         full = first.total > width
     for j in range(1, tree.d - 1):
-        notify(f"search (beam {width}), level", j, tree.d)
+        report(progress, f"search (beam {width}), level", j, tree.d)
         if len(nodes) * tree.n_combos(tree.d - j) <= max_nodes:
             nodes, dropped = _beam_level(tree, nodes, width)
         else:
@@ -507,12 +511,12 @@ def _beam(
             dropped = min(dropped, unexplored)
         full = full or dropped < np.inf and len(nodes) == width
         discarded = min(discarded, dropped)
-    notify(f"search (beam {width}), level", tree.d - 1, tree.d)
+    report(progress, f"search (beam {width}), level", tree.d - 1, tree.d)
     best = Best()
     for batch in tree.children(nodes):
         tree.n_leaves += len(batch)
         best.update(batch)
-    notify(f"search (beam {width}), level", tree.d, tree.d)
+    report(progress, f"search (beam {width}), level", tree.d, tree.d)
     return best, discarded, partial, full
 
 
@@ -545,9 +549,12 @@ def _widest_beam(tree: SearchTree, width: int, max_nodes: int) -> int:
     return width
 
 
-def sequential(tree: SearchTree, width: int, max_nodes: int) -> tuple[Best, bool, int, bool]:
+def sequential(
+    tree: SearchTree, width: int, max_nodes: int, progress: Listener | None = None
+) -> tuple[Best, bool, int, bool]:
     """Beam searches of doubling width until the result is certified, the budget is spent or
-    no level had more candidates than the beam (a wider beam would find the same).
+    no level had more candidates than the beam (a wider beam would find the same); every
+    beam's levels are reported to ``progress``.
 
     Returns the best order, whether it is certified, the last width and whether some level
     was explored by :meth:`SearchTree.propose`."""
@@ -555,7 +562,7 @@ def sequential(tree: SearchTree, width: int, max_nodes: int) -> tuple[Best, bool
     if tree.d > 1:
         first = _FirstLevel(tree, _widest_beam(tree, width, max_nodes) + 1, max_nodes)
     while True:
-        best, discarded, partial, full = _beam(tree, width, first, max_nodes)
+        best, discarded, partial, full = _beam(tree, width, first, max_nodes, progress)
         certified = best.mic <= discarded
         next_cost = round_cost(tree, 2 * width, max_nodes)
         if certified or tree.n_nodes + next_cost > max_nodes or (partial and not full):
@@ -759,12 +766,13 @@ class BatchTree:
             self.best_mic[prob[i]] = lb[i]
             self.best_rows[prob[i]] = leaves.rows[i]
 
-    def run(self, nodes: Batch, total: int) -> None:
-        """Depth-first traversal of every row order (progress: complete orders of ``total``)."""
+    def run(self, nodes: Batch, total: int, progress: Listener | None = None) -> None:
+        """Depth-first traversal of every row order (reported to ``progress``: complete orders
+        of ``total``)."""
         last = nodes.depth == self.d - 1
         for batch in self.children(nodes):
             if last:
                 self.update(batch)
-                notify("search", int(self.n_leaves.sum()), total)
+                report(progress, "search", int(self.n_leaves.sum()), total)
             else:
-                self.run(batch, total)
+                self.run(batch, total, progress)
