@@ -30,9 +30,10 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   fastica_batch     FastICA from many seeds at once (vectorised; equal to scikit-learn's)
   search            steps 2-3: row residuals and the search over row orders (MIC), many
                     problems in one batch
+  search_tree       the tree of row-order prefixes with MIC bounds and its beam search
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
-  progress          progress reports (ICA per domain, search levels) for a listener
+  progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
 stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC
                   under random rotations; recovery of a known order vs the data's size
@@ -81,6 +82,7 @@ paper/            the paper's own settings and analyses
   appendix_g        Appendix G's designs (this book's and the authors' code's) and their runner
   v1                Leaderboard v1 (Appendix H.4)
   robustness        the headline results under perturbations
+  robustness_settings  the robustness page's settings, one per perturbation
   scorecard         every claim of the paper under both setups; verdict boxes, JSON
   glue              the notebooks' one glue helper and cell formatters
   pages             tables, shares and figure adapters of the chapter pages

@@ -73,6 +73,7 @@ from hca.estimator.model import (
     fit_many_from_ica,
     search_many,
 )
+from hca.estimator.progress import Listener
 from hca.estimator.search import (
     UncertifiedSearchWarning,
     all_orders,
@@ -101,7 +102,6 @@ __all__ = [
     "ica_solutions",
     "ica_reproducible",
     "ica_reproducible_many",
-    "prefetch_runs",
     "seed_fits",
     "resample_fits",
     "ranked_orders",
@@ -310,16 +310,14 @@ def _model_record(
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
-def prefetch_runs(estimator: HCA, X: Any, domains: Any, seeds: Iterable[int]) -> None:
-    """Deprecated no-op, removed once :mod:`hca.paper` stops calling it.
-
-    It used to fill a process-wide FastICA memo; the batched calls (:func:`seed_fits`,
-    :func:`ica_reproducible_many`) replace it. ``seeds`` is still checked to be non-empty.
-    """
-    _seeds(seeds)
-
-
-def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tuple[HCA, ...]:
+def seed_fits(
+    estimator: HCA,
+    X: Any,
+    domains: Any,
+    seeds: Sequence[int],
+    *,
+    progress: Listener | None = None,
+) -> tuple[HCA, ...]:
     """Fitted clones of ``estimator``, one per seed (``random_state=seed``).
 
     Entry ``i`` equals ``clone_hca(estimator, random_state=seeds[i]).fit(X, domains)`` (to
@@ -338,6 +336,9 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
         As in :meth:`hca.estimator.HCA.fit`.
     seeds : sequence of int
         ICA seeds, one fit each (duplicates allowed).
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every domain's batched ICA and every step of
+        the batched searches (as in :meth:`hca.estimator.HCA.fit`); None: nothing reported.
 
     Returns
     -------
@@ -363,8 +364,10 @@ def seed_fits(estimator: HCA, X: Any, domains: Any, seeds: Sequence[int]) -> tup
         max_iter=base.max_iter,
         tol=base.tol,
         n_restarts=base.n_restarts,
+        progress=progress,
     )
-    return fit_many_from_ica([clone_hca(base, random_state=s) for s in seeds], X, domains, icas)
+    ests = [clone_hca(base, random_state=s) for s in seeds]
+    return fit_many_from_ica(ests, X, domains, icas, progress=progress)
 
 
 def resample_fits(estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int) -> tuple[HCA, ...]:
@@ -442,6 +445,7 @@ def seed_stability(
     patterns: Mapping[str, Pattern] | None = None,
     n_jobs: int | None = None,
     record: Callable = fit_record,
+    progress: Listener | None = None,
 ) -> StabilityResult:
     """Refit HCA on the same data with every ICA seed in ``seeds``.
 
@@ -464,11 +468,14 @@ def seed_stability(
     record : callable, default=fit_record
         ``record(fitted_model) -> dict``, the columns of a refit's row (a module-level
         function, so that it can be sent to other processes).
+    progress : callable, optional
+        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`); None
+        (default): nothing is reported.
     """
     seeds = _seeds(seeds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
-        fits = seed_fits(estimator, X, domains, seeds)
+        fits = seed_fits(estimator, X, domains, seeds, progress=progress)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_model_record)(model, record, patterns) for model in fits
     )
@@ -737,7 +744,6 @@ def ica_reproducible(
     domains: Any,
     *,
     threshold: float = 0.99,
-    prefetch_seeds: Sequence[int] = (),
 ) -> dict[Hashable, bool]:
     """Whether each domain's ICA in a fitted HCA is a property of the data, not of rounding.
 
@@ -758,9 +764,6 @@ def ica_reproducible(
     X, domains
         The model's training data.
     threshold : float, default=0.99
-    prefetch_seeds : sequence of int, optional
-        Deprecated and ignored (it filled a process-wide FastICA memo); removed once
-        :mod:`hca.paper` stops passing it.
 
     Returns
     -------
@@ -903,7 +906,13 @@ def ranked_orders(
 
 
 # =========================================================================== references
-def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.ndarray:
+def rotation_null(
+    model: HCA,
+    n_draws: int = 20,
+    random_state: int = 0,
+    *,
+    progress: Listener | None = None,
+) -> np.ndarray:
     """MIC after rotating every domain's ICA unmixing matrix by a random rotation.
 
     A reference for the MIC on the same data: each draw keeps every domain's whitened
@@ -922,6 +931,9 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     random_state : int, default=0
         Seed of ``numpy.random.default_rng``; the rotations are drawn domain by domain
         (sorted), draw after draw.
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every step of the batched search
+        (:func:`hca.estimator.search.hca_search_batch`); None (default): nothing reported.
 
     Returns
     -------
@@ -942,7 +954,7 @@ def rotation_null(model: HCA, n_draws: int = 20, random_state: int = 0) -> np.nd
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        results = hca_search_batch(problems, **_search_options(model))
+        results = hca_search_batch(problems, **_search_options(model), progress=progress)
     return np.array([res.mic for res in results])
 
 

@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hca import HCA
 from hca.estimator.model import EXPECTED_FAILED_CHECKS
-from hca.estimator.progress import listen
+from hca.stability import rotation_null, seed_fits
 from hca.synthetic import simulate_scm
 
 
@@ -66,12 +66,33 @@ def test_n_jobs_reemits_convergence_warnings(sim):
 
 def test_progress_is_reported_per_domain_and_search_level(sim):
     events = []
-    with listen(lambda stage, done, total: events.append((stage, done, total))):
-        HCA(search="sequential").fit(sim.X, sim.domains)
+
+    def record(stage, done, total):
+        events.append((stage, done, total))
+
+    est = HCA(search="sequential")
+    est.fit(sim.X, sim.domains, progress=record)
     assert [e for e in events if e[0] == "ICA"] == [("ICA", i, 4) for i in range(1, 5)]
     levels = [e for e in events if e[0].startswith("search")]
     assert levels and levels[-1][1:] == (3, 3)
+    assert "progress" not in est.get_params()  # a fit argument, not a parameter
     events.clear()
-    with listen(lambda stage, done, total: events.append((stage, done, total))):
-        HCA().fit(sim.X, sim.domains)
+    HCA().fit(sim.X, sim.domains, progress=record)
     assert events[-1] == ("search", 6 ** 4, 6 ** 4)
+    events.clear()
+    HCA().fit(sim.X, sim.domains)  # no callback: nothing is reported, nothing is kept
+    assert events == []
+
+
+def test_progress_of_the_batched_fits_and_the_rotation_reference(sim):
+    events = []
+
+    def record(stage, done, total):
+        events.append((stage, done, total))
+
+    fits = seed_fits(HCA(), sim.X, sim.domains, [0, 1], progress=record)
+    assert [e for e in events if e[0] == "ICA"] == [("ICA", i, 4) for i in range(1, 5)]
+    assert events[-1] == ("search", 2 * 6 ** 4, 2 * 6 ** 4)  # both seeds in one batch
+    events.clear()
+    null = rotation_null(fits[0], 3, progress=record)
+    assert len(null) == 3 and events[-1] == ("search", 3 * 6 ** 4, 3 * 6 ** 4)

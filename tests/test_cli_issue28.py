@@ -326,6 +326,9 @@ def test_progress_flag_from_the_command_line(scm_csv, capsys, monkeypatch):
     code, _, err = _run(_fit_args(scm_csv, "--progress", "--seeds", 2), capsys)
     assert code == 0, err
     assert "ICA domain 4/4" in err and "search" in err and "MIC reference" in err
+    # every stage gets the library's steps: the first fit, the other seeds, the reference
+    assert "(1/2): search " in err and "(1 more): ICA domain 4/4" in err, err
+    assert "(1 more): search " in err and "rotations): search " in err, err
 
 
 # --------------------------------------------------------------------------- library

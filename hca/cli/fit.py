@@ -293,7 +293,6 @@ def _run(args: argparse.Namespace) -> int:
         search_note,
         trust_note,
     )
-    from hca.estimator.progress import listen
     from hca.validation import InputError, check_params
 
     early: list[str] = []
@@ -387,8 +386,7 @@ def _run(args: argparse.Namespace) -> int:
         reference = None
         if draws > 0:
             progress.stage(f"MIC reference ({draws} random rotations)")
-            with listen(progress.listener):
-                reference = mic_reference(fits.reference.model, draws)
+            reference = mic_reference(fits.reference.model, draws, progress=progress.listener)
             progress.advance()
         report = build_report(
             board, settings, fits, csv=args.csv, domain_col=args.domain_col, reference=reference

@@ -79,8 +79,8 @@ class Progress:
     the elapsed time while a long step runs. Off a terminal with ``enabled=True``
     (``--progress``), plain lines ``hca fit: [seeds done/steps] stage: step, ETA`` on
     stderr once the work lasts more than ``delay`` s, at most one every ``interval`` s (and
-    at every new stage). The library reports its steps to
-    :meth:`listener` (:func:`hca.estimator.progress.listen`).
+    at every new stage). The library reports its steps to :meth:`listener`, passed as the
+    ``progress`` argument of the fit (:mod:`hca.estimator.progress`).
     """
 
     def __init__(

@@ -24,7 +24,7 @@ from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
 from hca.data.registry import benchmark_label
 from hca.estimator.model import HCA
-from hca.estimator.progress import listen
+from hca.estimator.progress import Listener
 from hca.estimator.results import WEAK_MATCH_R2, OLSAdjustment, one_to_one_alignment
 from hca.estimator.search import check_search_size, n_row_orders_text
 from hca.plots.report import plot_fit_report
@@ -182,8 +182,8 @@ def fit_seeds(
             ica_done[0] = time.perf_counter()
         listener(step, done, total)
 
-    with notes.capture(run=seeds[0]), listen(timed):
-        model = settings.estimator(seeds[0]).fit(board.X, board.domains)
+    with notes.capture(run=seeds[0]):
+        model = settings.estimator(seeds[0]).fit(board.X, board.domains, progress=timed)
         search_end = time.perf_counter()
         adjusted = model.adjust(board.X)
     seconds = time.perf_counter() - start
@@ -203,7 +203,7 @@ def fit_seeds(
             )
         if progress is not None:
             progress.stage(f"seeds {rest[0]}-{rest[-1]} ({len(rest)} more)")
-        with warnings.catch_warnings(), listen(listener):
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # what they say is in the records
             sweep = seed_stability(
                 settings.estimator(seeds[0]),
@@ -212,6 +212,7 @@ def fit_seeds(
                 seeds=rest,
                 n_jobs=settings.n_jobs,
                 record=seed_record,
+                progress=listener,
             )
         records += sweep.records.to_dict("records")
         if progress is not None:
@@ -291,12 +292,15 @@ def reference_draws(
     return int(draws)
 
 
-def mic_reference(model: HCA, n_draws: int, random_state: int = 0) -> dict | None:
+def mic_reference(
+    model: HCA, n_draws: int, random_state: int = 0, *, progress: Listener | None = None
+) -> dict | None:
     """The MIC under random rotations of every domain's ICA sources
-    (:func:`hca.stability.rotation_null`) and what the fitted MIC means against it."""
+    (:func:`hca.stability.rotation_null`, its search steps reported to ``progress``) and what
+    the fitted MIC means against it."""
     if n_draws <= 0:
         return None
-    null = rotation_null(model, n_draws, random_state)
+    null = rotation_null(model, n_draws, random_state, progress=progress)
     mic = float(model.mic_)
     q05, q50, q95 = (float(v) for v in np.quantile(null, [0.05, 0.5, 0.95]))
     share = float(np.mean(null <= mic))

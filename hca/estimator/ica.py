@@ -16,7 +16,7 @@ from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.fastica_batch import fastica_stack, initial_matrices, whiten
-from hca.estimator.progress import notify
+from hca.estimator.progress import Listener, report
 from hca.validation import check_fit_data, check_positive_int
 
 __all__ = [
@@ -434,6 +434,7 @@ def fit_icas(
     tol: float | None = None,
     n_restarts: int = 1,
     n_jobs: int | None = None,
+    progress: Listener | None = None,
 ) -> dict[Hashable, DomainICA]:
     """ICA on every domain in ``order`` of already validated data (see :func:`domain_ica`).
 
@@ -441,7 +442,8 @@ def fit_icas(
     :class:`joblib.Parallel`; every domain gets the same ``random_state`` either way, so the
     result does not depend on ``n_jobs`` (a ``RandomState`` instance, whose draws depend on
     the order of the domains, always runs the domains one after another). Progress is
-    reported per domain (:func:`hca.estimator.progress.notify`, stage ``"ICA"``).
+    reported per domain to ``progress`` (:func:`hca.estimator.progress.report`, stage
+    ``"ICA"``; None: not reported).
     """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
@@ -454,7 +456,7 @@ def fit_icas(
     if n_jobs in (None, 1) or isinstance(random_state, np.random.RandomState):
         for i, a in enumerate(args):
             out[a[1]] = _fit_one_ica(*a)
-            notify("ICA", i + 1, len(args))
+            report(progress, "ICA", i + 1, len(args))
         return out
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_one_ica_quietly)(*a) for a in args
@@ -463,7 +465,7 @@ def fit_icas(
         for message, category in caught:
             warnings.warn(message, category, stacklevel=_outside_hca())
         out[a[1]] = result
-        notify("ICA", i + 1, len(args))
+        report(progress, "ICA", i + 1, len(args))
     return out
 
 
@@ -478,6 +480,7 @@ def fit_icas_seeds(
     max_iter: int = 1000,
     tol: float | None = None,
     n_restarts: int = 1,
+    progress: Listener | None = None,
 ) -> list[dict[Hashable, DomainICA]]:
     """:func:`fit_icas` for every seed of ``seeds``, the seeds' runs batched per domain.
 
@@ -494,6 +497,8 @@ def fit_icas_seeds(
         ICA seeds (``random_state`` of every fit).
     ica, max_iter, tol, n_restarts
         As in :func:`domain_ica`.
+    progress : callable, optional
+        Called as ``progress("ICA", done, n_domains)`` after every domain (None: nothing).
 
     Returns
     -------
@@ -514,6 +519,7 @@ def fit_icas_seeds(
         max_iter=max_iter,
         tol=tol,
         n_restarts=n_restarts,
+        progress=progress,
     )[0]
 
 
@@ -527,6 +533,7 @@ def fit_icas_many(
     max_iter: int = 1000,
     tol: float | None = None,
     n_restarts: int = 1,
+    progress: Listener | None = None,
 ) -> list[list[dict[Hashable, DomainICA]]]:
     """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples), the
     FastICA runs of every data set, seed and restart batched per domain and shape
@@ -536,7 +543,7 @@ def fit_icas_many(
     ----------
     datasets : sequence of (values, domains)
         Validated data, as in :func:`fit_icas`; every data set holds every domain of ``order``.
-    order, d, seeds, ica, max_iter, tol, n_restarts
+    order, d, seeds, ica, max_iter, tol, n_restarts, progress
         As in :func:`fit_icas_seeds`.
 
     Returns
@@ -570,7 +577,7 @@ def fit_icas_many(
                 out[g][i][label] = _keep_best_run(
                     restarts, label, int(Xk.shape[0]), ica, max_iter, tol
                 )
-        notify("ICA", j + 1, len(order))
+        report(progress, "ICA", j + 1, len(order))
     return out
 
 

@@ -14,6 +14,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 
 from hca.estimator.ica import ICA_METHODS, DomainICA, fit_icas, fit_icas_many
+from hca.estimator.progress import Listener
 from hca.estimator.results import DomainSCM, OLSAdjustment, ols_adjustment
 from hca.estimator.search import (
     RESIDUALS,
@@ -199,7 +200,7 @@ class HCA(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------- fitting
-    def fit(self, X: Any, domains: Any) -> HCA:
+    def fit(self, X: Any, domains: Any, *, progress: Listener | None = None) -> HCA:
         """Fit HCA.
 
         Parameters
@@ -210,6 +211,12 @@ class HCA(TransformerMixin, BaseEstimator):
             Domain (e.g. base model) of every row; at least two domains, each with more
             models than benchmarks and no benchmark constant within it. A Series must carry
             ``X``'s index when ``X`` is a DataFrame.
+        progress : callable, optional
+            ``progress(stage, done, total)``, called after every domain's ICA (stage
+            ``"ICA"``) and every step of the search (:func:`hca.estimator.hca_search`), e.g.
+            to draw a progress bar (:mod:`hca.estimator.progress`). An argument of the fit,
+            not a parameter of the estimator (``get_params`` and ``clone`` do not see it).
+            None (default): nothing is reported.
 
         Returns
         -------
@@ -217,8 +224,8 @@ class HCA(TransformerMixin, BaseEstimator):
         """
         data = self._check_params_and_data(X, domains)
         self._set_data(data, stacklevel=3)  # before any ICA: refuses too large searches
-        self._set_icas(self._fit_icas(data.values, data.labels, data.order))
-        return self._fit_search()
+        self._set_icas(self._fit_icas(data.values, data.labels, data.order, progress))
+        return self._fit_search(progress)
 
     def fit_from_ica(self, X: Any, domains: Any, icas: Mapping[Hashable, DomainICA]) -> HCA:
         """Fit HCA from per-domain ICA results computed elsewhere (steps 2-3 only).
@@ -252,7 +259,13 @@ class HCA(TransformerMixin, BaseEstimator):
         self._validate_params()
         return check_fit_data(X, domains, self.n_components)
 
-    def _fit_icas(self, values: np.ndarray, labels: np.ndarray, order: Sequence) -> dict:
+    def _fit_icas(
+        self,
+        values: np.ndarray,
+        labels: np.ndarray,
+        order: Sequence,
+        progress: Listener | None = None,
+    ) -> dict:
         """Step 1 with this estimator's ICA settings, on validated data."""
         return fit_icas(
             values,
@@ -265,6 +278,7 @@ class HCA(TransformerMixin, BaseEstimator):
             tol=self.tol,
             n_restarts=self.n_restarts,
             n_jobs=self.n_jobs,
+            progress=progress,
         )
 
     def _set_data(self, data: FitData, stacklevel: int) -> None:
@@ -305,13 +319,13 @@ class HCA(TransformerMixin, BaseEstimator):
     def _unmixings(self) -> dict[Hashable, np.ndarray]:
         return {label: self.ica_[label].unmixing for label in self.domains_}
 
-    def _search(self, unmixings: Mapping) -> HCASearchResult:
+    def _search(self, unmixings: Mapping, progress: Listener | None = None) -> HCASearchResult:
         """Steps 2-3 with this estimator's search settings."""
-        return hca_search(unmixings, **self._search_options())
+        return hca_search(unmixings, **self._search_options(), progress=progress)
 
-    def _fit_search(self) -> HCA:
+    def _fit_search(self, progress: Listener | None = None) -> HCA:
         """Run the search on the fitted ICA matrices and build the per-domain models."""
-        return self._set_search(self._search(self._unmixings()))
+        return self._set_search(self._search(self._unmixings(), progress))
 
     def _set_search(self, res: HCASearchResult) -> HCA:
         """Record steps 2-3 (the search's result) and build the per-domain models."""
@@ -547,6 +561,8 @@ def fit_many_from_ica(
     X: Any,
     domains: Any,
     icas: Sequence[Mapping[Hashable, DomainICA]],
+    *,
+    progress: Listener | None = None,
 ) -> tuple[HCA, ...]:
     """Fit every estimator on the same data from its own per-domain ICA, searches batched.
 
@@ -563,6 +579,9 @@ def fit_many_from_ica(
         As in :meth:`HCA.fit`.
     icas : sequence of mapping
         One ``{domain: DomainICA}`` per estimator.
+    progress : callable, optional
+        ``progress(stage, done, total)`` after every step of the searches (as in
+        :meth:`HCA.fit`); None (default): nothing is reported.
 
     Returns
     -------
@@ -570,19 +589,21 @@ def fit_many_from_ica(
         The fitted estimators, in order.
     """
     ests = list(estimators)
-    return _fit_from_icas(ests, [(X, domains)] * len(ests), icas, stacklevel=4)
+    return _fit_from_icas(ests, [(X, domains)] * len(ests), icas, 4, progress)
 
 
 def fit_each_from_ica(
     estimators: Sequence[HCA],
     datasets: Sequence[tuple[Any, Any]],
     icas: Sequence[Mapping[Hashable, DomainICA]],
+    *,
+    progress: Listener | None = None,
 ) -> tuple[HCA, ...]:
     """:func:`fit_many_from_ica` with data of its own for every estimator (for example
     bootstrap resamples): ``estimators[i]`` is fitted on ``datasets[i] = (X, domains)`` from
     ``icas[i]``; the searches of all estimators with the same search settings run in one
     batch. A data set passed for several estimators (the same objects) is validated once."""
-    return _fit_from_icas(estimators, datasets, icas, stacklevel=4)
+    return _fit_from_icas(estimators, datasets, icas, 4, progress)
 
 
 def _fit_from_icas(
@@ -590,6 +611,7 @@ def _fit_from_icas(
     datasets: Sequence[tuple[Any, Any]],
     icas: Sequence[Mapping[Hashable, DomainICA]],
     stacklevel: int,
+    progress: Listener | None,
 ) -> tuple[HCA, ...]:
     ests = list(estimators)
     icas = list(icas)
@@ -619,7 +641,8 @@ def _fit_from_icas(
         e._set_icas(ica)
         groups.setdefault(tuple(sorted(e._search_options().items())), []).append(i)
     for key, members in groups.items():
-        results = hca_search_batch([ests[i]._unmixings() for i in members], **dict(key))
+        problems = [ests[i]._unmixings() for i in members]
+        results = hca_search_batch(problems, **dict(key), progress=progress)
         for i, res in zip(members, results):
             ests[i]._set_search(res)
     return tuple(ests)

@@ -1,38 +1,26 @@
-"""Progress of long fits: ICA per domain and the levels of the search, for a listener.
+"""Progress of long fits: ICA per domain and the levels of the search, for a callback.
 
-The library reports its progress through :func:`notify` (``stage``, steps done, steps in
-all); nothing happens unless a caller listens (:func:`listen`, a context manager). The
-command line uses it for its progress bar with an ETA. The listener is a
-:class:`contextvars.ContextVar`, so it is seen by the code running in the same thread (and
-by joblib's sequential backend), not by parallel workers.
+The functions that run the long steps take a keyword argument ``progress``: a
+:data:`Listener` ``progress(stage, done, total)`` called after every step (``stage``, steps
+done, steps in all), or ``None`` (the default: nothing is reported). They pass it on
+explicitly, from :meth:`hca.estimator.HCA.fit` to :func:`hca.estimator.ica.fit_icas` and
+:func:`hca.estimator.search.hca_search`; :func:`report` is the one call that reports a step.
+The command line uses it for its progress bar with an ETA. The callback runs in the caller's
+process (joblib workers never call it), and nothing is held in module-level state.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-__all__ = ["listen", "notify"]
+__all__ = ["Listener", "report"]
 
+#: A progress callback: ``progress(stage, done, total)``.
 Listener = Callable[[str, int, int], None]
-_LISTENER: contextvars.ContextVar[Listener | None] = contextvars.ContextVar(
-    "hca_progress_listener", default=None
-)
 
 
-@contextlib.contextmanager
-def listen(callback: Listener) -> Iterator[None]:
-    """Call ``callback(stage, done, total)`` at every step reported inside the block."""
-    token = _LISTENER.set(callback)
-    try:
-        yield
-    finally:
-        _LISTENER.reset(token)
-
-
-def notify(stage: str, done: int, total: int) -> None:
-    """Report that ``done`` of ``total`` steps of ``stage`` are finished (if anyone listens)."""
-    callback = _LISTENER.get()
-    if callback is not None:
-        callback(stage, int(done), int(total))
+def report(progress: Listener | None, stage: str, done: int, total: int) -> None:
+    """Report that ``done`` of ``total`` steps of ``stage`` are finished to ``progress``
+    (nothing when ``progress`` is None)."""
+    if progress is not None:
+        progress(stage, int(done), int(total))

@@ -12,7 +12,7 @@ under one perturbation at a time and returns a tidy table, one row per perturbat
   The small functions :func:`default_setting`, :func:`final_table_setting`,
   :func:`raw_scores_setting`, :func:`ica_setting`, :func:`components_setting` and
   :func:`without_merged_setting` build the perturbed settings; :func:`paper_settings` lists
-  them all.
+  them all (they live in :mod:`hca.paper.robustness_settings` and are importable from here).
 * :func:`robust_fit` fits a clone of an :class:`~hca.estimator.HCA` (FastICA, Picard-O or
   Picard through its ``ica`` option) and reduces it to a :class:`RobustFit`: MIC, alphas and
   the alignment of the factors with benchmarks by the OLS adjustment of Section 4;
@@ -55,7 +55,6 @@ Conventions
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -70,14 +69,25 @@ from sklearn.exceptions import ConvergenceWarning
 from hca import subspace as ss
 from hca.data.frames import domain_data
 from hca.data.registry import V2_BENCHMARKS, alignment_text
-from hca.estimator.ica import check_ica
 from hca.estimator.model import HCA, clone_hca
 from hca.estimator.search import HCASearchResult
 from hca.paper.constants import (
-    AUTHORS_V2_LABELS,
     PAPER_ALIGNMENT,
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
+)
+from hca.paper.robustness_settings import (
+    RAW_SUFFIX,
+    Setting,
+    authors_domains_setting,
+    components_setting,
+    default_setting,
+    final_table_setting,
+    ica_setting,
+    paper_settings,
+    raw_scores_setting,
+    search_for,
+    without_merged_setting,
 )
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec
@@ -119,15 +129,13 @@ __all__ = [
 
 #: Benchmarks that play the same role in an order (the paper's general factor).
 ROLE_GROUPS: tuple[frozenset, ...] = (frozenset({"bbh", "mmlu_pro"}),)
-_MAX_EXHAUSTIVE = 10_000
-_RAW = "_raw"
 
 
 # =========================================================================== orders
 def _base_name(name: str) -> str:
     """``"bbh_raw"`` -> ``"bbh"`` (raw and normalized scores share a role)."""
     name = str(name)
-    return name[: -len(_RAW)] if name.endswith(_RAW) else name
+    return name[: -len(RAW_SUFFIX)] if name.endswith(RAW_SUFFIX) else name
 
 
 def order_label(alignment: Sequence[str]) -> str:
@@ -211,16 +219,6 @@ class RobustFit:
             converged=all(model.ica_converged_.values()),
             search_result=model.search_result_,
         )
-
-
-def search_for(n_components: int, n_domains: int) -> str:
-    """The search of the robustness fits: exhaustive up to 10,000 row orders ``(d0!)^K``,
-    otherwise the certified sequential search (which then finds the exhaustive optimum)."""
-    return (
-        "exhaustive"
-        if math.factorial(n_components) ** n_domains <= _MAX_EXHAUSTIVE
-        else "sequential"
-    )
 
 
 def robust_fit(estimator: HCA, X: Any, domains: Any) -> RobustFit:
@@ -356,142 +354,6 @@ def _bootstrap_sets(boot: ss.BootstrapDistances, tau: float) -> list[tuple]:
     return [
         tuple(ss.invariant_set(pd.DataFrame(s, index=idx, columns=idx), tau)) for s in boot.samples
     ]
-
-
-# =========================================================================== settings
-@dataclass(frozen=True, eq=False)
-class Setting:
-    """One way of running the analysis.
-
-    Attributes
-    ----------
-    name : str
-        Row label of the table (e.g. ``"raw scores"``).
-    group : str
-        The perturbation it belongs to (``"data"``, ``"scores"``, ``"ICA"``, ...).
-    frame : DataFrame
-        Leaderboard rows with a ``base_model`` column and the score columns.
-    benchmarks : tuple of str
-        Score columns.
-    n_components : int
-    ica : str
-        One of :data:`ICA_METHODS`.
-    subspace : bool
-        Whether the perturbation can change S_inv (PCA-based, so not for the ICA algorithm
-        or its seed); when False the default's S_inv is reported.
-    """
-
-    name: str
-    group: str
-    frame: pd.DataFrame = field(repr=False)
-    benchmarks: tuple = tuple(V2_BENCHMARKS)
-    n_components: int = 3
-    ica: str = "fastica"
-    subspace: bool = True
-
-    def __post_init__(self) -> None:
-        check_ica(self.ica)
-        check_frame(self.frame, ["base_model", *self.benchmarks])
-
-    def estimator(self, n_domains: int, random_state: int = 0) -> HCA:
-        """The :class:`~hca.estimator.HCA` of this setting for ``n_domains`` domains: its
-        ``n_components`` and ``ica``, the search of :func:`search_for`, ICA seed
-        ``random_state``."""
-        return HCA(
-            self.n_components,
-            ica=self.ica,
-            search=search_for(self.n_components, n_domains),
-            random_state=random_state,
-        )
-
-
-def default_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
-    """The default analysis: the CSV's normalized scores, FastICA, three components."""
-    return Setting("default", "default", frame, tuple(benchmarks))
-
-
-def final_table_setting(
-    final_frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
-) -> Setting:
-    """The CSV plus the models only in the final 4,576-model table (the paper's snapshot)."""
-    return Setting("CSV + final table", "data", final_frame, tuple(benchmarks))
-
-
-def raw_scores_setting(frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS) -> Setting:
-    """Raw accuracies (``*_raw``, 0-1) instead of the normalized scores (0-100)."""
-    return Setting("raw scores", "scores", frame, tuple(f"{b}{_RAW}" for b in benchmarks))
-
-
-def ica_setting(
-    frame: pd.DataFrame, ica: str, benchmarks: Sequence[str] = V2_BENCHMARKS
-) -> Setting:
-    """Another ICA algorithm (``"picard-o"`` or ``"picard"``); S_inv is unaffected."""
-    name = {"fastica": "FastICA", "picard-o": "Picard-O", "picard": "Picard"}[check_ica(ica)]
-    return Setting(name, "ICA", frame, tuple(benchmarks), ica=ica, subspace=False)
-
-
-def components_setting(
-    frame: pd.DataFrame, n_components: int, benchmarks: Sequence[str] = V2_BENCHMARKS
-) -> Setting:
-    """``n_components`` latent factors (and rank-``n_components`` subspaces for S_inv)."""
-    return Setting(
-        f"{n_components} components",
-        "components",
-        frame,
-        tuple(benchmarks),
-        n_components=int(n_components),
-    )
-
-
-def without_merged_setting(
-    frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
-) -> Setting:
-    """Without merged models (``merged`` flag or ``type == "merge"``)."""
-    check_frame(frame, ["merged", "type"])
-    merged = frame["merged"].fillna(False).astype(bool) | (frame["type"] == "merge").fillna(False)
-    return Setting(
-        "without merges", "merged models", frame.loc[~merged.to_numpy()], tuple(benchmarks)
-    )
-
-
-def authors_domains_setting(
-    authors_frame: pd.DataFrame, benchmarks: Sequence[str] = V2_BENCHMARKS
-) -> Setting:
-    """Domains by the authors' looser base-model rule instead of this book's attribution.
-
-    ``authors_frame`` has an ``authors_label`` column (e.g.
-    :func:`hca.attribution.v2_frame_authors`); its ``base_model`` is rebuilt from it for all
-    eight candidates (:data:`AUTHORS_V2_LABELS`).
-    """
-    check_frame(authors_frame, ["authors_label"])
-    frame = authors_frame.copy()
-    frame["base_model"] = frame["authors_label"].map(AUTHORS_V2_LABELS).astype("string")
-    return Setting("authors' domain rule", "domains", frame, tuple(benchmarks))
-
-
-def paper_settings(
-    frame: pd.DataFrame,
-    final_frame: pd.DataFrame | None = None,
-    authors_frame: pd.DataFrame | None = None,
-) -> list[Setting]:
-    """The default and every single perturbation of the robustness page, in table order.
-
-    ``final_frame`` adds the final-table setting, ``authors_frame`` the authors' domains.
-    """
-    out = [default_setting(frame)]
-    if final_frame is not None:
-        out.append(final_table_setting(final_frame))
-    if authors_frame is not None:
-        out.append(authors_domains_setting(authors_frame))
-    out += [
-        raw_scores_setting(frame),
-        ica_setting(frame, "picard-o"),
-        ica_setting(frame, "picard"),
-        components_setting(frame, 2),
-        components_setting(frame, 4),
-        without_merged_setting(frame),
-    ]
-    return out
 
 
 # =========================================================================== rows
@@ -1088,11 +950,11 @@ def raw_score_map(
 ) -> pd.DataFrame:
     """How the normalized scores (0-100) depend on the raw ones (0-1) in ``domains``: the
     least-squares line ``normalized = slope * raw + intercept`` and its R^2 per benchmark."""
-    check_frame(frame, ["base_model", *benchmarks, *(f"{b}{_RAW}" for b in benchmarks)])
+    check_frame(frame, ["base_model", *benchmarks, *(f"{b}{RAW_SUFFIX}" for b in benchmarks)])
     rows = frame[frame["base_model"].isin(list(domains))]
     out = {}
     for b in benchmarks:
-        x, y = rows[f"{b}{_RAW}"].to_numpy(float), rows[b].to_numpy(float)
+        x, y = rows[f"{b}{RAW_SUFFIX}"].to_numpy(float), rows[b].to_numpy(float)
         slope, intercept = np.polyfit(x, y, 1)
         out[b] = {"slope": slope, "intercept": intercept, "R2": np.corrcoef(x, y)[0, 1] ** 2}
     return pd.DataFrame(out).T.rename_axis("benchmark")
