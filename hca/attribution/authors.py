@@ -433,17 +433,21 @@ def authors_token_families(labels: Iterable[Any]) -> list[str | None]:
     ]
 
 
-def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.DataFrame:
+def v2_frame_authors(
+    include_final: bool = False, dedupe: bool = False, final: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The v2 leaderboard with domains by the authors' rule (:func:`authors_base_model`).
 
     ``authors_label`` holds the label of every row and ``base_model`` the book's name of
     the eight base models of Section 1.1 (NA elsewhere). By default every CSV row is kept, duplicates at
     another precision included, as in the authors' notebook; ``include_final`` adds the
     models only in the final HTML table (name and parameter count only, so steps 2 and 4
-    cannot apply to them). Computed afresh on every call (about 0.3 s); the book keeps one
-    per process in its results store (:func:`hca.paper.replication.v2_authors`).
+    cannot apply to them); ``final`` is the parsed final table to use
+    (:func:`hca.data.loaders.load_leaderboard_v2`; default: parse the file). Computed afresh
+    on every call (about 0.3 s); the book keeps one per process in its results store
+    (:func:`hca.paper.replication.v2_authors`).
     """
-    df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe)
+    df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe, final=final)
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     labels = [authors_base_model(*row) for row in df[cols].itertuples(index=False)]
     df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
