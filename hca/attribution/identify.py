@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date as _date
 from datetime import timedelta
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -220,11 +222,11 @@ def _alias_regex() -> tuple[re.Pattern, dict[str, BaseModel]]:
     return re.compile("|".join(groups)), owners
 
 
-def _alias_hits(name: str, lookup: _Lookup) -> list[BaseModel]:
+def _alias_hits(name: str) -> list[BaseModel]:
     s = name.lower()
     found: dict[str, BaseModel] = {}
-    for m in lookup.alias_rx.finditer(s):
-        b = lookup.alias_owners[m.lastgroup]
+    for m in _ALIAS_RX.finditer(s):
+        b = _ALIAS_OWNERS[m.lastgroup]
         found[b.name] = b
     return list(found.values())
 
@@ -331,11 +333,11 @@ def _earliest_descendant_date(released: str) -> str:
     return (_date.fromisoformat(released) - timedelta(days=_DATE_MARGIN_DAYS)).isoformat()
 
 
-def _date_ok(b: BaseModel, date: str | None, lookup: _Lookup) -> bool:
+def _date_ok(b: BaseModel, date: str | None) -> bool:
     """False if a model dated ``date`` (ISO) is too early to descend from ``b``."""
     if date is None:
         return True
-    return date >= lookup.earliest[b.name]
+    return date >= _EARLIEST[b.name]
 
 
 # --------------------------------------------------------------------------------------
@@ -382,35 +384,37 @@ def _hub_lookup() -> dict[str, BaseModel]:
     return out
 
 
-def _hub_official(hub: str, lookup: _Lookup) -> BaseModel | None:
+def _hub_official(hub: str) -> BaseModel | None:
     if "/" in hub:
         org, repo = hub.lower().split("/", 1)
     else:
         org, repo = "", hub.lower()
     if org and org not in _TRUSTED_ORGS:
         return None
-    table = lookup.hub
+    table = _HUB_TABLE
     return table.get(repo) or table.get(_HUB_SUFFIX.sub("", repo))
+
+
+#: Tables derived from the constant :data:`BASE_MODELS` at import and never changed
+#: (read-only mappings; constants, not stores): the alias regex and its groups' owners, the
+#: hub names, and the earliest date a descendant of each base may carry.
+_ALIAS_RX, _owners = _alias_regex()
+_ALIAS_OWNERS: Mapping[str, BaseModel] = MappingProxyType(_owners)
+_HUB_TABLE: Mapping[str, BaseModel] = MappingProxyType(_hub_lookup())
+_EARLIEST: Mapping[str, str] = MappingProxyType(
+    {b.name: _earliest_descendant_date(b.released) for b in BASE_MODELS}
+)
+del _owners
 
 
 @dataclass(frozen=True)
 class _Lookup:
-    """The tables one identification run reads, built from :data:`BASE_MODELS` at the start
-    of every :func:`identify` / :func:`identify_name` call (about a millisecond) and passed
-    down, so that nothing is kept between calls. ``mentions`` memoises :func:`_parse_mentions`
-    within the run only (a name is parsed for its own layer, its hub's and its family's)."""
+    """The state of one identification run: ``mentions``, a memo of :func:`_parse_mentions`
+    for this run only (a name is parsed for its own layer, its hub's and its family's). Made
+    at the start of every :func:`identify` / :func:`identify_name` call and passed down, so
+    nothing is kept between calls."""
 
-    alias_rx: re.Pattern
-    alias_owners: dict[str, BaseModel]
-    hub: dict[str, BaseModel]
-    earliest: dict[str, str]
     mentions: dict[str, tuple[_Mention, ...]] = field(default_factory=dict)
-
-    @classmethod
-    def build(cls) -> _Lookup:
-        rx, owners = _alias_regex()
-        earliest = {b.name: _earliest_descendant_date(b.released) for b in BASE_MODELS}
-        return cls(rx, owners, _hub_lookup(), earliest)
 
     def parse(self, name: str) -> tuple[_Mention, ...]:
         """:func:`_parse_mentions` of ``name``, parsed once per run."""
@@ -468,7 +472,7 @@ def _clean_date(x) -> str | None:
 def _name_explicit(name: str, lookup: _Lookup) -> tuple[BaseModel | None, str, bool]:
     """Explicit layer on one name: (base, matched text, conflict)."""
     hits: dict[str, tuple[BaseModel, str]] = {}
-    for b in _alias_hits(name, lookup):
+    for b in _alias_hits(name):
         hits[b.name] = (b, "alias")
     alias_names = set(hits)
     for m in lookup.parse(name):
@@ -508,7 +512,7 @@ def _family_layer(
         return Attribution(None, None, f"family {texts} but no parameter count")
     pool = [b for b in cands.values() if _arch_ok(b, arch)]
     pool = _nearest(pool, iv, rel=_FAMILY_REL_TOL)
-    kept = [b for b in pool if _date_ok(b, date, lookup)]
+    kept = [b for b in pool if _date_ok(b, date)]
     if developer and len(kept) > 1:
         # a developer's own versionless name is the first version ("01-ai/Yi-34B-200K")
         first = [b for b in kept if b.version == "1"]
@@ -557,7 +561,7 @@ def _identify_one(
     if hub is not None:
         hub_clean = re.sub(r"\s*\(merge\)\s*$", "", hub, flags=re.I).strip()
         if hub_clean.lower() != name.lower():
-            b = _hub_official(hub_clean, lookup)
+            b = _hub_official(hub_clean)
             if b is not None:
                 ev = f"hub={hub_clean}; {p_txt}"
                 if own is not None and own.parent == b.name:
@@ -634,7 +638,7 @@ def _identify_one(
     arch_c = _nearest(arch_c, iv, rel=1.0)
     if not arch_c:
         return Attribution(None, None, f"no base fits {arch} at {p_txt}")
-    kept = [b for b in arch_c if _date_ok(b, date, lookup)]
+    kept = [b for b in arch_c if _date_ok(b, date)]
     if len(kept) == 1 and kept[0].arch_rule == "compete":
         return Attribution(
             None,
@@ -703,7 +707,7 @@ def identify_name(
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     return _identify_one(
-        _Lookup.build(),
+        _Lookup(),
         name.strip(),
         _clean_float(params_b),
         _norm_arch(_clean_str(architecture)),
@@ -816,7 +820,7 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         merges.tolist(),
         pretrained.tolist(),
     )
-    lookup = _Lookup.build()
+    lookup = _Lookup()
     done: dict[tuple, Attribution] = {}  # rows with the same inputs (within this call)
     results = []
     for nm, p, a, h, d, mg, pt in keys:
