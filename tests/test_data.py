@@ -229,3 +229,15 @@ def test_token_tables():
 def test_provenance_table():
     table = D.provenance_table()
     assert len(table) == 7 and table["sha256"].str.len().eq(64).all()
+
+
+def test_v2_with_a_parsed_final_table():
+    final = D.load_leaderboard_v2_final_html()
+    kept = final.copy()
+    both = D.load_leaderboard_v2(include_final=True, final=final)
+    pd.testing.assert_frame_equal(both, D.load_leaderboard_v2(include_final=True))
+    pd.testing.assert_frame_equal(final, kept)  # the caller's table is not changed
+    final.loc[0, "model_id"] = "changed"  # each call parses afresh: nothing is shared
+    assert D.load_leaderboard_v2_final_html()["model_id"].iloc[0] != "changed"
+    with pytest.raises(ValueError, match="final lacks column"):
+        D.load_leaderboard_v2(include_final=True, final=final.drop(columns="rank"))

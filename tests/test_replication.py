@@ -97,3 +97,15 @@ def test_fit_v2_on_another_frame():
     sizes = filtered["base_model"].value_counts()
     assert all(m.ica_[d].n_samples == sizes[d] for d in pc.PAPER_V2_FOUR)
     assert all(len(m.ica_[d].restart_objectives) == 2 for d in pc.PAPER_V2_FOUR)
+
+
+def test_store_frames_are_read_only_copies():
+    final = r.final_html()
+    final.loc[0, "model_id"] = "changed"
+    assert r.final_html()["model_id"].iloc[0] == "MaziyarPanahi/calme-3.2-instruct-78b"
+    a = r.v2_authors(include_final=True)
+    pd.testing.assert_frame_equal(a, authors.v2_frame_authors(include_final=True))
+    pd.testing.assert_frame_equal(a, r.v2_frame("authors"))  # the authors' setup's table
+    a.sort_values("model_id", inplace=True)
+    a["base_model"] = "changed"
+    assert (r.v2_authors(include_final=True)["base_model"] != "changed").all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hca.attribution.authors import (  # noqa: F401
     authors_base_model,
+    authors_token_families,
     authors_token_family,
     v2_frame_authors,
 )
@@ -75,5 +76,6 @@ __all__ = [
     "authors_agreement",
     "authors_base_model",
     "authors_token_family",
+    "authors_token_families",
     "v2_frame_authors",
 ]

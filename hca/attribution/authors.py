@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ __all__ = [
     "AUTHORS_V1_LABELS",
     "authors_base_model",
     "authors_token_family",
+    "authors_token_families",
     "v2_frame_authors",
     "v1_frame_authors",
 ]
@@ -419,52 +420,38 @@ def authors_token_family(label: Any) -> str | None:
     ``"gemma-2-9b"`` -> ``"gemma-2-9b"``, ``"mixtral-8x7b"`` -> ``"mixtral"``); labels of a
     family without a token count (``"gemma-2-5b"``, ``"mpt-..."`` spelled ``mpt``) give None.
     """
-    text = _text(label)
-    if text is None:
-        return None
-    return next((k for k in _token_keys() if text == k or text.startswith(k + "-")), None)
+    return authors_token_families([label])[0]
 
 
-@lru_cache(maxsize=1)
-def _token_keys() -> tuple[str, ...]:
-
-    return tuple(sorted(authors_tokens().index, key=len, reverse=True))
-
-
-@cache
-def _v2_authors_cached(include_final: bool, dedupe: bool) -> pd.DataFrame:
-
-    df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe)
-    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
-    labels = [authors_base_model(*row) for row in df[cols].itertuples(index=False)]
-    df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
-    df["base_model"] = df["authors_label"].map(AUTHORS_V2_LABELS).astype("string")
-    return df
+def authors_token_families(labels: Iterable[Any]) -> list[str | None]:
+    """:func:`authors_token_family` of every label, reading the token table once."""
+    keys = sorted(authors_tokens().index, key=len, reverse=True)  # longest first
+    texts = [_text(label) for label in labels]
+    return [
+        None if t is None else next((k for k in keys if t == k or t.startswith(k + "-")), None)
+        for t in texts
+    ]
 
 
-def v2_frame_authors(include_final: bool = False, dedupe: bool = False) -> pd.DataFrame:
+def v2_frame_authors(
+    include_final: bool = False, dedupe: bool = False, final: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The v2 leaderboard with domains by the authors' rule (:func:`authors_base_model`).
 
     ``authors_label`` holds the label of every row and ``base_model`` the book's name of
     the eight base models of Section 1.1 (NA elsewhere). By default every CSV row is kept, duplicates at
     another precision included, as in the authors' notebook; ``include_final`` adds the
     models only in the final HTML table (name and parameter count only, so steps 2 and 4
-    cannot apply to them).
+    cannot apply to them); ``final`` is the parsed final table to use
+    (:func:`hca.data.loaders.load_leaderboard_v2`; default: parse the file). Computed afresh
+    on every call (about 0.3 s); the book keeps one per process in its results store
+    (:func:`hca.paper.replication.v2_authors`).
     """
-    return _v2_authors_cached(bool(include_final), bool(dedupe)).copy()
-
-
-@cache
-def _v1_authors_cached(dedupe: bool) -> pd.DataFrame:
-
-    df = load_leaderboard_v1(dedupe=dedupe)
-    cols = ["model_id", "architecture", "params_b"]
-    labels = [
-        authors_base_model(name, None, arch, params, strict=True)
-        for name, arch, params in df[cols].itertuples(index=False)
-    ]
+    df = load_leaderboard_v2(include_final=include_final, dedupe=dedupe, final=final)
+    cols = ["model_id", "base_model_hub", "architecture", "params_b"]
+    labels = [authors_base_model(*row) for row in df[cols].itertuples(index=False)]
     df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
-    df["base_model"] = df["authors_label"].map(AUTHORS_V1_LABELS).astype("string")
+    df["base_model"] = df["authors_label"].map(AUTHORS_V2_LABELS).astype("string")
     return df
 
 
@@ -489,4 +476,12 @@ def v1_frame_authors(dedupe: bool = False) -> pd.DataFrame:
     domain: this function does not (a row belongs to one domain). By default every CSV row is
     kept (their table keeps the duplicates at another precision).
     """
-    return _v1_authors_cached(bool(dedupe)).copy()
+    df = load_leaderboard_v1(dedupe=dedupe)
+    cols = ["model_id", "architecture", "params_b"]
+    labels = [
+        authors_base_model(name, None, arch, params, strict=True)
+        for name, arch, params in df[cols].itertuples(index=False)
+    ]
+    df["authors_label"] = pd.Series(labels, index=df.index, dtype="string")
+    df["base_model"] = df["authors_label"].map(AUTHORS_V1_LABELS).astype("string")
+    return df

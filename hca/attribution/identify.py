@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date as _date
+from datetime import timedelta
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -124,7 +127,6 @@ def _norm_version(v: str) -> str:
     return v
 
 
-@lru_cache(maxsize=65536)
 def _parse_mentions(name: str) -> tuple[_Mention, ...]:
     """Family mentions (keyword, version, variant, size) in a lower-cased model name."""
     # "qwen2-1_5b" -> "qwen2-1.5b" (fractional sizes only; "llama-3_8b" is version 3, 8b)
@@ -210,7 +212,6 @@ def _explicit(m: _Mention) -> BaseModel | None:
     return c[0] if len(c) == 1 else None
 
 
-@lru_cache(maxsize=1)
 def _alias_regex() -> tuple[re.Pattern, dict[str, BaseModel]]:
     groups, owners = [], {}
     for i, b in enumerate(BASE_MODELS):
@@ -222,11 +223,10 @@ def _alias_regex() -> tuple[re.Pattern, dict[str, BaseModel]]:
 
 
 def _alias_hits(name: str) -> list[BaseModel]:
-    rx, owners = _alias_regex()
     s = name.lower()
     found: dict[str, BaseModel] = {}
-    for m in rx.finditer(s):
-        b = owners[m.lastgroup]
+    for m in _ALIAS_RX.finditer(s):
+        b = _ALIAS_OWNERS[m.lastgroup]
         found[b.name] = b
     return list(found.values())
 
@@ -328,16 +328,16 @@ def _arch_ok(b: BaseModel, arch: str | None) -> bool:
     return arch is None or arch in b.archs
 
 
-@cache
 def _earliest_descendant_date(released: str) -> str:
-    return (pd.Timestamp(released) - pd.Timedelta(days=_DATE_MARGIN_DAYS)).strftime("%Y-%m-%d")
+    """The earliest ISO date a descendant of a base released on ``released`` may carry."""
+    return (_date.fromisoformat(released) - timedelta(days=_DATE_MARGIN_DAYS)).isoformat()
 
 
 def _date_ok(b: BaseModel, date: str | None) -> bool:
     """False if a model dated ``date`` (ISO) is too early to descend from ``b``."""
     if date is None:
         return True
-    return date >= _earliest_descendant_date(b.released)
+    return date >= _EARLIEST[b.name]
 
 
 # --------------------------------------------------------------------------------------
@@ -375,7 +375,6 @@ _TRUSTED_ORGS = {
 _HUB_SUFFIX = re.compile(r"(?:-(?:bnb-4bit|4bit|8bit|unsloth-bnb-4bit|fp8|awq|gptq|hf|gguf))+$")
 
 
-@cache
 def _hub_lookup() -> dict[str, BaseModel]:
     out: dict[str, BaseModel] = {}
     for b in BASE_MODELS:
@@ -392,8 +391,37 @@ def _hub_official(hub: str) -> BaseModel | None:
         org, repo = "", hub.lower()
     if org and org not in _TRUSTED_ORGS:
         return None
-    table = _hub_lookup()
+    table = _HUB_TABLE
     return table.get(repo) or table.get(_HUB_SUFFIX.sub("", repo))
+
+
+#: Tables derived from the constant :data:`BASE_MODELS` at import and never changed
+#: (read-only mappings; constants, not stores): the alias regex and its groups' owners, the
+#: hub names, and the earliest date a descendant of each base may carry.
+_ALIAS_RX, _owners = _alias_regex()
+_ALIAS_OWNERS: Mapping[str, BaseModel] = MappingProxyType(_owners)
+_HUB_TABLE: Mapping[str, BaseModel] = MappingProxyType(_hub_lookup())
+_EARLIEST: Mapping[str, str] = MappingProxyType(
+    {b.name: _earliest_descendant_date(b.released) for b in BASE_MODELS}
+)
+del _owners
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """The state of one identification run: ``mentions``, a memo of :func:`_parse_mentions`
+    for this run only (a name is parsed for its own layer, its hub's and its family's). Made
+    at the start of every :func:`identify` / :func:`identify_name` call and passed down, so
+    nothing is kept between calls."""
+
+    mentions: dict[str, tuple[_Mention, ...]] = field(default_factory=dict)
+
+    def parse(self, name: str) -> tuple[_Mention, ...]:
+        """:func:`_parse_mentions` of ``name``, parsed once per run."""
+        found = self.mentions.get(name)
+        if found is None:
+            found = self.mentions[name] = _parse_mentions(name)
+        return found
 
 
 # --------------------------------------------------------------------------------------
@@ -441,13 +469,13 @@ def _clean_date(x) -> str | None:
     return ts.strftime("%Y-%m-%d")
 
 
-def _name_explicit(name: str) -> tuple[BaseModel | None, str, bool]:
+def _name_explicit(name: str, lookup: _Lookup) -> tuple[BaseModel | None, str, bool]:
     """Explicit layer on one name: (base, matched text, conflict)."""
     hits: dict[str, tuple[BaseModel, str]] = {}
     for b in _alias_hits(name):
         hits[b.name] = (b, "alias")
     alias_names = set(hits)
-    for m in _parse_mentions(name):
+    for m in lookup.parse(name):
         b = _explicit(m)
         if b is not None:
             hits.setdefault(b.name, (b, m.text))
@@ -463,10 +491,10 @@ def _name_explicit(name: str) -> tuple[BaseModel | None, str, bool]:
 
 
 def _family_layer(
-    name: str, params_b, iv, arch, date, developer: bool = False
+    name: str, params_b, iv, arch, date, lookup: _Lookup, developer: bool = False
 ) -> Attribution | None:
     """Name-family layer; None if the name mentions no known family keyword."""
-    mentions = _parse_mentions(name)
+    mentions = lookup.parse(name)
     if not mentions:
         return None
     cands: dict[str, BaseModel] = {}
@@ -507,8 +535,8 @@ def _family_layer(
     )
 
 
-@lru_cache(maxsize=65536)
-def _identify_cached(
+def _identify_one(
+    lookup: _Lookup,
     name: str,
     params_b: float | None,
     arch: str | None,
@@ -526,7 +554,7 @@ def _identify_cached(
         date = None
 
     # -- explicit parse of the model's own name (used by the hub and name layers) ---------
-    own, own_text, own_conflict = _name_explicit(short)
+    own, own_text, own_conflict = _name_explicit(short, lookup)
 
     # -- layer: hub -----------------------------------------------------------------------
     hub_other = None
@@ -551,7 +579,7 @@ def _identify_cached(
         return Attribution(None, None, "; ".join(notes + [own_text]))
     hub_b = None
     if hub_other is not None:
-        hub_b, _, hub_conflict = _name_explicit(hub_other.split("/", 1)[-1])
+        hub_b, _, hub_conflict = _name_explicit(hub_other.split("/", 1)[-1], lookup)
     if own is not None:
         if hub_b is not None and hub_b.name != own.name and hub_b.name != own.parent:
             return Attribution(
@@ -581,7 +609,7 @@ def _identify_cached(
         notes.append(f"hub ancestor {hub_other} -> {hub_b.name} inconsistent with {p_txt}")
 
     # -- layer: family (+ version) in the name, parameters disambiguate ---------------------
-    fam = _family_layer(short, params_b, iv, arch, date, developer)
+    fam = _family_layer(short, params_b, iv, arch, date, lookup, developer)
     if fam is not None:
         if fam.base_model is None and notes:
             return Attribution(None, None, "; ".join(notes + [fam.evidence]))
@@ -678,7 +706,8 @@ def identify_name(
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"name must be a non-empty string, got {name!r}")
-    return _identify_cached(
+    return _identify_one(
+        _Lookup(),
         name.strip(),
         _clean_float(params_b),
         _norm_arch(_clean_str(architecture)),
@@ -791,10 +820,14 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         merges.tolist(),
         pretrained.tolist(),
     )
-    results = [
-        _identify_cached(nm, p if np.isfinite(p) else None, a, h, d, bool(mg), bool(pt))
-        for nm, p, a, h, d, mg, pt in keys
-    ]
+    lookup = _Lookup()
+    done: dict[tuple, Attribution] = {}  # rows with the same inputs (within this call)
+    results = []
+    for nm, p, a, h, d, mg, pt in keys:
+        key = (nm, p if np.isfinite(p) else None, a, h, d, bool(mg), bool(pt))
+        if key not in done:
+            done[key] = _identify_one(lookup, *key)
+        results.append(done[key])
     out = pd.DataFrame(
         {
             "base_model": pd.array([r.base_model for r in results], dtype="string"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -181,17 +180,26 @@ def propensity_scores(x, t, *, degree: int = 1, penalty: float = 1e-3) -> np.nda
     return _propensity(xx, tt, degree, penalty)
 
 
-def _propensity(x: np.ndarray, t: np.ndarray, degree: int, penalty: float) -> np.ndarray:
-    """Fitted propensities; memoised on the data, because the ATE panels refit the same
-    bootstrap resample of ``(x, t)`` for every outcome (the propensity ignores ``y``)."""
+def _propensity(
+    x: np.ndarray,
+    t: np.ndarray,
+    degree: int,
+    penalty: float,
+    memo: dict | None = None,
+) -> np.ndarray:
+    """Fitted propensities; with ``memo`` (a dict owned by the caller) a fit on the same data
+    and settings is reused, and every caller gets its own copy."""
     x = np.ascontiguousarray(x, dtype=float)
     t = np.ascontiguousarray(t, dtype=float)
-    return _propensity_cached(x.tobytes(), t.tobytes(), int(degree), float(penalty)).copy()
+    if memo is None:
+        return _fit_propensity(x, t, degree, penalty)
+    key = (x.tobytes(), t.tobytes(), int(degree), float(penalty))
+    if key not in memo:
+        memo[key] = _fit_propensity(x, t, degree, penalty)
+    return memo[key].copy()
 
 
-@lru_cache(maxsize=512)
-def _propensity_cached(x_bytes: bytes, t_bytes: bytes, degree: int, penalty: float) -> np.ndarray:
-    x, t = np.frombuffer(x_bytes), np.frombuffer(t_bytes)
+def _fit_propensity(x: np.ndarray, t: np.ndarray, degree: int, penalty: float) -> np.ndarray:
     z = (x - x.mean()) / max(x.std(), 1e-12)
     feats = np.column_stack([z**p for p in range(1, degree + 1)])
     feats = (feats - feats.mean(axis=0)) / np.where(feats.std(axis=0) > 0, feats.std(axis=0), 1.0)
@@ -428,6 +436,7 @@ def ate_ipw(
     ci: float = 0.95,
     random_state=None,
     domains=None,
+    propensities: dict | None = None,
 ) -> ATEResult:
     """ATE of fine-tuning by inverse-propensity weighting on ``x = log C``.
 
@@ -456,6 +465,12 @@ def ate_ipw(
         in simulations (fixed ``trim`` thresholds do not).
     n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
+    propensities : dict, optional
+        Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
+        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
+        outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
+        once the caller drops the dict.
 
     Returns
     -------
@@ -469,7 +484,7 @@ def ate_ipw(
 
     def point(idx: np.ndarray):
         xi, ti, yi = xx[idx], tt[idx], yy[idx]
-        e = _propensity(xi, ti, degree, penalty)
+        e = _propensity(xi, ti, degree, penalty, propensities)
         keep = ipw_mask(e, ti, trim, common_support)
         e, ti, yi = e[keep], ti[keep], yi[keep]
         w1, w0 = ti / e, (1 - ti) / (1 - e)
@@ -497,6 +512,7 @@ def ate_aipw(
     ci: float = 0.95,
     random_state=None,
     domains=None,
+    propensities: dict | None = None,
 ) -> ATEResult:
     """Doubly robust (augmented IPW) ATE of fine-tuning.
 
@@ -518,6 +534,12 @@ def ate_aipw(
         Propensity model and trimming, as in :func:`ate_ipw`.
     n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
+    propensities : dict, optional
+        Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
+        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
+        outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
+        once the caller drops the dict.
 
     Returns
     -------
@@ -531,7 +553,7 @@ def ate_aipw(
 
     def point(idx: np.ndarray):
         xi, ti, yi = xx[idx], tt[idx], yy[idx]
-        e = _propensity(xi, ti, degree, penalty)
+        e = _propensity(xi, ti, degree, penalty, propensities)
         keep = (e >= trim) & (e <= 1 - trim)
         if min(ti[keep].sum(), keep.sum() - ti[keep].sum()) < 1:
             raise ValueError("after propensity trimming an arm is empty; lower trim")
@@ -586,6 +608,7 @@ def ate_ipw_strata(
     ci: float = 0.95,
     random_state=None,
     domains=None,
+    propensities: dict | None = None,
 ) -> ATEResult:
     """IPW ATE restricted to the stratified backdoor estimator's support.
 
@@ -604,6 +627,12 @@ def ate_ipw_strata(
         Propensity model and trimming, as in :func:`ate_ipw`.
     n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
+    propensities : dict, optional
+        Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
+        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
+        outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
+        once the caller drops the dict.
 
     Returns
     -------
@@ -623,7 +652,7 @@ def ate_ipw_strata(
         xi, ti, yi = xi[keep], ti[keep], yi[keep]
         if min(ti.sum(), len(ti) - ti.sum()) < 2:
             raise ValueError("fewer than 2 units in an arm inside the common strata")
-        e = _propensity(xi, ti, degree, penalty)
+        e = _propensity(xi, ti, degree, penalty, propensities)
         k2 = ipw_mask(e, ti, trim, False)
         e, ti, yi = e[k2], ti[k2], yi[k2]
         w1, w0 = ti / e, (1 - ti) / (1 - e)
@@ -693,6 +722,7 @@ def ate_by_outcome(
     if unknown:
         raise ValueError(f"unknown estimator(s) {unknown}; choose from {sorted(ESTIMATORS)}")
     kwargs = dict(estimator_kwargs or {})
+    propensities: dict = {}  # shared by the outcomes' propensity fits, for this call only
     rows = []
     for col in outcomes:
         sub = frame
@@ -712,6 +742,7 @@ def ate_by_outcome(
                 ci=ci,
                 random_state=random_state,
                 domains=None if domains is None else sub[domains].to_numpy(),
+                **({} if name == "backdoor" else {"propensities": propensities}),
                 **kwargs.get(name, {}),
             )
             rows.append(

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, spearmanr
 
-from hca.attribution.authors import authors_base_model, authors_token_family
+from hca.attribution.authors import authors_base_model, authors_token_families
 from hca.attribution.compute import add_compute, pretraining_tokens
 from hca.data.tables import authors_tokens
 from hca.validation import check_fraction, check_frame
@@ -250,7 +250,7 @@ def authors_scaling_frame(
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     labels = [authors_base_model(*r, strict=True) for r in out[cols].itertuples(index=False)]
     out["authors_label"] = pd.array(labels, dtype="string")
-    out["token_family"] = pd.array([authors_token_family(x) for x in labels], dtype="string")
+    out["token_family"] = pd.array(authors_token_families(labels), dtype="string")
     out["tokens_t"] = out["token_family"].map(authors_tokens()).astype(float)
     out["compute_bt"] = 6.0 * pd.to_numeric(out["params_b"], errors="coerce") * out["tokens_t"]
     out = out[(out["compute_bt"] > 0).to_numpy()].copy()  # NaN and C <= 0 dropped

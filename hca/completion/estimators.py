@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -51,21 +52,21 @@ def default_shrinkage_grid(n: int = 20, smallest: float = 1e-3) -> np.ndarray:
     return np.geomspace(1.0, smallest, n)
 
 
-_BLAS_CONTROLLER: list = []  # one cached threadpoolctl controller (scanning costs ~5 ms)
+@functools.cache
+def _blas_controller() -> Any:
+    """The process's threadpoolctl controller: a handle on the BLAS/OpenMP libraries loaded
+    in this process (no data, nothing a result depends on). Building one scans every loaded
+    shared library (about 8 ms); the completion chapter opens the limit about 900 times per
+    scorecard, so the scan is done once per process (a process-wide store CONTRIBUTING lists)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def single_thread_blas() -> contextlib.AbstractContextManager:
     """Limit BLAS/LAPACK to one thread: the many tiny decompositions here are several
-    times slower with a multi-threaded OpenBLAS (thread start-up dominates). The loaded
-    libraries are scanned once and the controller is reused, so that many short calls
-    (e.g. :func:`completion_sweep`) do not pay for a scan each."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return contextlib.nullcontext()
-    if not _BLAS_CONTROLLER:
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+    times slower with a multi-threaded OpenBLAS (thread start-up dominates)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def _wrap(X_in: Any, arr: np.ndarray) -> Any:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -115,7 +114,9 @@ _V2_RENAME = {
 }
 
 
-def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.DataFrame:
+def load_leaderboard_v2(
+    include_final: bool = False, dedupe: bool = True, final: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Open LLM Leaderboard v2 (3,913 rows; one per model after de-duplication).
 
     Parameters
@@ -126,6 +127,10 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         count, and NA elsewhere; the ``source`` column says ``"final_html"`` (else ``"csv"``).
     dedupe : bool, default True
         Keep one row per model (see the module docstring for the rule).
+    final : DataFrame, optional
+        The final table as :func:`load_leaderboard_v2_final_html` returns it, used when
+        ``include_final``; by default the HTML file is parsed (about a second). A caller that
+        builds several frames parses it once and passes it.
 
     Returns
     -------
@@ -134,6 +139,8 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         ``type``, ``merged``, ``moe``, ``official_providers``, ``base_model_hub``, dates,
         the six normalized scores (0-100) and their ``*_raw`` values (0-1), ...
     """
+    if final is not None:
+        check_frame(final, _FINAL_COLUMNS, name="final")
     raw = pd.read_csv(fetch("open_llm_leaderboard_v2.csv"))
     check_frame(
         raw, list(_V2_RENAME) + ["Model", "fullname", "Type"], name="open_llm_leaderboard_v2.csv"
@@ -189,7 +196,8 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         df = _dedupe(df, "submission_date")
     df["source"] = pd.Series("csv", index=df.index, dtype="string")
     if include_final:
-        final = load_leaderboard_v2_final_html()
+        if final is None:
+            final = load_leaderboard_v2_final_html()
         known = set(df["model_id"].str.lower())
         extra = final[~final["model_id"].str.lower().isin(known)]
         # the HTML table lists some models twice (two precisions): keep the better-ranked row
@@ -198,6 +206,9 @@ def load_leaderboard_v2(include_final: bool = False, dedupe: bool = True) -> pd.
         df = pd.concat([df, extra], ignore_index=True)
         df["source"] = df["source"].astype("string")
     return df
+
+
+_FINAL_COLUMNS = ["rank", "model_id", "average", "params_b", *V2_BENCHMARKS]
 
 
 class _TableParser(HTMLParser):
@@ -232,19 +243,12 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
     """The final v2 leaderboard (4,576 models) from its HTML table.
 
     Columns: ``rank, model_id, average, params_b`` and the six normalized scores (0-100,
-    rounded to 2 decimals in the source). The table is parsed once per process and file (the
-    parse takes about a second); every call returns a new copy.
+    rounded to 2 decimals in the source). The file is parsed on every call (about a second;
+    nothing is kept): a caller that needs it several times keeps the frame and passes it on
+    (``load_leaderboard_v2(include_final=True, final=...)``).
     """
-    path = Path(fetch("open_llm_leaderboard_v2_final.html"))
-    st = path.stat()
-    return _parse_final_html(str(path.resolve()), st.st_size, st.st_mtime_ns).copy()
-
-
-@lru_cache(maxsize=2)
-def _parse_final_html(path: str, size: int, mtime_ns: int) -> pd.DataFrame:
-    """The parsed table of the file at ``path`` (its size and mtime key the memo)."""
     parser = _TableParser()
-    parser.feed(Path(path).read_text(encoding="utf-8"))
+    parser.feed(Path(fetch("open_llm_leaderboard_v2_final.html")).read_text(encoding="utf-8"))
     header, *body = parser.rows
     expected = [
         "Rank",
@@ -263,7 +267,7 @@ def _parse_final_html(path: str, size: int, mtime_ns: int) -> pd.DataFrame:
             f"open_llm_leaderboard_v2_final.html: unexpected table header {header}, "
             f"expected {expected}"
         )
-    df = pd.DataFrame(body, columns=["rank", "model_id", "average", "params_b", *V2_BENCHMARKS])
+    df = pd.DataFrame(body, columns=_FINAL_COLUMNS)
     df["model_id"] = df["model_id"].str.replace("📑", "", regex=False).str.strip()
     df["model_id"] = df["model_id"].astype("string")
     for col in df.columns.drop("model_id"):

@@ -18,7 +18,6 @@ wrong; ``path=`` reads another copy of the same table (tests use it for malforme
 
 from __future__ import annotations
 
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -107,8 +106,16 @@ def _read(name: str, path: str | Path | None, **kwargs: Any) -> tuple[pd.DataFra
         return pd.read_csv(fh, **kwargs), f"{name}.csv"
 
 
-@lru_cache(maxsize=1)
-def _tokens_table() -> pd.DataFrame:
+def pretraining_tokens() -> pd.DataFrame:
+    """The cited table of pretraining token counts (``tables/pretraining_tokens.csv``).
+
+    Columns: ``base_model`` (canonical), ``family``, ``params_b`` (total parameters, B),
+    ``active_params_b`` (active parameters per token for mixtures of experts, else NA),
+    ``tokens_t`` (pretraining tokens, trillions; NA if unknown), ``tokens_kind``
+    (``reported`` by the developer, or ``estimate`` from a third party), ``source`` and
+    ``note``.  Every base :func:`hca.attribution.identify` can return has a row. Read from
+    the package on every call (a few milliseconds).
+    """
     t, shown = _read(
         "pretraining_tokens",
         None,
@@ -121,18 +128,6 @@ def _tokens_table() -> pd.DataFrame:
         dup = t.loc[t["base_model"].duplicated(), "base_model"].tolist()
         raise ValueError(f"{shown}: duplicated base_model rows {dup}")
     return t
-
-
-def pretraining_tokens() -> pd.DataFrame:
-    """The cited table of pretraining token counts (``tables/pretraining_tokens.csv``).
-
-    Columns: ``base_model`` (canonical), ``family``, ``params_b`` (total parameters, B),
-    ``active_params_b`` (active parameters per token for mixtures of experts, else NA),
-    ``tokens_t`` (pretraining tokens, trillions; NA if unknown), ``tokens_kind``
-    (``reported`` by the developer, or ``estimate`` from a third party), ``source`` and
-    ``note``.  Every base :func:`hca.attribution.identify` can return has a row.
-    """
-    return _tokens_table().copy()
 
 
 def load_paper_values(path: str | Path | None = None) -> pd.DataFrame:

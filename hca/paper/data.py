@@ -31,6 +31,7 @@ from hca.attribution.authors import (
     AUTHORS_GEMMA2_9B_PARAMS,
     AUTHORS_V1_LABELS,
     authors_base_model,
+    authors_token_families,
 )
 from hca.attribution.identify import domain_sizes
 from hca.data import authors_code_values, authors_tokens, pretraining_tokens
@@ -43,7 +44,7 @@ from hca.paper.constants import (
     PAPER_V2_FOUR,
     PAPER_V2_SINV,
 )
-from hca.paper.replication import v1_frame, v2_frame
+from hca.paper.replication import v1_frame, v2_authors, v2_frame
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec
 
@@ -190,8 +191,6 @@ def authors_family_counts() -> pd.DataFrame:
     final-only rows the rule cannot label: steps 2 and 4 (base-model field, architecture) do
     not run on them.
     """
-    from hca.attribution.authors import authors_token_family, v2_frame_authors
-
     acv = authors_code_values()
     rows = acv[acv["id"].str.startswith("family-")]
     printed = pd.Series(
@@ -199,13 +198,12 @@ def authors_family_counts() -> pd.DataFrame:
         index=[i[len("family-") :] for i in rows["id"]],
         name="printed",
     )
-    frame = v2_frame_authors(include_final=True, dedupe=False)
+    frame = v2_authors(include_final=True, dedupe=False)
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     fam = pd.Series(
-        [
-            authors_token_family(authors_base_model(*r, strict=True))
-            for r in frame[cols].itertuples(index=False)
-        ],
+        authors_token_families(
+            authors_base_model(*r, strict=True) for r in frame[cols].itertuples(index=False)
+        ),
         index=frame.index,
     )
     final_only = frame["architecture"].isna() & frame["base_model_hub"].isna()

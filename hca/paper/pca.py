@@ -145,13 +145,9 @@ def variant_table(setup: str | Setup) -> tuple[str, pd.DataFrame]:
     if s.domain_rule == "authors":
         frame = v2_table(s)
         return "the authors' rule on the CSV rows", frame[frame["source"] == "csv"]
-    from hca.attribution.domains import attach_domains
-    from hca.data.loaders import load_leaderboard_v2
+    from hca.paper.replication import v2_final_frame
 
-    return (
-        "this book's rule on the CSV plus the final table",
-        attach_domains(load_leaderboard_v2(include_final=True)),
-    )
+    return "this book's rule on the CSV plus the final table", v2_final_frame()
 
 
 def _csv_rows(setup: Setup) -> pd.DataFrame:

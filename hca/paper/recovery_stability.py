@@ -42,7 +42,14 @@ from hca.estimator.model import HCA, mic_by_subset, mic_by_subset_many
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
-from hca.paper.replication import domain_data, estimator
+from hca.paper.replication import (
+    domain_data,
+    estimator,
+    main_data,
+    main_fit,
+    v2_authors,
+    v2_frame,
+)
 from hca.paper.setups import Setup
 from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
 
@@ -386,22 +393,13 @@ _LEVER_FRAMES = (("this book", "CSV"), ("authors'", "CSV"), ("authors'", "CSV + 
 
 
 def _lever_frame(rule: str, table: str) -> pd.DataFrame:
-    from hca.attribution import v2_frame_authors
-    from hca.paper.replication import v2_frame
-
     if rule == "this book":
         return v2_frame("careful")
-    return (
-        v2_frame("authors")
-        if table.endswith("final table")
-        else v2_frame_authors(include_final=False)
-    )
+    return v2_frame("authors") if table.endswith("final table") else v2_authors(include_final=False)
 
 
 def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
     """The authors' setup's four-domain fit with one and with ``restarts`` FastICA runs."""
-    from hca.paper.replication import main_data, main_fit
-
     acv = authors_code_values()
     one = main_fit("authors")
     with warnings.catch_warnings():
@@ -425,8 +423,6 @@ def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
 def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     """The comparison of the two domain rules (see :class:`DomainRuleEvidence`); the twelve
     sweeps of the levers take about a second, so they run in this process."""
-    from hca.paper.replication import v2_frame
-
     book, authors = v2_frame("careful"), v2_frame("authors")
     sizes = pd.DataFrame(
         {

@@ -55,6 +55,9 @@ __all__ = [
     "seed_refits",
     "v2_frame",
     "v1_frame",
+    "v2_authors",
+    "final_html",
+    "v2_final_frame",
     "domain_data",
     "fit_v2",
     "fit_v1",
@@ -75,10 +78,26 @@ def _v1_frame_compute() -> pd.DataFrame:
     return load_v1_domains()
 
 
+def _final_html_compute() -> pd.DataFrame:
+    from hca.data.loaders import load_leaderboard_v2_final_html
+
+    return load_leaderboard_v2_final_html()
+
+
+def final_html() -> pd.DataFrame:
+    """The final v2 table (:func:`hca.data.loaders.load_leaderboard_v2_final_html`), parsed
+    once per process for every frame that adds its models (a read-only copy)."""
+    return cached("v2_final_html", _final_html_compute)
+
+
 def _v2_authors_compute(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
     from hca.attribution.authors import v2_frame_authors
 
-    return v2_frame_authors(include_final=final_table, dedupe=not keep_duplicates)
+    return v2_frame_authors(
+        include_final=final_table,
+        dedupe=not keep_duplicates,
+        final=final_html() if final_table else None,
+    )
 
 
 def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
@@ -93,6 +112,25 @@ def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
         return cached("v2_frame", _v2_frame_compute)
     s = get_setup(setup)
     return cached("v2_frame_authors", _v2_authors_compute, s.final_table, s.keep_duplicates)
+
+
+def v2_authors(include_final: bool = False, dedupe: bool = False) -> pd.DataFrame:
+    """:func:`hca.attribution.authors.v2_frame_authors` computed once per process and
+    arguments (a read-only copy; the authors' setup's table is ``v2_authors(True)``)."""
+    return cached("v2_frame_authors", _v2_authors_compute, bool(include_final), not dedupe)
+
+
+def _v2_final_compute() -> pd.DataFrame:
+    from hca.attribution.domains import attach_domains
+    from hca.data.loaders import load_leaderboard_v2
+
+    return attach_domains(load_leaderboard_v2(include_final=True, final=final_html()))
+
+
+def v2_final_frame() -> pd.DataFrame:
+    """This book's attribution on the CSV plus the final table's score-only models
+    (:func:`hca.attribution.attach_domains`), computed once per process (a read-only copy)."""
+    return cached("v2_final_frame", _v2_final_compute)
 
 
 def _v1_authors_compute(keep_duplicates: bool) -> pd.DataFrame:

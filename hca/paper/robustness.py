@@ -923,12 +923,12 @@ def authors_table_variants(
 
     The last row (final table, duplicates kept) is the authors' setup's table.
     """
-    from hca.attribution.authors import v2_frame_authors
+    from hca.paper.replication import v2_authors
 
     rows = []
     for final in (False, True):
         for dedupe in (True, False):
-            setting = authors_domains_setting(v2_frame_authors(include_final=final, dedupe=dedupe))
+            setting = authors_domains_setting(v2_authors(include_final=final, dedupe=dedupe))
             X, labels = _domain_rows(setting, domains)
             fit = robust_fit(setting.estimator(len(domains), random_state), X, labels)
             rows.append(
@@ -961,12 +961,10 @@ def raw_score_map(
 
 
 def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
-    from hca.attribution.domains import attach_domains
-    from hca.data.loaders import load_leaderboard_v2
-    from hca.paper.replication import v2_frame
+    from hca.paper.replication import v2_final_frame, v2_frame
 
     frame = v2_frame(setup)
-    final = attach_domains(load_leaderboard_v2(include_final=True))
+    final = v2_final_frame()
     authors = v2_frame("authors")
     table = run_perturbations(
         paper_settings(frame, final, authors),

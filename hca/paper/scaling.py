@@ -54,7 +54,7 @@ from hca.data import V2_BENCHMARKS, authors_code_values
 from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
-from hca.paper.replication import v2_frame
+from hca.paper.replication import v2_authors, v2_frame
 from hca.paper.setups import SETUPS, Setup
 from hca.paper.shape import ChapterSpec
 
@@ -448,9 +448,12 @@ def _printed_population(pop: pd.Series) -> pd.DataFrame:
 
 def _ipw(rows: pd.DataFrame, effects: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     x, t = rows["log_c"].to_numpy(), rows["T"].to_numpy()
+    fits: dict = {}  # one propensity fit per degree, shared by the six outcomes
     ipw = pd.DataFrame(
         {
-            f"IPW degree {k}": [ate_ipw(x, t, rows[b], degree=k, n_boot=0).ate for b in BENCH]
+            f"IPW degree {k}": [
+                ate_ipw(x, t, rows[b], degree=k, n_boot=0, propensities=fits).ate for b in BENCH
+            ]
             for k in (1, 2, 3)
         },
         index=pd.Index(BENCH, name="outcome"),
@@ -583,7 +586,7 @@ def _point_ates(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
 
 
 def _final_candidates() -> pd.DataFrame:
-    from hca.attribution.authors import authors_base_model, authors_token_family
+    from hca.attribution.authors import authors_base_model, authors_token_families
 
     f = v2_frame("authors")
     org = f["model_id"].str.split("/").str[0].str.lower()
@@ -591,7 +594,7 @@ def _final_candidates() -> pd.DataFrame:
     cand = f[f["type"].isna() & org.isin(official)]
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     label = [authors_base_model(*r, strict=True) for r in cand[cols].itertuples(index=False)]
-    fam = pd.Series([authors_token_family(x) for x in label], index=cand.index, dtype="string")
+    fam = pd.Series(authors_token_families(label), index=cand.index, dtype="string")
     return (
         cand.loc[fam.notna(), ["model_id", "params_b"]]
         .assign(token_family=fam[fam.notna()])
@@ -600,8 +603,6 @@ def _final_candidates() -> pd.DataFrame:
 
 
 def _bridge() -> Bridge:
-    from hca.attribution.authors import v2_frame_authors
-
     careful = v2_frame("careful")
     steps = [
         ("A", "the authors' setup", authors_scaling_frame(v2_frame("authors"))),
@@ -618,7 +619,7 @@ def _bridge() -> Bridge:
         (
             "D",
             "+ one row per model",
-            authors_scaling_frame(v2_frame_authors(dedupe=True), types=None, official_only=False),
+            authors_scaling_frame(v2_authors(dedupe=True), types=None, official_only=False),
         ),
         ("E", "+ book's base models and compute", scaling_frame(careful, name_markers=False)),
         (
