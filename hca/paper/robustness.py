@@ -91,7 +91,7 @@ from hca.paper.robustness_settings import (
 )
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec
-from hca.stability import bootstrap_samples, matches_alignment
+from hca.stability import bootstrap_samples, matches_alignment, resample_fits, seed_fits
 from hca.validation import check_fraction, check_frame
 
 __all__ = [
@@ -259,9 +259,15 @@ def bootstrap_fits(
         ``replicate``, ``mic``, ``alignment`` (tuple), ``order``, ``converged``,
         ``certified``.
     """
-    clone_hca(estimator)
+    base = clone_hca(estimator)
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    fits = Parallel(n_jobs=n_jobs)(delayed(robust_fit)(estimator, Xb, lb) for Xb, lb in samples)
+    if not isinstance(base.random_state, (int, np.integer)) or isinstance(base.random_state, bool):
+        fits = Parallel(n_jobs=n_jobs)(delayed(robust_fit)(base, Xb, lb) for Xb, lb in samples)
+    else:  # every resample's ICA in one stack, the searches in one batch (the same fits)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            models = resample_fits(base, samples, int(base.random_state))
+        fits = [RobustFit.from_model(m) for m in models]
     return pd.DataFrame([_replicate(b, fit) for b, fit in enumerate(fits)])
 
 
@@ -605,9 +611,10 @@ def seed_row(
     if not seeds:
         raise ValueError("seeds is empty")
     X, labels = _domain_rows(setting, domains)
-    fits = Parallel(n_jobs=n_jobs)(
-        delayed(robust_fit)(setting.estimator(len(domains), seed), X, labels) for seed in seeds
-    )
+    with warnings.catch_warnings():  # the refits of all seeds in one batch (the same fits)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        models = seed_fits(setting.estimator(len(domains)), X, labels, seeds)
+    fits = [RobustFit.from_model(m) for m in models]
     reps = pd.DataFrame(
         [{"perturbation": "ICA seed", **_replicate(seed, fit)} for seed, fit in zip(seeds, fits)]
     )
