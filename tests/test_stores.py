@@ -34,6 +34,16 @@ def test_no_functools_memo_outside_the_results_store():
     assert found == ALLOWED_MEMOS
 
 
+def test_no_context_variable_memo_or_prefetch_in_hca():
+    """Issue 33: no ContextVar, no FastICA memo and no prefetch_* anywhere in hca/ (seeds,
+    ensembles and progress callbacks are arguments)."""
+    root = Path(hca.__file__).resolve().parent
+    for path in root.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for word in ("contextvars", "ContextVar", "prefetch_", r"_MEMO\b"):
+            assert not re.search(word, text), f"{path.relative_to(root)} mentions {word}"
+
+
 def test_contributing_lists_at_most_five_stores():
     text = CONTRIBUTING.read_text(encoding="utf-8")
     section = text.split("## Process-wide stores", 1)[1].split("\n## ", 1)[0]
