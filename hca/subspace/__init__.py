@@ -29,10 +29,12 @@ from hca.subspace.pca import (  # noqa: F401
     orthonormalize,
     principal_angles,
     principal_subspace,
+    principal_subspaces,
     residual_variance,
     singular_spectrum,
     spectrum_table,
     subspace_distance,
+    subspace_distances,
 )
 from hca.validation import top_groups  # noqa: F401
 
@@ -42,10 +44,12 @@ __all__ = [
     "explained_variance",
     "effective_rank",
     "principal_subspace",
+    "principal_subspaces",
     "ica_subspace",
     "orthonormalize",
     "principal_angles",
     "subspace_distance",
+    "subspace_distances",
     "benchmark_leverage",
     "residual_variance",
     "spectrum_table",
