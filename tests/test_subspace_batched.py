@@ -336,3 +336,18 @@ def test_book_data_compare_groups_equals_former_loops(book_domains):
         }
     )
     np.testing.assert_allclose(cmp.pair_threshold.to_numpy(), want_pairs.to_numpy(), atol=TOL)
+
+
+def test_invariant_set_is_the_first_candidate_set():
+    """invariant_set ranks the cliques without building the candidate table: the same set."""
+    rng = np.random.default_rng(12)
+    labels = list("abcdefgh")
+    for _ in range(100):
+        A = rng.uniform(0, 0.3, (8, 8))
+        A = (A + A.T) / 2
+        np.fill_diagonal(A, 0)
+        dist = pd.DataFrame(A, index=labels, columns=labels)
+        for tau in (0.05, 0.12, 0.2):
+            assert ss.invariant_set(dist, tau) == list(
+                ss.candidate_sets(dist, tau).loc[0, "groups"]
+            )

@@ -618,18 +618,28 @@ def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
     The first row is :func:`invariant_set`.
     """
     dist = check_distance_matrix(dist)
-    D = dist.to_numpy(dtype=float)
-    cliques = _maximal_cliques(D <= _threshold_matrix(dist, threshold))
     labels = list(dist.index)
-    rows = []
-    for c in cliques:
+    rows = [
+        {"groups": [labels[i] for i in c], "size": len(c), "mean_distance": mean}
+        for _, mean, c in _ranked_cliques(dist, threshold)
+    ]
+    return pd.DataFrame(rows, columns=["groups", "size", "mean_distance"])
+
+
+def _ranked_cliques(dist: pd.DataFrame, threshold: Any) -> list[tuple[int, float, tuple]]:
+    """The maximal cliques of a checked ``dist`` as ``(-size, mean distance, members)``,
+    best first (the order of :func:`candidate_sets`)."""
+    D = dist.to_numpy(dtype=float)
+    upper: dict[int, tuple] = {}  # the pairs of a clique of each size
+    ranked = []
+    for c in _maximal_cliques(D <= _threshold_matrix(dist, threshold)):
+        if len(c) not in upper:
+            upper[len(c)] = np.triu_indices(len(c), 1)
         sub = D[np.ix_(c, c)]
-        mean = float(sub[np.triu_indices(len(c), 1)].mean()) if len(c) > 1 else 0.0
-        members = [labels[i] for i in c]
-        rows.append({"groups": members, "size": len(c), "mean_distance": mean, "_key": c})
-    rows.sort(key=lambda r: (-r["size"], r["mean_distance"], r["_key"]))
-    frame = pd.DataFrame(rows, columns=["groups", "size", "mean_distance", "_key"])
-    return frame.drop(columns="_key").reset_index(drop=True)
+        mean = float(sub[upper[len(c)]].mean()) if len(c) > 1 else 0.0
+        ranked.append((-len(c), mean, c))
+    ranked.sort()
+    return ranked
 
 
 def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
@@ -656,7 +666,9 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
     list
         Labels of the chosen groups, in the order of ``dist``.
     """
-    return list(candidate_sets(dist, threshold).loc[0, "groups"])
+    dist = check_distance_matrix(dist)
+    labels = list(dist.index)
+    return [labels[i] for i in _ranked_cliques(dist, threshold)[0][2]]
 
 
 @dataclass(frozen=True, eq=False)
