@@ -245,6 +245,19 @@ def test_split_half_null_with_redraws_and_half_size():
     np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
 
 
+def test_split_half_null_in_small_stacks_is_unchanged(monkeypatch):
+    import hca.subspace.distances as dist_module
+
+    X = with_ties(np.random.default_rng(3), 40)
+    whole = ss.split_half_null(X, 3, n_splits=50, random_state=4)
+    monkeypatch.setattr(dist_module, "STACK_VALUES", 7 * 20 * 6)  # seven halves per stack
+    small = ss.split_half_null(X, 3, n_splits=50, random_state=4)
+    np.testing.assert_allclose(small, whole, rtol=0, atol=TOL)
+    np.testing.assert_allclose(
+        whole, former_split_half_null(X, 3, n_splits=50, rng=4), rtol=0, atol=TOL
+    )
+
+
 def test_split_half_null_ica_equals_former_loop():
     X = low_rank(np.random.default_rng(4), 40)
     got = ss.split_half_null(X, 3, n_splits=6, method="ica", random_state=1)

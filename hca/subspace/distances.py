@@ -231,6 +231,10 @@ class BootstrapDistances:
         return "\n".join(lines)
 
 
+#: Numbers in one stack of resampled matrices (8 MB): larger batches are split.
+STACK_VALUES = 2**20
+
+
 def redraw_until_full_rank(
     rng: np.random.Generator,
     n_tasks: int,
@@ -296,10 +300,14 @@ def _bases_of_draws(
         for pos, (i, _, _) in enumerate(draws):
             by_part.setdefault(i, []).append(pos)
         for i, positions in by_part.items():
-            rows = np.stack([draws[pos][1] for pos in positions])
-            stacked, ok = pca_bases(parts[i][rows], k)
-            for pos, b, o in zip(positions, stacked, ok):
-                bases[pos], full[pos] = b, o
+            # stacks of at most STACK_VALUES numbers (the same bases, in bounded memory)
+            step = max(1, STACK_VALUES // (len(draws[positions[0]][1]) * parts[i].shape[1]))
+            for start in range(0, len(positions), step):
+                block = positions[start : start + step]
+                rows = np.stack([draws[pos][1] for pos in block])
+                stacked, ok = pca_bases(parts[i][rows], k)
+                for pos, b, o in zip(block, stacked, ok):
+                    bases[pos], full[pos] = b, o
         return bases, full
     for pos, (i, rows, seed) in enumerate(draws):
         try:
