@@ -94,10 +94,10 @@ def subspace_distance_matrix(bases: Mapping) -> pd.DataFrame:
     arrays = [np.asarray(bases[lab]) for lab in labels]
     i, j = np.triu_indices(k, 1)
     if k > 1 and len({a.shape for a in arrays}) == 1 and arrays[0].ndim == 2:
-        stack = np.stack(arrays).astype(float)
         try:
+            stack = np.stack(arrays).astype(float)
             D[i, j] = D[j, i] = subspace_distances(stack[i], stack[j])
-        except ValueError:  # a bad basis: the pair by pair loop names it
+        except (TypeError, ValueError):  # a bad basis: the pair by pair loop names it
             D = _pairwise_distances(bases, labels)
     else:
         D = _pairwise_distances(bases, labels)
@@ -242,7 +242,7 @@ def redraw_until_full_rank(
     evaluate: Callable[[list, list], list],
     failure: Callable[[int], str],
 ) -> list:
-    """Today's loop ``for task: draw, compute; redraw while the computation fails``, batched.
+    """The loop ``for task: draw, compute; redraw while the computation fails``, batched.
 
     ``draw(task, rng)`` makes one attempt's random draws; ``evaluate(tasks, draws)`` computes
     the attempts of many tasks at once and returns one value per attempt, ``None`` for a
@@ -344,6 +344,11 @@ def bootstrap_distance_matrix(
     above the point estimate; it describes variability, and whether a distance is larger
     than noise is judged against :func:`split_half_null`.
 
+    The random draws are made one resample at a time, in the order replicate by replicate
+    and domain by domain; the PCA bases of all resamples of a domain are then computed in
+    stacks (:func:`~hca.subspace.principal_subspaces`) and the distances of all replicates
+    at once (:func:`~hca.subspace.subspace_distances`), see :func:`redraw_until_full_rank`.
+
     Parameters
     ----------
     X, domains, n_components, order, method
@@ -435,6 +440,9 @@ def split_half_null(
     for declaring two domains different* (it errs towards calling them the same, i.e.
     towards a larger invariant set). To compare at matched sample sizes, pass a smaller
     ``half_size`` to the larger domain or subsample the data.
+
+    The splits are drawn one at a time and their PCA bases computed in stacks, with the
+    draws, redraws and results of one split at a time (:func:`redraw_until_full_rank`).
 
     Parameters
     ----------
