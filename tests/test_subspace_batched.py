@@ -364,3 +364,18 @@ def test_invariant_set_is_the_first_candidate_set():
             assert ss.invariant_set(dist, tau) == list(
                 ss.candidate_sets(dist, tau).loc[0, "groups"]
             )
+
+
+def test_bootstrap_sets_equal_invariant_set_of_every_sample(book_domains):
+    X, g, order = book_domains
+    boot = ss.bootstrap_distance_matrix(X, g, order=order, n_boot=30, random_state=2)
+    nulls = ss.split_half_nulls(X, g, order=order, n_splits=30, random_state=0)
+    idx = boot.point.index
+    for tau in (ss.null_threshold(nulls), ss.pair_thresholds(nulls), 0.02):
+        want = [
+            tuple(ss.invariant_set(pd.DataFrame(m, index=idx, columns=idx), tau))
+            for m in boot.samples
+        ]
+        assert ss.bootstrap_sets(boot, tau) == want
+    with pytest.raises(TypeError, match="BootstrapDistances"):
+        ss.bootstrap_sets(boot.samples, 0.1)

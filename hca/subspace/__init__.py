@@ -7,6 +7,7 @@ from hca.subspace.distances import (  # noqa: F401
     GroupComparison,
     InvariantSetRule,
     bootstrap_distance_matrix,
+    bootstrap_sets,
     candidate_sets,
     compare_groups,
     distance_matrix,
@@ -68,6 +69,7 @@ __all__ = [
     "invariant_set_rule",
     "candidate_sets",
     "invariant_set_stability",
+    "bootstrap_sets",
     "GroupComparison",
     "compare_groups",
 ]

@@ -42,6 +42,7 @@ __all__ = [
     "invariant_set_rule",
     "candidate_sets",
     "invariant_set_stability",
+    "bootstrap_sets",
     "GroupComparison",
     "compare_groups",
 ]
@@ -635,20 +636,20 @@ def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
     """
     dist = check_distance_matrix(dist)
     labels = list(dist.index)
+    D = dist.to_numpy(dtype=float)
     rows = [
         {"groups": [labels[i] for i in c], "size": len(c), "mean_distance": mean}
-        for _, mean, c in _ranked_cliques(dist, threshold)
+        for _, mean, c in _ranked_cliques(D, _threshold_matrix(dist, threshold))
     ]
     return pd.DataFrame(rows, columns=["groups", "size", "mean_distance"])
 
 
-def _ranked_cliques(dist: pd.DataFrame, threshold: Any) -> list[tuple[int, float, tuple]]:
-    """The maximal cliques of a checked ``dist`` as ``(-size, mean distance, members)``,
-    best first (the order of :func:`candidate_sets`)."""
-    D = dist.to_numpy(dtype=float)
+def _ranked_cliques(D: np.ndarray, T: np.ndarray) -> list[tuple[int, float, tuple]]:
+    """The maximal cliques of distances ``D`` within thresholds ``T`` as ``(-size, mean
+    distance, members)``, best first (the order of :func:`candidate_sets`)."""
     upper: dict[int, tuple] = {}  # the pairs of a clique of each size
     ranked = []
-    for c in _maximal_cliques(D <= _threshold_matrix(dist, threshold)):
+    for c in _maximal_cliques(D <= T):
         if len(c) not in upper:
             upper[len(c)] = np.triu_indices(len(c), 1)
         sub = D[np.ix_(c, c)]
@@ -684,7 +685,44 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
     """
     dist = check_distance_matrix(dist)
     labels = list(dist.index)
-    return [labels[i] for i in _ranked_cliques(dist, threshold)[0][2]]
+    best = _ranked_cliques(dist.to_numpy(dtype=float), _threshold_matrix(dist, threshold))[0]
+    return [labels[i] for i in best[2]]
+
+
+def bootstrap_sets(boot: BootstrapDistances, threshold: float | pd.DataFrame) -> list[tuple]:
+    """:func:`invariant_set` of every bootstrap distance matrix of ``boot``, in order.
+
+    The same sets as ``invariant_set(DataFrame(sample, index=labels, columns=labels),
+    threshold)`` for every ``sample`` in ``boot.samples``, with the matrices and the threshold
+    checked once.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float or DataFrame
+        As in :func:`invariant_set`.
+
+    Returns
+    -------
+    list of tuple
+        One tuple of labels per replicate.
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    point = check_distance_matrix(boot.point)
+    labels = list(point.index)
+    samples = np.asarray(boot.samples, dtype=float)
+    if samples.ndim != 3 or samples.shape[1:] != point.shape:
+        raise ValueError(
+            f"boot.samples has shape {samples.shape}; expected (n_boot, {len(labels)}, "
+            f"{len(labels)})"
+        )
+    if not np.all(np.isfinite(samples)):
+        raise ValueError("boot.samples contains NaN or infinite distances")
+    if not np.allclose(samples, samples.transpose(0, 2, 1), atol=1e-8):
+        raise ValueError("boot.samples holds a distance matrix that is not symmetric")
+    T = _threshold_matrix(point, threshold)
+    return [tuple(labels[i] for i in _ranked_cliques(D, T)[0][2]) for D in samples]
 
 
 @dataclass(frozen=True, eq=False)
@@ -789,9 +827,8 @@ def invariant_set_stability(
     labels = list(boot.point.index)
     point = set(invariant_set(boot.point, threshold))
     counts = Counter()
-    for sample in boot.samples:
-        D = pd.DataFrame(sample, index=boot.point.index, columns=boot.point.columns)
-        counts.update(invariant_set(D, threshold))
+    for members in bootstrap_sets(boot, threshold):
+        counts.update(members)
     idx = pd.Index(labels, name="group")
     return pd.DataFrame(
         {
