@@ -146,6 +146,8 @@ def test_principal_subspaces_reject_bad_input():
         ss.principal_subspaces(bad, 3)
     with pytest.raises(ValueError, match="at least n_components"):
         ss.principal_subspaces(np.ones((3, 3, 6)), 3)
+    with pytest.raises(TypeError, match="stack must be a numeric array"):
+        ss.principal_subspaces([[["a"] * 6] * 5], 3)
 
 
 def test_subspace_distances_equal_subspace_distance():
@@ -173,6 +175,8 @@ def test_subspace_distances_reject_bad_input():
         ss.subspace_distances([E[:, :2]] * 2, [E[:, :2]] * 3)
     with pytest.raises(ValueError, match="NaN"):
         ss.subspace_distances(np.full((6, 2), np.nan), E[:, :2])
+    with pytest.raises(TypeError, match="V must be a numeric array"):
+        ss.subspace_distances(E[:, :2], [["x", "y"]] * 6)
 
 
 def test_subspace_distance_matrix_equals_pairwise_loop():

@@ -306,7 +306,7 @@ def principal_subspaces(stack: Any, n_components: int = 3) -> tuple[np.ndarray, 
         False where the centred matrix has numerical rank below ``n_components``, where
         :func:`principal_subspace` raises (the caller decides: redraw or error).
     """
-    arr = np.asarray(stack, dtype=float)
+    arr = _float_array(stack, "stack")
     if arr.ndim != 3:
         raise ValueError(
             f"stack must be 3-D (n_matrices, n_models, n_benchmarks), got shape {arr.shape}"
@@ -319,6 +319,13 @@ def principal_subspaces(stack: Any, n_components: int = 3) -> tuple[np.ndarray, 
     k = check_n_components(n_components, arr.shape[2])
     check_rows(arr.shape[1], k, "each matrix of stack")
     return pca_bases(arr, k)
+
+
+def _float_array(values: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array ({exc})") from exc
 
 
 def pca_bases(stack: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -469,7 +476,7 @@ def subspace_distances(U: Any, V: Any) -> np.ndarray:
 
 def _orthonormal_stack(A: Any, name: str) -> np.ndarray:
     """:func:`orthonormalize` of every basis of a stack (one batched QR)."""
-    arr = np.asarray(A, dtype=float)
+    arr = _float_array(A, name)
     if arr.ndim == 2:
         arr = arr[None]
     if arr.ndim != 3 or 0 in arr.shape:
