@@ -488,10 +488,7 @@ class PCAResults:
 
 
 def _boot_sets(boot: ss.BootstrapDistances, tau: float) -> tuple:
-    idx = boot.point.index
-    return tuple(
-        tuple(ss.invariant_set(pd.DataFrame(m, index=idx, columns=idx), tau)) for m in boot.samples
-    )
+    return tuple(ss.bootstrap_sets(boot, tau))
 
 
 def _figure10(frame: pd.DataFrame, settings: Settings):

@@ -7,6 +7,7 @@ from hca.subspace.distances import (  # noqa: F401
     GroupComparison,
     InvariantSetRule,
     bootstrap_distance_matrix,
+    bootstrap_sets,
     candidate_sets,
     compare_groups,
     distance_matrix,
@@ -29,10 +30,12 @@ from hca.subspace.pca import (  # noqa: F401
     orthonormalize,
     principal_angles,
     principal_subspace,
+    principal_subspaces,
     residual_variance,
     singular_spectrum,
     spectrum_table,
     subspace_distance,
+    subspace_distances,
 )
 from hca.validation import top_groups  # noqa: F401
 
@@ -42,10 +45,12 @@ __all__ = [
     "explained_variance",
     "effective_rank",
     "principal_subspace",
+    "principal_subspaces",
     "ica_subspace",
     "orthonormalize",
     "principal_angles",
     "subspace_distance",
+    "subspace_distances",
     "benchmark_leverage",
     "residual_variance",
     "spectrum_table",
@@ -64,6 +69,7 @@ __all__ = [
     "invariant_set_rule",
     "candidate_sets",
     "invariant_set_stability",
+    "bootstrap_sets",
     "GroupComparison",
     "compare_groups",
 ]

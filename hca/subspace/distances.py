@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,8 +14,10 @@ from hca.subspace.pca import (
     MAX_REDRAWS,
     check_method,
     check_rows,
+    pca_bases,
     subspace_basis,
     subspace_distance,
+    subspace_distances,
 )
 from hca.validation import (
     check_domains,
@@ -40,6 +42,7 @@ __all__ = [
     "invariant_set_rule",
     "candidate_sets",
     "invariant_set_stability",
+    "bootstrap_sets",
     "GroupComparison",
     "compare_groups",
 ]
@@ -82,15 +85,34 @@ def group_subspaces(
 
 
 def subspace_distance_matrix(bases: Mapping) -> pd.DataFrame:
-    """Pairwise :func:`subspace_distance` of ``{label: basis}``; diagonal exactly 0."""
+    """Pairwise :func:`subspace_distance` of ``{label: basis}``; diagonal exactly 0.
+
+    Bases of one shape are compared in one batch (:func:`~hca.subspace.subspace_distances`).
+    """
     labels = list(bases)
+    k = len(labels)
+    D = np.zeros((k, k))
+    arrays = [np.asarray(bases[lab]) for lab in labels]
+    i, j = np.triu_indices(k, 1)
+    if k > 1 and len({a.shape for a in arrays}) == 1 and arrays[0].ndim == 2:
+        try:
+            stack = np.stack(arrays).astype(float)
+            D[i, j] = D[j, i] = subspace_distances(stack[i], stack[j])
+        except (TypeError, ValueError):  # a bad basis: the pair by pair loop names it
+            D = _pairwise_distances(bases, labels)
+    else:
+        D = _pairwise_distances(bases, labels)
+    idx = pd.Index(labels, name="group")
+    return pd.DataFrame(D, index=idx, columns=idx.copy())
+
+
+def _pairwise_distances(bases: Mapping, labels: list) -> np.ndarray:
     k = len(labels)
     D = np.zeros((k, k))
     for i in range(k):
         for j in range(i + 1, k):
             D[i, j] = D[j, i] = subspace_distance(bases[labels[i]], bases[labels[j]])
-    idx = pd.Index(labels, name="group")
-    return pd.DataFrame(D, index=idx, columns=idx.copy())
+    return D
 
 
 def distance_matrix(
@@ -210,20 +232,91 @@ class BootstrapDistances:
         return "\n".join(lines)
 
 
-def _resample_basis(
-    arr: np.ndarray, k: int, rng: np.random.Generator, method: str, what: str
-) -> np.ndarray:
-    n = arr.shape[0]
-    for _ in range(MAX_REDRAWS):
-        idx = rng.integers(0, n, size=n)
-        try:
-            return subspace_basis(arr[idx], k, method, rng.integers(2**31 - 1))
-        except ValueError:
+#: Numbers in one stack of resampled matrices (8 MB): larger batches are split.
+STACK_VALUES = 2**20
+
+
+def redraw_until_full_rank(
+    rng: np.random.Generator,
+    n_tasks: int,
+    draw: Callable[[int, np.random.Generator], Any],
+    evaluate: Callable[[list, list], list],
+    failure: Callable[[int], str],
+) -> list:
+    """The loop ``for task: draw, compute; redraw while the computation fails``, batched.
+
+    ``draw(task, rng)`` makes one attempt's random draws; ``evaluate(tasks, draws)`` computes
+    the attempts of many tasks at once and returns one value per attempt, ``None`` for a
+    rank-deficient one (it may stop after the first ``None``). The attempts of the remaining
+    tasks are drawn in order and evaluated together; at the first failed attempt the
+    generator is set back to its state right after that attempt's draws and the remaining
+    tasks are drawn again from there, beginning with the redraw. The accepted draws, the
+    values and the generator's final state are therefore exactly those of the sequential
+    loop. After :data:`MAX_REDRAWS` failed attempts in a row for one task,
+    ``ValueError(failure(task))`` is raised.
+
+    Returns
+    -------
+    list
+        The value of every task's accepted attempt.
+    """
+    values: list = []
+    chunk = n_tasks
+    failed_task, failures = -1, 0
+    while len(values) < n_tasks:
+        start = len(values)
+        tasks = list(range(start, min(n_tasks, start + chunk)))
+        draws, states = [], []
+        for task in tasks:
+            draws.append(draw(task, rng))
+            states.append(rng.bit_generator.state)
+        out = evaluate(tasks, draws)
+        ok = 0
+        while ok < len(tasks) and ok < len(out) and out[ok] is not None:
+            ok += 1
+        values.extend(out[:ok])
+        if ok == len(tasks):
+            chunk *= 2
             continue
-    raise ValueError(
-        f"{what}: {MAX_REDRAWS} bootstrap resamples in a row had rank below {k}; "
-        f"the domain is too small or degenerate for a rank-{k} subspace"
-    )
+        rng.bit_generator.state = states[ok]
+        task = tasks[ok]
+        failures = failures + 1 if task == failed_task else 1
+        failed_task = task
+        if failures >= MAX_REDRAWS:
+            raise ValueError(failure(task))
+        chunk = max(8, 2 * (ok + 1))  # about twice the run of successes seen
+    return values
+
+
+def _bases_of_draws(
+    parts: list[np.ndarray], k: int, method: str, draws: list
+) -> tuple[list, np.ndarray]:
+    """The bases of the resampled matrices ``parts[i][rows]`` of ``draws`` (``(i, rows,
+    seed)``), batched by shape for PCA: ``(bases, full_rank)``."""
+    n = len(draws)
+    bases: list = [None] * n
+    full = np.zeros(n, dtype=bool)
+    if method == "pca":
+        by_part: dict[int, list[int]] = {}
+        for pos, (i, _, _) in enumerate(draws):
+            by_part.setdefault(i, []).append(pos)
+        for i, positions in by_part.items():
+            # stacks of at most STACK_VALUES numbers (the same bases, in bounded memory)
+            step = max(1, STACK_VALUES // (len(draws[positions[0]][1]) * parts[i].shape[1]))
+            for start in range(0, len(positions), step):
+                block = positions[start : start + step]
+                rows = np.stack([draws[pos][1] for pos in block])
+                stacked, ok = pca_bases(parts[i][rows], k)
+                for pos, b, o in zip(block, stacked, ok):
+                    bases[pos], full[pos] = b, o
+        return bases, full
+    for pos, (i, rows, seed) in enumerate(draws):
+        try:
+            bases[pos] = subspace_basis(parts[i][rows], k, method, seed)
+        except ValueError:
+            break  # later attempts are drawn again (redraw_until_full_rank)
+        full[pos] = True
+    return bases, full
 
 
 def bootstrap_distance_matrix(
@@ -252,6 +345,11 @@ def bootstrap_distance_matrix(
     above the point estimate; it describes variability, and whether a distance is larger
     than noise is judged against :func:`split_half_null`.
 
+    The random draws are made one resample at a time, in the order replicate by replicate
+    and domain by domain; the PCA bases of all resamples of a domain are then computed in
+    stacks (:func:`~hca.subspace.principal_subspaces`) and the distances of all replicates
+    at once (:func:`~hca.subspace.subspace_distances`), see :func:`redraw_until_full_rank`.
+
     Parameters
     ----------
     X, domains, n_components, order, method
@@ -276,14 +374,36 @@ def bootstrap_distance_matrix(
     k = len(labels)
     r = next(iter(bases.values())).shape[1]
     rng = np.random.default_rng(random_state)
+    arrays = [parts[lab] for lab in labels]
+
+    def draw(task: int, gen: np.random.Generator) -> tuple:
+        # replicate task // k, domain task % k: the order of the draws of the former loop
+        i = task % k
+        n = arrays[i].shape[0]
+        return i, gen.integers(0, n, size=n), gen.integers(2**31 - 1)
+
+    def evaluate(tasks: list, draws: list) -> list:
+        found, full = _bases_of_draws(arrays, r, method, draws)
+        return [b if ok else None for b, ok in zip(found, full)]
+
+    def failure(task: int) -> str:
+        return (
+            f"domain {labels[task % k]!r}: {MAX_REDRAWS} bootstrap resamples in a row had "
+            f"rank below {r}; the domain is too small or degenerate for a rank-{r} subspace"
+        )
+
+    boot = np.stack(redraw_until_full_rank(rng, n_boot * k, draw, evaluate, failure))
+    boot = boot.reshape(n_boot, k, *boot.shape[1:])
     samples = np.zeros((n_boot, k, k))
-    self_samples = np.zeros((n_boot, k))
-    for b in range(n_boot):
-        boot = {
-            lab: _resample_basis(parts[lab], r, rng, method, f"domain {lab!r}") for lab in labels
-        }
-        samples[b] = subspace_distance_matrix(boot).to_numpy()
-        self_samples[b] = [subspace_distance(bases[lab], boot[lab]) for lab in labels]
+    i, j = np.triu_indices(k, 1)
+    if i.size:
+        pairs = subspace_distances(
+            boot[:, i].reshape(-1, *boot.shape[2:]), boot[:, j].reshape(-1, *boot.shape[2:])
+        ).reshape(n_boot, i.size)
+        samples[:, i, j] = samples[:, j, i] = pairs
+    self_samples = np.column_stack(
+        [subspace_distances(bases[lab], boot[:, c]) for c, lab in enumerate(labels)]
+    )
     alpha = (1 - level) / 2
     lo, hi = np.quantile(samples, [alpha, 1 - alpha], axis=0)
     return BootstrapDistances(
@@ -322,6 +442,9 @@ def split_half_null(
     towards a larger invariant set). To compare at matched sample sizes, pass a smaller
     ``half_size`` to the larger domain or subsample the data.
 
+    The splits are drawn one at a time and their PCA bases computed in stacks, with the
+    draws, redraws and results of one split at a time (:func:`redraw_until_full_rank`).
+
     Parameters
     ----------
     X_group : array-like of shape (n_models, n_benchmarks)
@@ -347,21 +470,27 @@ def split_half_null(
         raise ValueError(f"half_size={h} exceeds half of the {n} rows of X_group")
     check_rows(h, k, f"each half of X_group ({n} rows)")
     rng = np.random.default_rng(random_state)
-    out = np.empty(n_splits)
-    for s in range(n_splits):
-        for _ in range(MAX_REDRAWS):
-            perm = rng.permutation(n)
-            try:
-                seed = rng.integers(2**31 - 1)
-                A = subspace_basis(arr[perm[:h]], k, method, seed)
-                B = subspace_basis(arr[perm[h : 2 * h]], k, method, seed)
-                break
-            except ValueError:
-                continue
-        else:
-            raise ValueError(f"X_group: {MAX_REDRAWS} random halves in a row had rank below {k}")
-        out[s] = subspace_distance(A, B)
-    return out
+
+    def draw(task: int, gen: np.random.Generator) -> tuple:
+        return gen.permutation(n), gen.integers(2**31 - 1)
+
+    def evaluate(tasks: list, draws: list) -> list:
+        # the halves in the order the former loop computed them: first, second, first, ...
+        halves = [(0, half, seed) for p, seed in draws for half in (p[:h], p[h : 2 * h])]
+        found, full = _bases_of_draws([arr], k, method, halves)
+        ok = full[0::2] & full[1::2]
+        dist = np.full(len(draws), np.nan)
+        if ok.any():
+            pairs = np.flatnonzero(ok)
+            A = np.stack([found[2 * i] for i in pairs])
+            B = np.stack([found[2 * i + 1] for i in pairs])
+            dist[ok] = subspace_distances(A, B)
+        return [float(d) if o else None for d, o in zip(dist, ok)]
+
+    def failure(task: int) -> str:
+        return f"X_group: {MAX_REDRAWS} random halves in a row had rank below {k}"
+
+    return np.asarray(redraw_until_full_rank(rng, n_splits, draw, evaluate, failure))
 
 
 def split_half_nulls(
@@ -506,18 +635,28 @@ def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
     The first row is :func:`invariant_set`.
     """
     dist = check_distance_matrix(dist)
-    D = dist.to_numpy(dtype=float)
-    cliques = _maximal_cliques(D <= _threshold_matrix(dist, threshold))
     labels = list(dist.index)
-    rows = []
-    for c in cliques:
+    D = dist.to_numpy(dtype=float)
+    rows = [
+        {"groups": [labels[i] for i in c], "size": len(c), "mean_distance": mean}
+        for _, mean, c in _ranked_cliques(D, _threshold_matrix(dist, threshold))
+    ]
+    return pd.DataFrame(rows, columns=["groups", "size", "mean_distance"])
+
+
+def _ranked_cliques(D: np.ndarray, T: np.ndarray) -> list[tuple[int, float, tuple]]:
+    """The maximal cliques of distances ``D`` within thresholds ``T`` as ``(-size, mean
+    distance, members)``, best first (the order of :func:`candidate_sets`)."""
+    upper: dict[int, tuple] = {}  # the pairs of a clique of each size
+    ranked = []
+    for c in _maximal_cliques(D <= T):
+        if len(c) not in upper:
+            upper[len(c)] = np.triu_indices(len(c), 1)
         sub = D[np.ix_(c, c)]
-        mean = float(sub[np.triu_indices(len(c), 1)].mean()) if len(c) > 1 else 0.0
-        members = [labels[i] for i in c]
-        rows.append({"groups": members, "size": len(c), "mean_distance": mean, "_key": c})
-    rows.sort(key=lambda r: (-r["size"], r["mean_distance"], r["_key"]))
-    frame = pd.DataFrame(rows, columns=["groups", "size", "mean_distance", "_key"])
-    return frame.drop(columns="_key").reset_index(drop=True)
+        mean = float(sub[upper[len(c)]].mean()) if len(c) > 1 else 0.0
+        ranked.append((-len(c), mean, c))
+    ranked.sort()
+    return ranked
 
 
 def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
@@ -544,7 +683,46 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
     list
         Labels of the chosen groups, in the order of ``dist``.
     """
-    return list(candidate_sets(dist, threshold).loc[0, "groups"])
+    dist = check_distance_matrix(dist)
+    labels = list(dist.index)
+    best = _ranked_cliques(dist.to_numpy(dtype=float), _threshold_matrix(dist, threshold))[0]
+    return [labels[i] for i in best[2]]
+
+
+def bootstrap_sets(boot: BootstrapDistances, threshold: float | pd.DataFrame) -> list[tuple]:
+    """:func:`invariant_set` of every bootstrap distance matrix of ``boot``, in order.
+
+    The same sets as ``invariant_set(DataFrame(sample, index=labels, columns=labels),
+    threshold)`` for every ``sample`` in ``boot.samples``, with the matrices and the threshold
+    checked once.
+
+    Parameters
+    ----------
+    boot : BootstrapDistances
+    threshold : float or DataFrame
+        As in :func:`invariant_set`.
+
+    Returns
+    -------
+    list of tuple
+        One tuple of labels per replicate.
+    """
+    if not isinstance(boot, BootstrapDistances):
+        raise TypeError(f"boot must be a BootstrapDistances, got {type(boot).__name__}")
+    point = check_distance_matrix(boot.point)
+    labels = list(point.index)
+    samples = np.asarray(boot.samples, dtype=float)
+    if samples.ndim != 3 or samples.shape[1:] != point.shape:
+        raise ValueError(
+            f"boot.samples has shape {samples.shape}; expected (n_boot, {len(labels)}, "
+            f"{len(labels)})"
+        )
+    if not np.all(np.isfinite(samples)):
+        raise ValueError("boot.samples contains NaN or infinite distances")
+    if not np.allclose(samples, samples.transpose(0, 2, 1), atol=1e-8):
+        raise ValueError("boot.samples holds a distance matrix that is not symmetric")
+    T = _threshold_matrix(point, threshold)
+    return [tuple(labels[i] for i in _ranked_cliques(D, T)[0][2]) for D in samples]
 
 
 @dataclass(frozen=True, eq=False)
@@ -649,9 +827,8 @@ def invariant_set_stability(
     labels = list(boot.point.index)
     point = set(invariant_set(boot.point, threshold))
     counts = Counter()
-    for sample in boot.samples:
-        D = pd.DataFrame(sample, index=boot.point.index, columns=boot.point.columns)
-        counts.update(invariant_set(D, threshold))
+    for members in bootstrap_sets(boot, threshold):
+        counts.update(members)
     idx = pd.Index(labels, name="group")
     return pd.DataFrame(
         {

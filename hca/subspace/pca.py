@@ -19,10 +19,12 @@ __all__ = [
     "explained_variance",
     "effective_rank",
     "principal_subspace",
+    "principal_subspaces",
     "ica_subspace",
     "orthonormalize",
     "principal_angles",
     "subspace_distance",
+    "subspace_distances",
     "benchmark_leverage",
     "residual_variance",
     "spectrum_table",
@@ -281,6 +283,86 @@ def _pca_basis(arr: np.ndarray, k: int) -> np.ndarray:
     return Vt[:k].T.copy()
 
 
+def principal_subspaces(stack: Any, n_components: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`principal_subspace` of many matrices of one shape at once (one batched SVD).
+
+    The split-half nulls and bootstraps need the PCA bases of thousands of small matrices;
+    this computes them with one ``numpy.linalg.svd`` on the stack, with the same centring,
+    the same sign convention (``svd_flip`` on the rows of ``Vt``: each basis vector's largest
+    entry in absolute value is positive) and the same rank check. The bases equal those of
+    :func:`principal_subspace` up to rounding (LAPACK's batched and single calls may differ in
+    the last bits; checked to 1e-10 in the tests).
+
+    Parameters
+    ----------
+    stack : array-like of shape (n_matrices, n_models, n_benchmarks)
+    n_components : int
+
+    Returns
+    -------
+    bases : ndarray of shape (n_matrices, n_benchmarks, n_components)
+        Orthonormal columns; the entries of a rank-deficient matrix are not a basis.
+    full_rank : ndarray of bool, shape (n_matrices,)
+        False where the centred matrix has numerical rank below ``n_components``, where
+        :func:`principal_subspace` raises (the caller decides: redraw or error).
+    """
+    arr = _float_array(stack, "stack")
+    if arr.ndim != 3:
+        raise ValueError(
+            f"stack must be 3-D (n_matrices, n_models, n_benchmarks), got shape {arr.shape}"
+        )
+    if arr.shape[0] == 0:
+        raise ValueError("stack holds no matrices")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=(1, 2)))[0])
+        raise ValueError(f"stack[{bad}] contains NaN or infinite values")
+    k = check_n_components(n_components, arr.shape[2])
+    check_rows(arr.shape[1], k, "each matrix of stack")
+    return pca_bases(arr, k)
+
+
+def _float_array(values: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array ({exc})") from exc
+
+
+def pca_bases(stack: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`principal_subspaces` without input checks: ``stack`` a finite float array of
+    shape (m, n, p) with ``n >= k + 1`` and ``k <= p`` (the hot path of the nulls)."""
+    centred = stack - stack.mean(axis=1, keepdims=True)
+    try:
+        _, s, Vt = np.linalg.svd(centred, full_matrices=False)
+    except np.linalg.LinAlgError:  # an SVD that does not converge fails that matrix only
+        return _pca_bases_one_by_one(centred, k)
+    return _flipped_bases(s, Vt, k)
+
+
+def _flipped_bases(s: np.ndarray, Vt: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    # svd_flip(u_based_decision=False) on every matrix: the largest |entry| of each row of Vt
+    # is made positive (argmax takes the first of tied entries, as in scikit-learn).
+    rows = np.take_along_axis(Vt, np.argmax(np.abs(Vt), axis=2)[:, :, None], axis=2)
+    Vt = Vt * np.sign(rows)
+    s = s[:, :k]
+    full_rank = (s[:, 0] != 0) & (s[:, -1] > _RANK_TOL * s[:, 0])
+    return np.ascontiguousarray(Vt[:, :k].transpose(0, 2, 1)), full_rank
+
+
+def _pca_bases_one_by_one(centred: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    m, _, p = centred.shape
+    bases = np.zeros((m, p, k))
+    full_rank = np.zeros(m, dtype=bool)
+    for i, c in enumerate(centred):
+        try:
+            _, s, Vt = np.linalg.svd(c, full_matrices=False)
+        except np.linalg.LinAlgError:
+            continue
+        b, ok = _flipped_bases(s[None], Vt[None], k)
+        bases[i], full_rank[i] = b[0], ok[0]
+    return bases, full_rank
+
+
 def ica_subspace(
     X: Any, n_components: int = 3, *, random_state: int | None = 0, max_iter: int = 1000
 ) -> np.ndarray:
@@ -360,6 +442,60 @@ def subspace_distance(U: Any, V: Any) -> float:
     float in [0, 1]
     """
     return float(np.clip(1.0 - np.mean(_cosines(U, V)), 0.0, 1.0))
+
+
+def subspace_distances(U: Any, V: Any) -> np.ndarray:
+    """:func:`subspace_distance` of many pairs of bases at once: ``U[i]`` with ``V[i]``.
+
+    One batched QR per stack and one batched SVD of the products ``Q_U[i]^T Q_V[i]``;
+    equal to :func:`subspace_distance` of every pair up to rounding (1e-10 in the tests).
+
+    Parameters
+    ----------
+    U, V : array-like of shape (m, n_benchmarks, k) and (m, n_benchmarks, l)
+        Stacks of bases; a single basis (2-D) is paired with every basis of the other stack.
+
+    Returns
+    -------
+    ndarray of shape (m,), values in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        If the stacks do not match, hold NaN, or a basis has dependent columns.
+    """
+    Q1 = _orthonormal_stack(U, "U")
+    Q2 = _orthonormal_stack(V, "V")
+    if Q1.shape[1] != Q2.shape[1]:
+        raise ValueError(f"bases live in different spaces: {Q1.shape[1]} vs {Q2.shape[1]} rows")
+    if Q1.shape[0] != Q2.shape[0] and 1 not in (Q1.shape[0], Q2.shape[0]):
+        raise ValueError(f"U holds {Q1.shape[0]} bases but V holds {Q2.shape[0]}")
+    cos = np.clip(np.linalg.svd(Q1.transpose(0, 2, 1) @ Q2, compute_uv=False), 0.0, 1.0)
+    return np.clip(1.0 - cos.mean(axis=1), 0.0, 1.0)
+
+
+def _orthonormal_stack(A: Any, name: str) -> np.ndarray:
+    """:func:`orthonormalize` of every basis of a stack (one batched QR)."""
+    arr = _float_array(A, name)
+    if arr.ndim == 2:
+        arr = arr[None]
+    if arr.ndim != 3 or 0 in arr.shape:
+        raise ValueError(f"{name} must be a basis or a non-empty stack of bases, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    n, k = arr.shape[1:]
+    if k > n:
+        raise ValueError(f"basis has {k} columns but only {n} rows; columns are dependent")
+    Q, R = np.linalg.qr(arr)
+    diag = np.abs(np.diagonal(R, axis1=1, axis2=2))
+    top = diag.max(axis=1)
+    dependent = (top == 0) | (diag.min(axis=1) <= _RANK_TOL * top)
+    if dependent.any():
+        raise ValueError(
+            f"{name}[{int(np.flatnonzero(dependent)[0])}]: basis has linearly dependent "
+            "columns; its span has lower rank"
+        )
+    return Q
 
 
 # --------------------------------------------------------------------------- descriptions
