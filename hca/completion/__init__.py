@@ -23,7 +23,9 @@ from hca.completion.experiment import (  # noqa: F401
 )
 from hca.completion.masks import (  # noqa: F401
     mask_block,
+    mask_blocks,
     mask_random,
+    mask_randoms,
     observed_column_sets,
     rmse_on_mask,
 )
@@ -34,7 +36,9 @@ __all__ = [
     "default_shrinkage_grid",
     "ColumnMeans",
     "mask_random",
+    "mask_randoms",
     "mask_block",
+    "mask_blocks",
     "rmse_on_mask",
     "observed_column_sets",
     "global_vs_local",

@@ -21,12 +21,12 @@ from hca.completion.estimators import (
     eig_desc,
     lambda_max,
     single_thread_blas,
-    smc_rule,
+    smc_rule_batch,
     soft_impute_batch,
     standardise,
     svt_weights,
 )
-from hca.completion.masks import mask_block, mask_random
+from hca.completion.masks import mask_blocks, mask_random, mask_randoms
 from hca.validation import (
     MAX_SHOW,
     check_fraction,
@@ -169,10 +169,14 @@ def _soft_impute_runs(
 
 
 def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, np.ndarray]:
-    """RMSE of SMC on every repetition (fast path).
+    """RMSE and rank of SMC on every repetition (fast path).
 
     The same estimator as :class:`StructuredCompletion`, with the singular vectors taken
-    from Gram matrices so that the fixed complete rows enter through precomputed sums.
+    from Gram matrices so that the fixed complete rows enter through precomputed sums. The
+    repetitions whose masks leave the same columns complete and the same number of rows
+    complete (all of them under one block of rows) are one stack of problems of one shape,
+    solved together (:func:`_smc_stack`); the arithmetic of every problem is that of one
+    problem alone.
     """
     est._check_params()
     X_rows, d = design.X_rows, design.X_rows.shape[1]
@@ -180,46 +184,77 @@ def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, n
     n_out = X_out.shape[0]
     out_mean = X_out.mean(axis=0) if n_out else np.zeros(d)
     C_out = (X_out - out_mean).T @ (X_out - out_mean)
-    n_rows = n_out + X_rows.shape[0]
-    rank = None if est.rank is None else int(est.rank)
+    masks = design.masks
+    inc, c2 = masks.any(axis=2), masks.any(axis=1)
+    m1 = n_out + (~inc).sum(axis=1)
+    bad = (m1 == 0) | c2.all(axis=1)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"repetition {r}: the {design.label} matrix has no fully "
+            f"observed {'row' if m1[r] == 0 else 'column'}; structured "
+            "completion needs both (use a smaller p)"
+        )
     scored = np.zeros(X_rows.shape[0], dtype=bool)
     scored[design.scored] = True
-    R = design.masks.shape[0]
+    R = masks.shape[0]
     rmse, ranks = np.empty(R), np.empty(R, dtype=int)
-    for r in range(R):
-        miss = design.masks[r]
-        inc = miss.any(axis=1)
-        c2 = miss.any(axis=0)
-        C1, C2 = np.flatnonzero(~c2), np.flatnonzero(c2)
-        top = X_rows[~inc]
-        m1 = n_out + top.shape[0]
-        if m1 == 0 or C1.size == 0:
-            raise ValueError(
-                f"repetition {r}: the {design.label} matrix has no fully "
-                f"observed {'row' if m1 == 0 else 'column'}; structured "
-                "completion needs both (use a smaller p)"
-            )
-        mu = (n_out * out_mean + top.sum(axis=0)) / m1 if est.center else np.zeros(d)
-        shift = out_mean - mu
-        Gt = C_out + n_out * np.outer(shift, shift) + (top - mu).T @ (top - mu)
-        if est.scale:
-            sd = np.sqrt(np.diag(Gt) / m1)
-            sd[~(sd > 1e-12 * np.maximum(np.abs(mu), 1.0))] = 1.0
-        else:
-            sd = np.ones(d)
-        Gt = Gt / np.outer(sd, sd)
-        A21 = (X_rows[inc][:, C1] - mu[C1]) / sd[C1]
-        _, V1 = eig_desc(Gt[np.ix_(C1, C1)] + A21.T @ A21)
-        perm = np.concatenate([C1, C2])
-        e2, V2 = eig_desc(Gt[np.ix_(perm, perm)])
-        B1 = (np.sqrt(e2)[:, None] * V2.T)[: min(m1, d)]
-        A22, ranks[r], _ = smc_rule(
-            V1, B1, A21, m1, rank, float(est.threshold_constant), est.thresholding, n_rows, d
+    _, group = np.unique(np.column_stack([c2, m1]), axis=0, return_inverse=True)
+    for g in np.unique(group):
+        reps = np.flatnonzero(group.ravel() == g)
+        rmse[reps], ranks[reps] = _smc_stack(
+            X_rows, masks[reps], inc[reps], scored, (n_out, out_mean, C_out), est
         )
-        pred = A22 * sd[C2] + mu[C2]
-        keep = scored[inc]
-        m = miss[inc][keep][:, C2]
-        err = (pred[keep] - X_rows[inc][keep][:, C2])[m]
+    return rmse, ranks
+
+
+def _smc_stack(
+    X_rows: np.ndarray,
+    masks: np.ndarray,
+    inc: np.ndarray,
+    scored: np.ndarray,
+    fixed: tuple[int, np.ndarray, np.ndarray],
+    est: StructuredCompletion,
+) -> tuple[np.ndarray, np.ndarray]:
+    """SMC on ``G`` repetitions whose masks leave the same columns and the same number of
+    rows complete: RMSE on the scored masked entries and rank, per repetition."""
+    n_out, out_mean, C_out = fixed
+    G, n, d = masks.shape
+    c2 = masks[0].any(axis=0)
+    C1, C2 = np.flatnonzero(~c2), np.flatnonzero(c2)
+    n_inc = int(inc[0].sum())
+    top = X_rows[np.nonzero(~inc)[1].reshape(G, n - n_inc)]  # rows in order, per repetition
+    rows_inc = np.nonzero(inc)[1].reshape(G, n_inc)
+    Xi = X_rows[rows_inc]
+    m1 = n_out + top.shape[1]
+    mu = (n_out * out_mean + top.sum(axis=1)) / m1 if est.center else np.zeros((G, d))
+    shift = out_mean - mu
+    Gt = (
+        C_out
+        + n_out * (shift[:, :, None] * shift[:, None, :])
+        + np.swapaxes(top - mu[:, None, :], 1, 2) @ (top - mu[:, None, :])
+    )
+    if est.scale:
+        sd = np.sqrt(np.diagonal(Gt, axis1=1, axis2=2) / m1)
+        sd[~(sd > 1e-12 * np.maximum(np.abs(mu), 1.0))] = 1.0
+    else:
+        sd = np.ones((G, d))
+    Gt = Gt / (sd[:, :, None] * sd[:, None, :])
+    A21 = (Xi[:, :, C1] - mu[:, None, C1]) / sd[:, None, C1]
+    _, V1 = eig_desc(Gt[:, C1[:, None], C1[None, :]] + np.swapaxes(A21, 1, 2) @ A21)
+    perm = np.concatenate([C1, C2])
+    e2, V2 = eig_desc(Gt[:, perm[:, None], perm[None, :]])
+    B1 = (np.sqrt(e2)[:, :, None] * np.swapaxes(V2, 1, 2))[:, : min(m1, d)]
+    rank = None if est.rank is None else int(est.rank)
+    A22, ranks, _ = smc_rule_batch(
+        V1, B1, A21, m1, rank, float(est.threshold_constant), est.thresholding, n + n_out, d
+    )
+    pred = A22 * sd[:, None, C2] + mu[:, None, C2]
+    rmse = np.empty(G)
+    for r in range(G):  # the error on the scored masked entries, as one repetition alone
+        keep = scored[rows_inc[r]]
+        m = masks[r, rows_inc[r]][keep][:, C2]
+        err = (pred[r][keep] - Xi[r][keep][:, C2])[m]
         rmse[r] = np.sqrt(np.mean(err**2))
     return rmse, ranks
 
@@ -366,12 +401,10 @@ def global_vs_local(
         if observed_cols is None:
             raise ValueError("pattern='block' needs observed_cols")
         obs_idx = _cols_index(observed_cols, cols)
-        masks = np.stack(
-            [mask_block(n_masked, d, obs_idx, p, rng, same_rows) for _ in range(n_reps)]
-        )
+        masks = mask_blocks(n_masked, d, obs_idx, p, rng, same_rows, int(n_reps))
         obs_label = ",".join(str(cols[j]) for j in obs_idx)
     else:
-        masks = np.stack([mask_random((n_masked, d), p, rng) for _ in range(n_reps)])
+        masks = mask_randoms((n_masked, d), p, rng, int(n_reps))
         obs_label = ""
     dom_masks = masks[:, dom] if mask_scope == "all" else masks
     n_missing = dom_masks.sum(axis=(1, 2))
