@@ -292,7 +292,7 @@ def _resolve_method(method: Any, pattern: str, params: dict) -> tuple[str, Any]:
     return type(method).__name__, method
 
 
-def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
+def _approach_frame(design: _Design, est: Any) -> dict[str, np.ndarray]:
     """RMSE, rank, shrinkage and iterations of one approach over every repetition."""
     shrink = float("nan")
     n_iter = np.full(design.masks.shape[0], -1)
@@ -304,7 +304,12 @@ def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
         rmse, rank = _column_means_runs(design)
     else:
         rmse, rank = _estimator_runs(design, est)
-    return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink, "n_iter": n_iter})
+    return {
+        "rmse": rmse,
+        "rank": rank,
+        "shrinkage": np.full(rmse.shape[0], shrink),
+        "n_iter": n_iter,
+    }
 
 
 def global_vs_local(
@@ -423,32 +428,24 @@ def global_vs_local(
     else:
         glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size), "global")
     with single_thread_blas():
-        frames = [_approach_frame(design, est) for design in (glob, local)]
-    out = pd.concat(frames, ignore_index=True)
-    out.insert(0, "rep", np.tile(np.arange(n_reps), 2))
-    out.insert(1, "approach", np.repeat(["global", "local"], n_reps))
-    out["n_missing"] = np.tile(n_missing, 2)
-    out["pattern"] = pattern
-    out["p"] = float(p)
-    out["method"] = name
-    out["observed_cols"] = obs_label
-    out["mask_scope"] = mask_scope
-    return out[
-        [
-            "rep",
-            "approach",
-            "rmse",
-            "n_missing",
-            "rank",
-            "shrinkage",
-            "n_iter",
-            "pattern",
-            "p",
-            "method",
-            "observed_cols",
-            "mask_scope",
-        ]
-    ]
+        parts = [_approach_frame(design, est) for design in (glob, local)]
+    both = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    return pd.DataFrame(
+        {
+            "rep": np.tile(np.arange(n_reps), 2),
+            "approach": np.repeat(["global", "local"], n_reps),
+            "rmse": both["rmse"],
+            "n_missing": np.tile(n_missing, 2),
+            "rank": both["rank"],
+            "shrinkage": both["shrinkage"],
+            "n_iter": both["n_iter"],
+            "pattern": pattern,
+            "p": float(p),
+            "method": name,
+            "observed_cols": obs_label,
+            "mask_scope": mask_scope,
+        }
+    )
 
 
 def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:

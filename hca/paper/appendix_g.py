@@ -306,11 +306,7 @@ def _run_task(
         warnings.simplefilter("ignore", ConvergenceWarning)
         df = global_vs_local(Xf, local_rows, **task.kwargs)
     df["rep"] += task.rep0
-    df.insert(0, "experiment", task.experiment)
-    df.insert(1, "variant", task.variant)
-    df.insert(2, "setting", task.setting)
-    df.insert(3, "n_observed", len(task.kwargs.get("observed_cols") or ()))
-    return df, time.process_time() - t0
+    return df, time.process_time() - t0  # the task's columns are added by run_appendix_g
 
 
 def run_appendix_g(
@@ -365,6 +361,12 @@ def run_appendix_g(
     for k, res in zip(order, done):
         results[k] = res
     frame = pd.concat([df for df, _ in results], ignore_index=True)
+    sizes = [len(df) for df, _ in results]
+    frame.insert(0, "experiment", np.repeat([t.experiment for t in tasks], sizes))
+    frame.insert(1, "variant", np.repeat([t.variant for t in tasks], sizes))
+    frame.insert(2, "setting", np.repeat([t.setting for t in tasks], sizes))
+    n_observed = [len(t.kwargs.get("observed_cols") or ()) for t in tasks]
+    frame.insert(3, "n_observed", np.repeat(n_observed, sizes))
     timing = pd.DataFrame(
         {
             "experiment": [t.experiment for t in tasks],
