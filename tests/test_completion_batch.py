@@ -7,13 +7,19 @@ the former mask drawing (one :func:`mask_block` / :func:`mask_random` call per r
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from hca.completion import (
+    AUTHORS_SOFT_IMPUTE,
+    ColumnMeans,
     StructuredCompletion,
     global_vs_local,
+    global_vs_local_many,
     mask_block,
     mask_blocks,
     mask_random,
@@ -21,6 +27,7 @@ from hca.completion import (
 )
 from hca.completion.estimators import eig_desc, smc_block, smc_rule, smc_rule_batch
 from hca.completion.experiment import _Design, _smc_runs  # the code under test
+from hca.paper.appendix_g import AppendixGDesign, _tasks, run_appendix_g
 
 _SINGULAR_RTOL = 1e-10
 
@@ -213,3 +220,65 @@ def test_global_vs_local_smc_equals_the_former_code_and_estimator():
         err = np.sqrt(np.mean((fit.completed_[m] - X[dom][m]) ** 2))
         row = df[(df.rep == r) & (df.approach == "local")].iloc[0]
         assert row.rmse == pytest.approx(err, rel=1e-10) and row["rank"] == fit.rank_
+
+
+def test_global_vs_local_many_equals_one_setting_at_a_time():
+    X, dom = _data(n_out=90, n_dom=30, seed=12, signal=3.0)
+    frame = pd.DataFrame(X, columns=list("abcdef"))
+    local = np.isin(np.arange(len(X)), dom)
+    authors = dict(AUTHORS_SOFT_IMPUTE)
+    settings = [
+        {"pattern": "random", "p": 0.2, "n_reps": 3, "method": "soft_impute",
+         "method_params": authors, "mask_scope": "all", "random_state": 1},
+        {"pattern": "block", "p": 0.5, "n_reps": 2, "method": "soft_impute",
+         "method_params": authors, "mask_scope": "all", "random_state": 2,
+         "observed_cols": ["a", "b", "c"], "same_rows": False},
+        {"pattern": "random", "p": 0.7, "n_reps": 4, "method": "soft_impute",
+         "method_params": {"shrinkage": 0.1}, "random_state": 3},
+        {"pattern": "random", "p": 0.5, "n_reps": 2, "method": "soft_impute",
+         "method_params": {"shrinkage": 0.1}, "random_state": 4},
+        {"pattern": "random", "p": 0.5, "n_reps": 2, "method": "soft_impute", "random_state": 5},
+        {"pattern": "block", "p": 0.3, "n_reps": 3, "observed_cols": ["b", "d", "f"],
+         "random_state": 6},
+        {"pattern": "random", "p": 0.4, "n_reps": 3, "method": ColumnMeans(), "random_state": 7},
+        {"pattern": "random", "p": 0.3, "n_reps": 1, "method": "soft_impute",
+         "method_params": authors, "mask_scope": "all", "random_state": 8},
+    ]
+    many = global_vs_local_many(frame, local, settings)
+    for kw, got in zip(settings, many):
+        pd.testing.assert_frame_equal(got, global_vs_local(frame, local, **kw),
+                                      check_exact=False, rtol=1e-10, atol=0)
+    assert many[0].n_iter.between(2, 100).all() and (many[2].shrinkage == 0.1).all()
+    with pytest.raises(ValueError, match="repetition 0: column"):
+        global_vs_local_many(frame, local, [settings[2], {**settings[3], "p": 0.99}])
+
+
+def _former_appendix_g_frame(frame, local, design, max_reps):
+    """run_appendix_g's frame as the former code built it: one global_vs_local per task."""
+    tasks = _tasks(design, 6, len(frame), max_reps)
+    parts = []
+    for t in tasks:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            df = global_vs_local(frame, local, **t.kwargs)
+        df["rep"] += t.rep0
+        df.insert(0, "experiment", t.experiment)
+        df.insert(1, "variant", t.variant)
+        df.insert(2, "setting", t.setting)
+        df.insert(3, "n_observed", len(t.kwargs.get("observed_cols") or ()))
+        parts.append(df)
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize("max_reps, n_jobs", [(1, None), (3, None), (3, 2), (None, None)])
+def test_run_appendix_g_jobs_equal_one_task_at_a_time(max_reps, n_jobs):
+    X, local = _data(n_out=80, n_dom=25, seed=13, signal=3.0)
+    frame = pd.DataFrame(X, columns=list("abcdef"))
+    mask = np.isin(np.arange(len(X)), local)
+    d = AppendixGDesign.authors(random_runs=((0.2, 3), (0.5, 2)), ps_block=(0.3, 0.5),
+                                n_reps_block=1, n_reps_sets=2)
+    res = run_appendix_g(frame, mask, d, n_jobs=n_jobs, max_reps_per_task=max_reps)
+    former = _former_appendix_g_frame(frame, mask, d, max_reps or 3)
+    pd.testing.assert_frame_equal(res.frame, former, check_exact=False, rtol=1e-10, atol=0)
+    assert res.timings.repetitions.sum() == len(former) // 2
+    assert (res.timings.seconds >= 0).all()

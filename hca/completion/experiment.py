@@ -37,6 +37,7 @@ from hca.validation import (
 
 __all__ = [
     "global_vs_local",
+    "global_vs_local_many",
     "domain_matrix",
     "completion_sweep",
     "paired_rmse",
@@ -106,11 +107,27 @@ class _Design:
         Xm[self.masks[r]] = np.nan
         return Xm if self.X_fixed is None else np.vstack([Xm, self.X_fixed])
 
+    def with_masks(self, masks: np.ndarray) -> _Design:
+        """The same design with other masks (e.g. the repetitions of several settings)."""
+        return _Design(self.X_rows, masks, self.X_fixed, self.scored, self.label)
+
     def rmse(self, pred: np.ndarray, r: np.ndarray | slice) -> np.ndarray:
         """RMSE on the scored masked entries; ``pred`` is (R, n_scored, d) for reps ``r``."""
         m = self.masks[r][:, self.scored]
         err = np.where(m, pred - self.X_rows[self.scored][None], 0.0)
         return np.sqrt((err**2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
+
+
+def _check_fillable(design: _Design) -> None:
+    """Soft-impute needs an observed entry in every column of every repetition."""
+    empty = design.masks.all(axis=1)
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        raise ValueError(
+            f"repetition {r}: column {j} is entirely masked in the "
+            f"{design.label} matrix, which soft-impute cannot fill "
+            "(use a smaller p)"
+        )
 
 
 def _soft_impute_runs(
@@ -120,15 +137,8 @@ def _soft_impute_runs(
     (batched; fixed rows via their Gram). Fits stopped by ``stopping="change"`` (the
     authors' fancyimpute rule) may end at ``max_iter`` without a warning: that is the
     method; their iterations are in the output."""
+    _check_fillable(design)
     R, n, d = design.masks.shape
-    empty = design.masks.all(axis=1)
-    if empty.any():
-        r, j = np.argwhere(empty)[0]
-        raise ValueError(
-            f"repetition {r}: column {j} is entirely masked in the "
-            f"{design.label} matrix, which soft-impute cannot fill "
-            "(use a smaller p)"
-        )
     shrink = est.shrinkage
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
@@ -384,6 +394,123 @@ def global_vs_local(
     singular vectors computed from Gram matrices (identical up to rounding). Rows whose
     every entry is removed receive the column means, without a warning.
     """
+    run = _prepare(
+        X_global,
+        local_rows,
+        pattern,
+        p,
+        n_reps,
+        method,
+        random_state,
+        observed_cols,
+        method_params,
+        mask_scope,
+        same_rows,
+    )
+    with single_thread_blas():
+        parts = [_approach_frame(design, run.est) for design in run.designs]
+    return run.frame(parts)
+
+
+def global_vs_local_many(
+    X_global: Any, local_rows: Any, settings: Sequence[dict[str, Any]]
+) -> list[pd.DataFrame]:
+    """:func:`global_vs_local` for several settings of one matrix and domain.
+
+    Every setting's masks are drawn from its own ``random_state`` as :func:`global_vs_local`
+    draws them, and the output is ``[global_vs_local(X_global, local_rows, **kw) for kw in
+    settings]``. The settings fitted by soft-impute with a given ``shrinkage`` and the same
+    parameters are fitted as one stack of repetitions (the fit of every repetition is the
+    one it gets alone); the others run one setting at a time.
+
+    Parameters
+    ----------
+    X_global, local_rows
+        As in :func:`global_vs_local`.
+    settings : sequence of dict
+        Keyword arguments of :func:`global_vs_local`, one dict per setting.
+
+    Returns
+    -------
+    list of DataFrame
+        One frame per setting, in the order of ``settings``.
+    """
+    runs = [_prepare(X_global, local_rows, **kw) for kw in settings]
+    groups: dict[Any, list[int]] = {}
+    for i, run in enumerate(runs):
+        key: Any = i
+        if isinstance(run.est, SoftImpute) and run.est.shrinkage is not None:
+            params = run.est.get_params()
+            params.pop("random_state")
+            key = ("stack", run.mask_scope, repr(sorted(params.items())))
+        groups.setdefault(key, []).append(i)
+    parts: list[list[dict[str, np.ndarray]]] = [[] for _ in runs]
+    with single_thread_blas():
+        for members in groups.values():
+            est = runs[members[0]].est
+            for a in range(2):
+                designs = [runs[i].designs[a] for i in members]
+                for design in designs:
+                    _check_fillable(design)
+                stacked = designs[0].with_masks(np.concatenate([d.masks for d in designs]))
+                out = _approach_frame(stacked, est)
+                at = np.cumsum([0] + [d.masks.shape[0] for d in designs])
+                for j, i in enumerate(members):
+                    parts[i].append({k: v[at[j] : at[j + 1]] for k, v in out.items()})
+    return [run.frame(part) for run, part in zip(runs, parts)]
+
+
+class _Run:
+    """One setting of :func:`global_vs_local`, checked, with its masks drawn."""
+
+    def __init__(
+        self,
+        designs: tuple[_Design, _Design],
+        est: Any,
+        name: str,
+        n_missing: np.ndarray,
+        labels: dict[str, Any],
+    ) -> None:
+        self.designs, self.est, self.name = designs, est, name
+        self.n_missing, self.labels = n_missing, labels
+        self.mask_scope = labels["mask_scope"]
+
+    def frame(self, parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
+        """The output frame of :func:`global_vs_local` from the two approaches' results."""
+        n_reps = self.n_missing.shape[0]
+        both = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        return pd.DataFrame(
+            {
+                "rep": np.tile(np.arange(n_reps), 2),
+                "approach": np.repeat(["global", "local"], n_reps),
+                "rmse": both["rmse"],
+                "n_missing": np.tile(self.n_missing, 2),
+                "rank": both["rank"],
+                "shrinkage": both["shrinkage"],
+                "n_iter": both["n_iter"],
+                "pattern": self.labels["pattern"],
+                "p": self.labels["p"],
+                "method": self.name,
+                "observed_cols": self.labels["observed_cols"],
+                "mask_scope": self.mask_scope,
+            }
+        )
+
+
+def _prepare(
+    X_global: Any,
+    local_rows: Any,
+    pattern: str = "random",
+    p: float = 0.8,
+    n_reps: int = 1000,
+    method: Any = "auto",
+    random_state: Any = 0,
+    observed_cols: Sequence[Any] | None = None,
+    method_params: dict | None = None,
+    mask_scope: str = "domain",
+    same_rows: bool = True,
+) -> _Run:
+    """Check the arguments of :func:`global_vs_local` and draw the masks."""
     if pattern not in PATTERNS:
         raise ValueError(f"pattern must be one of {PATTERNS}; got {pattern!r}")
     if mask_scope not in _SCOPES:
@@ -427,25 +554,13 @@ def global_vs_local(
         glob = _Design(X, masks, None, dom, "global")
     else:
         glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size), "global")
-    with single_thread_blas():
-        parts = [_approach_frame(design, est) for design in (glob, local)]
-    both = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-    return pd.DataFrame(
-        {
-            "rep": np.tile(np.arange(n_reps), 2),
-            "approach": np.repeat(["global", "local"], n_reps),
-            "rmse": both["rmse"],
-            "n_missing": np.tile(n_missing, 2),
-            "rank": both["rank"],
-            "shrinkage": both["shrinkage"],
-            "n_iter": both["n_iter"],
-            "pattern": pattern,
-            "p": float(p),
-            "method": name,
-            "observed_cols": obs_label,
-            "mask_scope": mask_scope,
-        }
-    )
+    labels = {
+        "pattern": pattern,
+        "p": float(p),
+        "observed_cols": obs_label,
+        "mask_scope": mask_scope,
+    }
+    return _Run((glob, local), est, name, n_missing, labels)
 
 
 def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:
