@@ -16,6 +16,7 @@ from hca.completion.experiment import (  # noqa: F401
     completion_sweep,
     domain_matrix,
     global_vs_local,
+    global_vs_local_many,
     local_row_positions,
     paired_rmse,
     random_mask_diagnostics,
@@ -23,7 +24,9 @@ from hca.completion.experiment import (  # noqa: F401
 )
 from hca.completion.masks import (  # noqa: F401
     mask_block,
+    mask_blocks,
     mask_random,
+    mask_randoms,
     observed_column_sets,
     rmse_on_mask,
 )
@@ -34,10 +37,13 @@ __all__ = [
     "default_shrinkage_grid",
     "ColumnMeans",
     "mask_random",
+    "mask_randoms",
     "mask_block",
+    "mask_blocks",
     "rmse_on_mask",
     "observed_column_sets",
     "global_vs_local",
+    "global_vs_local_many",
     "domain_matrix",
     "completion_sweep",
     "paired_rmse",

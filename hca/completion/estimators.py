@@ -672,40 +672,86 @@ def smc_rule(
 
     ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
     singular value) and ``B1 = U2^T [A11, A12] = S2 V2^T`` (rows by decreasing singular
-    value; the first ``m2`` columns belong to ``A11``).
+    value; the first ``m2`` columns belong to ``A11``). One problem of
+    :func:`smc_rule_batch`.
     """
-    m2 = V1.shape[0]
-    B11, B12, B21 = B1[:, :m2] @ V1, B1[:, m2:], A21 @ V1
+    A22, r, thr = smc_rule_batch(
+        V1[None], B1[None], A21[None], m1, rank, c_T, thresholding, n_rows, n_cols
+    )
+    return A22[0], int(r[0]), thr
+
+
+def smc_rule_batch(
+    V1: np.ndarray,
+    B1: np.ndarray,
+    A21: np.ndarray,
+    m1: int,
+    rank: int | None,
+    c_T: float,
+    thresholding: str,
+    n_rows: int,
+    n_cols: int,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`smc_rule` for ``R`` problems of one shape at once.
+
+    Every problem takes the rank the one-problem rule would take: the candidate ranks are
+    tried from the largest down, each on the problems not yet decided, and the estimate of
+    each rank is computed for the problems that took it (the same LAPACK calls per problem
+    as one at a time).
+
+    Parameters
+    ----------
+    V1 : (R, m2, m2) array
+    B1 : (R, q, n_cols) array
+    A21 : (R, k21, m2) array
+    m1 : int
+        Fully observed rows (the same in every problem).
+
+    Returns
+    -------
+    A22 : (R, k21, n_cols - m2) array; rank : (R,) int array; threshold : float
+    """
+    R, m2 = V1.shape[0], V1.shape[1]
+    B11, B12, B21 = B1[:, :, :m2] @ V1, B1[:, :, m2:], A21 @ V1
     k = min(m1, m2)
     thr = c_T * np.sqrt(n_rows / m1) if thresholding == "row" else c_T * np.sqrt(n_cols / m2)
-    smax = np.linalg.norm(B11, 2) if B11.size else 0.0
-    r = 0
+    smax = np.linalg.norm(B11, 2, axis=(1, 2)) if B11.size else np.zeros(R)
+    r = np.zeros(R, dtype=int)
+    open_ = np.ones(R, dtype=bool)  # rank not decided yet
     candidates = [min(int(rank), k)] if rank is not None else range(k, 0, -1)
     for s in candidates:
-        if s == 0:
+        if s == 0 or not open_.any():
             break
-        sub = B11[:s, :s]
+        live = np.flatnonzero(open_)
+        sub = B11[live, :s, :s]
         sv = np.linalg.svd(sub, compute_uv=False)
-        if sv[-1] <= _SINGULAR_RTOL * smax:
-            if rank is not None:
+        regular = ~(sv[:, -1] <= _SINGULAR_RTOL * smax[live])
+        if rank is not None:
+            if not regular.all():
                 raise ValueError(
                     f"rank={rank}: B11[:{s}, :{s}] is singular (A11 has "
                     f"numerical rank < {s}); choose a smaller rank or rank=None"
                 )
+            r[live] = s
+            break
+        live, sub = live[regular], sub[regular]
+        if not live.size:
             continue
-        if rank is not None:
-            r = s
-            break
-        if thresholding == "row":
-            T = np.linalg.solve(sub.T, B21[:, :s].T).T  # B21[:, :s] sub^{-1}
-        else:
-            T = np.linalg.solve(sub, B12[:s, :])  # sub^{-1} B12[:s, :]
-        if np.linalg.norm(T, 2) <= thr:
-            r = s
-            break
-    if r == 0:
-        return np.zeros((A21.shape[0], B12.shape[1])), 0, float(thr)
-    A22 = B21[:, :r] @ np.linalg.solve(B11[:r, :r], B12[:r, :])
+        if thresholding == "row":  # B21[:, :s] sub^{-1}
+            T = np.swapaxes(
+                np.linalg.solve(np.swapaxes(sub, 1, 2), np.swapaxes(B21[live, :, :s], 1, 2)),
+                1,
+                2,
+            )
+        else:  # sub^{-1} B12[:s, :]
+            T = np.linalg.solve(sub, B12[live, :s, :])
+        take = live[np.linalg.norm(T, 2, axis=(1, 2)) <= thr]
+        r[take] = s
+        open_[take] = False
+    A22 = np.zeros((R, A21.shape[1], B12.shape[2]))
+    for s in np.unique(r[r > 0]):
+        at = np.flatnonzero(r == s)
+        A22[at] = B21[at, :, :s] @ np.linalg.solve(B11[at, :s, :s], B12[at, :s, :])
     return A22, r, float(thr)
 
 
@@ -732,9 +778,10 @@ def smc_block(
 
 
 def eig_desc(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenvalues (clipped at 0) and eigenvectors of a symmetric matrix, decreasing."""
+    """Eigenvalues (clipped at 0) and eigenvectors of a symmetric matrix (or of a stack of
+    them, ``(..., d, d)``), decreasing."""
     e, V = np.linalg.eigh(G)
-    return np.clip(e[::-1], 0.0, None), V[:, ::-1]
+    return np.clip(e[..., ::-1], 0.0, None), V[..., ::-1]
 
 
 class StructuredCompletion(MatrixCompleter):

@@ -21,12 +21,12 @@ from hca.completion.estimators import (
     eig_desc,
     lambda_max,
     single_thread_blas,
-    smc_rule,
+    smc_rule_batch,
     soft_impute_batch,
     standardise,
     svt_weights,
 )
-from hca.completion.masks import mask_block, mask_random
+from hca.completion.masks import mask_blocks, mask_random, mask_randoms
 from hca.validation import (
     MAX_SHOW,
     check_fraction,
@@ -37,6 +37,7 @@ from hca.validation import (
 
 __all__ = [
     "global_vs_local",
+    "global_vs_local_many",
     "domain_matrix",
     "completion_sweep",
     "paired_rmse",
@@ -106,11 +107,27 @@ class _Design:
         Xm[self.masks[r]] = np.nan
         return Xm if self.X_fixed is None else np.vstack([Xm, self.X_fixed])
 
+    def with_masks(self, masks: np.ndarray) -> _Design:
+        """The same design with other masks (e.g. the repetitions of several settings)."""
+        return _Design(self.X_rows, masks, self.X_fixed, self.scored, self.label)
+
     def rmse(self, pred: np.ndarray, r: np.ndarray | slice) -> np.ndarray:
         """RMSE on the scored masked entries; ``pred`` is (R, n_scored, d) for reps ``r``."""
         m = self.masks[r][:, self.scored]
         err = np.where(m, pred - self.X_rows[self.scored][None], 0.0)
         return np.sqrt((err**2).sum(axis=(1, 2)) / m.sum(axis=(1, 2)))
+
+
+def _check_fillable(design: _Design) -> None:
+    """Soft-impute needs an observed entry in every column of every repetition."""
+    empty = design.masks.all(axis=1)
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        raise ValueError(
+            f"repetition {r}: column {j} is entirely masked in the "
+            f"{design.label} matrix, which soft-impute cannot fill "
+            "(use a smaller p)"
+        )
 
 
 def _soft_impute_runs(
@@ -120,15 +137,8 @@ def _soft_impute_runs(
     (batched; fixed rows via their Gram). Fits stopped by ``stopping="change"`` (the
     authors' fancyimpute rule) may end at ``max_iter`` without a warning: that is the
     method; their iterations are in the output."""
+    _check_fillable(design)
     R, n, d = design.masks.shape
-    empty = design.masks.all(axis=1)
-    if empty.any():
-        r, j = np.argwhere(empty)[0]
-        raise ValueError(
-            f"repetition {r}: column {j} is entirely masked in the "
-            f"{design.label} matrix, which soft-impute cannot fill "
-            "(use a smaller p)"
-        )
     shrink = est.shrinkage
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
@@ -169,10 +179,14 @@ def _soft_impute_runs(
 
 
 def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, np.ndarray]:
-    """RMSE of SMC on every repetition (fast path).
+    """RMSE and rank of SMC on every repetition (fast path).
 
     The same estimator as :class:`StructuredCompletion`, with the singular vectors taken
-    from Gram matrices so that the fixed complete rows enter through precomputed sums.
+    from Gram matrices so that the fixed complete rows enter through precomputed sums. The
+    repetitions whose masks leave the same columns complete and the same number of rows
+    complete (all of them under one block of rows) are one stack of problems of one shape,
+    solved together (:func:`_smc_stack`); the arithmetic of every problem is that of one
+    problem alone.
     """
     est._check_params()
     X_rows, d = design.X_rows, design.X_rows.shape[1]
@@ -180,46 +194,77 @@ def _smc_runs(design: _Design, est: StructuredCompletion) -> tuple[np.ndarray, n
     n_out = X_out.shape[0]
     out_mean = X_out.mean(axis=0) if n_out else np.zeros(d)
     C_out = (X_out - out_mean).T @ (X_out - out_mean)
-    n_rows = n_out + X_rows.shape[0]
-    rank = None if est.rank is None else int(est.rank)
+    masks = design.masks
+    inc, c2 = masks.any(axis=2), masks.any(axis=1)
+    m1 = n_out + (~inc).sum(axis=1)
+    bad = (m1 == 0) | c2.all(axis=1)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"repetition {r}: the {design.label} matrix has no fully "
+            f"observed {'row' if m1[r] == 0 else 'column'}; structured "
+            "completion needs both (use a smaller p)"
+        )
     scored = np.zeros(X_rows.shape[0], dtype=bool)
     scored[design.scored] = True
-    R = design.masks.shape[0]
+    R = masks.shape[0]
     rmse, ranks = np.empty(R), np.empty(R, dtype=int)
-    for r in range(R):
-        miss = design.masks[r]
-        inc = miss.any(axis=1)
-        c2 = miss.any(axis=0)
-        C1, C2 = np.flatnonzero(~c2), np.flatnonzero(c2)
-        top = X_rows[~inc]
-        m1 = n_out + top.shape[0]
-        if m1 == 0 or C1.size == 0:
-            raise ValueError(
-                f"repetition {r}: the {design.label} matrix has no fully "
-                f"observed {'row' if m1 == 0 else 'column'}; structured "
-                "completion needs both (use a smaller p)"
-            )
-        mu = (n_out * out_mean + top.sum(axis=0)) / m1 if est.center else np.zeros(d)
-        shift = out_mean - mu
-        Gt = C_out + n_out * np.outer(shift, shift) + (top - mu).T @ (top - mu)
-        if est.scale:
-            sd = np.sqrt(np.diag(Gt) / m1)
-            sd[~(sd > 1e-12 * np.maximum(np.abs(mu), 1.0))] = 1.0
-        else:
-            sd = np.ones(d)
-        Gt = Gt / np.outer(sd, sd)
-        A21 = (X_rows[inc][:, C1] - mu[C1]) / sd[C1]
-        _, V1 = eig_desc(Gt[np.ix_(C1, C1)] + A21.T @ A21)
-        perm = np.concatenate([C1, C2])
-        e2, V2 = eig_desc(Gt[np.ix_(perm, perm)])
-        B1 = (np.sqrt(e2)[:, None] * V2.T)[: min(m1, d)]
-        A22, ranks[r], _ = smc_rule(
-            V1, B1, A21, m1, rank, float(est.threshold_constant), est.thresholding, n_rows, d
+    _, group = np.unique(np.column_stack([c2, m1]), axis=0, return_inverse=True)
+    for g in np.unique(group):
+        reps = np.flatnonzero(group.ravel() == g)
+        rmse[reps], ranks[reps] = _smc_stack(
+            X_rows, masks[reps], inc[reps], scored, (n_out, out_mean, C_out), est
         )
-        pred = A22 * sd[C2] + mu[C2]
-        keep = scored[inc]
-        m = miss[inc][keep][:, C2]
-        err = (pred[keep] - X_rows[inc][keep][:, C2])[m]
+    return rmse, ranks
+
+
+def _smc_stack(
+    X_rows: np.ndarray,
+    masks: np.ndarray,
+    inc: np.ndarray,
+    scored: np.ndarray,
+    fixed: tuple[int, np.ndarray, np.ndarray],
+    est: StructuredCompletion,
+) -> tuple[np.ndarray, np.ndarray]:
+    """SMC on ``G`` repetitions whose masks leave the same columns and the same number of
+    rows complete: RMSE on the scored masked entries and rank, per repetition."""
+    n_out, out_mean, C_out = fixed
+    G, n, d = masks.shape
+    c2 = masks[0].any(axis=0)
+    C1, C2 = np.flatnonzero(~c2), np.flatnonzero(c2)
+    n_inc = int(inc[0].sum())
+    top = X_rows[np.nonzero(~inc)[1].reshape(G, n - n_inc)]  # rows in order, per repetition
+    rows_inc = np.nonzero(inc)[1].reshape(G, n_inc)
+    Xi = X_rows[rows_inc]
+    m1 = n_out + top.shape[1]
+    mu = (n_out * out_mean + top.sum(axis=1)) / m1 if est.center else np.zeros((G, d))
+    shift = out_mean - mu
+    Gt = (
+        C_out
+        + n_out * (shift[:, :, None] * shift[:, None, :])
+        + np.swapaxes(top - mu[:, None, :], 1, 2) @ (top - mu[:, None, :])
+    )
+    if est.scale:
+        sd = np.sqrt(np.diagonal(Gt, axis1=1, axis2=2) / m1)
+        sd[~(sd > 1e-12 * np.maximum(np.abs(mu), 1.0))] = 1.0
+    else:
+        sd = np.ones((G, d))
+    Gt = Gt / (sd[:, :, None] * sd[:, None, :])
+    A21 = (Xi[:, :, C1] - mu[:, None, C1]) / sd[:, None, C1]
+    _, V1 = eig_desc(Gt[:, C1[:, None], C1[None, :]] + np.swapaxes(A21, 1, 2) @ A21)
+    perm = np.concatenate([C1, C2])
+    e2, V2 = eig_desc(Gt[:, perm[:, None], perm[None, :]])
+    B1 = (np.sqrt(e2)[:, :, None] * np.swapaxes(V2, 1, 2))[:, : min(m1, d)]
+    rank = None if est.rank is None else int(est.rank)
+    A22, ranks, _ = smc_rule_batch(
+        V1, B1, A21, m1, rank, float(est.threshold_constant), est.thresholding, n + n_out, d
+    )
+    pred = A22 * sd[:, None, C2] + mu[:, None, C2]
+    rmse = np.empty(G)
+    for r in range(G):  # the error on the scored masked entries, as one repetition alone
+        keep = scored[rows_inc[r]]
+        m = masks[r, rows_inc[r]][keep][:, C2]
+        err = (pred[r][keep] - Xi[r][keep][:, C2])[m]
         rmse[r] = np.sqrt(np.mean(err**2))
     return rmse, ranks
 
@@ -257,7 +302,7 @@ def _resolve_method(method: Any, pattern: str, params: dict) -> tuple[str, Any]:
     return type(method).__name__, method
 
 
-def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
+def _approach_frame(design: _Design, est: Any) -> dict[str, np.ndarray]:
     """RMSE, rank, shrinkage and iterations of one approach over every repetition."""
     shrink = float("nan")
     n_iter = np.full(design.masks.shape[0], -1)
@@ -269,7 +314,12 @@ def _approach_frame(design: _Design, est: Any) -> pd.DataFrame:
         rmse, rank = _column_means_runs(design)
     else:
         rmse, rank = _estimator_runs(design, est)
-    return pd.DataFrame({"rmse": rmse, "rank": rank, "shrinkage": shrink, "n_iter": n_iter})
+    return {
+        "rmse": rmse,
+        "rank": rank,
+        "shrinkage": np.full(rmse.shape[0], shrink),
+        "n_iter": n_iter,
+    }
 
 
 def global_vs_local(
@@ -344,6 +394,123 @@ def global_vs_local(
     singular vectors computed from Gram matrices (identical up to rounding). Rows whose
     every entry is removed receive the column means, without a warning.
     """
+    run = _prepare(
+        X_global,
+        local_rows,
+        pattern,
+        p,
+        n_reps,
+        method,
+        random_state,
+        observed_cols,
+        method_params,
+        mask_scope,
+        same_rows,
+    )
+    with single_thread_blas():
+        parts = [_approach_frame(design, run.est) for design in run.designs]
+    return run.frame(parts)
+
+
+def global_vs_local_many(
+    X_global: Any, local_rows: Any, settings: Sequence[dict[str, Any]]
+) -> list[pd.DataFrame]:
+    """:func:`global_vs_local` for several settings of one matrix and domain.
+
+    Every setting's masks are drawn from its own ``random_state`` as :func:`global_vs_local`
+    draws them, and the output is ``[global_vs_local(X_global, local_rows, **kw) for kw in
+    settings]``. The settings fitted by soft-impute with a given ``shrinkage`` and the same
+    parameters are fitted as one stack of repetitions (the fit of every repetition is the
+    one it gets alone); the others run one setting at a time.
+
+    Parameters
+    ----------
+    X_global, local_rows
+        As in :func:`global_vs_local`.
+    settings : sequence of dict
+        Keyword arguments of :func:`global_vs_local`, one dict per setting.
+
+    Returns
+    -------
+    list of DataFrame
+        One frame per setting, in the order of ``settings``.
+    """
+    runs = [_prepare(X_global, local_rows, **kw) for kw in settings]
+    groups: dict[Any, list[int]] = {}
+    for i, run in enumerate(runs):
+        key: Any = i
+        if isinstance(run.est, SoftImpute) and run.est.shrinkage is not None:
+            params = run.est.get_params()
+            params.pop("random_state")
+            key = ("stack", run.mask_scope, repr(sorted(params.items())))
+        groups.setdefault(key, []).append(i)
+    parts: list[list[dict[str, np.ndarray]]] = [[] for _ in runs]
+    with single_thread_blas():
+        for members in groups.values():
+            est = runs[members[0]].est
+            for a in range(2):
+                designs = [runs[i].designs[a] for i in members]
+                for design in designs:
+                    _check_fillable(design)
+                stacked = designs[0].with_masks(np.concatenate([d.masks for d in designs]))
+                out = _approach_frame(stacked, est)
+                at = np.cumsum([0] + [d.masks.shape[0] for d in designs])
+                for j, i in enumerate(members):
+                    parts[i].append({k: v[at[j] : at[j + 1]] for k, v in out.items()})
+    return [run.frame(part) for run, part in zip(runs, parts)]
+
+
+class _Run:
+    """One setting of :func:`global_vs_local`, checked, with its masks drawn."""
+
+    def __init__(
+        self,
+        designs: tuple[_Design, _Design],
+        est: Any,
+        name: str,
+        n_missing: np.ndarray,
+        labels: dict[str, Any],
+    ) -> None:
+        self.designs, self.est, self.name = designs, est, name
+        self.n_missing, self.labels = n_missing, labels
+        self.mask_scope = labels["mask_scope"]
+
+    def frame(self, parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
+        """The output frame of :func:`global_vs_local` from the two approaches' results."""
+        n_reps = self.n_missing.shape[0]
+        both = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        return pd.DataFrame(
+            {
+                "rep": np.tile(np.arange(n_reps), 2),
+                "approach": np.repeat(["global", "local"], n_reps),
+                "rmse": both["rmse"],
+                "n_missing": np.tile(self.n_missing, 2),
+                "rank": both["rank"],
+                "shrinkage": both["shrinkage"],
+                "n_iter": both["n_iter"],
+                "pattern": self.labels["pattern"],
+                "p": self.labels["p"],
+                "method": self.name,
+                "observed_cols": self.labels["observed_cols"],
+                "mask_scope": self.mask_scope,
+            }
+        )
+
+
+def _prepare(
+    X_global: Any,
+    local_rows: Any,
+    pattern: str = "random",
+    p: float = 0.8,
+    n_reps: int = 1000,
+    method: Any = "auto",
+    random_state: Any = 0,
+    observed_cols: Sequence[Any] | None = None,
+    method_params: dict | None = None,
+    mask_scope: str = "domain",
+    same_rows: bool = True,
+) -> _Run:
+    """Check the arguments of :func:`global_vs_local` and draw the masks."""
     if pattern not in PATTERNS:
         raise ValueError(f"pattern must be one of {PATTERNS}; got {pattern!r}")
     if mask_scope not in _SCOPES:
@@ -366,12 +533,10 @@ def global_vs_local(
         if observed_cols is None:
             raise ValueError("pattern='block' needs observed_cols")
         obs_idx = _cols_index(observed_cols, cols)
-        masks = np.stack(
-            [mask_block(n_masked, d, obs_idx, p, rng, same_rows) for _ in range(n_reps)]
-        )
+        masks = mask_blocks(n_masked, d, obs_idx, p, rng, same_rows, int(n_reps))
         obs_label = ",".join(str(cols[j]) for j in obs_idx)
     else:
-        masks = np.stack([mask_random((n_masked, d), p, rng) for _ in range(n_reps)])
+        masks = mask_randoms((n_masked, d), p, rng, int(n_reps))
         obs_label = ""
     dom_masks = masks[:, dom] if mask_scope == "all" else masks
     n_missing = dom_masks.sum(axis=(1, 2))
@@ -389,33 +554,13 @@ def global_vs_local(
         glob = _Design(X, masks, None, dom, "global")
     else:
         glob = _Design(X[dom], masks, np.delete(X, dom, axis=0), np.arange(dom.size), "global")
-    with single_thread_blas():
-        frames = [_approach_frame(design, est) for design in (glob, local)]
-    out = pd.concat(frames, ignore_index=True)
-    out.insert(0, "rep", np.tile(np.arange(n_reps), 2))
-    out.insert(1, "approach", np.repeat(["global", "local"], n_reps))
-    out["n_missing"] = np.tile(n_missing, 2)
-    out["pattern"] = pattern
-    out["p"] = float(p)
-    out["method"] = name
-    out["observed_cols"] = obs_label
-    out["mask_scope"] = mask_scope
-    return out[
-        [
-            "rep",
-            "approach",
-            "rmse",
-            "n_missing",
-            "rank",
-            "shrinkage",
-            "n_iter",
-            "pattern",
-            "p",
-            "method",
-            "observed_cols",
-            "mask_scope",
-        ]
-    ]
+    labels = {
+        "pattern": pattern,
+        "p": float(p),
+        "observed_cols": obs_label,
+        "mask_scope": mask_scope,
+    }
+    return _Run((glob, local), est, name, n_missing, labels)
 
 
 def _column_means_runs(design: _Design) -> tuple[np.ndarray, np.ndarray]:

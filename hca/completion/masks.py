@@ -11,6 +11,8 @@ import numpy as np
 __all__ = [
     "mask_random",
     "mask_block",
+    "mask_randoms",
+    "mask_blocks",
     "rmse_on_mask",
     "observed_column_sets",
 ]
@@ -44,6 +46,21 @@ def mask_random(shape: tuple[int, int], p: float, rng: Any = None) -> np.ndarray
     return np.random.default_rng(rng).random(tuple(shape)) < p
 
 
+def mask_randoms(shape: tuple[int, int], p: float, rng: Any, n_masks: int) -> np.ndarray:
+    """``n_masks`` masks of :func:`mask_random` drawn from one generator, in one call.
+
+    Equal to ``np.stack([mask_random(shape, p, gen) for _ in range(n_masks)])`` with
+    ``gen = numpy.random.default_rng(rng)`` (the same draws, in the same order), and leaves
+    ``gen`` in the same state.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape ``(n_masks, *shape)``
+    """
+    p = _check_p(p)
+    return np.random.default_rng(rng).random((int(n_masks), *tuple(shape))) < p
+
+
 def mask_block(
     n_rows: int,
     n_cols: int,
@@ -75,6 +92,30 @@ def mask_block(
     numpy.ndarray of bool
         ``True`` where the entry is removed.
     """
+    return mask_blocks(n_rows, n_cols, observed_cols, p, rng, same_rows, 1)[0]
+
+
+def mask_blocks(
+    n_rows: int,
+    n_cols: int,
+    observed_cols: Sequence[int],
+    p: float,
+    rng: Any,
+    same_rows: bool,
+    n_masks: int,
+) -> np.ndarray:
+    """``n_masks`` masks of :func:`mask_block` drawn from one generator, in one call.
+
+    The rows of every mask are drawn as :func:`mask_block` draws them, mask after mask
+    (and column after column when ``same_rows`` is false), so the result equals
+    ``np.stack([mask_block(..., gen, same_rows) for _ in range(n_masks)])`` with
+    ``gen = numpy.random.default_rng(rng)``, and ``gen`` is left in the same state; the
+    checks and the filling run once.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape ``(n_masks, n_rows, n_cols)``
+    """
     p = _check_p(p)
     obs = np.unique(np.asarray(observed_cols, dtype=int))
     if obs.size == 0 or obs.size >= n_cols or obs.min() < 0 or obs.max() >= n_cols:
@@ -84,13 +125,17 @@ def mask_block(
         )
     gen = np.random.default_rng(rng)
     k = int(round(p * n_rows))
-    mask = np.zeros((n_rows, n_cols), dtype=bool)
     other = np.setdiff1d(np.arange(n_cols), obs)
+    per_mask = 1 if same_rows else other.size
+    draws = [gen.choice(n_rows, size=k, replace=False) for _ in range(int(n_masks) * per_mask)]
+    rows = np.array(draws, dtype=np.intp).reshape(int(n_masks), per_mask, k)
+    mask = np.zeros((int(n_masks), n_rows, n_cols), dtype=bool)
+    cols = other[None, :, None] if not same_rows else other[None, None, None, :]
+    at = np.arange(int(n_masks))[:, None, None]
     if same_rows:
-        mask[np.ix_(gen.choice(n_rows, size=k, replace=False), other)] = True
+        mask[at[..., None], rows[..., None], cols] = True
     else:
-        for j in other:
-            mask[gen.choice(n_rows, size=k, replace=False), j] = True
+        mask[at, rows, cols] = True
     return mask
 
 

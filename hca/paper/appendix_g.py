@@ -23,7 +23,7 @@ from hca.completion.estimators import ColumnMeans
 from hca.completion.experiment import (
     AUTHORS_SOFT_IMPUTE,
     compare_approaches,
-    global_vs_local,
+    global_vs_local_many,
     local_row_positions,
 )
 from hca.completion.masks import observed_column_sets
@@ -297,20 +297,38 @@ def _tasks(design: AppendixGDesign, d: int, n_masked: int, max_reps: int) -> lis
     return out
 
 
-def _run_task(
-    X: np.ndarray, local_rows: Any, columns: list, task: _Task
-) -> tuple[pd.DataFrame, float]:
+def _jobs(tasks: list[_Task], max_reps: int) -> list[list[int]]:
+    """The tasks run together: those of one experiment and variant whose soft-impute has a
+    given shrinkage (one stack of repetitions, :func:`global_vs_local_many`), in their
+    order, up to ``max_reps`` repetitions a job; every other task alone."""
+    stacks: dict[tuple[str, str], list[list[int]]] = {}
+    jobs: list[list[int]] = []
+    for k, t in enumerate(tasks):
+        params = t.kwargs.get("method_params") or {}
+        if t.kwargs.get("method") != "soft_impute" or params.get("shrinkage") is None:
+            jobs.append([k])
+            continue
+        chunks = stacks.setdefault((t.experiment, t.variant), [[]])
+        if sum(tasks[i].kwargs["n_reps"] for i in chunks[-1]) + t.kwargs["n_reps"] > max_reps:
+            chunks.append([])
+        chunks[-1].append(k)
+    return jobs + [c for chunks in stacks.values() for c in chunks if c]
+
+
+def _run_job(
+    X: np.ndarray, local_rows: Any, columns: list, tasks: list[_Task]
+) -> list[tuple[pd.DataFrame, float]]:
+    """The frames of a job's tasks and their CPU seconds (a stack's shared by repetitions)."""
     t0 = time.process_time()
     Xf = pd.DataFrame(X, columns=columns)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        df = global_vs_local(Xf, local_rows, **task.kwargs)
-    df["rep"] += task.rep0
-    df.insert(0, "experiment", task.experiment)
-    df.insert(1, "variant", task.variant)
-    df.insert(2, "setting", task.setting)
-    df.insert(3, "n_observed", len(task.kwargs.get("observed_cols") or ()))
-    return df, time.process_time() - t0
+        frames = global_vs_local_many(Xf, local_rows, [t.kwargs for t in tasks])
+    seconds = time.process_time() - t0
+    reps = np.array([t.kwargs["n_reps"] for t in tasks], dtype=float)
+    for df, t in zip(frames, tasks):
+        df["rep"] += t.rep0  # the task's other columns are added by run_appendix_g
+    return list(zip(frames, seconds * reps / reps.sum()))
 
 
 def run_appendix_g(
@@ -325,9 +343,13 @@ def run_appendix_g(
     Every setting's repetitions are split into blocks of at most ``max_reps_per_task``
     (None: one block per setting), each with its own seed derived from
     ``design.random_state`` (the method and the column-means baseline share it, so they
-    see the same masks); the blocks run in parallel with :mod:`joblib`, largest first. The
-    output does not depend on ``n_jobs``. Validated soft-impute chooses its shrinkage on
-    the first draw of each block (:func:`global_vs_local`): split the cheap designs little.
+    see the same masks). Blocks of one experiment and variant fitted by soft-impute with a
+    given shrinkage (the authors' design) are fitted as one stack of repetitions, up to
+    ``max_reps_per_task`` repetitions a job (:func:`hca.completion.global_vs_local_many`:
+    every repetition gets the fit it gets alone); the jobs run in parallel with
+    :mod:`joblib`, largest first. The output does not depend on ``n_jobs``. Validated
+    soft-impute chooses its shrinkage on the first draw of each block
+    (:func:`global_vs_local`): split the cheap designs little.
 
     Parameters
     ----------
@@ -357,14 +379,22 @@ def run_appendix_g(
     )
     most = max([n for _, n in design.random_runs] + [design.n_reps_block, design.n_reps_sets])
     tasks = _tasks(design, arr.shape[1], n_masked, int(max_reps_per_task or max(most, 1)))
-    order = sorted(range(len(tasks)), key=lambda k: -tasks[k].cost)  # big blocks first
+    jobs = _jobs(tasks, int(max_reps_per_task or max(most, 1)))
+    jobs.sort(key=lambda job: -sum(tasks[k].cost for k in job))  # big blocks first
     done = Parallel(n_jobs=n_jobs, batch_size=1)(
-        delayed(_run_task)(arr, local_rows, list(columns), tasks[k]) for k in order
+        delayed(_run_job)(arr, local_rows, list(columns), [tasks[k] for k in job]) for job in jobs
     )
     results: list[Any] = [None] * len(tasks)
-    for k, res in zip(order, done):
-        results[k] = res
+    for job, res in zip(jobs, done):
+        for k, one in zip(job, res):
+            results[k] = one
     frame = pd.concat([df for df, _ in results], ignore_index=True)
+    sizes = [len(df) for df, _ in results]
+    frame.insert(0, "experiment", np.repeat([t.experiment for t in tasks], sizes))
+    frame.insert(1, "variant", np.repeat([t.variant for t in tasks], sizes))
+    frame.insert(2, "setting", np.repeat([t.setting for t in tasks], sizes))
+    n_observed = [len(t.kwargs.get("observed_cols") or ()) for t in tasks]
+    frame.insert(3, "n_observed", np.repeat(n_observed, sizes))
     timing = pd.DataFrame(
         {
             "experiment": [t.experiment for t in tasks],
