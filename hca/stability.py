@@ -65,7 +65,7 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import fit_icas, fit_icas_many, fit_icas_seeds
+from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many, fit_icas_seeds
 from hca.estimator.model import (
     HCA,
     clone_hca,
@@ -103,6 +103,8 @@ __all__ = [
     "ica_reproducible",
     "ica_reproducible_many",
     "seed_fits",
+    "domain_icas",
+    "reversed_rows",
     "resample_fits",
     "ranked_orders",
     "rotation_null",
@@ -317,6 +319,7 @@ def seed_fits(
     seeds: Sequence[int],
     *,
     progress: Listener | None = None,
+    icas: Sequence[Mapping[Hashable, DomainICA]] | None = None,
 ) -> tuple[HCA, ...]:
     """Fitted clones of ``estimator``, one per seed (``random_state=seed``).
 
@@ -339,6 +342,10 @@ def seed_fits(
     progress : callable, optional
         ``progress(stage, done, total)`` after every domain's batched ICA and every step of
         the batched searches (as in :meth:`hca.estimator.HCA.fit`); None: nothing reported.
+    icas : sequence of mapping, optional
+        The per-domain ICA of every seed, computed before with the estimator's settings
+        (:func:`domain_icas`, which fits the ICA of several analyses of the same domains in
+        one batch); None: computed here.
 
     Returns
     -------
@@ -354,18 +361,21 @@ def seed_fits(
     check_params(base)  # every parameter (max_iter, tol, ...) by scikit-learn's validation
     data = check_fit_data(X, domains, base.n_components)
     check_search_size(base.search, len(data.order), data.n_components)  # before any ICA
-    icas = fit_icas_seeds(
-        data.values,
-        data.labels,
-        data.order,
-        data.n_components,
-        seeds,
-        ica=base.ica,
-        max_iter=base.max_iter,
-        tol=base.tol,
-        n_restarts=base.n_restarts,
-        progress=progress,
-    )
+    if icas is None:
+        icas = fit_icas_seeds(
+            data.values,
+            data.labels,
+            data.order,
+            data.n_components,
+            seeds,
+            ica=base.ica,
+            max_iter=base.max_iter,
+            tol=base.tol,
+            n_restarts=base.n_restarts,
+            progress=progress,
+        )
+    else:
+        icas = _check_icas(icas, len(seeds), data.order, "icas")
     ests = [clone_hca(base, random_state=s) for s in seeds]
     return fit_many_from_ica(ests, X, domains, icas, progress=progress)
 
@@ -434,6 +444,79 @@ def _seeds(seeds: Iterable[int]) -> list[int]:
     if not seeds:
         raise ValueError("seeds is empty")
     return seeds
+
+
+def _check_icas(
+    icas: Sequence[Mapping[Hashable, DomainICA]], n: int, order: Sequence[Hashable], name: str
+) -> list[Mapping[Hashable, DomainICA]]:
+    """``icas`` (one ``{domain: DomainICA}`` per fit) checked to hold ``n`` fits of the
+    domains of ``order``."""
+    icas = list(icas)
+    if len(icas) != n:
+        raise ValueError(f"{name} holds {len(icas)} ICA fits for {n} seeds")
+    for fits in icas:
+        if sorted(map(str, fits)) != sorted(map(str, order)):
+            raise ValueError(
+                f"{name}: an ICA fit of domains {sorted(map(str, fits))} for data of domains "
+                f"{sorted(map(str, order))}"
+            )
+    return icas
+
+
+def reversed_rows(X: Any, domains: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The scores and domain labels of ``X`` with the rows in reverse order (validated
+    arrays): the data set :func:`ica_reproducible` refits, for :func:`domain_icas`."""
+    data = check_fit_data(X, domains, 1)
+    rev = np.arange(len(data.values))[::-1]
+    return data.values[rev], data.labels[rev]
+
+
+def domain_icas(
+    estimator: HCA, datasets: Sequence[tuple[Any, Any]], seeds: Sequence[int]
+) -> list[list[dict[Hashable, DomainICA]]]:
+    """Step 1 of HCA (the per-domain ICA, with ``estimator``'s settings) of every data set
+    under every seed, in one batch: for every domain, the FastICA runs of all data sets, seeds
+    and restarts iterate in one stack (:func:`hca.estimator.ica.fit_icas_many`), and a
+    domain whose scores are the same in several data sets is fitted once.
+
+    An analysis that fits the same domains several ways (the fits of a table, the subset
+    sweep of a larger table holding the same domains, the rows reversed for
+    :func:`ica_reproducible_many`) computes their ICA here and passes it on as the ``icas``
+    of :func:`seed_fits`, :func:`subset_stability` and
+    :func:`hca.estimator.mic_by_subset_many`, or the ``again`` of
+    :func:`ica_reproducible_many`.
+
+    Parameters
+    ----------
+    estimator : HCA
+        ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``).
+    datasets : sequence of (X, domains)
+        Data sets, each as in :meth:`hca.estimator.HCA.fit` (they may hold different domains).
+    seeds : sequence of int
+        FastICA seeds.
+
+    Returns
+    -------
+    list of list of dict
+        ``out[g][i]`` is the ``ica_`` of ``clone_hca(estimator, random_state=seeds[i])``
+        fitted on ``datasets[g]``.
+    """
+    seeds = _seeds(seeds)
+    est = clone_hca(estimator)
+    check_params(est)
+    checked = [check_fit_data(X, domains, est.n_components) for X, domains in datasets]
+    order = list(dict.fromkeys(label for data in checked for label in data.order))
+    return fit_icas_many(
+        [(data.values, data.labels) for data in checked],
+        order,
+        int(est.n_components),
+        seeds,
+        ica=est.ica,
+        max_iter=est.max_iter,
+        tol=est.tol,
+        n_restarts=est.n_restarts,
+        orders=[data.order for data in checked],
+    )
 
 
 def seed_stability(
@@ -573,6 +656,7 @@ def subset_stability(
     n_boot: int = 0,
     random_state: int = 0,
     n_jobs: int | None = None,
+    icas: Sequence[Mapping[Hashable, DomainICA]] | None = None,
 ) -> pd.DataFrame:
     """The MIC of every subset of ``candidates`` (Figure 18), repeated.
 
@@ -580,7 +664,9 @@ def subset_stability(
     ICA seed in ``seeds`` on the same data; with ``n_boot > 0`` it is repeated on ``n_boot``
     within-domain bootstrap resamples (seed ``random_state`` for the resampling, the first of
     ``seeds`` for ICA). ``estimator`` gives the other settings (cloned); ``n_jobs`` runs the
-    repetitions in parallel (as in :func:`seed_stability`).
+    repetitions in parallel (as in :func:`seed_stability`). With ``n_boot == 0``, ``icas``
+    (one ``{domain: DomainICA}`` per seed, :func:`domain_icas` of ``X`` and ``domains``)
+    gives the per-domain ICA computed before.
 
     Returns
     -------
@@ -600,6 +686,8 @@ def subset_stability(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if n_boot > 0:
+            if icas is not None:
+                raise ValueError("icas is for the sweeps over seeds (n_boot=0)")
             boots = [
                 check_fit_data(Xb, lb, est.n_components)
                 for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
@@ -617,7 +705,7 @@ def subset_stability(
                     n_restarts=est.n_restarts,
                 )
             ]
-        else:
+        elif icas is None:
             icas = fit_icas_seeds(
                 data.values,
                 data.labels,
@@ -629,6 +717,8 @@ def subset_stability(
                 tol=est.tol,
                 n_restarts=est.n_restarts,
             )
+        else:
+            icas = _check_icas(icas, len(seeds), data.order, "icas")
     problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
     results = search_many(problems, _search_options(est), n_jobs)
     sweeps = [
@@ -779,7 +869,12 @@ def ica_reproducible(
 
 
 def ica_reproducible_many(
-    models: Sequence[HCA], X: Any, domains: Any, *, threshold: float = 0.99
+    models: Sequence[HCA],
+    X: Any,
+    domains: Any,
+    *,
+    threshold: float = 0.99,
+    again: Sequence[Mapping[Hashable, DomainICA]] | None = None,
 ) -> list[dict[Hashable, bool]]:
     """:func:`ica_reproducible` of every fitted model of ``models`` (e.g. :func:`seed_fits`).
 
@@ -794,6 +889,11 @@ def ica_reproducible_many(
     X, domains
         The models' training data.
     threshold : float, default=0.99
+    again : sequence of mapping, optional
+        The reordered runs, computed before: ``again[i]`` is the per-domain ICA of
+        ``models[i]``'s settings and seed on :func:`reversed_rows` of ``X`` and ``domains``
+        (:func:`domain_icas`, which batches them with the models' own ICA); None: computed
+        here.
 
     Returns
     -------
@@ -815,9 +915,13 @@ def ica_reproducible_many(
                 f"ica_reproducible: the data's domains {list(data.order)} are not the model's "
                 f"{list(m.domains_)}"
             )
+    if again is not None:
+        return _compare_runs(
+            models, _check_icas(again, len(models), data.order, "again"), threshold
+        )
     rev = np.arange(len(data.values))[::-1]
     values, labels = data.values[rev], data.labels[rev]
-    again: list[dict | None] = [None] * len(models)
+    runs_again: list[Mapping[Hashable, DomainICA] | None] = [None] * len(models)
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
         seed = m.random_state
@@ -838,10 +942,10 @@ def ica_reproducible_many(
                 n_restarts=n_restarts,
             )
             for i, run in zip(members, runs):
-                again[i] = run
+                runs_again[i] = run
         for i, m in enumerate(models):
-            if again[i] is None:  # a seed that is not an int: one fit
-                again[i] = fit_icas(
+            if runs_again[i] is None:  # a seed that is not an int: one fit
+                runs_again[i] = fit_icas(
                     values,
                     labels,
                     data.order,
@@ -852,9 +956,15 @@ def ica_reproducible_many(
                     tol=m.tol,
                     n_restarts=m.n_restarts,
                 )
+    return _compare_runs(models, [r for r in runs_again if r is not None], threshold)
+
+
+def _compare_runs(
+    models: Sequence[HCA], again: Sequence[Mapping[Hashable, DomainICA]], threshold: float
+) -> list[dict[Hashable, bool]]:
+    """Per model, domain -> whether the reordered run ``again`` gives the model's unmixing."""
     out = []
     for m, fits in zip(models, again):
-        assert fits is not None
         out.append(
             {
                 label: _same_solution(

@@ -254,3 +254,87 @@ def test_mic_by_subset_many_equals_one_sweep_per_seed_and_data_set(sim):
     with pytest.raises(ValueError, match="different candidate domains"):
         keep = domains != "D4"
         mic_by_subset_many(est, [(X, domains), (X[keep], domains[keep])], [0])
+
+
+# --------------------------------------------------------------------------- ICA shared by analyses
+def _same_ica_bits(a, b) -> None:
+    """Two per-domain ICA fits equal to the last bit."""
+    assert list(a) == list(b)
+    for label in a:
+        np.testing.assert_array_equal(a[label].unmixing, b[label].unmixing)
+        np.testing.assert_array_equal(a[label].mean, b[label].mean)
+        assert (a[label].n_iter, a[label].converged, a[label].restart) == (
+            b[label].n_iter,
+            b[label].converged,
+            b[label].restart,
+        )
+
+
+def test_domain_icas_equal_each_analysis_alone(sim):
+    """One batch for the fits, the reversed rows and a larger table holding the same domains
+    gives, bit for bit, what each analysis computes alone; results passed on give the same
+    fits, tables, sweeps and reproducibility flags."""
+    from hca.estimator import mic_by_subset_many
+    from hca.stability import domain_icas, reversed_rows
+
+    X, domains = sim
+    keep = domains != "D4"
+    X3, d3 = X[keep], domains[keep]
+    est = HCA(search="sequential", n_restarts=2)
+    seeds = [5, 0, 5, 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        icas = domain_icas(est, [(X3, d3), reversed_rows(X3, d3), (X, domains)], seeds)
+        assert [len(per_seed) for per_seed in icas] == [4, 4, 4]
+        assert [sorted(icas[g][0]) for g in range(3)] == [["D1", "D2", "D3"]] * 2 + [
+            ["D1", "D2", "D3", "D4"]
+        ]
+        alone = seed_fits(est, X3, d3, seeds)
+        shared = seed_fits(est, X3, d3, seeds, icas=icas[0])
+        for a, b in zip(shared, alone):
+            _same_ica_bits(a.ica_, b.ica_)
+            assert_same_fit(a, b)
+        for g in (0, 2):  # the domains held by both tables: fitted once, the same bits
+            for i in range(len(seeds)):
+                _same_ica_bits(
+                    {k: icas[g][i][k] for k in ("D1", "D2", "D3")},
+                    {k: alone[i].ica_[k] for k in ("D1", "D2", "D3")},
+                )
+        assert icas[0][0]["D1"].unmixing is not icas[2][0]["D1"].unmixing  # own arrays
+        assert ica_reproducible_many(shared, X3, d3, again=icas[1]) == ica_reproducible_many(
+            alone, X3, d3
+        )
+        one_by_one = mic_by_subset_many(est, [(X, domains)], seeds)[0]
+        passed = mic_by_subset_many(est, [(X, domains)], seeds, icas=[icas[2]])[0]
+        for t1, t2 in zip(passed, one_by_one):
+            pd.testing.assert_frame_equal(t1, t2, check_exact=True)
+        pd.testing.assert_frame_equal(
+            subset_stability(est, X, domains, seeds=seeds, icas=icas[2]),
+            subset_stability(est, X, domains, seeds=seeds),
+            check_exact=True,
+        )
+
+
+def test_shared_ica_is_checked(sim):
+    from hca.estimator import mic_by_subset_many
+    from hca.stability import domain_icas
+
+    X, domains = sim
+    est = HCA()
+    icas = domain_icas(est, [(X, domains)], [0, 1])[0]
+    with pytest.raises(ValueError, match="holds 2 ICA fits for 3 seeds"):
+        seed_fits(est, X, domains, [0, 1, 2], icas=icas)
+    keep = domains != "D4"
+    with pytest.raises(ValueError, match="an ICA fit of domains"):
+        seed_fits(est, X[keep], domains[keep], [0, 1], icas=icas)
+    fits = seed_fits(est, X, domains, [0, 1], icas=icas)
+    with pytest.raises(ValueError, match="again holds 2 ICA fits for 1 seeds"):
+        ica_reproducible_many(fits[:1], X, domains, again=icas)
+    with pytest.raises(ValueError, match="one ICA fit per data set and seed"):
+        mic_by_subset_many(est, [(X, domains)], [0, 1, 2], icas=[icas])
+    with pytest.raises(ValueError, match="n_boot=0"):
+        subset_stability(est, X, domains, seeds=[0, 1], n_boot=2, icas=icas)
+    with pytest.raises(ValueError, match="orders"):
+        from hca.estimator.ica import fit_icas_many
+
+        fit_icas_many([(X.to_numpy(), np.asarray(domains))], ["D1"], 3, [0], orders=[["D9"]])

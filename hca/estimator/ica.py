@@ -6,7 +6,7 @@ import os
 import sys
 import warnings
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any
 
@@ -534,27 +534,35 @@ def fit_icas_many(
     tol: float | None = None,
     n_restarts: int = 1,
     progress: Listener | None = None,
+    orders: Sequence[Sequence[Hashable]] | None = None,
 ) -> list[list[dict[Hashable, DomainICA]]]:
-    """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples), the
-    FastICA runs of every data set, seed and restart batched per domain and shape
-    (:func:`fastica_runs_many`).
+    """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples, or one
+    table and its rows reversed), the FastICA runs of every data set, seed and restart
+    batched per domain and shape (:func:`fastica_runs_many`). A domain whose scores are the
+    same in several data sets (equal arrays) is fitted once for all of them.
 
     Parameters
     ----------
     datasets : sequence of (values, domains)
-        Validated data, as in :func:`fit_icas`; every data set holds every domain of ``order``.
+        Validated data, as in :func:`fit_icas`.
     order, d, seeds, ica, max_iter, tol, n_restarts, progress
-        As in :func:`fit_icas_seeds`.
+        As in :func:`fit_icas_seeds`; ``order`` lists every domain of every data set.
+    orders : sequence of sequence, optional
+        The domains of each data set (each within ``order``); default: every data set holds
+        every domain of ``order``.
 
     Returns
     -------
     list of list of dict
-        ``out[g][i]`` equals ``fit_icas(*datasets[g], order, d, random_state=seeds[i], ...)``.
+        ``out[g][i]`` equals ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[i],
+        ...)``.
 
     Raises
     ------
     TypeError
         If a seed is not an int.
+    ValueError
+        If ``orders`` does not give one domain list per data set within ``order``.
     """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
@@ -562,16 +570,33 @@ def fit_icas_many(
     bad = [s for s in seeds if not _is_int_seed(s)]
     if bad:
         raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
+    holds = [set(order)] * len(datasets) if orders is None else [set(o) for o in orders]
+    if len(holds) != len(datasets) or any(not h <= set(order) for h in holds):
+        raise ValueError("orders must list, for every data set, domains of order")
     per_seed = [restart_seeds(int(s), n_restarts) for s in seeds]
     flat = [s for restarts in per_seed for s in restarts]
     out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in seeds] for _ in datasets]
     for j, label in enumerate(order):
-        Xks = [values[domains == label] for values, domains in datasets]
+        members = [g for g in range(len(datasets)) if label in holds[g]]
+        Xks: list[np.ndarray] = []
+        source: dict[int, int] = {}  # data set -> its matrix in Xks (equal scores fitted once)
+        for g in members:
+            values, domains = datasets[g]
+            Xk = values[domains == label]
+            same = [k for k, Y in enumerate(Xks) if np.array_equal(Xk, Y)]
+            source[g] = same[0] if same else len(Xks)
+            if not same:
+                Xks.append(Xk)
         if ica == "fastica":
             runs_of = fastica_runs_many(Xks, d, flat, max_iter, tol)
         else:
             runs_of = [_domain_runs(Xk, label, d, ica, flat, max_iter, tol) for Xk in Xks]
-        for g, (Xk, runs) in enumerate(zip(Xks, runs_of)):
+        used: set[int] = set()
+        for g in members:
+            Xk, runs = Xks[source[g]], runs_of[source[g]]
+            if source[g] in used:  # every data set owns its arrays
+                runs = [replace(r, unmixing=r.unmixing.copy(), mean=r.mean.copy()) for r in runs]
+            used.add(source[g])
             for i in range(len(seeds)):
                 restarts = runs[i * n_restarts : (i + 1) * n_restarts]
                 out[g][i][label] = _keep_best_run(

@@ -737,6 +737,7 @@ def mic_by_subset_many(
     *,
     align: Sequence[Sequence[Hashable]] = (),
     n_jobs: int | None = None,
+    icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
 ) -> list[list[pd.DataFrame]]:
     """:func:`mic_by_subset` of every data set of ``datasets`` under every FastICA seed of
     ``seeds``, as one batch: the ICA runs of all data sets, seeds and restarts per domain in
@@ -754,6 +755,10 @@ def mic_by_subset_many(
         FastICA seeds; every data set is fitted with each.
     candidates, min_size, align, n_jobs
         As in :func:`mic_by_subset`.
+    icas : sequence of sequence of mapping, optional
+        ``icas[g][i]``: the per-domain ICA (``{domain: DomainICA}``, holding every candidate)
+        of data set ``g`` under ``seeds[i]``, computed before with the estimator's settings
+        (:func:`hca.stability.domain_icas`); None: computed here.
 
     Returns
     -------
@@ -781,16 +786,21 @@ def mic_by_subset_many(
     check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
     subsets = _subsets(cands, min_size)
     targets = _align_targets(align, subsets)
-    icas = fit_icas_many(
-        [(d.values, d.labels) for d in checked],
-        cands,
-        int(est.n_components),
-        seeds,
-        ica=est.ica,
-        max_iter=est.max_iter,
-        tol=est.tol,
-        n_restarts=est.n_restarts,
-    )
+    if icas is None:
+        icas = fit_icas_many(
+            [(d.values, d.labels) for d in checked],
+            cands,
+            int(est.n_components),
+            seeds,
+            ica=est.ica,
+            max_iter=est.max_iter,
+            tol=est.tol,
+            n_restarts=est.n_restarts,
+        )
+    elif len(icas) != len(checked) or any(len(per_seed) != len(seeds) for per_seed in icas):
+        raise ValueError("icas must hold one ICA fit per data set and seed")
+    elif any(not set(cands) <= set(fits) for per_seed in icas for fits in per_seed):
+        raise ValueError("icas: an ICA fit lacks a candidate domain")
     fits = [(data, ica) for data, per_seed in zip(checked, icas) for ica in per_seed]
     flat = _subset_tables(est, fits, cands, subsets, targets, n_jobs)
     k = len(seeds)

@@ -606,7 +606,6 @@ def _subject_inputs(subjects: tuple, domains: tuple) -> _SubjectInputs:
 
 def _subject_inputs_compute(subjects: tuple, domains: tuple) -> _SubjectInputs:
     from hca import subspace as ss
-    from hca.paper.replication import domain_data
 
     data = mmlu_data()
     cols = list(subjects)
@@ -635,19 +634,31 @@ def _subject_fits(
     seeds: Sequence[int],
     n_jobs: int | None,
 ) -> tuple[SubjectFit, ...]:
-    """One subject fit for every FastICA seed of ``run_seeds`` under the seed-free ``setup``:
-    the fits on ``domains`` in one batch (:func:`hca.stability.seed_fits`), the seed-free
-    sweeps once."""
+    """One subject fit for every FastICA seed of ``run_seeds`` under the seed-free ``setup``.
+
+    Every FastICA this needs runs in one batch per domain (:func:`hca.stability.domain_icas`):
+    the fits on ``domains`` for ``run_seeds`` and the refit ``seeds``, the subset tables of
+    the available domains (which hold the same domains' scores: fitted once), and the fits on
+    the rows in reverse order that say whether each fit is reproducible. The subset sweeps
+    over ``sweep_seeds`` are computed once per setup."""
     subjects, domains = list(subjects), list(domains)
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
     inputs = _subject_inputs(tuple(subjects), tuple(domains))
     Xd, ld = inputs.chosen
+    X, labels = inputs.available
+    refit_seeds = tuple(int(x) for x in seeds)
+    every = tuple(dict.fromkeys((*run_seeds, *refit_seeds)))
+    at = {s: i for i, s in enumerate(every)}
+    datasets = [(Xd, ld), st.reversed_rows(Xd, ld)]
+    if min_size is not None:
+        datasets.append((X, labels))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
-        models = st.seed_fits(est, Xd, ld, run_seeds)
+        icas = st.domain_icas(est, datasets, every)
+        fits = st.seed_fits(est, Xd, ld, every, icas=icas[0])
+        models = [fits[at[s]] for s in run_seeds]
         tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
         if min_size is not None:
-            X, labels = inputs.available
             tables = list(
                 mic_by_subset_many(
                     est,
@@ -656,22 +667,22 @@ def _subject_fits(
                     candidates=list(data.available),
                     min_size=min_size,
                     n_jobs=n_jobs,
+                    icas=[[icas[2][at[s]] for s in run_seeds]],
                 )[0]
             )
-    sweeps, seed_records = cached(
-        "mmlu_seed_sweeps",
-        _seed_sweeps,
+        reproducible = st.ica_reproducible_many(
+            models, Xd, ld, again=[icas[1][at[s]] for s in run_seeds]
+        )
+    sweeps = cached(
+        "mmlu_sweeps",
+        _sweeps,
         setup,
         tuple(subjects),
-        tuple(domains),
         None if min_size is None else int(min_size),
         tuple(int(x) for x in sweep_seeds or ()),
-        tuple(int(x) for x in seeds),
         n_jobs,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        reproducible = st.ica_reproducible_many(models, Xd, ld)
+    seed_records = pd.DataFrame([_seed_fit_row(fits[at[s]], Xd, s) for s in refit_seeds])
     return tuple(
         SubjectFit(
             subjects=tuple(subjects),
@@ -691,35 +702,31 @@ def _subject_fits(
     )
 
 
-def _seed_sweeps(
+def _sweeps(
     setup,
     subjects: tuple,
-    domains: tuple,
     min_size: int | None,
     sweep_seeds: tuple,
-    seeds: tuple,
     n_jobs: int | None,
-) -> tuple:
-    """The subset sweeps over ``sweep_seeds`` and the refits over ``seeds`` of one subject
-    fit (keyed by the seed-free setup: every member of an ensemble shares them)."""
+) -> pd.DataFrame | None:
+    """The subset sweeps of one subject fit over ``sweep_seeds`` (keyed by the seed-free
+    setup: every member of an ensemble shares them), or None without a sweep."""
+    if min_size is None or not sweep_seeds:
+        return None
     data = mmlu_data()
     est = estimator(setup, search="sequential", max_iter=MAX_ITER)
-    sweeps = None
+    X, labels = domain_data(data.frame, data.available, list(subjects))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if min_size is not None and sweep_seeds:
-            X, labels = domain_data(data.frame, data.available, list(subjects))
-            sweeps = st.subset_stability(
-                est,
-                X,
-                labels,
-                candidates=list(data.available),
-                min_size=min_size,
-                seeds=sweep_seeds,
-                n_jobs=n_jobs,
-            )
-    Xd, ld = domain_data(data.frame, list(domains), list(subjects))
-    return sweeps, seed_fits(est, Xd, ld, seeds=seeds, n_jobs=n_jobs)
+        return st.subset_stability(
+            est,
+            X,
+            labels,
+            candidates=list(data.available),
+            min_size=min_size,
+            seeds=sweep_seeds,
+            n_jobs=n_jobs,
+        )
 
 
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MMLUResults, ...]:

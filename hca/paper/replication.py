@@ -41,7 +41,14 @@ from hca.paper.constants import (
     PAPER_V2_SINV,
 )
 from hca.paper.setups import Setup, get_setup
-from hca.stability import StabilityResult, ica_reproducible_many, seed_fits, seed_stability
+from hca.stability import (
+    StabilityResult,
+    domain_icas,
+    ica_reproducible_many,
+    reversed_rows,
+    seed_fits,
+    seed_stability,
+)
 from hca.validation import check_frame
 
 __all__ = [
@@ -163,18 +170,23 @@ def main_data(setup: str | Setup) -> tuple[pd.DataFrame, np.ndarray]:
     return domain_data(v2_frame(setup), PAPER_V2_FOUR, V2_BENCHMARKS)
 
 
-def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[HCA, ...]:
+def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[tuple[HCA, ...], tuple[str, ...]]:
+    """The fits of :func:`main_fits` and their :func:`rounding_steered`: the FastICA of the
+    fits and of the reversed rows in one batch per domain (:func:`hca.stability.domain_icas`)."""
     X, labels = main_data(setup)
-    return seed_fits(estimator(setup), X, labels, seeds)
+    est = estimator(setup)
+    icas = domain_icas(est, [(X, labels), reversed_rows(X, labels)], seeds)
+    fits = seed_fits(est, X, labels, seeds, icas=icas[0])
+    return fits, rounding_steered(fits, X, labels, again=icas[1])
 
 
 def main_fits(setup: str | Setup, seeds: Sequence[int]) -> tuple[HCA, ...]:
     """Section 4's HCA fit on the four domains under ``setup`` for every FastICA seed of
     ``seeds`` (:meth:`Setup.with_seed`), in one batch (:func:`hca.stability.seed_fits`;
-    computed once per process, a read-only copy)."""
+    computed once per process with :func:`main_fits_steered`, a read-only copy)."""
     return cached(
         "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
-    )
+    )[0]
 
 
 def main_fit(setup: str | Setup) -> HCA:
@@ -184,32 +196,25 @@ def main_fit(setup: str | Setup) -> HCA:
     return main_fits(s, (s.ica_seed,))[0]
 
 
-def rounding_steered(models: Sequence[HCA], X: Any, domains: Any) -> tuple[str, ...]:
+def rounding_steered(
+    models: Sequence[HCA], X: Any, domains: Any, again: Sequence[Any] | None = None
+) -> tuple[str, ...]:
     """For every fitted HCA of ``models`` (fitted on ``X`` and ``domains``), the domains whose
     FastICA run was steered by rounding (:func:`hca.stability.ica_reproducible` is False),
     comma-separated; empty when the fit is evidence (:data:`hca.paper.claims.ENSEMBLE_RULE`).
     The reversed-row runs of all models are one batch
-    (:func:`hca.stability.ica_reproducible_many`)."""
+    (:func:`hca.stability.ica_reproducible_many`), or ``again`` when computed before."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        reps = ica_reproducible_many(models, X, domains)
+        reps = ica_reproducible_many(models, X, domains, again=again)
     return tuple(", ".join(str(d) for d, ok in rep.items() if not ok) for rep in reps)
 
 
-def _main_fits_steered(setup: Setup, seeds: tuple[int, ...]) -> tuple[str, ...]:
-    X, labels = main_data(setup)
-    return rounding_steered(main_fits(setup, seeds), X, labels)
-
-
 def main_fits_steered(setup: str | Setup, seeds: Sequence[int]) -> tuple[str, ...]:
-    """:func:`rounding_steered` of every fit of :func:`main_fits` (computed once per
-    process)."""
+    """:func:`rounding_steered` of every fit of :func:`main_fits` (computed with them)."""
     return cached(
-        "main_fits_steered",
-        _main_fits_steered,
-        get_setup(setup).seed_free(),
-        tuple(int(s) for s in seeds),
-    )
+        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
+    )[1]
 
 
 def main_fit_steered(setup: str | Setup) -> str:

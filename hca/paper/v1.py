@@ -479,13 +479,16 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
     est = estimator(setup, search="sequential")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fits = st.seed_fits(est, X5, dom5, seeds)
+        # the FastICA of the fits, of their reversed rows and of the subset sweep (whose
+        # table holds the same domains: fitted once) in one batch per domain
+        icas = st.domain_icas(est, [(X5, dom5), st.reversed_rows(X5, dom5), (X6, dom6)], seeds)
+        fits = st.seed_fits(est, X5, dom5, seeds, icas=icas[0])
     sweeps, boots = cached("v1_sweeps", _sweeps, setup, settings)
     v2 = seed_refits(setup, settings.v2_seeds)
     v2_alignments = tuple(tuple(m.adjust().benchmarks) for m in main_fits(setup, seeds))
     subspaces(settings.n_splits, settings.n_boot, setup.domain_rule)  # shared steps, once
     ica_optima(setup, settings.solution_seeds)
-    steered = rounding_steered(fits, X5, dom5)
+    steered = rounding_steered(fits, X5, dom5, again=icas[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tables = mic_by_subset_many(  # the sweeps of all seeds in one batch
@@ -495,6 +498,7 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
             candidates=list(PAPER_V1_BASES),
             min_size=3,
             n_jobs=settings.n_jobs,
+            icas=[icas[2]],
         )[0]
     out = []
     for seed, fit, v2_alignment, why, subsets in zip(seeds, fits, v2_alignments, steered, tables):
