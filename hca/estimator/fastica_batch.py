@@ -82,10 +82,16 @@ def initial_matrices(seeds: Sequence[int], n_components: int) -> np.ndarray:
 
 
 def _sym_decorrelation(W: np.ndarray) -> np.ndarray:
-    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d)."""
-    s, u = np.linalg.eigh(W @ np.swapaxes(W, -1, -2))
-    s = np.clip(s, a_min=np.finfo(W.dtype).tiny, a_max=None)
-    return (u * (1.0 / np.sqrt(s))[:, np.newaxis, :]) @ np.swapaxes(u, -1, -2) @ W
+    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d).
+
+    The eigenvalues ``s`` are clipped below at the smallest normal number, and ``1 / sqrt(s)``
+    is computed in place (``np.clip`` without an upper bound is ``np.maximum``): operation for
+    operation the arithmetic of ``(u * (1 / sqrt(clip(s)))) @ u^T @ W``."""
+    s, u = np.linalg.eigh(W @ W.swapaxes(-1, -2))
+    np.maximum(s, np.finfo(W.dtype).tiny, out=s)
+    np.sqrt(s, out=s)
+    np.divide(1.0, s, out=s)
+    return (u * s[:, np.newaxis, :]) @ u.swapaxes(-1, -2) @ W
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,25 +126,55 @@ def _iterate(
     """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged.
 
     ``X1`` is one white data matrix (d, n) shared by every start, or a stack (g, d, n) of
-    matrices of one shape with ``which`` (b,) naming the matrix of every start."""
+    matrices of one shape with ``which`` (b,) naming the matrix of every start.
+
+    The loop keeps only the starts still iterating (``Wa``; their data ``Xa`` and its
+    transposed view are gathered again only when a start stops) and writes a start's ``W``
+    out when it stops. Temporaries are updated in place and ``np.mean`` is spelled as what it
+    does (``np.add.reduce``, then a division by the count), but every operation is the plain
+    update's on operands of the same values and layout (the matrix products' operands
+    included), so the results are bitwise those of gathering ``W[active]`` and
+    ``X1[which[active]]`` afresh at every iteration
+    (``tests/test_fastica_loop.py`` checks this against that plain loop)."""
     W = _sym_decorrelation(W)
     b = W.shape[0]
-    p_ = float(X1.shape[-1])
+    n = X1.shape[-1]
+    p_ = float(n)
     n_iter = np.full(b, max_iter, dtype=int)
     active = np.arange(b)
-    for ii in range(max_iter):
-        Wa = W[active]
-        Xa = X1 if which is None else X1[which[active]]
-        gwtx = np.tanh(Wa @ Xa)
-        g_wtx = (1 - gwtx**2).mean(axis=-1)
-        W1 = _sym_decorrelation(gwtx @ np.swapaxes(Xa, -1, -2) / p_ - g_wtx[:, :, np.newaxis] * Wa)
-        lim = np.max(np.abs(np.abs(np.einsum("bij,bij->bi", W1, Wa)) - 1), axis=-1)
-        W[active] = W1
-        done = lim < tol
-        n_iter[active[done]] = ii + 1
-        active = active[~done]
-        if active.size == 0:
-            break
+    Wa = W.copy()
+    Xa = X1 if which is None else X1[which]
+    XaT = Xa.swapaxes(-1, -2)
+    for ii in range(max_iter if b else 0):
+        gwtx = Wa @ Xa
+        np.tanh(gwtx, out=gwtx)
+        g2 = np.square(gwtx)
+        np.subtract(1, g2, out=g2)
+        g_wtx = np.add.reduce(g2, axis=-1)
+        np.true_divide(g_wtx, n, out=g_wtx)
+        V = gwtx @ XaT
+        np.true_divide(V, p_, out=V)
+        V -= g_wtx[:, :, np.newaxis] * Wa
+        W1 = _sym_decorrelation(V)
+        e = np.einsum("bij,bij->bi", W1, Wa)
+        np.abs(e, out=e)
+        np.subtract(e, 1, out=e)
+        np.abs(e, out=e)
+        done = np.maximum.reduce(e, axis=-1) < tol
+        if done.any():
+            n_iter[active[done]] = ii + 1
+            W[active[done]] = W1[done]
+            keep = ~done
+            active = active[keep]
+            if active.size == 0:
+                break
+            W1 = W1[keep]
+            if which is not None:
+                Xa = X1[which[active]]
+                XaT = Xa.swapaxes(-1, -2)
+        Wa = W1
+    else:
+        W[active] = Wa
     converged = np.ones(b, dtype=bool)
     converged[active] = False
     return W, n_iter, converged
