@@ -622,9 +622,47 @@ def _subject_inputs_compute(subjects: tuple, domains: tuple) -> _SubjectInputs:
     )
 
 
+@dataclass(frozen=True, eq=False)
+class _SubjectICA:
+    """The per-domain FastICA of one set of subjects on every available base model, for every
+    seed of ``seeds``: the rows in order (``forward``) and in reverse order (``backward``, the
+    rounding check of :func:`hca.stability.ica_reproducible`)."""
+
+    seeds: tuple[int, ...]
+    forward: list
+    backward: list
+
+    def of(self, runs: list, seed: int, domains: Sequence[str]) -> dict:
+        """The ICA of ``domains`` under ``seed`` (one fit's ``icas``)."""
+        return {d: runs[self.seeds.index(seed)][d] for d in domains}
+
+
+def _subject_icas(
+    est: HCA, data: MMLUData, subject_sets: Sequence[tuple], seeds: tuple[int, ...]
+) -> dict[tuple, _SubjectICA]:
+    """Every FastICA of a batch of MMLU runs in one call (:func:`hca.stability.domain_icas`):
+    for every set of subjects, every available base model with its rows in order and
+    reversed, under every seed. The models of a base model are the same rows in every fit of
+    the chapter (a fit on a few base models, the subset table of all of them, a resampled
+    choice), so each subject fit reads its ICA from here; one stack of iterations per base
+    model and shape serves all of them."""
+    datasets = []
+    for subjects in subject_sets:
+        X, labels = domain_data(data.frame, data.available, list(subjects))
+        datasets += [(X, labels), st.reversed_rows(X, labels)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
+        icas = st.domain_icas(est, datasets, seeds)
+    return {
+        subjects: _SubjectICA(seeds, icas[2 * k], icas[2 * k + 1])
+        for k, subjects in enumerate(subject_sets)
+    }
+
+
 def _subject_fits(
-    setup: Setup,
+    est: HCA,
     data: MMLUData,
+    ica: _SubjectICA,
     subjects: Sequence[str],
     domains: Sequence[str],
     run_seeds: tuple[int, ...],
@@ -634,30 +672,36 @@ def _subject_fits(
     seeds: Sequence[int],
     n_jobs: int | None,
 ) -> tuple[SubjectFit, ...]:
-    """One subject fit for every FastICA seed of ``run_seeds`` under the seed-free ``setup``.
-
-    Every FastICA this needs runs in one batch per domain (:func:`hca.stability.domain_icas`):
-    the fits on ``domains`` for ``run_seeds`` and the refit ``seeds``, the subset tables of
-    the available domains (which hold the same domains' scores: fitted once), and the fits on
-    the rows in reverse order that say whether each fit is reproducible. The subset sweeps
-    over ``sweep_seeds`` are computed once per setup."""
+    """One subject fit for every FastICA seed of ``run_seeds`` (``est`` with each seed), from
+    the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`): the fits on ``domains``
+    for ``run_seeds`` and the refit ``seeds`` (their searches in one batch), the subset table
+    of the available base models, the subset sweeps over ``sweep_seeds``, and whether each
+    fit is reproducible with its models in reverse order."""
     subjects, domains = list(subjects), list(domains)
-    est = estimator(setup, search="sequential", max_iter=MAX_ITER)
     inputs = _subject_inputs(tuple(subjects), tuple(domains))
     Xd, ld = inputs.chosen
     X, labels = inputs.available
+    missing = [d for d in domains if d not in data.available]
+    if missing:
+        raise ValueError(
+            f"MMLU subject fit: base model(s) {missing} have too few models for "
+            f"{len(subjects)} subjects (available: {list(data.available)})"
+        )
     refit_seeds = tuple(int(x) for x in seeds)
-    every = tuple(dict.fromkeys((*run_seeds, *refit_seeds)))
-    at = {s: i for i, s in enumerate(every)}
-    datasets = [(Xd, ld), st.reversed_rows(Xd, ld)]
-    if min_size is not None:
-        datasets.append((X, labels))
+    fitted = tuple(dict.fromkeys((*run_seeds, *refit_seeds)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
-        icas = st.domain_icas(est, datasets, every)
-        fits = st.seed_fits(est, Xd, ld, every, icas=icas[0])
-        models = [fits[at[s]] for s in run_seeds]
+        fits = dict(
+            zip(
+                fitted,
+                st.seed_fits(
+                    est, Xd, ld, fitted, icas=[ica.of(ica.forward, s, domains) for s in fitted]
+                ),
+            )
+        )
+        models = [fits[s] for s in run_seeds]
         tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
+        sweeps = None
         if min_size is not None:
             tables = list(
                 mic_by_subset_many(
@@ -667,22 +711,25 @@ def _subject_fits(
                     candidates=list(data.available),
                     min_size=min_size,
                     n_jobs=n_jobs,
-                    icas=[[icas[2][at[s]] for s in run_seeds]],
+                    icas=[[ica.of(ica.forward, s, data.available) for s in run_seeds]],
                 )[0]
             )
+            if sweep_seeds:
+                sweep = tuple(int(x) for x in sweep_seeds)
+                sweeps = st.subset_stability(
+                    est,
+                    X,
+                    labels,
+                    candidates=list(data.available),
+                    min_size=min_size,
+                    seeds=sweep,
+                    n_jobs=n_jobs,
+                    icas=[ica.of(ica.forward, s, data.available) for s in sweep],
+                )
         reproducible = st.ica_reproducible_many(
-            models, Xd, ld, again=[icas[1][at[s]] for s in run_seeds]
+            models, Xd, ld, again=[ica.of(ica.backward, s, domains) for s in run_seeds]
         )
-    sweeps = cached(
-        "mmlu_sweeps",
-        _sweeps,
-        setup,
-        tuple(subjects),
-        None if min_size is None else int(min_size),
-        tuple(int(x) for x in sweep_seeds or ()),
-        n_jobs,
-    )
-    seed_records = pd.DataFrame([_seed_fit_row(fits[at[s]], Xd, s) for s in refit_seeds])
+    seed_records = pd.DataFrame([_seed_fit_row(fits[s], Xd, s) for s in refit_seeds])
     return tuple(
         SubjectFit(
             subjects=tuple(subjects),
@@ -702,41 +749,22 @@ def _subject_fits(
     )
 
 
-def _sweeps(
-    setup,
-    subjects: tuple,
-    min_size: int | None,
-    sweep_seeds: tuple,
-    n_jobs: int | None,
-) -> pd.DataFrame | None:
-    """The subset sweeps of one subject fit over ``sweep_seeds`` (keyed by the seed-free
-    setup: every member of an ensemble shares them), or None without a sweep."""
-    if min_size is None or not sweep_seeds:
-        return None
-    data = mmlu_data()
-    est = estimator(setup, search="sequential", max_iter=MAX_ITER)
-    X, labels = domain_data(data.frame, data.available, list(subjects))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return st.subset_stability(
-            est,
-            X,
-            labels,
-            candidates=list(data.available),
-            min_size=min_size,
-            seeds=sweep_seeds,
-            n_jobs=n_jobs,
-        )
-
-
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MMLUResults, ...]:
-    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``
-    (every subject fit's fits of all seeds in one batch)."""
+    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
+    every FastICA of every subject fit (the runs' seeds, the refits', the sweeps') in one batch
+    (:func:`_subject_icas`), every subject fit's searches of all seeds in one batch."""
     data = mmlu_data()
     n_jobs = settings.n_jobs
+    est = estimator(setup, search="sequential", max_iter=MAX_ITER)
+    every = tuple(
+        dict.fromkeys(
+            int(s) for s in (*seeds, *settings.seeds, *settings.alt_seeds, *settings.sweep_seeds)
+        )
+    )
+    icas = _subject_icas(est, data, (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS), every)
 
     def subject_fits(
-        subjects: Sequence[str],
+        subjects: tuple[str, ...],
         domains: Sequence[str],
         run_seeds: tuple[int, ...],
         min_size: int | None,
@@ -744,8 +772,9 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MML
         refit_seeds: Sequence[int],
     ) -> tuple[SubjectFit, ...]:
         return _subject_fits(
-            setup,
+            est,
             data,
+            icas[subjects],
             subjects,
             domains,
             run_seeds,
