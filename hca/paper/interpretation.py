@@ -85,6 +85,7 @@ from hca.paper.replication import (
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec
 from hca.stability import fit_record
+from hca.validation import check_matrix
 
 __all__ = [
     "Settings",
@@ -427,25 +428,33 @@ def _oos_frame(setup: Setup) -> pd.DataFrame:
     return frame
 
 
-def _paper_order(fit, X: pd.DataFrame, roles: dict) -> tuple[pd.DataFrame, tuple]:
+def _paper_order(fit, adj, x: np.ndarray, roles: dict) -> tuple[pd.DataFrame, tuple]:
     """Table 2a with our raw factors in the paper's role order (NaN rows if a role is
-    missing)."""
+    missing); ``adj`` is ``fit.adjust()`` and ``x`` the scores it was fitted on
+    (:func:`_matrix`)."""
     if any(z is None for z in roles.values()):
         return pd.DataFrame(np.nan, index=list(ROLES), columns=_B), ()
-    names = list(fit.adjust().r2.index)
+    names = list(adj.r2.index)
     perm = [names.index(roles[r]) for r in ROLES]
-    values = X[_B].to_numpy(dtype=float)
-    Z = values @ fit.unmixing_.T
-    _, _, chosen, r2 = ols_adjustment(Z[:, perm], values, _B)
+    Z = x @ fit.unmixing_.T
+    _, _, chosen, r2 = ols_adjustment(Z[:, perm], x, _B)
     return r2.set_axis(list(ROLES), axis=0), tuple(_B[c] for c in chosen)
 
 
-def _latent_ols_gap(alignment: Alignment, X: pd.DataFrame, oos: dict) -> float:
+def _matrix(scores: pd.DataFrame) -> np.ndarray:
+    """The benchmark scores of ``scores`` as the array an :class:`~hca.interpret.Alignment`
+    reads from them (:func:`hca.validation.check_matrix`, the same array bit for bit), so
+    that the scores shared by every run of a batch are converted once."""
+    return check_matrix(scores, name="scores", columns=_B)
+
+
+def _latent_ols_gap(alignment: Alignment, x: np.ndarray, oos: Sequence[np.ndarray]) -> float:
     """Largest |ΔR²| between our tables and the authors' ``latent_ols``: z_i regressed on
-    ``[1, x_B, raw z_<i]`` (in sample, every benchmark), the chosen regression applied to other
-    domains and scored against their raw z_i."""
-    x = X[_B].to_numpy(dtype=float)
-    Z = alignment.raw_factors(X)
+    ``[1, x_B, raw z_<i]`` (in sample ``x``, every benchmark), the chosen regression applied to
+    the other domains' scores ``oos`` (:func:`_matrix`, domains of at least three models) and
+    scored against their raw z_i."""
+    Z = alignment.raw_factors(x)
+    other = [(xo, alignment.raw_factors(xo), alignment.r2(xo)) for xo in oos]
     gap = 0.0
     for i in range(len(alignment.factor_names)):
         best, best_coef = -np.inf, None
@@ -456,15 +465,10 @@ def _latent_ols_gap(alignment: Alignment, X: pd.DataFrame, oos: dict) -> float:
             gap = max(gap, abs(r2 - alignment.r2_table.iloc[i, j]))
             if r2 > best:
                 best, best_coef, best_j = r2, coef, j
-        for scores in oos.values():
-            if len(scores) < 3:
-                continue
-            xo = scores[_B].to_numpy(dtype=float)
-            Zo = alignment.raw_factors(scores)
+        for xo, Zo, ours in other:
             design = np.column_stack([np.ones(len(xo)), xo[:, best_j], Zo[:, :i]])
             theirs = r_squared(Zo[:, i], Zo[:, i] - design @ best_coef)
-            ours = alignment.r2(scores).iloc[i]
-            gap = max(gap, abs(theirs - ours))
+            gap = max(gap, abs(theirs - ours.iloc[i]))
     return float(gap)
 
 
@@ -489,26 +493,45 @@ def _authors_log10_compute(frame: pd.DataFrame) -> np.ndarray:
         return np.where(c > 0, np.log10(c), np.nan)
 
 
-def _checkpoints(alignment: Alignment, frame: pd.DataFrame, setup: Setup) -> pd.DataFrame:
-    """Official base checkpoints with a compute, their oriented factors and benchmarks."""
+@dataclass(frozen=True, eq=False)
+class _Checkpoints:
+    """The official base checkpoints with a compute, the same in every run of a batch:
+    ``table`` (``model_id``, ``base``, ``log10_compute``), their scores ``x``
+    (:func:`_matrix`) and every benchmark's column ``columns``."""
+
+    table: pd.DataFrame
+    x: np.ndarray
+    columns: dict
+
+
+def _checkpoint_rows(frame: pd.DataFrame, setup: Setup) -> _Checkpoints:
+    """Official base checkpoints with a compute (:func:`_checkpoints` reads every run's
+    factors on them)."""
     if setup.domain_rule == "authors":
         logc, base = _authors_log10_compute(frame), frame["authors_label"]
     else:
         logc, base = add_compute(frame)["log10_compute"].to_numpy(dtype=float), frame["base_model"]
     keep = base_checkpoint_mask(frame).to_numpy() & np.isfinite(logc)
     rows = frame.loc[keep]
-    Z = alignment.factors(rows[_B]) * np.sign(alignment.slopes)
-    out = pd.DataFrame(
+    table = pd.DataFrame(
         {
             "model_id": rows["model_id"].to_numpy(),
             "base": base[keep].astype(str).to_numpy(),
             "log10_compute": logc[keep],
         }
     )
+    columns = {b: rows[b].to_numpy(dtype=float) for b in _B}
+    return _Checkpoints(table, _matrix(rows[_B]), columns)
+
+
+def _checkpoints(alignment: Alignment, rows: _Checkpoints) -> pd.DataFrame:
+    """Official base checkpoints with a compute, their oriented factors and benchmarks."""
+    Z = alignment.factors(rows.x) * np.sign(alignment.slopes)
+    out = rows.table.copy()
     for k, z in enumerate(alignment.factor_names):
         out[z] = Z[:, k]
     for b in _B:
-        out[b] = rows[b].to_numpy(dtype=float)
+        out[b] = rows.columns[b]
     return out
 
 
@@ -536,11 +559,11 @@ def _compute_diff(cp: pd.DataFrame, roles: dict, n_boot: int) -> dict:
 
 
 def _oriented_shift(
-    alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame, X: pd.DataFrame
+    alignment: Alignment, frame: pd.DataFrame, pairs: pd.DataFrame, x: np.ndarray
 ) -> pd.DataFrame:
     """:func:`hca.interpret.instruct_shift` with every factor signed to rise with its aligned
-    benchmark (the sign of its OLS slope)."""
-    shift = instruct_shift(alignment, frame, pairs, scale=X)
+    benchmark (the sign of its OLS slope); ``x`` the in-sample scores (:func:`_matrix`)."""
+    shift = instruct_shift(alignment, frame, pairs, scale=x)
     for z, sign in zip(alignment.factor_names, np.sign(alignment.slopes)):
         shift[f"d_{z}"] = sign * shift[f"d_{z}"]
     return shift
@@ -569,14 +592,24 @@ def _runs(
     figure8 = figure8_table(lookup)
     records = seed_refits(setup, settings.seeds).records
     seed_alignments = tuple(tuple(a) for a in records["alignment"])
+    # what every run reads, selected and converted once per batch (the same rows and arrays)
+    x = _matrix(X)
+    oos_x = [_matrix(scores) for scores in oos.values() if len(scores) >= 3]
+    groups = frame["base_model"].isin([*PAPER_OOS_DOMAINS, *PAPER_V2_FOUR])
+    transfer_rows = frame.loc[groups, ["base_model", *_B]]
+    ids = lookup["model_id"].isin([*pairs["base_id"], *pairs["instruct_id"]])
+    pair_rows = lookup.loc[ids, ["model_id", *_B]]
+    checkpoint_rows = _checkpoint_rows(frame, setup)
     out = []
     for seed, fit, why in zip(seeds, main_fits(setup, seeds), main_fits_steered(setup, seeds)):
         run_setup = setup.with_seed(seed)
         adj = fit.adjust()
         al = align(fit, X, adj)
+        if list(al.feature_names) != _B:
+            raise ValueError(f"interpretation: the fit's columns {al.feature_names} are not {_B}")
         roles = _roles(al)
-        order_r2, chosen = _paper_order(fit, X, roles)
-        cp = _checkpoints(al, frame, run_setup)
+        order_r2, chosen = _paper_order(fit, adj, x, roles)
+        cp = _checkpoints(al, checkpoint_rows)
         names = list(al.factor_names)
         compute_r = pd.Series(
             {v: float(np.corrcoef(cp[v], cp["log10_compute"])[0, 1]) for v in names + _B}
@@ -588,16 +621,16 @@ def _runs(
                 mixing=pd.DataFrame(adj.mixing, index=_B, columns=names),
                 roles=roles,
                 in_sample=X[_B].reset_index(drop=True),
-                transfer=out_of_sample_r2(al, frame, PAPER_OOS_DOMAINS, PAPER_V2_FOUR),
+                transfer=out_of_sample_r2(al, transfer_rows, PAPER_OOS_DOMAINS, PAPER_V2_FOUR),
                 oos_scores=oos,
                 paper_order_r2=order_r2,
                 paper_order_chosen=chosen,
-                authors_ols_gap=_latent_ols_gap(al, X, oos),
+                authors_ols_gap=_latent_ols_gap(al, x, oos_x),
                 checkpoints=cp,
                 compute_r=compute_r,
                 compute_diff=_compute_diff(cp, roles, settings.n_boot),
                 figure8=figure8,
-                instruct=_oriented_shift(al, lookup, pairs, X),
+                instruct=_oriented_shift(al, pair_rows, pairs, x),
                 seed_alignments=seed_alignments,
                 seeds=tuple(settings.seeds),
                 n_boot=settings.n_boot,
