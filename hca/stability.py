@@ -529,6 +529,7 @@ def seed_stability(
     n_jobs: int | None = None,
     record: Callable = fit_record,
     progress: Listener | None = None,
+    fits: Sequence[HCA] | None = None,
 ) -> StabilityResult:
     """Refit HCA on the same data with every ICA seed in ``seeds``.
 
@@ -554,11 +555,27 @@ def seed_stability(
     progress : callable, optional
         ``progress(stage, done, total)`` during the refits (:func:`seed_fits`); None
         (default): nothing is reported.
+    fits : sequence of HCA, optional
+        The refits, computed before: ``fits[i]`` is :func:`seed_fits` of ``estimator``,
+        ``X`` and ``domains`` for ``seeds[i]`` (e.g. the fits of an ensemble with the same
+        seeds, so that they are not computed twice); only their records are made here.
+        None (default): computed here.
+
+    Raises
+    ------
+    ValueError
+        If ``fits`` does not hold one fitted model per seed, with that seed.
     """
     seeds = _seeds(seeds)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
-        fits = seed_fits(estimator, X, domains, seeds, progress=progress)
+    if fits is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
+            fits = seed_fits(estimator, X, domains, seeds, progress=progress)
+    elif [getattr(m, "random_state", None) for m in fits] != seeds:
+        raise ValueError(
+            f"seed_stability: fits has the seeds {[getattr(m, 'random_state', None) for m in fits]}"
+            f", expected {seeds}"
+        )
     records = Parallel(n_jobs=n_jobs)(
         delayed(_model_record)(model, record, patterns) for model in fits
     )

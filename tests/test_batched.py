@@ -338,3 +338,24 @@ def test_shared_ica_is_checked(sim):
         from hca.estimator.ica import fit_icas_many
 
         fit_icas_many([(X.to_numpy(), np.asarray(domains))], ["D1"], 3, [0], orders=[["D9"]])
+
+
+def test_seed_stability_reads_fits_passed_in(sim):
+    """``seed_stability(..., fits=...)`` with the fits of the same seeds computed before (from
+    a shared ICA batch) gives, bit for bit, the records it computes itself; fits of other seeds
+    are refused."""
+    from hca.stability import domain_icas, seed_stability
+
+    X, domains = sim
+    est = HCA(search="sequential", n_restarts=2)
+    seeds = [3, 0, 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        icas = domain_icas(est, [(X, domains)], seeds)[0]
+        fits = seed_fits(est, X, domains, seeds, icas=icas)
+        alone = seed_stability(est, X, domains, seeds=seeds)
+        passed = seed_stability(est, X, domains, seeds=seeds, fits=fits)
+    pd.testing.assert_frame_equal(passed.records, alone.records, check_exact=True)
+    assert passed.kind == alone.kind == "seed"
+    with pytest.raises(ValueError, match=r"fits has the seeds \[3, 0, 3\], expected \[3, 0\]"):
+        seed_stability(est, X, domains, seeds=[3, 0], fits=fits)

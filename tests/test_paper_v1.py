@@ -79,6 +79,22 @@ def test_results_both_setups(results):
     assert orders.count(("hellaswag", "gsm8k", "truthfulqa")) >= 0.6 * len(orders)
     tabs = [v1.edge_table(m.record, m.domains, *v1.paper_roles()[1:]) for m in ens["careful"]]
     assert sum(t is not None and t["weight"].idxmax() == "Llama-3-8B" for t in tabs) >= 18
+    for s, e in ens.items():  # the seed refits are the ensemble's fits of the same seeds
+        seeds = e[0].seeds.records["seed"].tolist()
+        assert e[0].seeds.records["mic"].tolist() == [e[i].fit.mic_ for i in seeds]
+        roles = e[0].roles
+        assert roles == v1.paper_roles()
+        for rec in e[0].seeds.records.to_dict("records"):  # the claims' reading of edges
+            for parent, child in ((roles[0], roles[1]), (roles[1], roles[2])):
+                tab = v1.edge_table(rec, e[0].domains, parent, child)
+                col = v1._edge_column(rec, e[0].domains, parent, child, "weight")
+                assert (tab is None) == (col is None)
+                if tab is not None:
+                    assert col == tab["weight"].to_dict()
+                    assert v1._largest(col) == tab["weight"].idxmax()
+                    assert v1._edge_column(rec, e[0].domains, parent, child, "scale") == (
+                        tab["scale"].to_dict()
+                    )
     assert all(m.v2_alignment[0] == "math_lvl_5" for m in ens["careful"])
     for r in (a, c):
         assert len(r.subsets) == 42 and r.n_uncertified == 0
@@ -133,7 +149,7 @@ def test_edge_rule_uses_all_seeds():
                             for w in weights])
         return type("Stub", (), {
             "domains": ["Llama-2-13B"], "record": rec.iloc[0].to_dict(),
-            "seeds": type("S", (), {"records": rec})(),
+            "roles": v1.paper_roles(), "seeds": type("S", (), {"records": rec})(),
             "adjustment": type("A", (), {"benchmarks": ("truthfulqa", "arc", "gsm8k")})()})()
 
     out = spec.fn(stub([0.9 * pw, 1.1 * pw, -pw], 1.6 * ps), rows)

@@ -376,6 +376,8 @@ class V1Results:
         Alignments of its refits over ``Settings.v2_seeds``.
     n_fits, n_uncertified : int
         HCA searches run for this result and those the sequential search did not certify.
+    roles : tuple of frozenset
+        The paper's roles of the three factors (:func:`paper_roles`, read once per batch).
     steered : str
         The domains whose FastICA in the five-domain fit was steered by rounding (empty: the
         run is evidence; :func:`hca.paper.replication.rounding_steered`).
@@ -397,6 +399,7 @@ class V1Results:
     v2_seed_alignments: tuple
     n_fits: int
     n_uncertified: int
+    roles: tuple
     steered: str = ""
 
     @property
@@ -417,7 +420,7 @@ class V1Results:
     def order_shares(self) -> pd.DataFrame:
         """Per recovered order: share of seed refits and of bootstrap refits, whether it is
         the paper's order and whether a reasoning factor precedes GSM8K's."""
-        roles = paper_roles()
+        roles = self.roles
         out = pd.concat(
             {
                 "FastICA seeds": _shares(self.seeds.records),
@@ -433,7 +436,7 @@ class V1Results:
 
     def summary(self) -> str:
         al = self.seeds.records["alignment"]
-        roles = paper_roles()
+        roles = self.roles
         share = float(np.mean([_matches(a, roles) for a in al]))
         return (
             f"{self.setup.label}: MIC {self.fit.mic_:.3f}; order "
@@ -450,13 +453,38 @@ def _shares(records: pd.DataFrame) -> pd.Series:
     return records["order"].value_counts(normalize=True)
 
 
+def _fits(setup: Setup, seeds: tuple[int, ...]) -> tuple:
+    """The five-domain fits of every seed of ``seeds`` under the seed-free ``setup``, their
+    :func:`~hca.paper.replication.rounding_steered` and the per-domain ICA of the six-domain
+    table (for the subset sweep of Figure 23c): the FastICA of the fits, of their reversed rows
+    and of the six-domain table (whose five shared domains are fitted once) in one batch per
+    domain (:func:`hca.stability.domain_icas`). Computed once per setup and seeds, so that the
+    seed refits of :func:`_sweeps` are the fits of the ensemble's batch with the same seeds."""
+    frame = v1_frame(setup)
+    X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
+    X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
+    est = estimator(setup, search="sequential")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        icas = st.domain_icas(est, [(X5, dom5), st.reversed_rows(X5, dom5), (X6, dom6)], seeds)
+        fits = st.seed_fits(est, X5, dom5, seeds, icas=icas[0])
+    return fits, rounding_steered(fits, X5, dom5, again=icas[1]), icas[2]
+
+
 def _sweeps(setup: Setup, settings: Settings) -> tuple:
     """Seed and bootstrap refits of the five-domain fit (keyed by the seed-free setup: every
-    member of an ensemble shares them)."""
+    member of an ensemble shares them); the seed refits are the fits of :func:`_fits`."""
     X5, dom5 = domain_data(v1_frame(setup), PAPER_V1_SINV, _B1)
     est = estimator(setup, search="sequential")
-    seeds = st.seed_stability(
-        est, X5, dom5, seeds=settings.seeds, patterns=PAPER_PATTERNS, n_jobs=settings.n_jobs
+    seeds = tuple(int(s) for s in settings.seeds)
+    seeds_result = st.seed_stability(
+        est,
+        X5,
+        dom5,
+        seeds=seeds,
+        patterns=PAPER_PATTERNS,
+        n_jobs=settings.n_jobs,
+        fits=cached("v1_fits", _fits, setup, seeds)[0],
     )
     boots = st.bootstrap_stability(
         est,
@@ -466,29 +494,24 @@ def _sweeps(setup: Setup, settings: Settings) -> tuple:
         random_state=setup.ica_seed,
         n_jobs=settings.n_jobs,
     )
-    return seeds, boots
+    return seeds_result, boots
 
 
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1Results, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
-    the five-domain fits of all seeds in one batch (:func:`hca.stability.seed_fits`), the
-    seed-free sweeps once."""
+    the five-domain fits of all seeds in one batch (:func:`_fits`), the seed-free sweeps
+    once."""
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
     X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
     est = estimator(setup, search="sequential")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        # the FastICA of the fits, of their reversed rows and of the subset sweep (whose
-        # table holds the same domains: fitted once) in one batch per domain
-        icas = st.domain_icas(est, [(X5, dom5), st.reversed_rows(X5, dom5), (X6, dom6)], seeds)
-        fits = st.seed_fits(est, X5, dom5, seeds, icas=icas[0])
+    fits, steered, icas6 = cached("v1_fits", _fits, setup, tuple(int(s) for s in seeds))
     sweeps, boots = cached("v1_sweeps", _sweeps, setup, settings)
     v2 = seed_refits(setup, settings.v2_seeds)
     v2_alignments = tuple(tuple(m.adjust().benchmarks) for m in main_fits(setup, seeds))
     subspaces(settings.n_splits, settings.n_boot, setup.domain_rule)  # shared steps, once
     ica_optima(setup, settings.solution_seeds)
-    steered = rounding_steered(fits, X5, dom5, again=icas[1])
+    roles = paper_roles()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tables = mic_by_subset_many(  # the sweeps of all seeds in one batch
@@ -498,7 +521,7 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
             candidates=list(PAPER_V1_BASES),
             min_size=3,
             n_jobs=settings.n_jobs,
-            icas=[icas[2]],
+            icas=[icas6],
         )[0]
     out = []
     for seed, fit, v2_alignment, why, subsets in zip(seeds, fits, v2_alignments, steered, tables):
@@ -527,6 +550,7 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
                 v2_seed_alignments=tuple(tuple(a) for a in v2.records["alignment"]),
                 n_fits=len(certified),
                 n_uncertified=int(len(certified) - sum(certified)),
+                roles=roles,
                 steered=why,
             )
         )
@@ -716,9 +740,30 @@ def _edge_values(
     """``what`` (``weight``/``scale``) of the edge in ``domain`` for every seed refit."""
     out = []
     for rec in res.seeds.records.to_dict("records"):
-        tab = edge_table(rec, res.domains, parent, child)
-        out.append(None if tab is None else float(tab.loc[domain, what]))
+        col = _edge_column(rec, [domain], parent, child, what)
+        out.append(None if col is None else col[domain])
     return out
+
+
+def _edge_column(
+    record: Mapping, domains: Sequence[str], parent: frozenset, child: frozenset, what: str
+) -> dict[str, float] | None:
+    """Column ``what`` (``weight``/``scale``) of :func:`edge_table` as domain -> value (None
+    without the edge), read off the record without building the frame."""
+    al = tuple(record["alignment"])
+    i, j = role_position(al, parent), role_position(al, child)
+    if i is None or j is None or i >= j:
+        return None
+    if what == "weight":
+        return {d: float(record[f"w[{d}] z{i + 1}->z{j + 1}"]) for d in domains}
+    return {d: float(record[f"scale[{d}] eps{j + 1}"]) for d in domains}
+
+
+def _largest(values: Mapping[str, float]) -> str:
+    """The domain with the largest value, the first on ties (``Series.idxmax``)."""
+    if any(np.isnan(v) for v in values.values()):
+        return str(pd.Series(values).idxmax())
+    return max(values, key=values.__getitem__)
 
 
 def _selected_median(res: V1Results, values: list, roles) -> tuple[float | None, int]:
@@ -731,7 +776,7 @@ def _selected_median(res: V1Results, values: list, roles) -> tuple[float | None,
 
 
 def _edge_outcome(res: V1Results, paper: float, domain: str, what: str) -> Outcome:
-    roles = paper_roles()
+    roles = res.roles
     tab0 = edge_table(res.record, res.domains, roles[0], roles[1])
     values = _edge_values(res, domain, roles[0], roles[1], what)
     n = len(values)
@@ -776,19 +821,18 @@ def _fig25(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
 @claim("H.4-llama3-z23", chapter="v1", figure="fig-v1-graphs", ensemble=True)
 def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     (who,) = paper_list(rows, "H.4-llama3-z23")
-    roles = paper_roles()
-    tabs = [
-        edge_table(r, res.domains, roles[1], roles[2]) for r in res.seeds.records.to_dict("records")
-    ]
-    hits, n = sum(t is not None and t["weight"].idxmax() == who for t in tabs), len(tabs)
+    roles = res.roles
+    records = res.seeds.records.to_dict("records")
+    weights = [_edge_column(r, res.domains, roles[1], roles[2], "weight") for r in records]
+    hits, n = sum(w is not None and _largest(w) == who for w in weights), len(weights)
     half = hits >= 0.5 * n
     s_text = f"{who} largest in {share_text(hits, n)}"
     tab0 = edge_table(res.record, res.domains, roles[1], roles[2])
     if tab0 is None:
         keep = [
-            t["weight"]
-            for t, a in zip(tabs, res.seeds.records["alignment"])
-            if t is not None and _matches(a, roles)
+            edge_table(r, res.domains, roles[1], roles[2])["weight"]
+            for r, w, a in zip(records, weights, res.seeds.records["alignment"])
+            if w is not None and _matches(a, roles)
         ]
         med = pd.concat(keep, axis=1).median(axis=1).sort_values(ascending=False) if keep else None
         ours = (
