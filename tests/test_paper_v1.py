@@ -79,7 +79,7 @@ def test_results_both_setups(results):
     assert orders.count(("hellaswag", "gsm8k", "truthfulqa")) >= 0.6 * len(orders)
     tabs = [v1.edge_table(m.record, m.domains, *v1.paper_roles()[1:]) for m in ens["careful"]]
     assert sum(t is not None and t["weight"].idxmax() == "Llama-3-8B" for t in tabs) >= 18
-    for s, e in ens.items():  # the seed refits are the ensemble's fits of the same seeds
+    for e in ens.values():  # the seed refits are the ensemble's fits of the same seeds
         seeds = e[0].seeds.records["seed"].tolist()
         assert e[0].seeds.records["mic"].tolist() == [e[i].fit.mic_ for i in seeds]
         roles = e[0].roles
