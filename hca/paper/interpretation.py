@@ -792,7 +792,7 @@ def informative(res: InterpretationResults, role: str, paper: pd.DataFrame) -> b
 
 @claim(chapter="interpretation", prefix="T2b-", figure="fig-interp-table2b", ensemble=True)
 def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-    paper = load_paper_values()
+    paper = rows  # every T2b- row, the In Sample ones of the rule included
     out = {}
     for cid, row in rows.iterrows():
         _, zp, slug = cid.split("-", 2)
