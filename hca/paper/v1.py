@@ -739,10 +739,19 @@ def _edge_values(
 ) -> list[float | None]:
     """``what`` (``weight``/``scale``) of the edge in ``domain`` for every seed refit."""
     out = []
-    for rec in res.seeds.records.to_dict("records"):
+    for rec in _edge_records(res, (f"w[{domain}]", f"scale[{domain}]")):
         col = _edge_column(rec, [domain], parent, child, what)
         out.append(None if col is None else col[domain])
     return out
+
+
+def _edge_records(res: V1Results, prefixes: tuple[str, ...]) -> list[dict]:
+    """The records of the seed refits with their ``alignment`` and the columns starting with
+    ``prefixes`` only (what the edge claims read; the records of every column take much
+    longer to build)."""
+    records = res.seeds.records
+    columns = ["alignment", *(c for c in records.columns if str(c).startswith(prefixes))]
+    return records[columns].to_dict("records")
 
 
 def _edge_column(
@@ -822,7 +831,7 @@ def _fig25(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
 def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     (who,) = paper_list(rows, "H.4-llama3-z23")
     roles = res.roles
-    records = res.seeds.records.to_dict("records")
+    records = _edge_records(res, ("w[", "scale["))
     weights = [_edge_column(r, res.domains, roles[1], roles[2], "weight") for r in records]
     hits, n = sum(w is not None and _largest(w) == who for w in weights), len(weights)
     half = hits >= 0.5 * n
