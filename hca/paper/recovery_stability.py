@@ -7,7 +7,9 @@ measures them and explains the gap to the paper:
 
 * :func:`read_sweep` reads one Figure 18 sweep (:func:`hca.estimator.mic_by_subset` with the
   paper's four domains in ``align``) as the three claims read it; :func:`four_smallest` and
-  :func:`subset_rank` are the two readings it uses.
+  :func:`subset_rank` are the two readings it uses. :func:`sweeps` runs the sweep of several
+  data sets under several FastICA seeds as one batch (the Figure 18 sweeps of an ensemble's
+  runs, the levers of :func:`domain_rule_evidence`).
 * :func:`headline_stability` repeats that sweep on within-domain bootstrap resamples of the
   models crossed with FastICA seeds (one sweep per fit serves all three claims; the
   four-domain subset's fit gives the order) and returns a :class:`HeadlineStability`: the
