@@ -146,3 +146,37 @@ def test_every_claim_under_both_setups(results):
     assert by["F4-llama3-weight"]["careful"].verdict == "not reproduced"  # 0.70 vs 2.76
     box = sc.verdict_box_markdown(rows)
     assert "{numref}`fig-recovery-fig18`" in box
+
+
+def test_read_sweep_reads_as_four_smallest_and_subset_rank():
+    """read_sweep (on arrays) reads a sweep as four_smallest and subset_rank do, ties in MIC
+    by table order; a sweep without the paper's four is refused."""
+    import pandas as pd
+
+    from hca.paper.constants import PAPER_V2_SINV
+    from hca.paper.recovery_stability import EXCLUDED
+
+    others = [d for d in PAPER_V2_SINV if d != EXCLUDED]
+    subsets = [tuple(s for s in PAPER_V2_SINV if s != d) for d in PAPER_V2_SINV]  # the fours
+    subsets += [tuple(others[:3]), (EXCLUDED, *others[:2]), tuple(PAPER_V2_SINV)]
+    mics = [0.20, 0.05, 0.05, 0.30, 0.05, 0.05, 0.01, 0.40]  # ties at 0.05 decide the fourth
+    four_at = subsets.index(tuple(d for d in PAPER_V2_SINV if d in PAPER_V2_FOUR))
+    table = pd.DataFrame(
+        {
+            "subset": subsets,
+            "size": [len(s) for s in subsets],
+            "mic": mics,
+            "certified": [True] * 7 + [False],
+            "alignment": [("bbh", "ifeval", "math_lvl_5") if i == four_at else None
+                          for i in range(len(subsets))],
+        }
+    )
+    for shift in range(len(table)):  # every order of the rows
+        t = table.iloc[np.roll(np.arange(len(table)), shift)].reset_index(drop=True)
+        r = read_sweep(t)
+        rank, _, mic = subset_rank(t, PAPER_V2_FOUR, size=4)
+        assert (r["without"], r["four_rank"], r["four_mic"]) == (four_smallest(t)[1], rank, mic)
+        assert r["uncertified"] == 1 and r["alignment"] == ("bbh", "ifeval", "math_lvl_5")
+        assert r["S4-best-four"] == (rank == 1) and r["F18-four-smallest"] == (r["without"] == 4)
+    with pytest.raises(ValueError, match="is not in the table"):
+        read_sweep(table.drop(index=four_at))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values, load_paper_values
@@ -61,7 +62,7 @@ from hca.paper.recovery_stability import (
     read_sweep,
     short_subset,
     subset_rank,
-    sweep,
+    sweeps,
 )
 from hca.paper.replication import (
     BaseFilter,
@@ -77,10 +78,10 @@ from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec
 from hca.stability import (
     StabilityResult,
+    fit_record,
     matches_alignment,
     ranked_orders,
     seed_fits,
-    seed_stability,
 )
 
 __all__ = [
@@ -251,17 +252,15 @@ class RecoveryResults:
 
 
 # =========================================================================== analysis steps
-def _quiet_seed_stability(est: HCA, X, labels, seeds, n_jobs) -> StabilityResult:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return seed_stability(est, X, labels, seeds=seeds, patterns=PAPER_PATTERNS, n_jobs=n_jobs)
-
-
-def _figure18(setup: Setup, X: pd.DataFrame, labels: np.ndarray) -> pd.DataFrame:
-    table = sweep(estimator(setup, search="sequential"), X, labels)
+def _figure18(setup: Setup, seeds: Sequence[int], X: pd.DataFrame, labels: np.ndarray) -> list:
+    """Figure 18's sweep (:func:`~hca.paper.recovery_stability.sweep`) under every FastICA
+    seed of ``seeds`` (``setup``'s estimator with ``random_state`` each seed), as one batch
+    (:func:`~hca.paper.recovery_stability.sweeps`), with the authors' printed MICs."""
     printed = authors_printed_mics()
-    table["printed"] = [printed.get(frozenset(s), np.nan) for s in table["subset"]]
-    return table
+    tables = sweeps(estimator(setup, search="sequential"), [(X, labels)], seeds)[0]
+    for table in tables:
+        table["printed"] = [printed.get(frozenset(s), np.nan) for s in table["subset"]]
+    return tables
 
 
 def _reconstruction(fit: HCA) -> pd.DataFrame:
@@ -298,13 +297,31 @@ def _general_shares(adj: OLSAdjustment) -> pd.Series:
     return pd.Series(row**2 / np.sum(row**2), index=B2)
 
 
-def _filtered_seeds(setup: Setup, settings: Settings) -> StabilityResult:
-    """The filtered fit refitted with :attr:`Settings.seeds` (keyed by the seed-free setup:
-    every member of an ensemble shares it)."""
-    filt = filter_below_base(v2_frame(setup))
-    Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
-    est = estimator(setup, max_iter=FILTERED_MAX_ITER)
-    return _quiet_seed_stability(est, Xf, lf, settings.seeds, settings.n_jobs)
+def _filtered_fits(
+    setup: Setup, settings: Settings, seeds: tuple[int, ...], X: pd.DataFrame, labels: np.ndarray
+) -> tuple[tuple[HCA, ...], StabilityResult]:
+    """The filtered fit (``X``, ``labels``) under every seed of ``seeds`` and its refits with
+    :attr:`Settings.seeds` (a :class:`~hca.stability.StabilityResult` as
+    :func:`hca.stability.seed_stability` gives), the fits of every distinct seed of both in
+    one batch (:func:`hca.stability.seed_fits`): one FastICA stack per domain."""
+    distinct = tuple(dict.fromkeys((*seeds, *settings.seeds)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = dict(
+            zip(
+                distinct,
+                seed_fits(estimator(setup, max_iter=FILTERED_MAX_ITER), X, labels, distinct),
+            )
+        )
+    records = Parallel(n_jobs=settings.n_jobs)(
+        delayed(fit_record)(fitted[s], patterns=PAPER_PATTERNS) for s in settings.seeds
+    )
+    refits = StabilityResult(
+        pd.DataFrame([{"seed": s, **r} for s, r in zip(settings.seeds, records)]),
+        "seed",
+        tuple(PAPER_PATTERNS),
+    )
+    return tuple(fitted[s] for s in seeds), refits
 
 
 def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
@@ -322,9 +339,10 @@ def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
 
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[RecoveryResults, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
-    the four-domain and the filtered fits of all seeds in one batch each
-    (:func:`hca.paper.replication.main_fits`, :func:`hca.stability.seed_fits`), the seed-free
-    sweeps once."""
+    the four-domain fits, the filtered fits (with the filtered refits of
+    :attr:`Settings.seeds`) and the Figure 18 sweeps of all seeds in one batch each
+    (:func:`hca.paper.replication.main_fits`, :func:`_filtered_fits`, :func:`_figure18`),
+    the seed-free headline stability and domain-rule evidence once per process."""
     frame = v2_frame(setup)
     X_sinv, l_sinv = domain_data(frame, PAPER_V2_SINV, B2)
     X4, l4 = domain_data(frame, PAPER_V2_FOUR, B2)
@@ -332,9 +350,7 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[Rec
     steered = main_fits_steered(setup, seeds)
     filt = filter_below_base(frame)
     Xf, lf = domain_data(filt.frame, PAPER_V2_FOUR, B2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        fits_f = seed_fits(estimator(setup, max_iter=FILTERED_MAX_ITER), Xf, lf, seeds)
+    fits_f, seeds_filtered = _filtered_fits(setup, settings, seeds, Xf, lf)
     means, below = _means(frame)
     var_u, var_f = pooled_within_variance(X4, l4), pooled_within_variance(Xf, lf)
     shared = {
@@ -344,18 +360,19 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[Rec
         "means": means,
         "below_share": below,
         "filtered": filt,
-        "seeds_filtered": cached("recovery_filtered_seeds", _filtered_seeds, setup, settings),
+        "seeds_filtered": seeds_filtered,
         "variance": pd.DataFrame({"unfiltered": var_u, "filtered": var_f, "ratio": var_f / var_u}),
         "evidence": cached("recovery_evidence", domain_rule_evidence, settings.restarts),
     }
+    tables = _figure18(setup, seeds, X_sinv, l_sinv)
     out = []
-    for seed, fit, fit_f, why in zip(seeds, fits, fits_f, steered):
+    for seed, fit, fit_f, why, table in zip(seeds, fits, fits_f, steered, tables):
         adj, adj_f = fit.adjust(), fit_f.adjust()
         run_setup = setup.with_seed(seed)
         out.append(
             RecoveryResults(
                 setup=run_setup,
-                subsets=_figure18(run_setup, X_sinv, l_sinv),
+                subsets=table,
                 fit=fit,
                 adjustment=adj,
                 ranked=ranked_orders(fit, n=5, patterns=PAPER_PATTERNS),

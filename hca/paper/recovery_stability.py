@@ -7,7 +7,9 @@ measures them and explains the gap to the paper:
 
 * :func:`read_sweep` reads one Figure 18 sweep (:func:`hca.estimator.mic_by_subset` with the
   paper's four domains in ``align``) as the three claims read it; :func:`four_smallest` and
-  :func:`subset_rank` are the two readings it uses.
+  :func:`subset_rank` are the two readings it uses. :func:`sweeps` runs the sweep of several
+  data sets under several FastICA seeds as one batch (the Figure 18 sweeps of an ensemble's
+  runs, the levers of :func:`domain_rule_evidence`).
 * :func:`headline_stability` repeats that sweep on within-domain bootstrap resamples of the
   models crossed with FastICA seeds (one sweep per fit serves all three claims; the
   four-domain subset's fit gives the order) and returns a :class:`HeadlineStability`: the
@@ -28,7 +30,7 @@ the results do not depend on ``n_jobs``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +40,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
+from hca.estimator.ica import DomainICA
 from hca.estimator.model import HCA, mic_by_subset, mic_by_subset_many
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
@@ -51,7 +54,7 @@ from hca.paper.replication import (
     v2_frame,
 )
 from hca.paper.setups import Setup
-from hca.stability import bootstrap_samples, matches_alignment, ranked_orders
+from hca.stability import bootstrap_samples, domain_icas, matches_alignment, ranked_orders
 
 __all__ = [
     "EXCLUDED",
@@ -61,6 +64,7 @@ __all__ = [
     "four_smallest",
     "subset_rank",
     "sweep",
+    "sweeps",
     "read_sweep",
     "HeadlineStability",
     "headline_stability",
@@ -134,6 +138,29 @@ def sweep(est: Any, X: pd.DataFrame, domains: np.ndarray) -> pd.DataFrame:
         )
 
 
+def sweeps(
+    est: Any,
+    datasets: Sequence[tuple[Any, Any]],
+    seeds: Sequence[int],
+    icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
+) -> list[list[pd.DataFrame]]:
+    """:func:`sweep` of every data set of ``datasets`` under every FastICA seed of ``seeds``
+    as one batch (:func:`hca.estimator.mic_by_subset_many`; ``icas`` as there): ``out[g][i]``
+    equals ``sweep(clone_hca(est, random_state=seeds[i]), *datasets[g])``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UncertifiedSearchWarning)
+        return mic_by_subset_many(
+            est,
+            datasets,
+            seeds,
+            list(PAPER_V2_SINV),
+            SWEEP_MIN_SIZE,
+            align=[PAPER_V2_FOUR],
+            icas=icas,
+        )
+
+
 def read_sweep(table: pd.DataFrame) -> dict:
     """What the three headline claims read off one sweep.
 
@@ -145,10 +172,18 @@ def read_sweep(table: pd.DataFrame) -> dict:
         (of the four-domain fit), the claims ``F18-four-smallest``, ``S4-best-four`` and
         ``S4-order`` (bool) and ``uncertified`` (searches not certified optimal).
     """
-    _, without = four_smallest(table)
-    rank, _, mic = subset_rank(table, PAPER_V2_FOUR, size=4)
-    row = table[table["subset"].map(frozenset) == frozenset(PAPER_V2_FOUR)].iloc[0]
-    alignment = tuple(row["alignment"])
+    # four_smallest and subset_rank(size=4) on arrays (the headline reads hundreds of sweeps)
+    subsets = [frozenset(s) for s in table["subset"]]
+    mics = table["mic"].to_numpy(dtype=float)
+    without = sum(EXCLUDED not in subsets[i] for i in np.argsort(mics, kind="stable")[:4])
+    four = frozenset(PAPER_V2_FOUR)
+    of_four = table["size"].to_numpy() == 4
+    at = next((i for i, s in enumerate(subsets) if s == four and of_four[i]), None)
+    if at is None:
+        raise ValueError(f"read_sweep: subset {tuple(PAPER_V2_FOUR)} is not in the table")
+    mic = float(mics[at])
+    rank = int(np.sum(mics[of_four] < mic)) + 1
+    alignment = tuple(table["alignment"].iloc[at])
     return {
         "without": without,
         "four_rank": rank,
@@ -157,7 +192,7 @@ def read_sweep(table: pd.DataFrame) -> dict:
         "F18-four-smallest": without == 4,
         "S4-best-four": rank == 1,
         "S4-order": matches_alignment(alignment, PAPER_ALIGNMENT),
-        "uncertified": int((~table["certified"].astype(bool)).sum()),
+        "uncertified": int(np.sum(~table["certified"].to_numpy().astype(bool))),
     }
 
 
@@ -375,17 +410,35 @@ def _crossing(book: pd.DataFrame, authors: pd.DataFrame) -> tuple[pd.DataFrame, 
     return table, newer
 
 
-def _lever_row(X: pd.DataFrame, labels: np.ndarray, residual: str, restarts: int) -> dict:
-    out = {}
-    for key, runs in (("seed 0", 1), ("restarts", restarts)):
-        est = HCA(search="sequential", residual=residual, random_state=0, n_restarts=runs)
-        table = sweep(est, X, labels)
-        rank, _, mic = subset_rank(table, PAPER_V2_FOUR)
-        out[f"MIC of the four ({key})"] = mic
-        out[f"rank of 16 ({key})"] = rank
-        if runs == 1:
-            out["Qwen2-7B in 4 best"] = 4 - four_smallest(table)[1]
-    return out
+def _lever_rows(
+    datasets: Sequence[tuple[pd.DataFrame, np.ndarray]],
+    restarts: int,
+    icas: Mapping[int, Sequence[Sequence[Mapping[Hashable, DomainICA]]]],
+) -> list[dict]:
+    """The rows of :attr:`DomainRuleEvidence.levers` of every data set of S_inv (in order,
+    residuals ``domain`` then ``shared``), from their per-domain ICA with one run and with
+    ``restarts`` runs (``icas[runs][g]`` as :func:`hca.stability.domain_icas`: the residuals
+    do not change it); the sweeps of all data sets in one search batch per residual and
+    number of runs."""
+    found: dict[tuple[str, int], list[pd.DataFrame]] = {}
+    for runs in icas:
+        for residual in ("domain", "shared"):
+            est = HCA(search="sequential", residual=residual, random_state=0, n_restarts=runs)
+            swept = sweeps(est, datasets, [0], icas=icas[runs][: len(datasets)])
+            found[residual, runs] = [per_seed[0] for per_seed in swept]
+    rows = []
+    for g in range(len(datasets)):
+        for residual in ("domain", "shared"):
+            out = {}
+            for key, runs in (("seed 0", 1), ("restarts", restarts)):
+                table = found[residual, runs][g]
+                rank, _, mic = subset_rank(table, PAPER_V2_FOUR)
+                out[f"MIC of the four ({key})"] = mic
+                out[f"rank of 16 ({key})"] = rank
+                if runs == 1:
+                    out["Qwen2-7B in 4 best"] = 4 - four_smallest(table)[1]
+            rows.append(out)
+    return rows
 
 
 #: The variants of :attr:`DomainRuleEvidence.levers`: (domain rule, table) -> frame builder.
@@ -398,13 +451,16 @@ def _lever_frame(rule: str, table: str) -> pd.DataFrame:
     return v2_frame("authors") if table.endswith("final table") else v2_authors(include_final=False)
 
 
-def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
-    """The authors' setup's four-domain fit with one and with ``restarts`` FastICA runs."""
+def _optimum(restarts: int, icas: Mapping[Hashable, DomainICA]) -> tuple[pd.DataFrame, HCA]:
+    """The authors' setup's four-domain fit with one and with ``restarts`` FastICA runs (the
+    per-domain ICA of the latter: ``icas``, with its settings)."""
     acv = authors_code_values()
     one = main_fit("authors")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        best = estimator("authors", n_restarts=restarts).fit(*main_data("authors"))
+        best = estimator("authors", n_restarts=restarts).fit_from_ica(
+            *main_data("authors"), icas=icas
+        )
     rows = {}
     for d in PAPER_V2_FOUR:
         rows[d] = {
@@ -422,7 +478,10 @@ def _optimum(restarts: int) -> tuple[pd.DataFrame, HCA]:
 
 def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
     """The comparison of the two domain rules (see :class:`DomainRuleEvidence`); the twelve
-    sweeps of the levers take about a second, so they run in this process."""
+    sweeps of the levers and the fit of the optimum take about a second, so they run in this
+    process: the FastICA of every table (and of the authors' setup's four domains) in one
+    batch per number of runs (:func:`hca.stability.domain_icas`), the searches of the
+    sweeps in one batch per residual and number of runs."""
     book, authors = v2_frame("careful"), v2_frame("authors")
     sizes = pd.DataFrame(
         {
@@ -432,15 +491,23 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
         }
     ).astype(float)
     crossing, newer = _crossing(book, authors)
-    variants, rows = [], []
-    for rule, table in _LEVER_FRAMES:
-        X, labels = domain_data(_lever_frame(rule, table), PAPER_V2_SINV, V2_BENCHMARKS)
-        for residual in ("domain", "shared"):
-            variants.append((rule, table, residual))
-            rows.append(_lever_row(X, labels, residual, restarts))
+    sinv = [
+        domain_data(_lever_frame(rule, table), PAPER_V2_SINV, V2_BENCHMARKS)
+        for rule, table in _LEVER_FRAMES
+    ]
+    datasets = [*sinv, main_data("authors")]  # its domains are fitted once, in sinv
+    icas = {
+        runs: domain_icas(HCA(random_state=0, n_restarts=runs), datasets, [0])
+        for runs in dict.fromkeys((1, int(restarts)))
+    }
+    variants = [
+        (rule, table, residual)
+        for rule, table in _LEVER_FRAMES
+        for residual in ("domain", "shared")
+    ]
     index = pd.MultiIndex.from_tuples(variants, names=["domain rule", "table", "residuals"])
-    levers = pd.DataFrame(rows, index=index)
-    optimum, best = _optimum(restarts)
+    levers = pd.DataFrame(_lever_rows(sinv, int(restarts), icas), index=index)
+    optimum, best = _optimum(restarts, icas[int(restarts)][-1][0])
     return DomainRuleEvidence(
         sizes=sizes,
         crossing=crossing,
