@@ -51,7 +51,11 @@ __all__ = [
 
 # --------------------------------------------------------------------------- experiment
 _SCOPES = ("domain", "all")
-_CHUNK_ENTRIES = 300_000  # entries per soft-impute batch (fits in cache: faster)
+_CHUNK_ENTRIES = 300_000  # entries per column-means batch (fits in cache: faster)
+#: Entries per soft-impute batch: each step makes several passes over the batch's arrays,
+#: which should stay in the cache (measured on the authors' design, 4,576 x 6 matrices:
+#: 4-5 problems a batch about 20 % faster than 10); small problems are batched up to 250.
+_SOFT_IMPUTE_ENTRIES = 120_000
 
 
 def local_row_positions(local_rows: Any, n: int) -> np.ndarray:
@@ -144,7 +148,7 @@ def _soft_impute_runs(
         shrink = clone(est).set_params(empty_row="ignore").fit(design.matrix(0)).shrinkage_
     max_rank = None if est.max_rank is None else int(est.max_rank)
     rmse, rank, n_iter = np.empty(R), np.empty(R, dtype=int), np.empty(R, dtype=int)
-    chunk = max(1, min(250, _CHUNK_ENTRIES // (n * d)))
+    chunk = max(1, min(250, _SOFT_IMPUTE_ENTRIES // (n * d)))
     for start in range(0, R, chunk):
         sl = slice(start, min(start + chunk, R))
         observed = ~design.masks[sl]
