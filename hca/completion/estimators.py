@@ -630,6 +630,31 @@ class SoftImpute(MatrixCompleter):
         within = rmse <= (1.0 + self.selection_tolerance) * rmse.min()
         return float(grid[int(np.argmax(within))]), grid, rmse
 
+    def choose_shrinkage(self, X: Any) -> float:
+        """The relative shrinkage :meth:`fit` would use on ``X``, without the final fit.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+
+        Returns
+        -------
+        float
+            ``shrinkage``, or when it is None the value the validation rule chooses (the
+            ``shrinkage_`` of ``fit(X)``); NaN when nothing is missing.
+        """
+        self._check_params()
+        arr = check_matrix(X, allow_nan=True)
+        rows, cols = labels_of(X)
+        missing = np.isnan(arr)
+        if not missing.any():
+            return float("nan")
+        self._check_mask(missing, rows, cols)
+        if self.shrinkage is not None:
+            return float(self.shrinkage)
+        with single_thread_blas():
+            return self._validate(arr, missing)[0]
+
     def _fit(self, X: Any) -> SoftImpute:
         self._check_params()
         arr = check_matrix(X, allow_nan=True)
