@@ -20,6 +20,7 @@ from hca.completion import AUTHORS_SOFT_IMPUTE, SoftImpute, experiment
 from hca.completion.estimators import (
     _STOPPING,
     _TINY,
+    _far,
     lambda_max,
     soft_impute_batch,
     standardise,
@@ -350,3 +351,25 @@ def test_soft_impute_runs_equal_the_former_code(monkeypatch, scope, params):
                 [np.asarray(a) for a in former],
                 [np.asarray(a) for a in _soft_impute_runs(design, run.est)],
             )
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-8, 0.5])
+def test_far_only_where_the_change_rule_fails(tol):
+    """Where _far says a problem cannot stop, the computed change is >= the computed tol * old;
+    near-equal norms (the hard cases) included."""
+    rng = np.random.default_rng(3)
+    n, d = 300, 6
+    slack = (n * d + 2) * np.finfo(float).eps
+    P = rng.normal(size=(400, n, d))
+    scale = 1.0 + np.geomspace(1e-12, 1.0, 400) * rng.choice([-1, 1], 400)
+    Pn = (
+        P * scale[:, None, None]
+        + rng.normal(size=P.shape) * np.geomspace(1e-14, 1e-1, 400)[:, None, None]
+    )
+    old = np.sqrt(np.einsum("rij,rij->r", P, P))
+    new = np.sqrt(np.einsum("rij,rij->r", Pn, Pn))
+    D = Pn - P
+    ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+    far = _far(old, new, tol, slack)
+    assert far.any() and (~far).any()
+    assert (ssd[far] >= tol * old[far]).all()

@@ -263,6 +263,19 @@ def _working_arrays(
     return Xa, Ua, Ga
 
 
+def _far(old: np.ndarray, new: np.ndarray, tol: float, slack: float) -> np.ndarray:
+    """Where ``fancyimpute``'s rule cannot stop, whatever the change of the filled-in part.
+
+    The change is at least the change of the norms: ``||P_new - P_old|| >= | ||P_new|| -
+    ||P_old|| |``. ``old`` and ``new`` are the computed norms, each within a relative
+    ``slack`` (``(entries + 2)`` machine epsilons: a sum of squares and a square root) of
+    the exact one. Where ``|new - old|`` exceeds ``tol * old`` by more than those errors
+    (``2 slack (old + new)`` and a relative ``8 slack``), the computed change is at least
+    the computed ``tol * old``, so the rule's test ``change < tol * old`` fails.
+    """
+    return np.abs(new - old) > tol * old * (1.0 + 8.0 * slack) + 2.0 * slack * (old + new)
+
+
 def _plain_batch(
     Xc: np.ndarray,
     observed: np.ndarray,
@@ -280,7 +293,9 @@ def _plain_batch(
     ||P_miss(Z_old)||`` and never while ``P_miss(Z_old)`` is 0 (or below float32 precision
     while the step is not). Only the filled-in part ``P = P_miss(Z)`` is carried between
     steps, so that each step makes few passes over the ``(R, n, d)`` arrays (in place, in
-    the slots of :class:`_Slots`).
+    the slots of :class:`_Slots`). The change ``||P_new - P_old||`` is computed only at the
+    steps where some problem may stop (:func:`_far`): the rule's decisions, and so every
+    iterate, are those of computing it at every step.
     """
     R, d = lam.shape[0], Xc.shape[2]
     shape = (R,) + Xc.shape[1:]
@@ -289,6 +304,7 @@ def _plain_batch(
     n_iter = np.full(R, max_iter)
     converged = np.zeros(R, dtype=bool)
     eps = np.finfo(np.float32).eps
+    slack = (Xc.shape[1] * d + 2) * np.finfo(float).eps  # rounding of a norm, relative
     slots = _Slots(R)
     head = slots.head
     Xa, Ua, Ga = _working_arrays(Xc, observed, G_fixed)
@@ -301,21 +317,24 @@ def _plain_batch(
         W, _ = svt_weights(head(Ga) + np.swapaxes(m, 1, 2) @ m, La, max_rank)
         zn = np.matmul(m, W, out=head(Znew))
         pn = np.multiply(head(Ua), zn, out=head(Pn))
-        D = np.subtract(pn, head(P), out=m)  # M is rebuilt below
-        ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+        new2 = np.einsum("rij,rij->r", pn, pn)  # the next step's old2
         old = np.sqrt(old2)
-        ok = ~((old == 0) | ((old < eps) & (ssd > eps))) & (ssd < tol * old)
+        if _far(old, np.sqrt(new2), tol, slack).all():  # no problem can stop
+            ok = np.zeros(slots.k, dtype=bool)
+        else:
+            D = np.subtract(pn, head(P), out=m)  # M is rebuilt below
+            ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+            ok = ~((old == 0) | ((old < eps) & (ssd > eps))) & (ssd < tol * old)
         new = ok | (it == max_iter)
-        P, Pn = Pn, P
+        P, Pn, old2 = Pn, P, new2
         if new.any():
             gi = slots.problem[: slots.k][new]
             Z[gi], W_out[gi], n_iter[gi], converged[gi] = zn[new], W[new], it, ok[new]
             if new.all():
                 break
-            La = La[slots.release(new, (Xa, Ua, Ga, P))]
-        p = head(P)
-        old2 = np.einsum("rij,rij->r", p, p)
-        np.add(p, head(Xa), out=head(M))
+            order = slots.release(new, (Xa, Ua, Ga, P))
+            La, old2 = La[order], old2[order]
+        np.add(head(P), head(Xa), out=head(M))
     return Z, W_out, n_iter, converged
 
 
