@@ -150,81 +150,130 @@ def soft_impute_batch(
         raise ValueError(f"stopping must be one of {_STOPPING}; got {stopping!r}")
     if stopping == "change":
         return _plain_batch(Xc, observed, G_fixed, lam, Z0, max_rank, max_iter, tol)
-    R = lam.shape[0]
+    return _limit_batch(Xc, observed, G_fixed, lam, Z0, max_rank, max_iter, tol, accelerate)
+
+
+class _Slots:
+    """The working set of a batch of soft-impute problems: every problem has a slot in
+    preallocated arrays and the problems still iterating fill the first ``k`` slots, so that
+    each step works in place on views of those. A problem that stops hands its slot to one
+    of the last problems still iterating: the few problems moved are copied, not the whole
+    stack. Arrays with one slice shared by every problem (``shape[0] == 1``) stay as they
+    are. The batched products and decompositions treat each slice on its own, so every
+    problem's arithmetic is that of the problem alone, wherever its slot."""
+
+    def __init__(self, R: int) -> None:
+        self.k = R
+        self.problem = np.arange(R)  # the problem in each slot
+
+    def head(self, a: np.ndarray) -> np.ndarray:
+        """The slots in use of ``a`` (all of ``a`` when it is shared)."""
+        return a if a.shape[0] == 1 else a[: self.k]
+
+    def release(self, stop: np.ndarray, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        """Free the slots where ``stop`` (length ``k``) is true: move the last problems
+        still iterating into them in every array of ``arrays`` (in place) and return the
+        new order of the first ``k`` slots (to index small per-problem arrays by)."""
+        k = self.k - int(stop.sum())
+        holes = np.flatnonzero(stop[:k])  # stopped problems' slots that stay in use
+        movers = k + np.flatnonzero(~stop[k:])  # problems still iterating beyond them
+        for a in (*arrays, self.problem):
+            if a.shape[0] > 1:
+                a[holes] = a[movers]
+        order = np.arange(k)
+        order[holes] = movers
+        self.k = k
+        return order
+
+
+def _limit_batch(
+    Xc: np.ndarray,
+    observed: np.ndarray,
+    G_fixed: np.ndarray,
+    lam: np.ndarray,
+    Z0: np.ndarray,
+    max_rank: int | None,
+    max_iter: int,
+    tol: float,
+    accelerate: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Soft-impute stopped at its limit (``stopping="limit"`` of :func:`soft_impute_batch`)."""
+    R, d = lam.shape[0], Xc.shape[2]
+    shape = (R,) + Xc.shape[1:]
     Z = np.array(Z0, dtype=float, copy=True)
-    W_out = np.zeros((R, Xc.shape[2], Xc.shape[2]))
+    W_out = np.zeros((R, d, d))
     n_iter = np.full(R, max_iter)
     converged = np.zeros(R, dtype=bool)
-    idx = np.arange(R)  # problems in the working set
-    done = np.zeros(R, dtype=bool)  # finished, within the working set
-    Xa = np.where(observed, Xc, 0.0)
-    Ua = (~np.asarray(observed, dtype=bool)).astype(float)  # 1 where missing
-    Ga, La = G_fixed, lam
-    Za = Z.copy()
-    prev_step = np.zeros_like(Za)  # Z_k - Z_{k-1}
-    Y, M, step = np.empty_like(Za), np.empty_like(Za), np.empty_like(Za)
+    slots = _Slots(R)
+    head = slots.head
+    Xa, Ua, Ga = _working_arrays(Xc, observed, G_fixed)
+    La = np.array(lam, dtype=float, copy=True)
+    Za, Znew = Z.copy(), np.empty(shape)
+    prev_step, step = np.zeros(shape), np.empty(shape)  # Z_k - Z_{k-1}
+    Y, M = np.empty(shape), np.empty(shape)
     den = np.einsum("rij,rij->r", Za, Za)  # ||Z_k||^2
     num_prev = np.full(R, np.inf)  # ||Z_k - Z_{k-1}||^2
     t = np.ones(R)
-
-    def take(a: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        return a if a.shape[0] == 1 else a[keep]
-
     for it in range(1, max_iter + 1):
+        za, m = head(Za), head(M)
         if accelerate:
             t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
             beta = (t - 1.0) / t_next
-            np.multiply(prev_step, beta[:, None, None], out=Y)
-            Y += Za
+            y = np.multiply(head(prev_step), beta[:, None, None], out=head(Y))
+            y += za
         else:
-            Y[...] = Za
-        np.multiply(Ua, Y, out=M)  # observed entries of X, current fit elsewhere
-        M += Xa
-        G = Ga + np.swapaxes(M, 1, 2) @ M
-        W, _ = svt_weights(G, La, max_rank)
-        Znew = M @ W
-        np.subtract(Znew, Za, out=step)
-        num = np.einsum("rij,rij->r", step, step)
+            y = za
+        np.multiply(head(Ua), y, out=m)  # observed entries of X, current fit elsewhere
+        m += head(Xa)
+        W, _ = svt_weights(head(Ga) + np.swapaxes(m, 1, 2) @ m, La, max_rank)
+        zn = np.matmul(m, W, out=head(Znew))
+        st = np.subtract(zn, za, out=head(step))
+        num = np.einsum("rij,rij->r", st, st)
         # distance to the limit ~ ||step|| / (1 - rho), rho = ratio of successive steps
         rho = np.sqrt(num / np.maximum(num_prev, _TINY))
         ok = (rho < 1.0) & (num <= tol * np.maximum(den, _TINY) * (1.0 - np.minimum(rho, 1.0)) ** 2)
         ok = (ok & (it >= 3)) | (num == 0.0)  # the first step leaves the start: no rate yet
-        new = (ok | (it == max_iter)) & ~done
-        if new.any():
-            gi = idx[new]
-            Z[gi] = Znew[new]
-            W_out[gi] = W[new]
-            n_iter[gi] = it
-            converged[gi] = ok[new]
-            done |= new
-            if done.all():
-                break
+        new = ok | (it == max_iter)
         if accelerate:
             # gradient restart: <Y - Z_new, Z_new - Z_k> > 0, with Y - Z_k = beta * prev_step
-            restart = beta * np.einsum("rij,rij->r", prev_step, step) - num > 0
+            restart = beta * np.einsum("rij,rij->r", head(prev_step), st) - num > 0
             t = np.where(restart, 1.0, t_next)
-        den = np.einsum("rij,rij->r", Znew, Znew)
+        den = np.einsum("rij,rij->r", zn, zn)
         num_prev = num
-        Za, prev_step, step = Znew, step, prev_step
-        if done.mean() >= 0.25:  # compact the working set
-            keep = ~done
-            idx, Xa, Ua, Ga, La = (
-                idx[keep],
-                take(Xa, keep),
-                take(Ua, keep),
-                take(Ga, keep),
-                La[keep],
-            )
-            Za, prev_step, den, t, done = (
-                Za[keep],
-                prev_step[keep],
-                den[keep],
-                t[keep],
-                done[keep],
-            )
-            num_prev = num_prev[keep]
-            Y, M, step = np.empty_like(Za), np.empty_like(Za), np.empty_like(Za)
+        Za, Znew, prev_step, step = Znew, Za, step, prev_step
+        if new.any():
+            gi = slots.problem[: slots.k][new]
+            Z[gi], W_out[gi], n_iter[gi], converged[gi] = zn[new], W[new], it, ok[new]
+            if new.all():
+                break
+            order = slots.release(new, (Xa, Ua, Ga, Za, prev_step))
+            La, t, den, num_prev = La[order], t[order], den[order], num_prev[order]
     return Z, W_out, n_iter, converged
+
+
+def _working_arrays(
+    Xc: np.ndarray, observed: np.ndarray, G_fixed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The observed entries (zero elsewhere), the indicator of the missing entries (1.0) and
+    the fixed rows' Gram, each with one slice per problem or one shared slice; fresh arrays
+    (the slots of :class:`_Slots` are moved in place)."""
+    Xa = np.where(observed, Xc, 0.0)
+    Ua = (~np.asarray(observed, dtype=bool)).astype(float)
+    Ga = np.array(G_fixed, dtype=float, copy=True)
+    return Xa, Ua, Ga
+
+
+def _far(old: np.ndarray, new: np.ndarray, tol: float, slack: float) -> np.ndarray:
+    """Where ``fancyimpute``'s rule cannot stop, whatever the change of the filled-in part.
+
+    The change is at least the change of the norms: ``||P_new - P_old|| >= | ||P_new|| -
+    ||P_old|| |``. ``old`` and ``new`` are the computed norms, each within a relative
+    ``slack`` (``(entries + 2)`` machine epsilons: a sum of squares and a square root) of
+    the exact one. Where ``|new - old|`` exceeds ``tol * old`` by more than those errors
+    (``2 slack (old + new)`` and a relative ``8 slack``), the computed change is at least
+    the computed ``tol * old``, so the rule's test ``change < tol * old`` fails.
+    """
+    return np.abs(new - old) > tol * old * (1.0 + 8.0 * slack) + 2.0 * slack * (old + new)
 
 
 def _plain_batch(
@@ -243,41 +292,49 @@ def _plain_batch(
     ``fancyimpute.SoftImpute._converged`` stops when ``||P_miss(Z_new - Z_old)|| < tol
     ||P_miss(Z_old)||`` and never while ``P_miss(Z_old)`` is 0 (or below float32 precision
     while the step is not). Only the filled-in part ``P = P_miss(Z)`` is carried between
-    steps, so that each step makes few passes over the ``(R, n, d)`` arrays.
+    steps, so that each step makes few passes over the ``(R, n, d)`` arrays (in place, in
+    the slots of :class:`_Slots`). The change ``||P_new - P_old||`` is computed only at the
+    steps where some problem may stop (:func:`_far`): the rule's decisions, and so every
+    iterate, are those of computing it at every step.
     """
     R, d = lam.shape[0], Xc.shape[2]
+    shape = (R,) + Xc.shape[1:]
     Z = np.array(Z0, dtype=float, copy=True)
     W_out = np.zeros((R, d, d))
     n_iter = np.full(R, max_iter)
     converged = np.zeros(R, dtype=bool)
     eps = np.finfo(np.float32).eps
-    idx = np.arange(R)
-    Xa = np.broadcast_to(np.where(observed, Xc, 0.0), Z.shape)
-    Ua = np.broadcast_to((~np.asarray(observed, dtype=bool)).astype(float), Z.shape)
-    Ga, La = np.broadcast_to(G_fixed, (R, d, d)), lam
-    P = Ua * Z
+    slack = (Xc.shape[1] * d + 2) * np.finfo(float).eps  # rounding of a norm, relative
+    slots = _Slots(R)
+    head = slots.head
+    Xa, Ua, Ga = _working_arrays(Xc, observed, G_fixed)
+    La = np.array(lam, dtype=float, copy=True)
+    P, Pn, M, Znew = np.multiply(Ua, Z), np.empty(shape), np.empty(shape), np.empty(shape)
     old2 = np.einsum("rij,rij->r", P, P)
-    M = P + Xa
+    np.add(P, Xa, out=M)
     for it in range(1, max_iter + 1):
-        W, _ = svt_weights(Ga + np.swapaxes(M, 1, 2) @ M, La, max_rank)
-        Znew = M @ W
-        Pn = np.multiply(Ua, Znew, out=M)  # M is rebuilt below
-        D = Pn - P
-        ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+        m = head(M)
+        W, _ = svt_weights(head(Ga) + np.swapaxes(m, 1, 2) @ m, La, max_rank)
+        zn = np.matmul(m, W, out=head(Znew))
+        pn = np.multiply(head(Ua), zn, out=head(Pn))
+        new2 = np.einsum("rij,rij->r", pn, pn)  # the next step's old2
         old = np.sqrt(old2)
-        ok = ~((old == 0) | ((old < eps) & (ssd > eps))) & (ssd < tol * old)
+        if _far(old, np.sqrt(new2), tol, slack).all():  # no problem can stop
+            ok = np.zeros(slots.k, dtype=bool)
+        else:
+            D = np.subtract(pn, head(P), out=m)  # M is rebuilt below
+            ssd = np.sqrt(np.einsum("rij,rij->r", D, D))
+            ok = ~((old == 0) | ((old < eps) & (ssd > eps))) & (ssd < tol * old)
         new = ok | (it == max_iter)
+        P, Pn, old2 = Pn, P, new2
         if new.any():
-            gi = idx[new]
-            Z[gi], W_out[gi], n_iter[gi], converged[gi] = Znew[new], W[new], it, ok[new]
-            keep = ~new
-            if not keep.any():
+            gi = slots.problem[: slots.k][new]
+            Z[gi], W_out[gi], n_iter[gi], converged[gi] = zn[new], W[new], it, ok[new]
+            if new.all():
                 break
-            idx, Xa, Ua, Ga, La = idx[keep], Xa[keep], Ua[keep], Ga[keep], La[keep]
-            Pn = Pn[keep]
-        P = Pn
-        old2 = np.einsum("rij,rij->r", P, P)
-        M = P + Xa
+            order = slots.release(new, (Xa, Ua, Ga, P))
+            La, old2 = La[order], old2[order]
+        np.add(head(P), head(Xa), out=head(M))
     return Z, W_out, n_iter, converged
 
 
@@ -591,6 +648,31 @@ class SoftImpute(MatrixCompleter):
         rmse = np.sqrt(np.mean((pred - truth) ** 2, axis=1))
         within = rmse <= (1.0 + self.selection_tolerance) * rmse.min()
         return float(grid[int(np.argmax(within))]), grid, rmse
+
+    def choose_shrinkage(self, X: Any) -> float:
+        """The relative shrinkage :meth:`fit` would use on ``X``, without the final fit.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_cols)
+
+        Returns
+        -------
+        float
+            ``shrinkage``, or when it is None the value the validation rule chooses (the
+            ``shrinkage_`` of ``fit(X)``); NaN when nothing is missing.
+        """
+        self._check_params()
+        arr = check_matrix(X, allow_nan=True)
+        rows, cols = labels_of(X)
+        missing = np.isnan(arr)
+        if not missing.any():
+            return float("nan")
+        self._check_mask(missing, rows, cols)
+        if self.shrinkage is not None:
+            return float(self.shrinkage)
+        with single_thread_blas():
+            return self._validate(arr, missing)[0]
 
     def _fit(self, X: Any) -> SoftImpute:
         self._check_params()

@@ -327,7 +327,8 @@ def _run_job(
     seconds = time.process_time() - t0
     reps = np.array([t.kwargs["n_reps"] for t in tasks], dtype=float)
     for df, t in zip(frames, tasks):
-        df["rep"] += t.rep0  # the task's other columns are added by run_appendix_g
+        if t.rep0:  # the task's other columns are added by run_appendix_g
+            df["rep"] += t.rep0
     return list(zip(frames, seconds * reps / reps.sum()))
 
 
