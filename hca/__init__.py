@@ -33,6 +33,8 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   search_tree       the tree of row-order prefixes with MIC bounds and its beam search
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
+  ensemble          the per-domain ICA of an analysis as one value (domain_icas), the
+                    rounding check of a fit's ICA (ica_reproducible), ICA local optima
   progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
 stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC

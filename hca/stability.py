@@ -26,10 +26,10 @@ refits start, so the result is the same for any ``n_jobs`` and keeps the input o
   rotating every domain's ICA sources at random.
 * :func:`recovery_study` measures, on simulated data with a known causal order, how often
   HCA recovers it for a given number of domains and models per domain.
-* :func:`ica_solutions` groups the ICA solutions of every domain over many seeds into
-  distinct local optima, with their share of seeds and their negentropy.
-* :func:`ica_reproducible` / :func:`ica_reproducible_many` say whether a fit's ICA is a
-  property of the data or of rounding (the same ICA on the models in reverse order).
+* :func:`ica_solutions`, :func:`ica_reproducible` / :func:`ica_reproducible_many` (whether
+  a fit's ICA is a property of the data or of rounding), :func:`domain_icas` (the ICA of an
+  analysis as one value) and :func:`reversed_rows` live in :mod:`hca.estimator.ensemble` and
+  are re-exported here.
 
 Many searches run as one batch (:func:`hca.estimator.search.hca_search_batch`: the subsets
 and seeds of :func:`subset_stability`, the draws of :func:`rotation_null`, the seeds of
@@ -65,7 +65,16 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many, fit_icas_seeds
+from hca.estimator.ensemble import (
+    check_icas,
+    domain_icas,
+    ica_reproducible,
+    ica_reproducible_many,
+    ica_solutions,
+    int_seeds,
+    reversed_rows,
+)
+from hca.estimator.ica import DomainICA, fit_icas_many, fit_icas_seeds
 from hca.estimator.model import (
     HCA,
     clone_hca,
@@ -375,7 +384,7 @@ def seed_fits(
             progress=progress,
         )
     else:
-        icas = _check_icas(icas, len(seeds), data.order, "icas")
+        icas = check_icas(icas, len(seeds), data.order, "icas")
     ests = [clone_hca(base, random_state=s) for s in seeds]
     return fit_many_from_ica(ests, X, domains, icas, progress=progress)
 
@@ -440,83 +449,7 @@ def _search_options(est: HCA) -> dict[str, Any]:
 
 
 def _seeds(seeds: Iterable[int]) -> list[int]:
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds is empty")
-    return seeds
-
-
-def _check_icas(
-    icas: Sequence[Mapping[Hashable, DomainICA]], n: int, order: Sequence[Hashable], name: str
-) -> list[Mapping[Hashable, DomainICA]]:
-    """``icas`` (one ``{domain: DomainICA}`` per fit) checked to hold ``n`` fits of the
-    domains of ``order``."""
-    icas = list(icas)
-    if len(icas) != n:
-        raise ValueError(f"{name} holds {len(icas)} ICA fits for {n} seeds")
-    for fits in icas:
-        if sorted(map(str, fits)) != sorted(map(str, order)):
-            raise ValueError(
-                f"{name}: an ICA fit of domains {sorted(map(str, fits))} for data of domains "
-                f"{sorted(map(str, order))}"
-            )
-    return icas
-
-
-def reversed_rows(X: Any, domains: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The scores and domain labels of ``X`` with the rows in reverse order (validated
-    arrays): the data set :func:`ica_reproducible` refits, for :func:`domain_icas`."""
-    data = check_fit_data(X, domains, 1)
-    rev = np.arange(len(data.values))[::-1]
-    return data.values[rev], data.labels[rev]
-
-
-def domain_icas(
-    estimator: HCA, datasets: Sequence[tuple[Any, Any]], seeds: Sequence[int]
-) -> list[list[dict[Hashable, DomainICA]]]:
-    """Step 1 of HCA (the per-domain ICA, with ``estimator``'s settings) of every data set
-    under every seed, in one batch: for every domain, the FastICA runs of all data sets, seeds
-    and restarts iterate in one stack (:func:`hca.estimator.ica.fit_icas_many`), and a
-    domain whose scores are the same in several data sets is fitted once.
-
-    An analysis that fits the same domains several ways (the fits of a table, the subset
-    sweep of a larger table holding the same domains, the rows reversed for
-    :func:`ica_reproducible_many`) computes their ICA here and passes it on as the ``icas``
-    of :func:`seed_fits`, :func:`subset_stability` and
-    :func:`hca.estimator.mic_by_subset_many`, or the ``again`` of
-    :func:`ica_reproducible_many`.
-
-    Parameters
-    ----------
-    estimator : HCA
-        ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``).
-    datasets : sequence of (X, domains)
-        Data sets, each as in :meth:`hca.estimator.HCA.fit` (they may hold different domains).
-    seeds : sequence of int
-        FastICA seeds.
-
-    Returns
-    -------
-    list of list of dict
-        ``out[g][i]`` is the ``ica_`` of ``clone_hca(estimator, random_state=seeds[i])``
-        fitted on ``datasets[g]``.
-    """
-    seeds = _seeds(seeds)
-    est = clone_hca(estimator)
-    check_params(est)
-    checked = [check_fit_data(X, domains, est.n_components) for X, domains in datasets]
-    order = list(dict.fromkeys(label for data in checked for label in data.order))
-    return fit_icas_many(
-        [(data.values, data.labels) for data in checked],
-        order,
-        int(est.n_components),
-        seeds,
-        ica=est.ica,
-        max_iter=est.max_iter,
-        tol=est.tol,
-        n_restarts=est.n_restarts,
-        orders=[data.order for data in checked],
-    )
+    return int_seeds(seeds)
 
 
 def seed_stability(
@@ -735,7 +668,7 @@ def subset_stability(
                 n_restarts=est.n_restarts,
             )
         else:
-            icas = _check_icas(icas, len(seeds), data.order, "icas")
+            icas = check_icas(icas, len(seeds), data.order, "icas")
     problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
     results = search_many(problems, _search_options(est), n_jobs)
     sweeps = [
@@ -759,240 +692,6 @@ def subset_stability(
                 }
             )
     return pd.DataFrame(rows)
-
-
-def _canonical_rows(W: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit norm with their largest-magnitude entry positive."""
-    W = W / np.linalg.norm(W, axis=1, keepdims=True)
-    return W * np.sign(W[np.arange(len(W)), np.abs(W).argmax(axis=1)])[:, None]
-
-
-def _same_solution(A: np.ndarray, B: np.ndarray, threshold: float) -> bool:
-    """Whether two unmixing matrices have the same rows up to order, sign and scale."""
-    C = np.abs(A @ B.T)
-    return bool(np.all(C.max(axis=1) >= threshold) and len(set(C.argmax(axis=1))) == len(A))
-
-
-def ica_solutions(
-    estimator: HCA,
-    X: Any,
-    domains: Any,
-    *,
-    seeds: Iterable[int] = range(30),
-    threshold: float = 0.99,
-    n_jobs: int | None = None,
-) -> pd.DataFrame:
-    """Distinct ICA local optima of every domain over many seeds (ICASSO-style).
-
-    Two solutions are the same when every unit-norm row of one has absolute cosine at
-    least ``threshold`` with a distinct row of the other (rows up to order and sign). The
-    ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``) are the
-    estimator's. The seeds' runs are batched per domain
-    (:func:`hca.estimator.ica.fit_icas_seeds`); ``n_jobs`` is accepted for compatibility and
-    not used.
-
-    Returns
-    -------
-    DataFrame
-        One row per (domain, solution), solutions numbered by decreasing number of seeds:
-        ``domain``, ``models``, ``solution``, ``n_seeds``, ``share``, ``negentropy`` (of the
-        first seed that found it), ``best_negentropy`` (True for the solution with the
-        largest negentropy in its domain), ``first_seed``.
-    """
-    est = clone_hca(estimator)
-    data = check_fit_data(X, domains, est.n_components)
-    seeds = _seeds(seeds)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        by_seed = fit_icas_seeds(
-            data.values,
-            data.labels,
-            data.order,
-            data.n_components,
-            seeds,
-            ica=est.ica,
-            max_iter=est.max_iter,
-            tol=est.tol,
-            n_restarts=est.n_restarts,
-        )
-    rows = []
-    for label in data.order:
-        clusters: list[dict] = []
-        for seed, icas in zip(seeds, by_seed):
-            fit = icas[label]
-            W = _canonical_rows(fit.unmixing)
-            for c in clusters:
-                if _same_solution(W, c["W"], threshold):
-                    c["seeds"].append(seed)
-                    break
-            else:
-                clusters.append({"W": W, "seeds": [seed], "negentropy": fit.objective})
-        clusters.sort(key=lambda c: (-len(c["seeds"]), c["seeds"][0]))
-        top = max(c["negentropy"] for c in clusters)
-        for k, c in enumerate(clusters):
-            rows.append(
-                {
-                    "domain": label,
-                    "models": int(np.sum(data.labels == label)),
-                    "solution": k + 1,
-                    "n_seeds": len(c["seeds"]),
-                    "share": len(c["seeds"]) / len(seeds),
-                    "negentropy": float(c["negentropy"]),
-                    "best_negentropy": bool(c["negentropy"] == top),
-                    "first_seed": c["seeds"][0],
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def ica_reproducible(
-    model: HCA,
-    X: Any,
-    domains: Any,
-    *,
-    threshold: float = 0.99,
-) -> dict[Hashable, bool]:
-    """Whether each domain's ICA in a fitted HCA is a property of the data, not of rounding.
-
-    The same ICA (the model's algorithm, seed, ``max_iter``, ``tol`` and restarts) is run again
-    on every domain's models listed in reverse order: exact arithmetic gives the same result,
-    so a run that lands elsewhere was steered by rounding (an ICA that wanders for thousands of
-    iterations on a flat objective, e.g. a domain with few models; such a run also lands in
-    different optima on different processors). Two unmixings agree when every unit-norm row of
-    one has absolute cosine at least ``threshold`` with a distinct row of the other (as in
-    :func:`ica_solutions`; on the book's data the same optimum agrees to better than 1e-3 and
-    different optima differ by more than 0.05). For the fits of many seeds use
-    :func:`ica_reproducible_many` (one FastICA batch per domain).
-
-    Parameters
-    ----------
-    model : HCA
-        Fitted on ``X`` and ``domains``.
-    X, domains
-        The model's training data.
-    threshold : float, default=0.99
-
-    Returns
-    -------
-    dict
-        Domain -> True when the reordered run gives the model's unmixing.
-
-    Raises
-    ------
-    ValueError
-        If ``X`` and ``domains`` do not hold the model's domains.
-    """
-    return ica_reproducible_many([model], X, domains, threshold=threshold)[0]
-
-
-def ica_reproducible_many(
-    models: Sequence[HCA],
-    X: Any,
-    domains: Any,
-    *,
-    threshold: float = 0.99,
-    again: Sequence[Mapping[Hashable, DomainICA]] | None = None,
-) -> list[dict[Hashable, bool]]:
-    """:func:`ica_reproducible` of every fitted model of ``models`` (e.g. :func:`seed_fits`).
-
-    The reversed-row ICA of all models with integer seeds and the same ICA settings runs in
-    one FastICA batch per domain (:func:`hca.estimator.ica.fit_icas_seeds`); entry ``i``
-    equals ``ica_reproducible(models[i], X, domains, threshold=threshold)``.
-
-    Parameters
-    ----------
-    models : sequence of HCA
-        Fitted on ``X`` and ``domains`` (with the same ``n_components``).
-    X, domains
-        The models' training data.
-    threshold : float, default=0.99
-    again : sequence of mapping, optional
-        The reordered runs, computed before: ``again[i]`` is the per-domain ICA of
-        ``models[i]``'s settings and seed on :func:`reversed_rows` of ``X`` and ``domains``
-        (:func:`domain_icas`, which batches them with the models' own ICA); None: computed
-        here.
-
-    Returns
-    -------
-    list of dict
-        Per model, domain -> True when the reordered run gives the model's unmixing.
-    """
-    models = list(models)
-    if not models:
-        raise ValueError("ica_reproducible_many: models is empty")
-    for m in models:
-        check_is_fitted(m, "unmixing_", msg="ica_reproducible needs a fitted HCA model")
-    d = models[0].n_components
-    if any(m.n_components != d for m in models):
-        raise ValueError("ica_reproducible_many: the models differ in n_components")
-    data = check_fit_data(X, domains, d)
-    for m in models:
-        if list(data.order) != list(m.domains_):
-            raise ValueError(
-                f"ica_reproducible: the data's domains {list(data.order)} are not the model's "
-                f"{list(m.domains_)}"
-            )
-    if again is not None:
-        return _compare_runs(
-            models, _check_icas(again, len(models), data.order, "again"), threshold
-        )
-    rev = np.arange(len(data.values))[::-1]
-    values, labels = data.values[rev], data.labels[rev]
-    runs_again: list[Mapping[Hashable, DomainICA] | None] = [None] * len(models)
-    groups: dict[tuple, list[int]] = {}
-    for i, m in enumerate(models):
-        seed = m.random_state
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            groups.setdefault((m.ica, m.max_iter, m.tol, m.n_restarts), []).append(i)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for (ica, max_iter, tol, n_restarts), members in groups.items():
-            runs = fit_icas_seeds(
-                values,
-                labels,
-                data.order,
-                data.n_components,
-                [int(models[i].random_state) for i in members],
-                ica=ica,
-                max_iter=max_iter,
-                tol=tol,
-                n_restarts=n_restarts,
-            )
-            for i, run in zip(members, runs):
-                runs_again[i] = run
-        for i, m in enumerate(models):
-            if runs_again[i] is None:  # a seed that is not an int: one fit
-                runs_again[i] = fit_icas(
-                    values,
-                    labels,
-                    data.order,
-                    data.n_components,
-                    ica=m.ica,
-                    random_state=m.random_state,
-                    max_iter=m.max_iter,
-                    tol=m.tol,
-                    n_restarts=m.n_restarts,
-                )
-    return _compare_runs(models, [r for r in runs_again if r is not None], threshold)
-
-
-def _compare_runs(
-    models: Sequence[HCA], again: Sequence[Mapping[Hashable, DomainICA]], threshold: float
-) -> list[dict[Hashable, bool]]:
-    """Per model, domain -> whether the reordered run ``again`` gives the model's unmixing."""
-    out = []
-    for m, fits in zip(models, again):
-        out.append(
-            {
-                label: _same_solution(
-                    _canonical_rows(m.ica_[label].unmixing),
-                    _canonical_rows(fits[label].unmixing),
-                    threshold,
-                )
-                for label in m.domains_
-            }
-        )
-    return out
 
 
 def ranked_orders(
