@@ -389,7 +389,9 @@ def seed_fits(
     return fit_many_from_ica(ests, X, domains, icas, progress=progress)
 
 
-def resample_fits(estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int) -> tuple[HCA, ...]:
+def resample_fits(
+    estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int | Sequence[int]
+) -> tuple[HCA, ...]:
     """Fitted clones of ``estimator`` (``random_state=seed``), one per data set of
     ``samples`` (for example :func:`bootstrap_samples`), as one batch.
 
@@ -404,16 +406,24 @@ def resample_fits(estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int)
         Settings of the fits (cloned).
     samples : sequence of (X, domains)
         Data sets, each as in :meth:`hca.estimator.HCA.fit`, all with the same domains.
-    seed : int
-        ICA seed of every fit.
+    seed : int or sequence of int
+        ICA seed of every fit, or one seed per sample (entry ``b`` then has
+        ``random_state=seed[b]``, as in :func:`recovery_study`).
 
     Returns
     -------
     tuple of HCA
     """
-    base = clone_hca(estimator, random_state=int(seed))
-    check_params(base)
     samples = list(samples)
+    if isinstance(seed, (int, np.integer)):
+        seeds = [int(seed)] * len(samples)
+        base = clone_hca(estimator, random_state=int(seed))
+    else:
+        seeds = int_seeds(seed)
+        if len(seeds) != len(samples):
+            raise ValueError(f"resample_fits: {len(seeds)} seeds for {len(samples)} samples")
+        base = clone_hca(estimator, random_state=seeds[0])
+    check_params(base)
     data = [check_fit_data(Xb, lb, base.n_components) for Xb, lb in samples]
     if not data:
         return ()
@@ -421,17 +431,21 @@ def resample_fits(estimator: HCA, samples: Sequence[tuple[Any, Any]], seed: int)
     if len(orders) != 1:
         raise ValueError(f"resample_fits: the samples hold different domains: {sorted(orders)}")
     check_search_size(base.search, len(data[0].order), data[0].n_components)  # before any ICA
+    paired = len(set(seeds)) > 1
     icas = fit_icas_many(
         [(d.values, d.labels) for d in data],
         data[0].order,
         data[0].n_components,
-        [int(seed)],
+        seeds if paired else seeds[:1],
         ica=base.ica,
         max_iter=base.max_iter,
         tol=base.tol,
         n_restarts=base.n_restarts,
+        paired=paired,
     )
-    return fit_each_from_ica([clone_hca(base) for _ in samples], samples, [i[0] for i in icas])
+    return fit_each_from_ica(
+        [clone_hca(base, random_state=s) for s in seeds], samples, [i[0] for i in icas]
+    )
 
 
 def _is_int(seed: Any) -> bool:
@@ -815,24 +829,35 @@ def order_recovered(model: HCA, G: np.ndarray, tol: float = RECOVERY_TOLERANCE) 
 def _recovery_cell(
     n_domains: int,
     n_per_domain: int,
-    rep: int,
+    n_reps: int,
     n_components: int,
     n_benchmarks: int,
     random_state: int,
-) -> bool:
-    seed = [random_state, n_domains, n_per_domain, rep]
-    sim = simulate_scm(
-        n_domains=n_domains,
-        n_per_domain=n_per_domain,
-        n_components=n_components,
-        n_benchmarks=n_benchmarks,
-        random_state=int(np.random.SeedSequence(seed).generate_state(1)[0]),
-    )
+) -> list[bool]:
+    """Whether each of the ``n_reps`` fits of one cell of :func:`recovery_study` recovered
+    the order: the simulations of the cell are fitted as one batch (:func:`resample_fits`,
+    replication ``rep`` with FastICA seed ``rep``), equal to one ``HCA.fit`` each."""
+    sims = [
+        simulate_scm(
+            n_domains=n_domains,
+            n_per_domain=n_per_domain,
+            n_components=n_components,
+            n_benchmarks=n_benchmarks,
+            random_state=int(
+                np.random.SeedSequence([random_state, n_domains, n_per_domain, rep]).generate_state(
+                    1
+                )[0]
+            ),
+        )
+        for rep in range(n_reps)
+    ]
+    search = "exhaustive" if n_domains <= 5 else "sequential"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = "exhaustive" if n_domains <= 5 else "sequential"
-        model = HCA(n_components, search=search, random_state=rep).fit(sim.X, sim.domains)
-    return order_recovered(model, sim.G)
+        models = resample_fits(
+            HCA(n_components, search=search), [(s.X, s.domains) for s in sims], range(n_reps)
+        )
+    return [order_recovered(m, s.G) for m, s in zip(models, sims)]
 
 
 def recovery_study(
@@ -850,8 +875,9 @@ def recovery_study(
     For every cell of the grid, ``n_reps`` exact SCMs are simulated
     (:func:`hca.synthetic.simulate_scm`, default settings) and fitted with ``HCA`` (FastICA
     seed ``rep``; exhaustive search up to 5 domains, sequential beyond); a fit counts when
-    :func:`order_recovered` holds. The cost grows with ``n_reps`` times the cells (about
-    0.1-0.3 s per fit on one core; small domains are the slowest, where FastICA iterates long).
+    :func:`order_recovered` holds. The fits of a cell run as one batch (:func:`resample_fits`:
+    the FastICA of every replication and domain in one stack, the searches in one batch; the
+    same results as one ``HCA.fit`` each); ``n_jobs`` spreads the cells over processes.
 
     Returns
     -------
@@ -863,9 +889,8 @@ def recovery_study(
     n_reps = check_positive_int(n_reps, "n_reps")
     cells = [(K, n) for K in n_domains for n in n_per_domain]
     hits = Parallel(n_jobs=n_jobs)(
-        delayed(_recovery_cell)(K, n, rep, n_components, n_benchmarks, random_state)
+        delayed(_recovery_cell)(K, n, n_reps, n_components, n_benchmarks, random_state)
         for K, n in cells
-        for rep in range(n_reps)
     )
     hits = np.asarray(hits, dtype=bool).reshape(len(cells), n_reps)
     ci = [binomtest(int(k), n_reps).proportion_ci(0.9, "exact") for k in hits.sum(axis=1)]

@@ -236,6 +236,45 @@ def test_resample_fits_equal_one_fit_per_resample(sim):
         resample_fits(est, [samples[0], (X[keep], domains[keep])], 3)
 
 
+def test_resample_fits_with_a_seed_per_sample_equal_one_fit_each():
+    """resample_fits with one seed per sample (simulations with their own seed, every domain
+    and sample in one FastICA stack) equals one HCA.fit per sample bit for bit, exhaustive
+    and sequential; the recovery study built on it gives the former per-fit table."""
+    from hca.stability import order_recovered, recovery_study, resample_fits
+
+    for K, search in ((3, "exhaustive"), (6, "sequential")):
+        sims = [simulate_scm(n_domains=K, n_per_domain=60, random_state=40 + r) for r in range(5)]
+        samples = [(s.X, s.domains) for s in sims]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits = resample_fits(HCA(search=search, n_restarts=2), samples, [7, 0, 3, 9, 1])
+            one = [
+                HCA(search=search, n_restarts=2, random_state=r).fit(*xy)
+                for r, xy in zip([7, 0, 3, 9, 1], samples)
+            ]
+        for a, b in zip(fits, one):
+            assert a.random_state == b.random_state
+            assert np.array_equal(a.unmixing_, b.unmixing_) and a.mic_ == b.mic_
+            for label in a.domains_:
+                assert np.array_equal(a.ica_[label].unmixing, b.ica_[label].unmixing)
+                assert a.ica_[label].restart == b.ica_[label].restart
+    with pytest.raises(ValueError, match="2 seeds for 5 samples"):
+        resample_fits(HCA(), samples, [1, 2])
+    table = recovery_study(n_domains=(3,), n_per_domain=(60, 250), n_reps=6, n_jobs=2)
+    former = []  # the former study: one simulation and one HCA.fit per replication
+    for n in (60, 250):
+        hits = 0
+        for rep in range(6):
+            seed = np.random.SeedSequence([0, 3, n, rep]).generate_state(1)[0]
+            sim = simulate_scm(n_domains=3, n_per_domain=n, random_state=int(seed))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = HCA(3, search="exhaustive", random_state=rep).fit(sim.X, sim.domains)
+            hits += order_recovered(model, sim.G)
+        former.append(hits)
+    assert table["recovered"].tolist() == former
+
+
 def test_mic_by_subset_many_equals_one_sweep_per_seed_and_data_set(sim):
     from hca.estimator import mic_by_subset_many
     from hca.stability import bootstrap_samples

@@ -251,27 +251,35 @@ def fastica_runs_many(
     seeds: Sequence[Any],
     max_iter: int = 1000,
     tol: float = 1e-4,
+    *,
+    paired: bool = False,
 ) -> list[list[ICARun]]:
     """:func:`fastica_runs` of several data matrices (for example the bootstrap resamples of
     one domain): the integer seeds of all matrices of one shape iterate in one stack
     (:func:`hca.estimator.fastica_batch.fastica_stack`). Entry ``g`` equals
-    ``fastica_runs(Xks[g], d, seeds, ...)``."""
+    ``fastica_runs(Xks[g], d, seeds, ...)``; with ``paired=True``, ``seeds[g]`` is the
+    sequence of seeds of ``Xks[g]`` alone (for example simulated data sets that each have
+    their own seed) and entry ``g`` equals ``fastica_runs(Xks[g], d, seeds[g], ...)``."""
     Xks = [np.asarray(X, dtype=np.float64) for X in Xks]
-    distinct = sorted({int(s) for s in seeds if _is_int_seed(s)})
+    if paired and len(seeds) != len(Xks):
+        raise ValueError(f"paired: {len(seeds)} seed lists for {len(Xks)} data matrices")
+    seed_lists = [list(s) for s in seeds] if paired else [list(seeds)] * len(Xks)
+    distinct = [sorted({int(s) for s in sl if _is_int_seed(s)}) for sl in seed_lists]
     found: list[dict[int, ICARun]] = [{} for _ in Xks]
-    shapes: dict[tuple, list[int]] = {}
+    groups: dict[tuple, list[int]] = {}  # one stack per shape and number of starts
     for g, X in enumerate(Xks):
-        shapes.setdefault(X.shape, []).append(g)
-    w_init = initial_matrices(distinct, d) if distinct else None
-    for members in shapes.values():
-        if w_init is None:
-            break
+        if distinct[g]:
+            groups.setdefault((X.shape, len(distinct[g])), []).append(g)
+    shared = None if paired or not distinct or not distinct[0] else initial_matrices(distinct[0], d)
+    for members in groups.values():
         whs = [whiten(Xks[g], d) for g in members]
-        batches = fastica_stack(
-            whs, np.broadcast_to(w_init, (len(members), *w_init.shape)), max_iter=max_iter, tol=tol
-        )
+        if shared is not None:
+            w_init = np.broadcast_to(shared, (len(members), *shared.shape))
+        else:
+            w_init = np.stack([initial_matrices(distinct[g], d) for g in members])
+        batches = fastica_stack(whs, w_init, max_iter=max_iter, tol=tol)
         for g, batch in zip(members, batches):
-            for i, s in enumerate(distinct):
+            for i, s in enumerate(distinct[g]):
                 W = batch.components[i]
                 objective = float(np.sum(ica_negentropy((Xks[g] - batch.mean) @ W.T)))
                 found[g][s] = ICARun(
@@ -280,7 +288,7 @@ def fastica_runs_many(
     out = []
     for g, X in enumerate(Xks):
         runs = []
-        for s in seeds:
+        for s in seed_lists[g]:
             if not _is_int_seed(s):
                 runs.append(_fastica_run(X, d, s, max_iter, tol))
                 continue
@@ -535,6 +543,7 @@ def fit_icas_many(
     n_restarts: int = 1,
     progress: Listener | None = None,
     orders: Sequence[Sequence[Hashable]] | None = None,
+    paired: bool = False,
 ) -> list[list[dict[Hashable, DomainICA]]]:
     """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples, or one
     table and its rows reversed), the FastICA runs of every data set, seed and restart
@@ -550,6 +559,11 @@ def fit_icas_many(
     orders : sequence of sequence, optional
         The domains of each data set (each within ``order``); default: every data set holds
         every domain of ``order``.
+    paired : bool, default=False
+        If True, ``seeds[g]`` is the seed of data set ``g`` alone (one per data set, for
+        example simulated data sets with a seed each): ``out[g]`` holds one entry, equal to
+        ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``; every data set
+        and domain still iterates in one stack per shape.
 
     Returns
     -------
@@ -562,7 +576,8 @@ def fit_icas_many(
     TypeError
         If a seed is not an int.
     ValueError
-        If ``orders`` does not give one domain list per data set within ``order``.
+        If ``orders`` does not give one domain list per data set within ``order``, or
+        ``paired`` seeds are not one per data set.
     """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
@@ -573,9 +588,12 @@ def fit_icas_many(
     holds = [set(order)] * len(datasets) if orders is None else [set(o) for o in orders]
     if len(holds) != len(datasets) or any(not h <= set(order) for h in holds):
         raise ValueError("orders must list, for every data set, domains of order")
+    if paired and len(seeds) != len(datasets):
+        raise ValueError(f"paired: {len(seeds)} seeds for {len(datasets)} data sets")
     per_seed = [restart_seeds(int(s), n_restarts) for s in seeds]
     flat = [s for restarts in per_seed for s in restarts]
-    out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in seeds] for _ in datasets]
+    n_out = 1 if paired else len(seeds)
+    out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in range(n_out)] for _ in datasets]
     for j, label in enumerate(order):
         members = [g for g in range(len(datasets)) if label in holds[g]]
         Xks: list[np.ndarray] = []
@@ -583,21 +601,25 @@ def fit_icas_many(
         for g in members:
             values, domains = datasets[g]
             Xk = values[domains == label]
-            same = [k for k, Y in enumerate(Xks) if np.array_equal(Xk, Y)]
+            same = [] if paired else [k for k, Y in enumerate(Xks) if np.array_equal(Xk, Y)]
             source[g] = same[0] if same else len(Xks)
             if not same:
                 Xks.append(Xk)
+        starts = [per_seed[g] for g in members] if paired else flat  # paired: one per matrix
         if ica == "fastica":
-            runs_of = fastica_runs_many(Xks, d, flat, max_iter, tol)
+            runs_of = fastica_runs_many(Xks, d, starts, max_iter, tol, paired=paired)
         else:
-            runs_of = [_domain_runs(Xk, label, d, ica, flat, max_iter, tol) for Xk in Xks]
+            runs_of = [
+                _domain_runs(Xk, label, d, ica, starts[k] if paired else flat, max_iter, tol)
+                for k, Xk in enumerate(Xks)
+            ]
         used: set[int] = set()
         for g in members:
             Xk, runs = Xks[source[g]], runs_of[source[g]]
             if source[g] in used:  # every data set owns its arrays
                 runs = [replace(r, unmixing=r.unmixing.copy(), mean=r.mean.copy()) for r in runs]
             used.add(source[g])
-            for i in range(len(seeds)):
+            for i in range(n_out):
                 restarts = runs[i * n_restarts : (i + 1) * n_restarts]
                 out[g][i][label] = _keep_best_run(
                     restarts, label, int(Xk.shape[0]), ica, max_iter, tol
