@@ -71,7 +71,8 @@ paper/            the paper's own settings and analyses
   chapters          the explicit list of chapters (each module's CHAPTER)
   setups            the two setups every claim is judged under: authors' and careful
   replication       the paper's frames and the shared fits of every chapter, per setup
-  cache             results once per process (read-only copies); plain JSON rows per build
+  cache             results once per process (read-only copies) and on disk per build
+  plain             results as plain data: one .npz of arrays and a JSON tree, no pickle
   claims            the claim-evaluator registry and the shared verdict rules
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups

@@ -108,7 +108,7 @@ def test_planted_pickles_are_never_run(tmp_path, monkeypatch):
     cache.clear_memory()
     rows = sc.evaluate_chapter("data")
     stored = [p for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".lock"]
-    assert stored and all(p.suffix == ".json" for p in stored)
+    assert {p.suffix for p in stored} == {".json", ".npz"}  # rows; results as plain data
     marker = tmp_path / "planted-ran"
     for p in stored:
         p.write_bytes(pickle.dumps(_Planted(marker)))
@@ -117,9 +117,27 @@ def test_planted_pickles_are_never_run(tmp_path, monkeypatch):
         again = sc.evaluate_chapter("data")
     assert not marker.exists()
     assert [r.record() for r in again] == [r.record() for r in rows]
+    # a pickle inside an npz file, and a tree naming a class outside hca, are refused too
+    import io
+
+    for p in stored:
+        if p.suffix == ".json":
+            p.unlink()  # the rows are computed again, from the planted results
+        else:
+            buf = io.BytesIO()
+            tree = {"$": "object", "cls": "builtins:open", "k": [], "v": []}
+            np.savez(buf, __tree__=np.frombuffer(json.dumps(tree).encode(), dtype=np.uint8),
+                     a0=np.array([_Planted(marker)], dtype=object))
+            p.write_bytes(buf.getvalue())
+    cache.clear_memory()
+    with pytest.warns(RuntimeWarning, match="refusing to rebuild builtins:open"):
+        again = sc.evaluate_chapter("data")
+    assert not marker.exists()
+    assert [r.record() for r in again] == [r.record() for r in rows]
     # valid JSON of another shape is not trusted either
     for p in stored:
-        p.write_text(json.dumps({"id": "S1.1-top8"}))
+        if p.suffix == ".json":
+            p.write_text(json.dumps({"id": "S1.1-top8"}))
     with pytest.warns(RuntimeWarning, match="not the expected shape"):
         assert [r.record() for r in sc.evaluate_chapter("data")] == [r.record() for r in rows]
     cache.clear_memory()

@@ -180,3 +180,28 @@ def test_read_sweep_reads_as_four_smallest_and_subset_rank():
         assert r["S4-best-four"] == (rank == 1) and r["F18-four-smallest"] == (r["without"] == 4)
     with pytest.raises(ValueError, match="is not in the table"):
         read_sweep(table.drop(index=four_at))
+
+
+def test_near_tie_is_stored_once_and_read_back(monkeypatch, tmp_path):
+    """The intro's near tie is the gap of chapter 3's ranked orders, computed once and then
+    read from its JSON file (the intro does not compute the chapter again)."""
+    import pandas as pd
+
+    calls = []
+
+    class Evidence:
+        optimum_ranked = pd.DataFrame({"mic": [0.1234, 0.1301, 0.2]})
+
+    class Results:
+        evidence = Evidence()
+
+    def fake_run(setup):
+        calls.append(setup)
+        return Results()
+
+    monkeypatch.setattr(rec, "run", fake_run)
+    monkeypatch.setenv("HCA_RESULTS_CACHE", str(tmp_path))
+    assert rec.near_tie("authors") == pytest.approx(0.1301 - 0.1234, abs=1e-12)
+    assert rec.near_tie("authors") == pytest.approx(0.1301 - 0.1234, abs=1e-12)
+    assert calls == ["authors"]  # the second call read the stored file
+    assert len(list(tmp_path.glob("recovery_near_tie-*.json"))) == 1

@@ -11,17 +11,19 @@ and neither can run code when read nor be changed by a reader:
   ``writeable=False``, frames and series are copies (copy-on-write, so no data is copied until
   someone writes), containers and other objects are fresh copies. A DataFrame sorted in place
   by one reader is not what the next reader sees.
-* :func:`stored_json` -- across processes (the notebooks of a book build, then the scorecard
-  page and the intro), a result that is plain data (the scorecard rows a chapter computes) is
-  written as JSON under :func:`cache_dir`, keyed by the fingerprint and the arguments. Reading
-  one parses JSON and nothing else; a file that is not valid JSON of the expected shape (a
-  truncated or foreign file, a planted pickle) is ignored with a warning and recomputed. A lock
-  file makes a second process wait for the first instead of computing the same result twice.
-
-Whole chapter results are not stored on disk (only plain data is, so that reading runs no
-code): each process computes the chapters it shows, and what another process needs from them
-is the rows. ``benchmarks/bench_scorecard.py`` measures what that costs for the whole
-scorecard.
+* across processes (the notebooks of a book build and of ``make test``, the scorecard page
+  and the intro), every result of :func:`cached` that is plain data -- numbers, arrays,
+  frames, tuples, dicts, ``hca``'s own dataclasses and fitted estimators -- is also written
+  under :func:`cache_dir` as one ``.npz`` file (:mod:`hca.paper.plain`: numpy arrays and a
+  JSON tree, no pickle), keyed by the fingerprint, the name and the arguments; the next
+  process reads it instead of computing it (``make book`` after ``make test`` computes no
+  chapter again). :func:`stored_json` does the same for plain JSON (the scorecard rows a
+  chapter computes). Reading a file runs ``numpy.load(allow_pickle=False)`` and
+  :func:`json.loads` and rebuilds only ``hca``'s dataclasses and estimators, by setting
+  their fields; a file that is not valid (truncated, foreign, a planted pickle, a class
+  outside ``hca``) is ignored with a warning and the result recomputed. A lock file makes a
+  second process wait for the first instead of computing the same result twice. A result
+  that is not plain data is kept in memory only.
 
 The disk store lives in ``_build/.hca_results`` of a checkout (removed with ``_build``);
 ``HCA_RESULTS_CACHE=off`` turns it off and ``HCA_RESULTS_CACHE=/some/dir`` moves it. An
@@ -49,6 +51,8 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 from filelock import FileLock
+
+from hca.paper import plain
 
 __all__ = ["cached", "stored_json", "read_only", "cache_dir", "fingerprint", "clear_memory"]
 
@@ -263,8 +267,47 @@ def cached(name: str, compute: Callable[..., T], *args: Hashable) -> T:
     """
     key = (fingerprint(), name, tuple(args))
     if key not in _MEMORY:
-        _MEMORY[key] = _frozen(compute(*args))
+        _MEMORY[key] = _frozen(_stored(name, compute, tuple(args)))
     return read_only(_MEMORY[key])
+
+
+def _stored(name: str, compute: Callable[..., T], args: tuple[Hashable, ...]) -> T:
+    """``compute(*args)``, read from or written to the disk store as plain data
+    (:mod:`hca.paper.plain`: arrays and JSON, no pickle) when there is one. A result that is
+    not plain data is kept in memory only; an unreadable file is ignored with a warning."""
+    folder = cache_dir()
+    if folder is None:
+        return compute(*args)
+    path = folder / f"{name}-{_key(name, args)}.npz"
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / f"{path.stem}.lock")):  # a second process waits, then reads
+        if path.is_file():
+            try:
+                return plain.load(path)  # type: ignore[no-any-return]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+                warnings.warn(
+                    f"ignoring unreadable stored result {path.name} ({type(err).__name__}: {err})",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        value = compute(*args)
+        try:
+            data = plain.dumps(value)
+        except plain.NotPlainError:
+            return value
+        _write_atomically(folder, path, data)
+        return value
+
+
+def _write_atomically(folder: Path, path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 # =========================================================================== on disk

@@ -39,7 +39,7 @@ from hca.data.registry import V2_BENCHMARKS, alignment_text, benchmark_label
 from hca.estimator.model import HCA
 from hca.estimator.results import OLSAdjustment
 from hca.interpret import noise_shares
-from hca.paper.cache import cached
+from hca.paper.cache import cached, stored_json
 from hca.paper.claims import (
     Outcome,
     claim,
@@ -88,6 +88,7 @@ __all__ = [
     "Settings",
     "RecoveryResults",
     "run",
+    "near_tie",
     "table3",
     "figure18_table",
     "FILTERED_MAX_ITER",
@@ -418,6 +419,23 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Rec
     """The recovery chapter's results under ``setup`` (computed once per process; a read-only
     copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
     return CHAPTER.run(setup, settings)
+
+
+def near_tie(setup: str = "authors") -> float:
+    """The MIC gap between the two best row orders of the better-optimum fit under ``setup``
+    (``evidence.optimum_ranked``; the intro's "near tie"). Stored as plain JSON once per build
+    (:func:`hca.paper.cache.stored_json`): chapter 3 computes it with its results, and the
+    intro reads it instead of computing the chapter again."""
+    return float(stored_json("recovery_near_tie", _near_tie, setup, check=_is_float))
+
+
+def _near_tie(setup: str) -> float:
+    ranked = run(setup).evidence.optimum_ranked
+    return float(ranked.loc[1, "mic"] - ranked.loc[0, "mic"])
+
+
+def _is_float(data: object) -> bool:
+    return isinstance(data, float)
 
 
 # =========================================================================== tables
