@@ -322,6 +322,16 @@ def _class(name: Any) -> type:
     module, qualname = name.split(":")
     if not (module == "hca" or module.startswith("hca.")):
         raise ValueError(f"refusing to rebuild {name}: not a class of hca")
+    parts = module.split(".") + qualname.split(".")
+    if (
+        any(not p.isidentifier() for p in parts)
+        or any(
+            p.startswith("_")
+            for p in module.split(".")  # no private module (hca.__main__)
+        )
+        or any(p.startswith("__") for p in qualname.split("."))
+    ):  # no dunder attribute
+        raise ValueError(f"refusing to rebuild {name}: a private or invalid name")
     obj: Any = importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part)
