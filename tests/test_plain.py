@@ -113,6 +113,13 @@ def test_round_trip_of_a_fitted_hca():
 def test_what_is_not_plain_data_is_refused():
     with pytest.raises(plain.NotPlainError, match="function"):
         plain.dumps({"f": lambda x: x})
+    import enum
+
+    class Colour(str, enum.Enum):  # would read back as a plain str
+        RED = "red"
+
+    with pytest.raises(plain.NotPlainError, match="Colour"):
+        plain.dumps([Colour.RED])
     with pytest.raises(plain.NotPlainError, match="category"):
         plain.dumps(pd.DataFrame({"c": pd.Categorical(["a", "b"])}))
 

@@ -70,7 +70,7 @@ class _Writer:
         return node
 
     def node(self, obj: Any) -> Any:  # noqa: C901 - one branch per kind of value
-        if obj is None or isinstance(obj, (bool, str)):
+        if obj is None or type(obj) in (bool, str):  # a subclass (a str Enum) is refused
             return obj
         if type(obj) is int:
             return obj
