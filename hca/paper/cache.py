@@ -300,6 +300,7 @@ def _stored(name: str, compute: Callable[..., T], args: tuple[Hashable, ...]) ->
 
 
 def _write_atomically(folder: Path, path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in ``folder`` (never half-written)."""
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -349,14 +350,7 @@ def stored_json(
                 stacklevel=2,
             )
         data = _plain(compute(*args))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_atomically(folder, path, json.dumps(data).encode("utf-8"))
         return data
 
 
