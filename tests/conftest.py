@@ -45,7 +45,7 @@ def check_chapter_rows():
     from hca.data import load_paper_values
     from hca.paper import claims, setups
 
-    def check(chapter: str, rows, results, fast: bool = True) -> None:
+    def check(chapter: str, rows, results, fast: bool = False) -> None:
         """``results[setup]`` is the chapter's run at the setup's own seed; a claim read from
         an ensemble is checked against its evaluator on every run of the ensemble."""
         from hca.paper import scorecard

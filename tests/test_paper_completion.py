@@ -18,8 +18,8 @@ IDS = ["F15a-local", "F15b-local", "F16-no-worse", "F16-mostly-better"]
 
 @pytest.fixture(scope="module")
 def results():
-    """The chapter's fast results (from the results cache when another test computed them)."""
-    return {s: pc.run(s, pc.Settings.fast()) for s in setups.SETUP_NAMES}
+    """The chapter's results (from the results store when its notebook computed them)."""
+    return {s: pc.run(s, pc.Settings()) for s in setups.SETUP_NAMES}
 
 
 def test_designs_of_the_two_setups(results):
@@ -33,9 +33,12 @@ def test_designs_of_the_two_setups(results):
     assert ca.method["block"] == "SMC"
     # both hidden shares run under both setups; the setup's own with its repetitions
     assert au.main_shares == ca.main_shares == (0.2, 0.8)
-    assert int(au.at(0.2).n) == 20 and int(au.at(0.8).n) == 5
-    assert int(ca.at(0.8).n) == 20 and int(ca.at(0.2).n) == 10
-    assert pc.run("careful", pc.Settings.fast()).setup == ca.setup  # computed once: a copy
+    book = pc.Settings()
+    assert int(au.at(0.2).n) == setups.get_setup("authors").completion_reps
+    assert int(au.at(0.8).n) == book.authors_other_reps
+    assert int(ca.at(0.8).n) == setups.get_setup("careful").completion_reps
+    assert int(ca.at(0.2).n) == book.other_reps
+    assert pc.run("careful", pc.Settings()).setup == ca.setup  # computed once: a copy
     assert "hidden share 0.8" in ca.summary()
     with pytest.raises(ValueError, match="was not run"):
         ca.at(0.45)
@@ -74,20 +77,20 @@ def test_printed_means_and_rate_table(results):
     assert pm.loc[0.8, "local"] > pm.loc[0.8, "global"]
     assert pm.loc[0.2, "local"] < pm.loc[0.2, "global"]
     t = pc.rate_table(results)
-    # fast settings run no curve: the two main shares; the book's adds 0.1 from the curve
-    assert list(t.index) == [0.2, 0.8]
+    # the two main shares and 0.1 from the curve
+    assert list(t.index) == [0.1, 0.2, 0.8]
     assert t.columns.get_level_values(0).unique().tolist() == [
         "authors' notebook", "authors' setup", "careful setup"]
     assert t.loc[0.2, ("authors' notebook", "global")] == pm.loc[0.2, "global"]
     reps = t[("authors' setup", "repetitions")]
     assert reps[0.2] == results["authors"].at(0.2)["n"] >= 1
     assert list(pc.rate_table(results, shares=(0.2,)).index) == [0.2]
-    with pytest.raises(ValueError, match="hidden share 0.1 was not run"):
-        pc.rate_table(results, shares=(0.1,))
+    with pytest.raises(ValueError, match="no printed mean at hidden share 0.45"):
+        pc.rate_table(results, shares=(0.45,))
 
 
 def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
-    rows = sc.evaluate_chapter("completion", fast=True)
+    rows = sc.evaluate_chapter("completion")
     assert [r.id for r in rows] == IDS
     check_chapter_rows("completion", rows, results)
     assert all(o.value is not None for r in rows for o in r.setups.values())

@@ -236,31 +236,31 @@ def test_every_claim_has_exactly_one_evaluator():
 @pytest.mark.parametrize("chapter", list(claims.CHAPTERS))
 def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violations):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
-    the very object the chapter's ``run`` returns (fast settings; the same object, not a
+    the very object the chapter's ``run`` returns (the book's settings; the same object, not a
     recomputation with copied settings). One chapter per test, so that they run in parallel;
-    the fast results come from the results cache when another test computed them."""
-    card = sc.build_scorecard([chapter], fast=True)
+    the results come from the results store when a notebook or another test computed them."""
+    card = sc.build_scorecard([chapter])
     pv = load_paper_values()
     spec_ = sc.chapter_spec(chapter)
     ids = [i for spec in claims.registered(chapter) for i in spec.rows(pv).index]
     assert sorted(r.id for r in card.rows) == sorted(ids)
-    first = setups.ensemble_seed_sets(True)[0]
+    first = setups.ensemble_seed_sets()[0]
     for s in setups.SETUP_NAMES:
-        res = spec_.run(s, spec_.fast_settings())
-        assert sc.chapter_results(chapter, s, fast=True).setup == res.setup
+        res = spec_.run(s)
+        assert sc.chapter_results(chapter, s).setup == res.setup
         for spec in claims.registered(chapter):
             rows = spec.rows(pv)
             if rows.empty:
                 continue
             if spec.ensemble:  # the evaluator on every run of the seed ensemble
-                t = first.index(sc.typical_seed(chapter, s, True))
+                t = first.index(sc.typical_seed(chapter, s))
                 again = {}
                 for cid in rows.index:
-                    members = sc.chapter_ensemble(chapter, s, True)
+                    members = sc.chapter_ensemble(chapter, s)
                     seeds = sc.ensemble_seeds(  # more runs near a threshold or rounding-sensitive
                         [spec.fn(m, rows)[cid].verdict for m in members],
-                        [sc.run_evidence(spec, m) for m in members], True)
-                    ens = sc.chapter_ensemble(chapter, s, True, seeds)
+                        [sc.run_evidence(spec, m) for m in members])
+                    ens = sc.chapter_ensemble(chapter, s, seeds=seeds)
                     assert [m.setup.ica_seed for m in ens] == list(seeds)
                     again[cid] = claims.ensemble_outcome(
                         [spec.fn(m, rows)[cid] for m in ens], seeds, typical=t,

@@ -18,14 +18,14 @@ from hca.paper import scorecard as sc
 from hca.paper.constants import PAPER_OOS_DOMAINS
 from hca.paper.setups import SETUP_NAMES
 
-FAST = ip.Settings.fast()
+BOOK = ip.Settings()
 
 
 @pytest.fixture(scope="module")
 def results():
     # the typical run of each setup's ensemble (20 FastICA seeds): which optimum one seed
     # lands in depends on the CPU, the typical run does not
-    return {s: sc.typical_run("interpretation", s, fast=True) for s in SETUP_NAMES}
+    return {s: sc.typical_run("interpretation", s) for s in SETUP_NAMES}
 
 
 def test_run_is_cached_and_fitted_on_the_shared_fit(results):
@@ -33,11 +33,11 @@ def test_run_is_cached_and_fitted_on_the_shared_fit(results):
 
     for s, r in results.items():
         # the typical run is a member of the ensemble, equal to the run at its seed
-        assert ip.run(r.setup, FAST).mic == pytest.approx(r.mic, abs=1e-10)
-        assert sc.typical_run("interpretation", s, True).setup == r.setup
-        assert r.setup.ica_seed == sc.typical_seed("interpretation", s, fast=True)
+        assert ip.run(r.setup, BOOK).mic == pytest.approx(r.mic, abs=1e-10)
+        assert sc.typical_run("interpretation", s).setup == r.setup
+        assert r.setup.ica_seed == sc.typical_seed("interpretation", s)
         np.testing.assert_allclose(r.alignment.H, main_fit(r.setup).unmixing_)
-        assert r.seeds == FAST.seeds and len(r.seed_alignments) == len(FAST.seeds)
+        assert r.seeds == BOOK.seeds and len(r.seed_alignments) == len(BOOK.seeds)
     assert "careful setup" in results["careful"].summary()
 
 
@@ -124,7 +124,7 @@ def test_table2b_not_applicable_rule(results):
 
 
 def test_every_claim_both_setups(results):
-    rows = sc.evaluate_chapter("interpretation", fast=True)
+    rows = sc.evaluate_chapter("interpretation")
     ids = {r.id for r in rows}
     expected = set(load_paper_values().query("id.str.startswith('T2') or "
                                              "id.str.startswith('F8-')", engine="python").index)
@@ -196,7 +196,7 @@ def test_authors_printed_edge_weights_beside_ours(results):
 
 
 def test_table2a_rows_name_their_control_set(results):
-    card = sc.build_scorecard(["T2a-"], fast=True)
+    card = sc.build_scorecard(["T2a-"])
     assert len(card.rows) == 18
     for r in card.rows:
         for o in r.setups.values():

@@ -18,13 +18,13 @@ IDS = ["F27-one-factor", "H.5-math-mic", "H.5-math-minimal", "H.5-math-z1", "H.5
 
 @pytest.fixture(scope="module")
 def results():
-    """The chapter's fast results (from the results cache when another test computed them)."""
-    return {s: mmlu.run(s, mmlu.Settings.fast()) for s in setups.SETUP_NAMES}
+    """The chapter's results (from the results store when its notebook computed them)."""
+    return {s: mmlu.run(s, mmlu.Settings()) for s in setups.SETUP_NAMES}
 
 
 def test_results_both_setups(results):
     a, c = results["authors"], results["careful"]
-    again = mmlu.run("authors", mmlu.Settings.fast())  # computed once: a read-only copy
+    again = mmlu.run("authors", mmlu.Settings())  # computed once: a read-only copy
     assert again is not a and again.math.model.mic_ == a.math.model.mic_
     assert a.data.frame.equals(c.data.frame)  # the frame and Figure 27 are shared
     assert "no public domain rule" in c.domain_note
@@ -36,7 +36,7 @@ def test_results_both_setups(results):
     assert sorted(d.order) == sorted(d.corr.index)
     # single fits land in one of several FastICA optima: values are checked on the ensemble
     # of 20 seeds (medians and modal readings, tolerances from its spread)
-    ens = {s: sc.chapter_ensemble("mmlu", s, fast=True, seeds=setups.ENSEMBLE_SEEDS)
+    ens = {s: sc.chapter_ensemble("mmlu", s, seeds=setups.ENSEMBLE_SEEDS)
            for s in setups.SETUP_NAMES}
     for s, e in ens.items():
         # seed 0 of the ensemble is the setup's own run (an equal copy)
@@ -70,7 +70,7 @@ def test_results_both_setups(results):
 
 
 def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
-    rows = sc.evaluate_chapter("mmlu", fast=True)
+    rows = sc.evaluate_chapter("mmlu")
     assert [r.id for r in rows] == IDS
     check_chapter_rows("mmlu", rows, results)
     by = {r.id: r.setups for r in rows}
@@ -85,7 +85,7 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
                           ("H.5-phys-minimal", ("reproduced",)),
                           ("H.5-phys-z1", ("not reproduced",))):
             o = by[cid][s]
-            assert o.ensemble.fragile > 0 and o.ensemble.runs == 10, cid
+            assert o.ensemble.fragile > 0 and o.ensemble.runs == len(setups.ENSEMBLE_SEEDS_MORE), cid
             assert (o.verdict == "not determined") == (o.ensemble.fragile_share >= 0.25), cid
             assert o.verdict in (*fine, "not determined"), (cid, o.verdict)
         assert by["H.5-phys-mic"][s].ensemble.share_partly_insensitive >= 0.9

@@ -19,17 +19,17 @@ IDS = ["F2a-rank3", "F2b-sinv-v2", "S2-ica-span", "F9-rank3", "F9-gemma-rank2", 
 
 @pytest.fixture(scope="module")
 def results():
-    """The chapter's fast results (from the results cache when another test computed them)."""
-    return {s: pca.run(s, pca.Settings.fast()) for s in setups.SETUP_NAMES}
+    """The chapter's results (from the results store when its notebook computed them)."""
+    return {s: pca.run(s, pca.Settings()) for s in setups.SETUP_NAMES}
 
 
 def test_run_is_cached_and_structured(results):
     for s, r in results.items():
-        assert pca.run(s, pca.Settings.fast()) is not r  # computed once: a read-only copy
+        assert pca.run(s, pca.Settings()) is not r  # computed once: a read-only copy
         assert r.setup.name == s
         assert list(r.sinv.dist.index) == list(PAPER_V2_BASES)
         assert list(r.ranks.index) == list(PAPER_V2_BASES)
-        assert len(r.boot_sets) == pca.Settings.fast().n_boot
+        assert len(r.boot_sets) == pca.Settings().n_boot
         assert 0 <= r.set_share(PAPER_V2_SINV) <= 1
         assert r.fig11.rows > 3800 and "MoE" in r.fig11.moe.dist.index
         assert r.summary().startswith(r.setup.label)
@@ -54,7 +54,7 @@ def test_key_values(results):
 
 
 def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
-    rows = sc.evaluate_chapter("pca", fast=True)
+    rows = sc.evaluate_chapter("pca")
     assert [r.id for r in rows] == [i for i in load_paper_values().index if i in IDS]
     assert sorted(r.id for r in rows) == sorted(IDS)
     check_chapter_rows("pca", rows, results)
@@ -73,7 +73,7 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     assert by["F2b-sinv-v2"]["careful"].verdict == "partly"
     for s in setups.SETUP_NAMES:
         stab = by["F2b-sinv-v2"][s].stability
-        assert stab is not None and stab.n_fits == pca.Settings.fast().n_boot
+        assert stab is not None and stab.n_fits == pca.Settings().n_boot
         assert "no ICA seed" in stab.design
     assert by["F11a-moe"]["careful"].verdict == "reproduced"
     assert by["F11d-year"]["careful"].verdict == "reproduced"

@@ -11,7 +11,7 @@ from hca.paper import replication as rep
 from hca.paper import scorecard as sc
 from hca.paper.constants import PAPER_V2_FOUR
 from hca.paper.recovery_stability import four_smallest, read_sweep, subset_rank
-from hca.paper.setups import ENSEMBLE_SEEDS, SETUP_NAMES
+from hca.paper.setups import ENSEMBLE_SEEDS, ENSEMBLE_SEEDS_MORE, SETUP_NAMES
 
 #: The chapter runs behind these tests take more than ~5 s (deselect: -m "not slow").
 pytestmark = pytest.mark.slow
@@ -27,13 +27,13 @@ HEADLINE = ("S4-order", "S4-best-four", "F18-four-smallest")
 
 @pytest.fixture(scope="module")
 def results():
-    """The chapter's fast results (from the results cache when another test computed them)."""
-    return {s: rec.run(s, rec.Settings.fast()) for s in SETUP_NAMES}
+    """The chapter's results (from the results store when its notebook computed them)."""
+    return {s: rec.run(s, rec.Settings()) for s in SETUP_NAMES}
 
 
 def test_same_objects(results):
     for s, r in results.items():
-        again = rec.run(s, rec.Settings.fast())  # computed once: an equal read-only copy
+        again = rec.run(s, rec.Settings())  # computed once: an equal read-only copy
         assert again is not r and again.fit.mic_ == r.fit.mic_
         # the shared Section 4 fit, not a refit
         np.testing.assert_allclose(r.fit.unmixing_, rep.main_fit(s).unmixing_, atol=1e-10)
@@ -43,8 +43,8 @@ def test_same_objects(results):
 
 @pytest.fixture(scope="module")
 def ensembles(results):
-    """The chapter under the 20 seeds of the ensembles (fast settings), per setup."""
-    return {s: sc.chapter_ensemble("recovery", s, fast=True, seeds=ENSEMBLE_SEEDS)
+    """The chapter under the 20 seeds of the ensembles (the book's settings), per setup."""
+    return {s: sc.chapter_ensemble("recovery", s, seeds=ENSEMBLE_SEEDS)
             for s in SETUP_NAMES}
 
 
@@ -64,7 +64,7 @@ def test_key_values(results, ensembles):
         # seed-free parts are computed once and shared by the runs
         assert all(m.headline.summary() == e[0].headline.summary() for m in e)
     # the page's regression check: the typical runs' MIC (the ensembles' medians)
-    t = {st: sc.typical_run("recovery", st, fast=True) for st in SETUP_NAMES}
+    t = {st: sc.typical_run("recovery", st) for st in SETUP_NAMES}
     assert rec.mic_as_expected("authors", t["authors"].fit.mic_)
     assert rec.mic_as_expected("careful", t["careful"].fit.mic_)
     assert not rec.mic_as_expected("careful", t["authors"].fit.mic_)
@@ -110,13 +110,15 @@ def test_sweep_readings(results, ensembles):
     r = read_sweep(t)
     assert not r["S4-order"] and not r["S4-best-four"] and not r["F18-four-smallest"]
     h = results["authors"].headline
-    assert h.n_fits == 2 and set(h.records["seed"]) == {0}
+    book = rec.Settings()
+    assert h.n_fits == book.n_boot * len(book.boot_seeds)
+    assert set(h.records["seed"]) == set(book.boot_seeds)
     with pytest.raises(ValueError, match="is not one of"):
         h.share("T3a-z1")
 
 
 def test_every_claim_under_both_setups(results):
-    rows = sc.evaluate_chapter("recovery", fast=True)
+    rows = sc.evaluate_chapter("recovery")
     assert [r.id for r in rows] == [i for i in IDS if i in {r.id for r in rows}]
     assert sorted(r.id for r in rows) == sorted(IDS)
     for r in rows:
@@ -125,7 +127,9 @@ def test_every_claim_under_both_setups(results):
             assert isinstance(o, claims.Outcome) and o.verdict in claims.VERDICTS
             assert (o.stability is not None) == (r.id in HEADLINE)
             if o.stability is not None:
-                assert o.stability.n_fits == 2 and "bootstrap" in o.stability.design
+                book = rec.Settings()
+                assert o.stability.n_fits == book.n_boot * len(book.boot_seeds)
+                assert "bootstrap" in o.stability.design
     by = {r.id: r.setups for r in rows}
     assert by["F17-K"]["authors"].verdict == "not applicable"
     assert by["S4-best-four"]["authors"].verdict == "reproduced"
@@ -138,9 +142,9 @@ def test_every_claim_under_both_setups(results):
             assert (o.ensemble is None) == (r.id in not_fit), (r.id, s)
             if o.ensemble is not None:
                 e = o.ensemble
-                assert e.runs in (5, 10) and e.seeds == tuple(range(e.runs)) and 0 <= e.share <= 1
+                assert e.runs in (len(ENSEMBLE_SEEDS), len(ENSEMBLE_SEEDS_MORE)) and e.seeds == tuple(range(e.runs)) and 0 <= e.share <= 1
                 assert f"typical run: seed {e.typical_seed}" in o.ours
-                assert e.typical_seed == sc.typical_seed("recovery", s, fast=True)
+                assert e.typical_seed == sc.typical_seed("recovery", s)
     f21 = by["F21-llama3-weight"]["careful"]
     assert "seed-0" not in f21.ours or f21.ensemble.typical_seed == 0
     assert by["F4-llama3-weight"]["careful"].verdict == "not reproduced"  # 0.70 vs 2.76

@@ -28,10 +28,9 @@ PORT_TAU = {"ifeval": 13.02, "bbh": -0.18, "math_lvl_5": 1.02, "gpqa": -1.79, "m
 
 @pytest.fixture(scope="module")
 def results():
-    fast = ch.Settings.fast()
-    out = {s: ch.run(s, fast) for s in setups.SETUP_NAMES}
-    # the scorecard's evaluation uses the same objects (fast settings)
-    rows = sc.evaluate_chapter("scaling", fast=True)
+    out = {s: ch.run(s) for s in setups.SETUP_NAMES}
+    # the scorecard's evaluation uses the same objects (the book's settings)
+    rows = sc.evaluate_chapter("scaling")
     return out, rows
 
 
@@ -107,7 +106,7 @@ def test_every_claim_both_setups(results):
 
 def test_tables_and_cache(results):
     out = results[0]
-    again = ch.run("careful", ch.Settings.fast())  # computed once: an equal read-only copy
+    again = ch.run("careful", ch.Settings())  # computed once: an equal read-only copy
     assert again is not out["careful"] and again.setup == out["careful"].setup
     ate = ch.comparison_table(out, "ate")
     assert len(ate) == 2 * 3 * 6 and set(ate["subset"]) == {"all", "Llama", "Qwen"}

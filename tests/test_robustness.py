@@ -302,11 +302,11 @@ def test_page_run_on_the_real_data(monkeypatch):
 
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     cache.clear_memory()
-    res = rb.run("careful", rb.Settings.fast())
-    again = rb.run("careful", rb.Settings.fast())  # computed once: an equal read-only copy
+    res = rb.run("careful", rb.Settings())
+    again = rb.run("careful", rb.Settings())  # computed once: an equal read-only copy
     assert again is not res and again.table.table.equals(res.table.table)
     with pytest.raises(ValueError, match="perturbs the careful setup"):
-        rb.run("authors", rb.Settings.fast())
+        rb.run("authors", rb.Settings())
     t = res.table.table
     assert res.models["authors"] == len(v2_frame("authors")) == 4576
     assert t.loc["authors' domain rule", "models"] == res.authors_tables["models"].iloc[-1]
