@@ -1,6 +1,6 @@
 """Wall time, CPU time and peak memory of the whole scorecard computed from scratch.
 
-Run from the repository root: ``python benchmarks/bench_scorecard.py [--repeat N] [--fast]``.
+Run from the repository root: ``python benchmarks/bench_scorecard.py [--repeat N]``.
 Each repetition runs ``python -m hca scorecard --json <tmp>`` in a fresh process with
 ``HCA_RESULTS_CACHE=off`` (nothing read from or written to disk: every chapter and every
 ensemble is computed) and one BLAS thread, and prints its wall seconds, CPU seconds (user +
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 CPU_BUDGET = 60.0
 
 
-def one_run(fast: bool) -> dict[str, float]:
+def one_run() -> dict[str, float]:
     """One scorecard in a fresh process: wall and CPU seconds, peak memory in MB."""
     env = {
         **os.environ,
@@ -38,8 +38,6 @@ def one_run(fast: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "scorecard.json"
         cmd = [sys.executable, "-m", "hca", "scorecard", "--json", str(out)]
-        if fast:
-            cmd.append("--fast")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
@@ -59,13 +57,12 @@ def one_run(fast: bool) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="repetitions (default 1)")
-    parser.add_argument("--fast", action="store_true", help="the fast settings (tests)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     runs = []
     for i in range(args.repeat):
-        r = one_run(args.fast)
+        r = one_run()
         runs.append(r)
         print(
             f"run {i + 1}: wall {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, "
@@ -75,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = sorted(r["cpu"] for r in runs)
     wall = sorted(r["wall"] for r in runs)
     print(
-        f"scorecard from scratch ({'fast' if args.fast else 'book'} settings, cache off, one "
+        f"scorecard from scratch (the book's settings, cache off, one "
         f"process), {len(runs)} run(s): CPU {cpu[0]:.1f}-{cpu[-1]:.1f} s (budget "
         f"{CPU_BUDGET:.0f} s: {'met' if cpu[-1] <= CPU_BUDGET else 'NOT met'}), wall "
         f"{wall[0]:.1f}-{wall[-1]:.1f} s, peak memory {max(r['peak_mb'] for r in runs):.0f} MB"

@@ -2,7 +2,7 @@
 """Does the scorecard depend on the processor's floating-point path? Compute it under several
 OpenBLAS kernels and report every verdict and `ours` value that differs.
 
-    .venv/bin/python scripts/check_kernels.py [--only recovery,mmlu] [--fast] [--jobs 3]
+    .venv/bin/python scripts/check_kernels.py [--only recovery,mmlu] [--jobs 3]
                                               [--keep DIR [--reuse]]
 
 Runs ``python -m hca scorecard --json`` with the results cache off (``HCA_RESULTS_CACHE=off``)
@@ -48,8 +48,6 @@ def start_scorecard(kernel: str | None, out: Path, args: argparse.Namespace,
     for part in (args.only or "").split(","):  # the CLI takes one --only per item
         if part.strip():
             cmd += ["--only", part.strip()]
-    if args.fast:
-        cmd.append("--fast")
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
 
 
@@ -79,7 +77,6 @@ def compare(ref: dict, other: dict, name: str) -> tuple[int, int, int]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", help="chapters or claim-id prefixes (python -m hca scorecard)")
-    p.add_argument("--fast", action="store_true", help="small repetition counts (a smoke test)")
     p.add_argument("--keep", type=Path, help="folder to keep the JSON of every run in")
     p.add_argument("--reuse", action="store_true",
                    help="with --keep: compare the JSON files already there instead of rerunning")

@@ -477,24 +477,37 @@ def test_scorecard_help_imports_nothing_heavy():
                           cwd=REPO, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == "[]"
-    assert "--only CHAPTER_OR_ID" in proc.stdout and "--fast" in proc.stdout
+    assert "--only CHAPTER_OR_ID" in proc.stdout and "--json FILE" in proc.stdout
 
 
-def test_scorecard_arguments_are_the_papers():
-    import argparse
-
-    from hca.cli.scorecard import CHAPTERS, add_arguments
+def test_scorecard_chapters_are_the_papers():
+    from hca.cli.scorecard import CHAPTERS
     from hca.paper.claims import CHAPTERS as PAPER_CHAPTERS
-    from hca.paper.scorecard import COMMAND
 
     assert CHAPTERS == tuple(PAPER_CHAPTERS)
-    helps, parsed = [], []
-    for setup in (add_arguments, COMMAND[2]):
-        p = argparse.ArgumentParser(prog="x")
-        setup(p)
-        helps.append(p.format_help())
-        parsed.append(vars(p.parse_args(["--only", "pca", "--fast", "--json", "s.json"])))
-    assert helps[0] == helps[1] and parsed[0] == parsed[1]
+
+
+def test_scorecard_json_is_checked_first_and_a_link_is_written_through(tmp_path, capsys):
+    """``scorecard --json`` into a missing folder stops before any chapter is computed; into a
+    symbolic link it writes the link's target and the link stays a link."""
+    import json
+    import time
+
+    from hca.cli import main
+    from hca.paper import scorecard as sc
+
+    t = time.perf_counter()
+    assert main(["scorecard", "--json", str(tmp_path / "no" / "s.json")]) == 2
+    assert time.perf_counter() - t < 5  # not the minutes of the whole scorecard
+    assert "does not exist" in capsys.readouterr().err
+    target = tmp_path / "target.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert main(["scorecard", "--only", "data", "--json", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    rows = json.loads(target.read_text(encoding="utf-8"))
+    assert [r["id"] for r in rows] == [r.id for r in sc.build_scorecard(["data"]).rows]
 
 
 # --------------------------------------------------------------------------- README

@@ -234,7 +234,8 @@ def test_every_claim_has_exactly_one_evaluator():
 
 @pytest.mark.slow  # more than ~5 s
 @pytest.mark.parametrize("chapter", list(claims.CHAPTERS))
-def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violations):
+def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violations,
+                                                   ensemble_again):
     """For every claim and setup, the scorecard's outcome is the chapter's evaluator applied to
     the very object the chapter's ``run`` returns (the book's settings; the same object, not a
     recomputation with copied settings). One chapter per test, so that they run in parallel;
@@ -244,7 +245,6 @@ def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violat
     spec_ = sc.chapter_spec(chapter)
     ids = [i for spec in claims.registered(chapter) for i in spec.rows(pv).index]
     assert sorted(r.id for r in card.rows) == sorted(ids)
-    first = setups.ensemble_seed_sets()[0]
     for s in setups.SETUP_NAMES:
         res = spec_.run(s)
         assert sc.chapter_results(chapter, s).setup == res.setup
@@ -253,18 +253,7 @@ def test_scorecard_judges_the_chapters_own_results(chapter, relative_band_violat
             if rows.empty:
                 continue
             if spec.ensemble:  # the evaluator on every run of the seed ensemble
-                t = first.index(sc.typical_seed(chapter, s))
-                again = {}
-                for cid in rows.index:
-                    members = sc.chapter_ensemble(chapter, s)
-                    seeds = sc.ensemble_seeds(  # more runs near a threshold or rounding-sensitive
-                        [spec.fn(m, rows)[cid].verdict for m in members],
-                        [sc.run_evidence(spec, m) for m in members])
-                    ens = sc.chapter_ensemble(chapter, s, seeds=seeds)
-                    assert [m.setup.ica_seed for m in ens] == list(seeds)
-                    again[cid] = claims.ensemble_outcome(
-                        [spec.fn(m, rows)[cid] for m in ens], seeds, typical=t,
-                        evidence=[sc.run_evidence(spec, m) for m in ens])
+                again = ensemble_again(chapter, s, spec, rows)
             else:
                 again = spec.fn(res, rows)
             for cid in rows.index:
@@ -381,7 +370,7 @@ def test_ensemble_counts_every_run_and_fragile_fits_are_not_determined():
 
 def test_every_chapter_has_the_declared_shape():
     """Every chapter of the explicit list is its module's one declared ChapterSpec (CHAPTER):
-    settings with fast(), compute(setup, settings), and an ensemble exactly for the chapters
+    frozen settings, compute(setup, settings), and an ensemble exactly for the chapters
     with claims read from fits with a random start; every chapter with claims is listed."""
     import dataclasses
     import importlib
@@ -397,7 +386,6 @@ def test_every_chapter_has_the_declared_shape():
         assert importlib.import_module(f"hca.paper.{c.key}").CHAPTER is c
         settings = c.settings()
         assert dataclasses.is_dataclass(settings) and type(settings).__dataclass_params__.frozen
-        assert type(c.fast_settings()) is type(settings), c.key
         assert (len(c.claims()) > 0) == (c.key in claims.CHAPTERS), c.key
         has_ensemble = any(spec.ensemble for spec in c.claims())
         assert (c.ensemble is not None) == has_ensemble, c.key

@@ -295,13 +295,11 @@ def test_precedence_counts():
 
 
 @pytest.mark.slow  # more than ~5 s
-def test_page_run_on_the_real_data(monkeypatch):
-    """rb.run: the page's table with the authors' setup's frame as the authors' row."""
-    from hca.paper import cache
+def test_page_run_on_the_real_data():
+    """rb.run: the page's table with the authors' setup's frame as the authors' row (the
+    page's own results, from the results store when its notebook computed them)."""
     from hca.paper.replication import v2_frame
 
-    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
-    cache.clear_memory()
     res = rb.run("careful", rb.Settings())
     again = rb.run("careful", rb.Settings())  # computed once: an equal read-only copy
     assert again is not res and again.table.table.equals(res.table.table)
@@ -314,4 +312,3 @@ def test_page_run_on_the_real_data(monkeypatch):
     assert list(res.authors_tables["precision duplicates"]) == ["dropped", "kept"] * 2
     assert np.allclose(res.raw_map.loc[["ifeval", "math_lvl_5"], "slope"], 100)
     assert "authors' domain rule" in res.summary()
-    cache.clear_memory()

@@ -130,20 +130,14 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 
 def _load_command(name: str | None) -> None:
-    """Import the module of ``name`` (if it is a known command): it registers the command,
-    or declares it as ``COMMAND = (name, help, setup, run)`` (modules outside :mod:`hca.cli`,
-    such as :mod:`hca.paper.scorecard`, do not import the command line)."""
+    """Import the module of ``name`` (if it is a known command): it registers the command."""
     if name in COMMAND_MODULES and name not in _COMMANDS:
         module = COMMAND_MODULES[name][0]
         try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as err:  # e.g. the paper subpackage stripped out
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
             if err.name != module:
                 raise
-            return
-        declared = getattr(mod, "COMMAND", None)
-        if declared is not None and declared[0] not in _COMMANDS:
-            register_command(*declared)
 
 
 def build_parser(command: str | None = None) -> OneLineParser:

@@ -1,17 +1,19 @@
 """``python -m hca scorecard``: the replication scorecard (:mod:`hca.paper.scorecard`).
 
-The paper declares the command (``hca.paper.scorecard.COMMAND``: its arguments and what
-it runs), but importing any module of :mod:`hca.paper` loads pandas, scipy and
-scikit-learn (seconds, more on a loaded machine). So that ``scorecard --help`` answers as
-fast as ``fit --help``, this module declares the same arguments itself with nothing but
-:mod:`argparse` and imports the paper only to run the command; ``tests/test_cli_issue35.py``
-checks that the two declarations give the same arguments, and that :data:`CHAPTERS` are the
-paper's chapters (``hca.paper.claims.CHAPTERS``).
+Importing any module of :mod:`hca.paper` loads pandas, scipy and scikit-learn (seconds, more
+on a loaded machine). So that ``scorecard --help`` answers as fast as ``fit --help``, this
+module declares the arguments with nothing but :mod:`argparse` and imports the paper only to
+run the command; ``tests/test_cli_issue35.py`` checks that :data:`CHAPTERS` are the paper's
+chapters (``hca.paper.claims.CHAPTERS``). The ``--json`` file is checked before any work and
+written as ``hca fit`` writes its outputs (:mod:`hca.cli.outputs`: a link's target written
+through, a device or FIFO written through, never replaced).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from hca.cli import COMMAND_MODULES, register_command
 
@@ -22,7 +24,7 @@ CHAPTERS = ("data", "pca", "recovery", "interpretation", "scaling", "completion"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``hca.paper.scorecard.COMMAND``, declared without importing it."""
+    """The arguments of ``python -m hca scorecard``."""
     p.add_argument("--json", metavar="FILE", help="also write the scorecard as JSON")
     p.add_argument(
         "--only",
@@ -30,19 +32,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="CHAPTER_OR_ID",
         help=f"compute only a chapter ({', '.join(CHAPTERS)}) or ids with a prefix",
     )
-    p.add_argument(
-        "--fast",
-        action="store_true",
-        help="small repetition counts (quick check; verdicts may differ)",
-    )
 
 
 def _run(args: argparse.Namespace) -> int:
-    # Imported here, not at the top: the paper's modules take seconds to import, and
-    # ``--help`` must not wait for them.
-    from hca.paper.scorecard import COMMAND
+    # Imported here, not at the top: the paper's modules (and numpy, which hca.cli.outputs
+    # loads through hca.validation) take seconds to import, and ``--help`` must not wait.
+    from hca.cli.outputs import check_output_path, write_atomic
+    from hca.paper.scorecard import build_scorecard
 
-    return COMMAND[3](args)
+    out = None if args.json is None else check_output_path(args.json, "--json")
+    card = build_scorecard(args.only)
+    report = sys.stderr if out is not None and out.stdout else sys.stdout
+    print(card.summary(), file=report)
+    if out is not None:
+        text = json.dumps(card.records(), indent=1, ensure_ascii=False) + "\n"
+        write_atomic(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        print(f"wrote {args.json}", file=report)
+    return 0
 
 
 register_command("scorecard", COMMAND_MODULES["scorecard"][1], add_arguments, _run)

@@ -42,7 +42,6 @@ __all__ = [
     "Ensemble",
     "ENSEMBLE_RULE",
     "FRAGILE_SHARE",
-    "COUNTED_APART",
     "borderline_margin",
     "needs_more_runs",
     "ensemble_outcome",
@@ -70,8 +69,6 @@ VERDICTS: tuple[str, ...] = (
     "not determined",
     "not applicable",
 )
-#: The verdicts that judge neither way, counted apart from the other three.
-COUNTED_APART: tuple[str, ...] = ("not determined", "not applicable")
 #: Kinds of claim: an analysis of the data, or a value read off the leaderboard.
 KINDS: tuple[str, ...] = ("analysis", "lookup")
 

@@ -119,26 +119,6 @@ class Settings:
     solver_reps: int = 6
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for tests (three values of ``p``; verdicts may differ)."""
-        return cls(
-            random_reps=20,
-            other_reps=10,
-            authors_other_reps=5,
-            curve_reps=0,
-            authors_curve_reps=0,
-            block_reps=1,
-            authors_block_reps=1,
-            set_reps=3,
-            authors_set_reps=2,
-            block_ps=(0.1, 0.5, 0.9),
-            rank_check_reps=2,
-            diagnostic_draws=2,
-            solver_reps=2,
-            n_jobs=1,
-        )
-
     def design(self, setup: Setup) -> AppendixGDesign:
         """The :class:`~hca.paper.appendix_g.AppendixGDesign` of ``setup`` with these counts."""
         authors = setup.completion == "authors"
@@ -358,7 +338,7 @@ def _compute(setup: Setup, settings: Settings) -> CompletionResults:
 
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
 CHAPTER: ChapterSpec[Settings, CompletionResults] = ChapterSpec(
-    key="completion", settings=Settings, fast_settings=Settings.fast, compute=_compute
+    key="completion", settings=Settings, compute=_compute
 )
 
 
@@ -424,7 +404,7 @@ def rate_table(
     """
     printed = printed_means()
     res0 = next(iter(results.values()))
-    if shares is None:  # 0.1 where the curve was run (not under Settings.fast())
+    if shares is None:  # 0.1 where the curve was run
         run_ps = res0.random_summary().index.get_level_values("p").unique()
         extra = (0.1,) if any(np.isclose(0.1, q) for q in run_ps) else ()
         shares = tuple(sorted({*extra, *res0.main_shares}))

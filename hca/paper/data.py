@@ -73,10 +73,6 @@ GEMMA2: dict[str, str] = {
 class Settings:
     """The data chapter has no repetitions; the class keeps the chapters' interface."""
 
-    @classmethod
-    def fast(cls) -> Settings:
-        return cls()
-
 
 @dataclass(frozen=True, eq=False)
 class DataResults:
@@ -158,7 +154,7 @@ def _compute(setup: Setup, settings: Settings) -> DataResults:
 
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
 CHAPTER: ChapterSpec[Settings, DataResults] = ChapterSpec(
-    key="data", settings=Settings, fast_settings=Settings.fast, compute=_compute
+    key="data", settings=Settings, compute=_compute
 )
 
 

@@ -149,11 +149,6 @@ class Settings:
     seeds: tuple[int, ...] = tuple(range(10))
     n_boot: int = 2000
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests."""
-        return cls(seeds=(0, 1), n_boot=200)
-
 
 @dataclass(frozen=True, eq=False)
 class InterpretationResults:
@@ -237,10 +232,6 @@ class InterpretationResults:
     def order(self) -> str:
         """Our causal order as benchmarks (``"MATH Lvl 5 → BBH → IFEval"``)."""
         return alignment_text(self.alignment.benchmarks)
-
-    def role_factor(self, role: str) -> str | None:
-        """Our factor with ``role`` (None if no factor has it)."""
-        return self.roles[role]
 
     def role_benchmark(self, role: str) -> str | None:
         """The benchmark our factor with ``role`` is aligned with."""
@@ -660,7 +651,6 @@ def _steered(res: InterpretationResults) -> str:
 CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
     key="interpretation",
     settings=Settings,
-    fast_settings=Settings.fast,
     compute=_compute,
     ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
 )

@@ -378,11 +378,6 @@ class Settings:
     alt_seeds: tuple[int, ...] = tuple(range(10))
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests (verdicts may differ from the book's)."""
-        return cls(seeds=(0, 1, 2), sweep_seeds=(0, 1), alt_seeds=(0,))
-
 
 @dataclass(frozen=True, eq=False)
 class MMLUData:
@@ -851,7 +846,6 @@ def _no_steering(res: MMLUResults) -> str:
 CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec(
     key="mmlu",
     settings=Settings,
-    fast_settings=Settings.fast,
     compute=_compute,
     ensemble=EnsembleSpec(runs=_runs, evidence=_no_steering, typical_key=_typical_key),
 )

@@ -106,11 +106,6 @@ class Settings:
     random_state: int = 0
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests."""
-        return cls(n_splits=20, n_boot=20, n_splits_wide=10, n_top=10)
-
 
 # =========================================================================== tables
 def v2_table(setup: str | Setup) -> pd.DataFrame:
@@ -571,7 +566,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
 
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
 CHAPTER: ChapterSpec[Settings, PCAResults] = ChapterSpec(
-    key="pca", settings=Settings, fast_settings=Settings.fast, compute=_compute
+    key="pca", settings=Settings, compute=_compute
 )
 
 

@@ -1,6 +1,6 @@
 """Results as plain data: one ``.npz`` file of numpy arrays and a JSON tree, no pickle.
 
-:func:`dump` writes a result (a chapter's frozen dataclass, a fitted :class:`hca.HCA`, frames,
+:func:`dumps` writes a result (a chapter's frozen dataclass, a fitted :class:`hca.HCA`, frames,
 arrays, tuples, dicts, ...) as numeric arrays and a JSON description of how they fit
 together; :func:`load` reads it back with ``numpy.load(allow_pickle=False)`` and
 :func:`json.loads` and nothing else. Objects are rebuilt only from classes of ``hca`` that
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-__all__ = ["NotPlainError", "dump", "load", "dumps", "loads"]
+__all__ = ["NotPlainError", "load", "dumps", "loads"]
 
 _TREE = "__tree__"
 # pandas dtypes rebuilt from their name (the values are stored as a list)
@@ -189,11 +189,6 @@ def dumps(obj: Any) -> bytes:
     buf = io.BytesIO()
     np.savez(buf, **w.arrays, **{_TREE: np.frombuffer(tree.encode("utf-8"), dtype=np.uint8)})
     return buf.getvalue()
-
-
-def dump(obj: Any, path: str | Path) -> None:
-    """Write :func:`dumps` of ``obj`` to ``path`` (the caller makes the write atomic)."""
-    Path(path).write_bytes(dumps(obj))
 
 
 # =========================================================================== reading

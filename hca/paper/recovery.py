@@ -158,11 +158,6 @@ class Settings:
     restarts: int = 10
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests (verdicts may differ from the book's)."""
-        return cls(seeds=(0, 1), n_boot=2, boot_seeds=(0,), restarts=2, n_jobs=1)
-
 
 @dataclass(frozen=True, eq=False)
 class RecoveryResults:
@@ -409,7 +404,6 @@ def _steered(res: RecoveryResults) -> str:
 CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
     key="recovery",
     settings=Settings,
-    fast_settings=Settings.fast,
     compute=_compute,
     ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
 )

@@ -55,7 +55,6 @@ __all__ = [
     "estimator",
     "main_data",
     "main_fit",
-    "main_fit_steered",
     "main_fits",
     "main_fits_steered",
     "rounding_steered",
@@ -215,12 +214,6 @@ def main_fits_steered(setup: str | Setup, seeds: Sequence[int]) -> tuple[str, ..
     return cached(
         "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
     )[1]
-
-
-def main_fit_steered(setup: str | Setup) -> str:
-    """:func:`rounding_steered` of :func:`main_fit`."""
-    s = get_setup(setup)
-    return main_fits_steered(s, (s.ica_seed,))[0]
 
 
 def _seed_refits(setup: Setup, seeds: tuple[int, ...]) -> StabilityResult:

@@ -887,11 +887,6 @@ class Settings:
     random_state: int = 0
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests."""
-        return cls(n_boot=2, n_boot_models=3, seeds=(0, 1), n_splits=5, n_jobs=None)
-
 
 @dataclass(frozen=True, eq=False)
 class RobustnessResults:
@@ -1013,7 +1008,6 @@ def _compute_careful(setup: Setup, settings: Settings) -> RobustnessResults:
 CHAPTER: ChapterSpec[Settings, RobustnessResults] = ChapterSpec(
     key="robustness",
     settings=Settings,
-    fast_settings=Settings.fast,
     compute=_compute_careful,
     page="10_robustness",
 )

@@ -78,9 +78,8 @@ BENCH: tuple[str, ...] = tuple(V2_BENCHMARKS)
 #: Figure 14's split: the knowledge-heavy benchmarks the law should describe better, and the rest.
 KNOWLEDGE: tuple[str, ...] = ("bbh", "mmlu_pro", "gpqa")
 OTHER: tuple[str, ...] = ("ifeval", "math_lvl_5", "musr")
-#: Figure 13a: the two benchmarks with a "substantial gain" and the four with "little change".
+#: Figure 13a: the two benchmarks with a "substantial gain".
 GAINS: tuple[str, ...] = ("ifeval", "math_lvl_5")
-LITTLE: tuple[str, ...] = ("bbh", "gpqa", "musr", "mmlu_pro")
 #: Figure 13b-c's "general reasoning".
 GENERAL: tuple[str, ...] = ("bbh", "musr", "mmlu_pro")
 #: The careful setup's hand-checked treatment override (Meta's base checkpoint typed fine-tuned).
@@ -117,11 +116,6 @@ class Settings:
     n_boot_fit: int = 100
     n_boot_ate: int = 200
     n_jobs: int | None = None
-
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests."""
-        return cls(n_boot_fit=12, n_boot_ate=24, n_jobs=1)
 
     @property
     def jobs(self) -> int:
@@ -561,7 +555,7 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
 
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`).
 CHAPTER: ChapterSpec[Settings, ScalingResults] = ChapterSpec(
-    key="scaling", settings=Settings, fast_settings=Settings.fast, compute=_compute
+    key="scaling", settings=Settings, compute=_compute
 )
 
 

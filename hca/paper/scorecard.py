@@ -18,8 +18,6 @@ is the JSON of ``--json`` (documented in the README).
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -46,10 +44,11 @@ from hca.paper.claims import (
     typical_index,
 )
 from hca.paper.setups import (
+    ENSEMBLE_SEEDS,
+    ENSEMBLE_SEEDS_MORE,
     SETUP_NAMES,
     SETUPS,
     Setup,
-    ensemble_seed_sets,
     get_setup,
 )
 
@@ -162,27 +161,25 @@ def chapter_spec(chapter: str) -> ChapterSpec[Any, Any]:
     return get_chapter(chapter)
 
 
-def chapter_results(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
-    """The chapter's results under ``setup`` (small repetition counts with ``fast``)."""
-    c = chapter_spec(chapter)
-    return c.run(setup, c.settings_for(fast))
+def chapter_results(chapter: str, setup: str | Setup) -> Any:
+    """The chapter's results under ``setup`` (the book's settings)."""
+    return chapter_spec(chapter).run(setup)
 
 
 def chapter_ensemble(
-    chapter: str, setup: str | Setup, fast: bool = False, seeds: Sequence[int] | None = None
+    chapter: str, setup: str | Setup, seeds: Sequence[int] | None = None
 ) -> tuple[Any, ...]:
     """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` (default:
-    the first seeds of :func:`~hca.paper.setups.ensemble_seed_sets`) for its single fits
+    :data:`~hca.paper.setups.ENSEMBLE_SEEDS`) for its single fits
     (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based claims are read
     from, computed in one batch (:meth:`hca.paper.shape.ChapterSpec.runs`). Seeds that
     extend the first ones are computed as a second batch after them."""
     c = chapter_spec(chapter)
-    first = ensemble_seed_sets(fast)[0]
+    first = ENSEMBLE_SEEDS
     seeds = first if seeds is None else tuple(int(s) for s in seeds)
-    settings = c.settings_for(fast)
     if len(seeds) > len(first) and seeds[: len(first)] == first:
-        return c.runs(setup, first, settings) + c.runs(setup, seeds[len(first) :], settings)
-    return c.runs(setup, seeds, settings)
+        return c.runs(setup, first) + c.runs(setup, seeds[len(first) :])
+    return c.runs(setup, seeds)
 
 
 def _typical_index(chapter: str, ensemble: Sequence[Any]) -> int:
@@ -192,30 +189,28 @@ def _typical_index(chapter: str, ensemble: Sequence[Any]) -> int:
     return typical_index([spec.typical_key(r) for r in ensemble])
 
 
-def typical_seed(chapter: str, setup: str | Setup, fast: bool = False) -> int:
+def typical_seed(chapter: str, setup: str | Setup) -> int:
     """The typical run of the chapter's ensemble under ``setup``: the seed whose fit is
     nearest the ensemble's median by the chapter's ``typical_key`` (its main fit's MIC)."""
-    ensemble = chapter_ensemble(chapter, setup, fast)
-    return ensemble_seed_sets(fast)[0][_typical_index(chapter, ensemble)]
+    ensemble = chapter_ensemble(chapter, setup)
+    return ENSEMBLE_SEEDS[_typical_index(chapter, ensemble)]
 
 
-def typical_run(chapter: str, setup: str | Setup, fast: bool = False) -> Any:
+def typical_run(chapter: str, setup: str | Setup) -> Any:
     """The chapter's results at its :func:`typical_seed` under ``setup``: the run of the
     ensemble the verdicts are read from that the book shows."""
-    ensemble = chapter_ensemble(chapter, setup, fast)
+    ensemble = chapter_ensemble(chapter, setup)
     return ensemble[_typical_index(chapter, ensemble)]
 
 
-def ensemble_seeds(
-    verdicts: Sequence[str], evidence: Sequence[str] = (), fast: bool = False
-) -> tuple[int, ...]:
+def ensemble_seeds(verdicts: Sequence[str], evidence: Sequence[str] = ()) -> tuple[int, ...]:
     """The seeds a claim is read from, given its verdicts on the first runs of its ensemble
     (and which of them have a rounding-sensitive fit, :func:`run_evidence`): the larger set
-    of :func:`~hca.paper.setups.ensemble_seed_sets` when one of them is rounding-sensitive or
+    (:data:`~hca.paper.setups.ENSEMBLE_SEEDS_MORE`) when one of them is rounding-sensitive or
     a share lies near a threshold (:func:`needs_more_runs`). Every run counts."""
-    first, more = ensemble_seed_sets(fast)
     fragile = sum(bool(str(w).strip()) for w in evidence)
-    return more if needs_more_runs(list(verdicts), len(more), fragile) else first
+    more = needs_more_runs(list(verdicts), len(ENSEMBLE_SEEDS_MORE), fragile)
+    return ENSEMBLE_SEEDS_MORE if more else ENSEMBLE_SEEDS
 
 
 def run_evidence(spec: ClaimSpec, results: Any) -> str:
@@ -233,13 +228,12 @@ def _ensemble_outcomes(
     spec: ClaimSpec,
     chapter: str,
     setup: str,
-    fast: bool,
     rows: pd.DataFrame,
     ensemble: Sequence[Any],
 ) -> dict[str, Outcome]:
     """The outcomes of ``spec``'s claims read from the chapter's ``ensemble`` (the runs of the
     first seeds), and from the runs of the larger set where the rule asks for it."""
-    first, more_seeds = ensemble_seed_sets(fast)
+    first, more_seeds = ENSEMBLE_SEEDS, ENSEMBLE_SEEDS_MORE
     members = [_outcomes(spec, res, rows) for res in ensemble]
     why = [run_evidence(spec, res) for res in ensemble]
     more: list[tuple[dict[str, Outcome], str]] = []
@@ -247,11 +241,11 @@ def _ensemble_outcomes(
     out = {}
     for cid in rows.index:
         runs = [m[cid] for m in members]
-        seeds = ensemble_seeds([o.verdict for o in runs], why, fast)
+        seeds = ensemble_seeds([o.verdict for o in runs], why)
         evidence = list(why)
         if seeds == more_seeds:
             if not more:
-                extra = chapter_ensemble(chapter, setup, fast, more_seeds)[len(first) :]
+                extra = chapter_ensemble(chapter, setup, more_seeds)[len(first) :]
                 more = [(_outcomes(spec, res, rows), run_evidence(spec, res)) for res in extra]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
@@ -274,7 +268,6 @@ def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Ou
 def evaluate_chapter(
     chapter: str,
     *,
-    fast: bool = False,
     paper: pd.DataFrame | None = None,
     setups: Sequence[str] = SETUP_NAMES,
 ) -> list[ClaimRow]:
@@ -286,13 +279,13 @@ def evaluate_chapter(
     always the rows as read back from JSON, so a stored and a fresh computation agree."""
     chapter_spec(chapter)
     if paper is None and tuple(setups) == SETUP_NAMES:
-        data = stored_json("scorecard_rows", _rows_data, chapter, bool(fast), check=_is_rows_data)
+        data = stored_json("scorecard_rows", _rows_data, chapter, check=_is_rows_data)
         return [_row_from_data(d) for d in data]
-    return _evaluate_chapter(chapter, fast, paper, setups)
+    return _evaluate_chapter(chapter, paper, setups)
 
 
-def _rows_data(chapter: str, fast: bool) -> list[dict[str, Any]]:
-    return [_row_data(r) for r in _evaluate_chapter(chapter, fast)]
+def _rows_data(chapter: str) -> list[dict[str, Any]]:
+    return [_row_data(r) for r in _evaluate_chapter(chapter)]
 
 
 def _plain_dataclass(obj: Any) -> dict[str, Any]:
@@ -360,7 +353,6 @@ def _is_rows_data(data: Any) -> bool:
 
 def _evaluate_chapter(
     chapter: str,
-    fast: bool,
     paper: pd.DataFrame | None = None,
     setups: Sequence[str] = SETUP_NAMES,
 ) -> list[ClaimRow]:
@@ -377,13 +369,13 @@ def _evaluate_chapter(
     has_ensemble = chapter_spec(chapter).ensemble is not None
     for s in setups:
         # a chapter with an ensemble: its other claims read the run at the setup's own seed
-        ensemble = chapter_ensemble(chapter, s, fast) if has_ensemble else ()
+        ensemble = chapter_ensemble(chapter, s) if has_ensemble else ()
         seed = get_setup(s).ica_seed
         own = [r for r in ensemble if r.setup.ica_seed == seed]
-        results = own[0] if own else chapter_results(chapter, s, fast)
+        results = own[0] if own else chapter_results(chapter, s)
         for spec, rows in specs:
             if spec.ensemble:
-                per_setup[s].update(_ensemble_outcomes(spec, chapter, s, fast, rows, ensemble))
+                per_setup[s].update(_ensemble_outcomes(spec, chapter, s, rows, ensemble))
             else:
                 per_setup[s].update(_outcomes(spec, results, rows))
     out = []
@@ -500,7 +492,7 @@ class Scorecard:
 
 
 def build_scorecard(
-    only: Sequence[str] | None = None, *, fast: bool = False, paper_values: str | Path | None = None
+    only: Sequence[str] | None = None, *, paper_values: str | Path | None = None
 ) -> Scorecard:
     """Judge every claim (or the chapters / id prefixes in ``only``) under both setups.
 
@@ -508,8 +500,6 @@ def build_scorecard(
     ----------
     only : sequence of str, optional
         Chapter keys (:data:`~hca.paper.claims.CHAPTERS`) or claim-id prefixes.
-    fast : bool
-        Small repetition counts (for tests; verdicts may differ from the book's).
     paper_values : path, optional
         Another copy of ``paper_values.csv``.
 
@@ -538,7 +528,7 @@ def build_scorecard(
             if not any(not s.rows(sub).empty for s in get_chapter(chapter).claims()):
                 continue
         rows += evaluate_chapter(
-            chapter, fast=fast, paper=sub if prefixes or paper_values is not None else None
+            chapter, paper=sub if prefixes or paper_values is not None else None
         )
         seconds[chapter] = time.perf_counter() - t0
     return Scorecard(tuple(rows), seconds)
@@ -1040,36 +1030,3 @@ def synthesis_markdown(
             "attributed.",
         ]
     return "\n".join(lines)
-
-
-# =========================================================================== command line
-def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", metavar="FILE", help="also write the scorecard as JSON")
-    p.add_argument(
-        "--only",
-        action="append",
-        metavar="CHAPTER_OR_ID",
-        help=f"compute only a chapter ({', '.join(CHAPTERS)}) or ids with a prefix",
-    )
-    p.add_argument(
-        "--fast",
-        action="store_true",
-        help="small repetition counts (quick check; verdicts may differ)",
-    )
-
-
-def _run(args: argparse.Namespace) -> int:
-    card = build_scorecard(args.only, fast=args.fast)
-    print(card.summary())
-    if args.json:
-        path = Path(args.json)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(card.records(), indent=1, ensure_ascii=False) + "\n")
-        tmp.replace(path)
-        print(f"wrote {path}")
-    return 0
-
-
-#: The ``python -m hca scorecard`` command as ``(name, help, add_arguments, run)``: the
-#: command line (:mod:`hca.cli`) finds it here; the paper never imports the command line.
-COMMAND = ("scorecard", "the replication scorecard: every claim under both setups", _setup, _run)

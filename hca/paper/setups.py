@@ -48,9 +48,6 @@ __all__ = [
     "SETUP_NAMES",
     "ENSEMBLE_SEEDS",
     "ENSEMBLE_SEEDS_MORE",
-    "FAST_ENSEMBLE_SEEDS",
-    "FAST_ENSEMBLE_SEEDS_MORE",
-    "ensemble_seed_sets",
     "get_setup",
 ]
 
@@ -60,18 +57,6 @@ ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(20))
 #: The seeds a claim is read from instead when a share of its first 20 runs lies near a
 #: threshold (:func:`hca.paper.claims.needs_more_runs`); they start with ENSEMBLE_SEEDS.
 ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(40))
-#: The ensembles of the fast settings (unit tests, ``hca scorecard --fast``): the same rule
-#: on fewer runs, so that the tests exercise every step of it at a quarter of the cost.
-FAST_ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(5))
-FAST_ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(10))
-
-
-def ensemble_seed_sets(fast: bool = False) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The first seeds of every ensemble and the seeds read near a threshold:
-    (:data:`ENSEMBLE_SEEDS`, :data:`ENSEMBLE_SEEDS_MORE`), or the fast settings' pair."""
-    if fast:
-        return FAST_ENSEMBLE_SEEDS, FAST_ENSEMBLE_SEEDS_MORE
-    return ENSEMBLE_SEEDS, ENSEMBLE_SEEDS_MORE
 
 
 @dataclass(frozen=True)

@@ -59,8 +59,6 @@ class ChapterSpec(Generic[S, R]):
         The module's name under :mod:`hca.paper` (``"recovery"``).
     settings : callable
         The book's repetition counts (the chapter's ``Settings``, a frozen dataclass).
-    fast_settings : callable
-        Small counts for the unit tests (``Settings.fast``).
     compute : callable
         ``compute(setup, settings)``: the chapter's results under ``setup`` (with its seed).
     ensemble : EnsembleSpec or None
@@ -72,7 +70,6 @@ class ChapterSpec(Generic[S, R]):
 
     key: str
     settings: Callable[[], S]
-    fast_settings: Callable[[], S]
     compute: Callable[[Setup, S], R]
     ensemble: EnsembleSpec[S, R] | None = None
     page: str | None = None
@@ -94,10 +91,6 @@ class ChapterSpec(Generic[S, R]):
     def claims(self) -> list[ClaimSpec]:
         """The claim evaluators the chapter registers (empty for a chapter without claims)."""
         return registered(self.key)
-
-    def settings_for(self, fast: bool = False) -> S:
-        """The book's settings, or the small ones of the unit tests (``fast``)."""
-        return self.fast_settings() if fast else self.settings()
 
     def run(self, setup: str | Setup = "careful", settings: S | None = None) -> R:
         """The chapter's results under ``setup`` (default settings: the book's), computed once

@@ -114,18 +114,6 @@ class Settings:
     v2_seeds: tuple[int, ...] = tuple(range(10))
     n_jobs: int | None = None
 
-    @classmethod
-    def fast(cls) -> Settings:
-        """Small counts for unit tests (verdicts may differ from the book's)."""
-        return cls(
-            seeds=(0, 1, 2),
-            n_splits=10,
-            n_boot=5,
-            n_boot_hca=2,
-            solution_seeds=(0, 1, 2),
-            v2_seeds=(0, 1),
-        )
-
 
 # =========================================================================== the paper's roles
 def parse_order(value: str) -> tuple[frozenset, ...]:
@@ -575,7 +563,6 @@ def _steered(res: V1Results) -> str:
 CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
     key="v1",
     settings=Settings,
-    fast_settings=Settings.fast,
     compute=_compute,
     ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
 )

@@ -10,8 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 
-from hca.attribution.compute import add_compute
-from hca.interpret import Alignment, base_checkpoint_mask
+from hca.interpret import Alignment
 from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
 from hca.plots.estimator import plot_unmixing
 from hca.validation import check_frame
@@ -19,7 +18,6 @@ from hca.validation import check_frame
 __all__ = [
     "plot_adjusted_unmixing",
     "plot_alignment",
-    "plot_compute",
     "plot_instruct_shift",
     "plot_r2_comparison",
     "plot_compute_factor",
@@ -93,35 +91,6 @@ def plot_alignment(
         f"{z} vs {benchmark_label(bench)} (in-sample R² = {alignment.r2_table.loc[z, bench]:.2f})",
         fontsize=10,
     )
-    return ax
-
-
-def plot_compute(
-    alignment: Alignment,
-    frame: pd.DataFrame,
-    factor: int,
-    ax: Axes | None = None,
-    label_top: int = 0,
-) -> Axes:
-    """Adjusted factor ``factor`` (0-based) against log10 pretraining compute.
-
-    All models with a known compute are small grey dots; official base checkpoints are
-    larger black dots (``label_top`` of them, largest compute first, are labelled).
-    """
-    ax = get_axes(ax)
-    df = frame if "log10_compute" in frame.columns else add_compute(frame)
-    df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
-    z = alignment.factors(df[list(alignment.feature_names)])[:, factor]
-    base = base_checkpoint_mask(df).to_numpy()
-    ax.scatter(df["log10_compute"], z, s=5, c="0.7", alpha=0.5, label="all models", rasterized=True)
-    ax.scatter(df.loc[base, "log10_compute"], z[base], s=18, c="k", label="base checkpoints")
-    if label_top:
-        sub = df[base].assign(_z=z[base]).nlargest(label_top, "log10_compute")
-        for _, r in sub.iterrows():
-            ax.annotate(str(r["base_model"]), (r["log10_compute"], r["_z"]), fontsize=6)
-    name = alignment.factor_names[factor]
-    ax.set_xlabel("log10 pretraining compute (FLOPs, C = 6ND)")
-    ax.set_ylabel(f"adjusted {name} ({benchmark_label(alignment.benchmarks[factor])}-aligned)")
     return ax
 
 
