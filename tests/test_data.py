@@ -241,3 +241,21 @@ def test_v2_with_a_parsed_final_table():
     assert D.load_leaderboard_v2_final_html()["model_id"].iloc[0] != "changed"
     with pytest.raises(ValueError, match="final lacks column"):
         D.load_leaderboard_v2(include_final=True, final=final.drop(columns="rank"))
+
+
+def test_cli_reports_a_failed_download_in_one_line(monkeypatch, capsys):
+    """No network and no ``$HCA_DATA_DIR``: ``python -m hca data`` says so in one line (exit
+    2), not as a bug in hca with a traceback."""
+    import hca.data
+    from hca.cli import main
+
+    def offline(name, download=True):
+        raise D.DataDownloadError(f"Could not download {name}: ConnectionError: no network. "
+                                  "Without network access, set HCA_DATA_DIR")
+
+    monkeypatch.setattr(hca.data, "fetch", offline)
+    monkeypatch.delenv("HCA_DEBUG", raising=False)
+    assert main(["data"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "HCA_DATA_DIR" in err and "bug" not in err and "Traceback" not in err

@@ -240,8 +240,10 @@ class DataIntegrityError(ValueError):
     """A local or downloaded file does not match its pinned SHA-256."""
 
 
-class DataDownloadError(RuntimeError):
-    """A file could not be downloaded (network error, server error, truncated body)."""
+class DataDownloadError(OSError):
+    """A file could not be downloaded (network error, server error, truncated body): an
+    error of the machine's connection or of the server, not of ``hca``, so ``python -m hca``
+    reports it in one line with exit code 2."""
 
 
 # --------------------------------------------------------------------------- files
