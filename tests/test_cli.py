@@ -492,3 +492,19 @@ def test_load_leaderboard_goes_through_domain_data(tmp_path, monkeypatch):
     assert list(board.domains) == ["1", "1", "1"] and board.domains.dtype == object
     assert board.X["y"].tolist() == [0.2, 0.7, 0.1] and list(board.X.index) == [0, 1, 2]
     assert board.dropped_domains == {"2": 1}
+
+
+def test_run_in_this_process_equals_the_command_in_a_new_one(tmp_path):
+    """``hca.cli.run(ARGS)`` gives the exit code, stdout and stderr of ``python -m hca ARGS``
+    (a help text, a one-line refusal)."""
+    from hca.cli import run
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("base,a,b\nx,1,2\n")
+    for args in (["fit", "--help"], ["fit", bad, "--domain-col", "nope"], ["nonsense"]):
+        here = run(*args)
+        there = subprocess.run([sys.executable, "-m", "hca", *map(str, args)],
+                               capture_output=True, text=True, cwd=REPO)
+        assert (here.returncode, here.stdout, here.stderr) == (
+            there.returncode, there.stdout, there.stderr), args
+    assert run("fit", bad, "--domain-col", "nope").returncode == 2

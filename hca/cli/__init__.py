@@ -24,15 +24,18 @@ warnings are printed as one-line notes (``note: ...``) once the command is done.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import os
+import subprocess
 import sys
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-__all__ = ["main", "register_command", "one_line", "is_user_error"]
+__all__ = ["main", "run", "register_command", "one_line", "is_user_error"]
 
 #: Command -> (module that registers it, one-line help); the module is imported only when
 #: the command runs.
@@ -195,3 +198,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def run(*args: object) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m hca ARGS`` in this process through :func:`main`, its standard output
+    and error captured.
+
+    Returns what ``subprocess.run([sys.executable, "-m", "hca", *ARGS], capture_output=True,
+    text=True)`` returns (exit code, stdout and stderr as text), without the seconds a new
+    Python process spends importing numpy, pandas and scikit-learn again: for a notebook or a
+    test that shows the command line. Paths may be given as :class:`os.PathLike`.
+
+    Examples
+    --------
+    >>> from hca.cli import run
+    >>> run("fit", "--help").returncode
+    0
+    """
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return subprocess.CompletedProcess(
+        ["python", "-m", "hca", *argv], code, out.getvalue(), err.getvalue()
+    )

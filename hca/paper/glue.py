@@ -7,8 +7,6 @@ reprs). The formatting helpers turn results into table cells the same way on eve
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,7 +26,6 @@ __all__ = [
     "ci_text",
     "times_text",
     "show",
-    "run_hca",
 ]
 
 
@@ -136,11 +133,3 @@ def show(text: Any, width: int = 86) -> None:
     """Print ``text`` with long lines wrapped (so that it fits the page)."""
     for line in str(text).splitlines():
         print(textwrap.fill(line, width, subsequent_indent="    ") if line.strip() else "")
-
-
-def run_hca(*args: Any) -> subprocess.CompletedProcess:
-    """Run ``python -m hca ARGS`` in a new process; return it finished (exit code, stdout,
-    stderr as text)."""
-    return subprocess.run(
-        [sys.executable, "-m", "hca", *map(str, args)], capture_output=True, text=True
-    )

@@ -16,9 +16,10 @@ import pandas as pd
 
 from hca import plots
 from hca.data.registry import benchmark_label
+from hca.paper.cache import cached
 from hca.paper.mmlu import short_label
 from hca.paper.setups import SETUP_NAMES, SETUPS
-from hca.stability import matches_alignment
+from hca.stability import matches_alignment, recovery_study
 
 __all__ = [
     "alignment_figure",
@@ -36,6 +37,7 @@ __all__ = [
     "mmlu_seed_table",
     "mmlu_fit_values",
     "mmlu_mixture_share",
+    "recovery_grid",
 ]
 
 
@@ -205,3 +207,27 @@ def mmlu_mixture_share(fit: Any) -> tuple[float, float]:
     W = (H / np.linalg.norm(H, axis=1, keepdims=True)) ** 2
     idx = [fit.subjects.index(x) for x in ("mmlu_high_school_physics", "mmlu_college_physics")]
     return W[1, idx].sum(), W[2, idx].sum()
+
+
+# =========================================================================== 11 your data
+def recovery_grid(
+    n_domains: Sequence[int], n_per_domain: Sequence[int], n_reps: int, n_jobs: int | None = None
+) -> pd.DataFrame:
+    """:func:`hca.stability.recovery_study` on this grid (``n_reps`` simulations per cell),
+    computed once per build and library version (:func:`hca.paper.cache.cached`: the
+    notebooks of ``make test`` leave it in the results store, the book reads it). ``n_jobs``
+    changes how it is computed, not the result."""
+    return cached(
+        "recovery_study",
+        _recovery_grid,
+        tuple(int(k) for k in n_domains),
+        tuple(int(n) for n in n_per_domain),
+        int(n_reps),
+        n_jobs,
+    )
+
+
+def _recovery_grid(
+    n_domains: tuple[int, ...], n_per_domain: tuple[int, ...], n_reps: int, n_jobs: int | None
+) -> pd.DataFrame:
+    return recovery_study(n_domains, n_per_domain, n_reps=n_reps, n_jobs=n_jobs)
