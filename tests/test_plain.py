@@ -144,18 +144,31 @@ def test_a_planted_file_runs_nothing(tmp_path, monkeypatch):
     import io
     import json
 
-    for tree in (
-        {"$": "object", "cls": "subprocess:Popen", "k": [], "v": []},
-        {"$": "object", "cls": "hca.paper.cache:cached", "k": [], "v": []},
-        {"$": "object", "cls": "hca.__main__:sys", "k": [], "v": []},
-        {"$": "object", "cls": "hca.estimator:HCA.__init__.__globals__", "k": [], "v": []},
-        {"$": "array", "a": "p"},
+    data = np.zeros(64, dtype=np.uint8)
+    for root, layout in (
+        ({"$": "object", "cls": "subprocess:Popen", "k": [], "v": []}, {}),
+        ({"$": "object", "cls": "hca.paper.cache:cached", "k": [], "v": []}, {}),
+        ({"$": "object", "cls": "hca.__main__:sys", "k": [], "v": []}, {}),
+        ({"$": "object", "cls": "hca.estimator:HCA.__init__.__globals__", "k": [], "v": []}, {}),
+        ({"$": "array", "a": "p"}, {}),  # the object array p is not one of the file's arrays
+        ({"$": "array", "a": "a0"}, {"a0": ["O", [1], 0]}),  # object dtype
+        ({"$": "array", "a": "a0"}, {"a0": ["i8,f8", [1], 0]}),  # structured dtype
+        ({"$": "array", "a": "a0"}, {"a0": ["<f8", [9], 0]}),  # past the end of the data
+        ({"$": "array", "a": "a0"}, {"a0": ["no such dtype", [1], 0]}),
+        ({"$": "array", "a": "a0"}, {"a0": ["<f8", [-1], 0]}),  # a negative shape
+        ({"$": "array", "a": "a0"}, {"a0": ["<f8", [1], -8]}),  # a negative offset
     ):
+        tree = json.dumps({"arrays": layout, "root": root}).encode()
         buf = io.BytesIO()
-        np.savez(buf, __tree__=np.frombuffer(json.dumps(tree).encode(), dtype=np.uint8),
+        np.savez(buf, __tree__=np.frombuffer(tree, dtype=np.uint8), __data__=data,
                  p=np.array([Planted()], dtype=object))
         with pytest.raises(ValueError):
             plain.loads(buf.getvalue())
+    buf = io.BytesIO()  # the former layout (one member per array): not a stored result
+    np.savez(buf, __tree__=np.frombuffer(b'{"$": "array", "a": "a0"}', dtype=np.uint8),
+             a0=np.arange(3.0))
+    with pytest.raises(ValueError, match="no tree or no data"):
+        plain.loads(buf.getvalue())
     assert not (tmp_path / "PLANTED").exists()
 
 

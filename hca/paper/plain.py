@@ -1,5 +1,11 @@
 """Results as plain data: one ``.npz`` file of numpy arrays and a JSON tree, no pickle.
 
+The file holds two arrays: ``__data__``, the bytes of every numeric array of the result one
+after the other (each at a multiple of 64 bytes), and ``__tree__``, the JSON text of the tree,
+which names each array by its dtype (``"<f8"``), shape and offset. Reading thousands of small
+arrays (an ensemble of 40 runs) from one buffer takes a fraction of the time of as many
+``.npy`` members.
+
 :func:`dumps` writes a result (a chapter's frozen dataclass, a fitted :class:`hca.HCA`, frames,
 arrays, tuples, dicts, ...) as numeric arrays and a JSON description of how they fit
 together; :func:`load` reads it back with ``numpy.load(allow_pickle=False)`` and
@@ -31,6 +37,8 @@ from sklearn.base import BaseEstimator
 __all__ = ["NotPlainError", "load", "dumps", "loads"]
 
 _TREE = "__tree__"
+_DATA = "__data__"
+_ALIGN = 64  # each array's offset in __data__: a multiple of this
 # pandas dtypes rebuilt from their name (the values are stored as a list)
 _EXTENSION = ("Int8", "Int16", "Int32", "Int64", "Float32", "Float64", "boolean", "string", "str")
 
@@ -185,22 +193,60 @@ def dumps(obj: Any) -> bytes:
         If some part of ``obj`` is not plain data.
     """
     w = _Writer()
-    tree = json.dumps(w.value(obj), allow_nan=False)
+    root = w.value(obj)
+    chunks: list[bytes] = []
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for key, a in w.arrays.items():
+        pad = -offset % _ALIGN
+        chunks.append(bytes(pad))
+        offset += pad
+        layout[key] = [a.dtype.str, list(a.shape), offset]
+        chunks.append(a.tobytes())
+        offset += a.nbytes
+    tree = json.dumps({"arrays": layout, "root": root}, allow_nan=False)
     buf = io.BytesIO()
-    np.savez(buf, **w.arrays, **{_TREE: np.frombuffer(tree.encode("utf-8"), dtype=np.uint8)})
+    np.savez(
+        buf,
+        **{
+            _DATA: np.frombuffer(b"".join(chunks), dtype=np.uint8),
+            _TREE: np.frombuffer(tree.encode("utf-8"), dtype=np.uint8),
+        },
+    )
     return buf.getvalue()
 
 
 # =========================================================================== reading
 class _Reader:
-    def __init__(self, arrays: Any) -> None:
-        self.arrays = arrays
+    def __init__(self, data: np.ndarray, layout: Any) -> None:
+        if not isinstance(layout, dict):
+            raise ValueError("not a stored result: no array layout")
+        self.data = data
+        self.layout = layout
         self.refs: dict[int, Any] = {}
 
     def array(self, key: str) -> np.ndarray:
-        if not isinstance(key, str) or key == _TREE or key not in self.arrays.files:
+        spec = self.layout.get(key) if isinstance(key, str) else None
+        if not (isinstance(spec, list) and len(spec) == 3 and isinstance(spec[0], str)):
             raise ValueError(f"no array {key!r} in the file")
-        return np.asarray(self.arrays[key])
+        dtype_name, shape, offset = spec
+        try:
+            dtype = np.dtype(dtype_name)
+        except TypeError:
+            raise ValueError(f"array {key!r}: unknown dtype {dtype_name!r}") from None
+        if dtype.hasobject or dtype.kind == "V":
+            raise ValueError(f"array {key!r}: dtype {dtype} is not plain data")
+        if not (
+            isinstance(shape, list)
+            and all(type(n) is int and n >= 0 for n in shape)
+            and type(offset) is int
+            and offset >= 0
+        ):
+            raise ValueError(f"array {key!r}: invalid shape or offset")
+        count = math.prod(shape)
+        if offset + count * dtype.itemsize > self.data.size:
+            raise ValueError(f"array {key!r} runs past the end of the data")
+        return np.frombuffer(self.data, dtype=dtype, count=count, offset=offset).reshape(shape)
 
     def value(self, node: Any) -> Any:
         if isinstance(node, dict) and node.get("$") == "ref":
@@ -344,13 +390,15 @@ def loads(data: bytes) -> Any:
         If ``data`` is not such a file (a pickle, a truncated file, an unknown class).
     """
     with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-        if _TREE not in arrays.files:
-            raise ValueError("not a stored result: no tree")
-        raw = arrays[_TREE]
-        if raw.dtype != np.uint8 or raw.ndim != 1:
-            raise ValueError("not a stored result: the tree is not UTF-8 text")
-        tree = json.loads(raw.tobytes().decode("utf-8"))
-        return _Reader(arrays).value(tree)
+        if _TREE not in arrays.files or _DATA not in arrays.files:
+            raise ValueError("not a stored result: no tree or no data")
+        raw, buffer = arrays[_TREE], arrays[_DATA]
+    if raw.dtype != np.uint8 or raw.ndim != 1 or buffer.dtype != np.uint8 or buffer.ndim != 1:
+        raise ValueError("not a stored result: the tree or the data is not bytes")
+    tree = json.loads(raw.tobytes().decode("utf-8"))
+    if not isinstance(tree, dict) or set(tree) != {"arrays", "root"}:
+        raise ValueError("not a stored result: the tree has no root")
+    return _Reader(buffer, tree["arrays"]).value(tree["root"])
 
 
 def load(path: str | Path) -> Any:
