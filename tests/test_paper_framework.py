@@ -125,8 +125,10 @@ def test_planted_pickles_are_never_run(tmp_path, monkeypatch):
             p.unlink()  # the rows are computed again, from the planted results
         else:
             buf = io.BytesIO()
-            tree = {"$": "object", "cls": "builtins:open", "k": [], "v": []}
+            tree = {"arrays": {}, "root": {"$": "object", "cls": "builtins:open", "k": [],
+                                             "v": []}}
             np.savez(buf, __tree__=np.frombuffer(json.dumps(tree).encode(), dtype=np.uint8),
+                     __data__=np.zeros(0, dtype=np.uint8),
                      a0=np.array([_Planted(marker)], dtype=object))
             p.write_bytes(buf.getvalue())
     cache.clear_memory()
