@@ -685,3 +685,27 @@ def test_phone_page_fits_the_screen(page: str, phone_visit):
         f"{page}: {w['scrollWidth']} px wide at a {w['screenWidth']} px screen; sticking out:\n"
         + "\n".join(f"- <{e['tag']} class={e['cls']!r}> to {e['right']} px: {e['text']}"
                      for e in w["wide"]))
+
+
+def test_phone_landing_figure_is_shown_whole(phone_context, base_url: str, html_dir: Path):
+    """At 390 px the home page's landing figure (the scorecard at a glance) is shown whole:
+    its minimum width fits the text column, so neither panel is off screen behind a sideways
+    scroll (the other wide figures may scroll; this one is the book's answer)."""
+    if not (html_dir / "book" / "intro.html").is_file():
+        pytest.skip("the home page was not built")
+    tab = phone_context.new_page()
+    try:
+        tab.goto(urljoin(base_url, "book/intro.html"), wait_until="load")
+        box = tab.evaluate("""() => {
+          const f = document.getElementById('fig-intro-verdicts');
+          if (!f) return null;
+          const img = f.querySelector('img');
+          return {shown: f.clientWidth, content: f.scrollWidth,
+                  img: img ? img.getBoundingClientRect().width : 0};
+        }""")
+    finally:
+        tab.close()
+    assert box is not None, "no element with id fig-intro-verdicts on the home page"
+    print(f"landing figure at 390 px: {box}")
+    assert box["img"] > 0 and box["content"] <= box["shown"] + 1, (
+        f"the landing figure needs {box['content']} px but the column shows {box['shown']} px")
