@@ -41,7 +41,8 @@ stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clon
                   under random rotations; recovery of a known order vs the data's size
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
-  sigmoid           the sigmoid scaling law and its bootstrap
+  sigmoid           the sigmoid scaling law and its bootstrap; warm refits, one or a batch
+  trf_batch         scipy's bounded least squares (trf) on many problems at once (vectorised)
   ate               ATE estimators: backdoor, IPW, AIPW (propensity by LogisticRegression)
   overlap           overlap diagnostics, per-stratum effects, IPW balance
   frames            analysis frames: treatment, lineage, compute

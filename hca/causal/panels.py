@@ -18,7 +18,7 @@ from hca.causal.sigmoid import (
     SigmoidFit,
     fit_sigmoid_curve_fit,
     fit_sigmoid_law,
-    warm_refit,
+    warm_refit_batch,
 )
 from hca.estimator.results import r_squared
 from hca.validation import check_fraction, check_frame, check_vector
@@ -102,21 +102,26 @@ RESAMPLING = ("clusters", "within")
 def _sigmoid_boot_block(
     x, t, Y, domains, tau_fixed, starts, n_starts, seed, sub_idx, reps, within=False
 ):
-    """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome."""
-    out = []
+    """Joint bootstrap replicates ``reps`` of one subset: params + R^2 of every outcome.
+
+    With ``n_starts == 0`` the warm refits of all replicates and outcomes of the block are
+    one :func:`warm_refit_batch` (the same refits as :func:`warm_refit`, vectorised).
+    """
     draw = resampler(t, domains, within)
+    draws: list[np.ndarray | None] = []
     for r in reps:
-        rng = np.random.default_rng([seed, sub_idx, r])
-        idx = draw(rng)
-        if not tau_fixed and len(np.unique(t[idx])) < 2:
+        idx = draw(np.random.default_rng([seed, sub_idx, r]))
+        draws.append(None if not tau_fixed and len(np.unique(t[idx])) < 2 else idx)
+    if n_starts == 0:
+        return _warm_boot_block(x, t, Y, tau_fixed, starts, draws)
+    out = []
+    for idx in draws:
+        if idx is None:
             out.append(None)
             continue
         vals = []
         try:
             for j in range(Y.shape[1]):
-                if n_starts == 0:
-                    vals.append(warm_refit(x[idx], t[idx], Y[idx, j], starts[j], not tau_fixed))
-                    continue
                 f = fit_sigmoid_law(x[idx], t[idx], Y[idx, j], n_starts=n_starts, start=starts[j])
                 vals.append([*(f.params[p] for p in PARAM_NAMES), f.r2])
         except ValueError:
@@ -124,6 +129,32 @@ def _sigmoid_boot_block(
             continue
         arr = np.asarray(vals, dtype=float)
         out.append(arr if np.all(np.isfinite(arr)) else None)
+    return out
+
+
+def _warm_boot_block(x, t, Y, tau_fixed, starts, draws) -> list[np.ndarray | None]:
+    """The warm refits of every drawn replicate and outcome in one batch; a replicate is
+    kept (``(n_outcomes, 6)``) when every outcome is fitted with finite values."""
+    kept = [idx for idx in draws if idx is not None]
+    n_out = Y.shape[1]
+    refits = warm_refit_batch(
+        [x[idx] for idx in kept for _ in range(n_out)],
+        [t[idx] for idx in kept for _ in range(n_out)],
+        [Y[idx, j] for idx in kept for j in range(n_out)],
+        [starts[j] for _ in kept for j in range(n_out)],
+        not tau_fixed,
+    )
+    values = refits.values.reshape(len(kept), n_out, 6)
+    ok = refits.ok.reshape(len(kept), n_out).all(axis=1)
+    ok &= np.all(np.isfinite(values), axis=(1, 2))
+    fitted = iter(zip(values, ok))
+    out: list[np.ndarray | None] = []
+    for idx in draws:
+        if idx is None:
+            out.append(None)
+            continue
+        arr, good = next(fitted)
+        out.append(arr if good else None)
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -13,6 +13,7 @@ from scipy.optimize import OptimizeWarning, curve_fit, least_squares
 from scipy.special import expit
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
+from hca.causal.trf_batch import trf_batch
 from hca.estimator.results import r_squared
 from hca.validation import (
     check_domains,
@@ -29,6 +30,10 @@ __all__ = [
     "sigmoid_law",
     "SigmoidFit",
     "fit_sigmoid_law",
+    "warm_refit",
+    "warm_refit_counted",
+    "WarmRefits",
+    "warm_refit_batch",
     "AUTHORS_LOG_OFFSET",
     "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
@@ -39,6 +44,8 @@ __all__ = [
 #: Names of the sigmoid-law parameters, in the order used by ``cov`` and bootstrap samples.
 PARAM_NAMES: tuple[str, ...] = ("L", "k", "log_c0", "tau", "b")
 MIN_POINTS_SIGMOID = 6
+#: ``max_nfev`` of a warm refit (:func:`warm_refit`, :func:`warm_refit_batch`).
+WARM_MAX_NFEV = 500
 
 
 # ----------------------------------------------------------------------------- sigmoid law
@@ -227,20 +234,12 @@ def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool
     return resid, jac
 
 
-def warm_refit(
-    x: np.ndarray,
-    t: np.ndarray,
-    y: np.ndarray,
-    start: Mapping[str, float],
-    use_tau: bool,
-    tol: float = 1e-6,
-) -> np.ndarray:
-    """One bounded local refit started at ``start`` (original units).
+def _warm_problem(
+    x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_tau: bool
+):
+    """The scaled problem of a warm refit: ``(u, v, lo, hi, idx, p0, (xm, xs, ym, ys))``.
 
-    The cheap refit of a bootstrap replicate: the same scaling, bounds and residuals as
-    :func:`fit_sigmoid_law` but a single optimisation from the full-data estimate and no grid.
-    Returns ``[L, k, log_c0, tau, b, R^2]`` in original units; raises ValueError when the
-    resample is degenerate (constant ``x`` or ``y``).
+    Raises ValueError when the resample is degenerate (constant ``x`` or ``y``).
     """
     xm, xs = float(x.mean()), float(x.std())
     ym, ys = float(y.mean()), float(y.std())
@@ -259,22 +258,202 @@ def warm_refit(
     )[idx]
     eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
     eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
+    return u, v, lo, hi, idx, np.clip(p0, eps_lo, eps_hi), (xm, xs, ym, ys)
+
+
+def _original_units(p: np.ndarray, resid: np.ndarray, v: np.ndarray, units) -> np.ndarray:
+    """``[L, k, log_c0, tau, b, R^2]`` in original units from scaled parameters ``p`` (5)."""
+    xm, xs, ym, ys = units
+    r2 = r_squared(v, resid)
+    return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
+
+
+def warm_refit_counted(
+    x: np.ndarray,
+    t: np.ndarray,
+    y: np.ndarray,
+    start: Mapping[str, float],
+    use_tau: bool,
+    tol: float = 1e-6,
+) -> tuple[np.ndarray, int, int]:
+    """:func:`warm_refit` with scipy's evaluation counts: ``(values, nfev, njev)``."""
+    u, v, lo, hi, idx, p0, units = _warm_problem(x, t, y, start, use_tau)
     resid, jac = _scaled_residuals(u, t, v, use_tau)
     res = least_squares(
         resid,
-        np.clip(p0, eps_lo, eps_hi),
+        p0,
         jac=jac,
         bounds=(lo, hi),
         method="trf",
         x_scale="jac",
-        max_nfev=500,
+        max_nfev=WARM_MAX_NFEV,
         ftol=tol,
         xtol=tol,
         gtol=tol,
     )
-    p = _expand(res.x, use_tau)
-    r2 = r_squared(v, res.fun)
-    return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
+    values = _original_units(_expand(res.x, use_tau), res.fun, v, units)
+    return values, int(res.nfev), int(res.njev)
+
+
+def warm_refit(
+    x: np.ndarray,
+    t: np.ndarray,
+    y: np.ndarray,
+    start: Mapping[str, float],
+    use_tau: bool,
+    tol: float = 1e-6,
+) -> np.ndarray:
+    """One bounded local refit started at ``start`` (original units).
+
+    The cheap refit of a bootstrap replicate: the same scaling, bounds and residuals as
+    :func:`fit_sigmoid_law` but a single optimisation from the full-data estimate and no grid.
+    Returns ``[L, k, log_c0, tau, b, R^2]`` in original units; raises ValueError when the
+    resample is degenerate (constant ``x`` or ``y``). :func:`warm_refit_batch` computes many
+    of them at once (the same algorithm, vectorised); this one-at-a-time version with
+    :func:`scipy.optimize.least_squares` is its reference.
+    """
+    return warm_refit_counted(x, t, y, start, use_tau, tol)[0]
+
+
+@dataclass(frozen=True)
+class WarmRefits:
+    """Result of :func:`warm_refit_batch`, one row per problem.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        ``(B, 6)``: ``[L, k, log_c0, tau, b, R^2]`` in original units as :func:`warm_refit`
+        returns them; NaN rows where ``ok`` is False.
+    ok : numpy.ndarray
+        False where :func:`warm_refit` raises ValueError (a constant ``x`` or ``y``, a start
+        the optimiser refuses, a degenerate trust-region step).
+    nfev, njev : numpy.ndarray
+        Residual and Jacobian evaluations of every refit (0 where not fitted).
+    """
+
+    values: np.ndarray
+    ok: np.ndarray
+    nfev: np.ndarray
+    njev: np.ndarray
+
+    def summary(self) -> str:
+        """One line: refits, failures and evaluations."""
+        done = self.nfev[self.ok]
+        span = f"nfev {int(done.min())}-{int(done.max())}" if len(done) else "none fitted"
+        return f"{len(self.ok)} warm refits, {int((~self.ok).sum())} not fittable; {span}"
+
+
+def _batch_functions(U: np.ndarray, T: np.ndarray, V: np.ndarray, use_tau: bool):
+    """Residuals and Jacobians of stacked scaled problems for :func:`trf_batch`."""
+
+    def full(p: np.ndarray) -> list[np.ndarray]:
+        cols = [p[:, j, None] for j in range(p.shape[1])]
+        return cols if use_tau else [*cols[:3], np.zeros_like(cols[0]), cols[3]]
+
+    def resid(p: np.ndarray, members: np.ndarray) -> np.ndarray:
+        L, k_u, u0, tau, b = full(p)
+        u = U[members]
+        return L * expit(k_u * (u - u0)) + tau * T[members] + b - V[members]
+
+    def jac(p: np.ndarray, members: np.ndarray) -> np.ndarray:
+        L, k_u, u0, _tau, _b = full(p)
+        u = U[members]
+        s = expit(k_u * (u - u0))
+        ds = s * (1.0 - s)
+        cols = [s, L * ds * (u - u0), -L * ds * k_u]
+        if use_tau:
+            cols.append(T[members])
+        cols.append(np.ones_like(u))
+        return np.stack(cols, axis=2)
+
+    return resid, jac
+
+
+def warm_refit_batch(
+    xs: Sequence[np.ndarray],
+    ts: Sequence[np.ndarray],
+    ys: Sequence[np.ndarray],
+    starts: Sequence[Mapping[str, float]],
+    use_tau: bool,
+    tol: float = 1e-6,
+) -> WarmRefits:
+    """Many :func:`warm_refit` at once (e.g. every replicate and outcome of a bootstrap).
+
+    Problem ``i`` is ``warm_refit(xs[i], ts[i], ys[i], starts[i], use_tau, tol)``; the
+    problems of the same length are solved together by :func:`hca.causal.trf_batch.trf_batch`,
+    scipy's algorithm vectorised, each on its own path (``tests/test_sigmoid_batch.py``
+    checks every problem against :func:`warm_refit` to 1e-10 with the same evaluation counts).
+
+    Parameters
+    ----------
+    xs, ts, ys : sequence of array-like
+        Natural-log compute, 0/1 treatment and score of every problem (the lengths of one
+        problem equal; problems may differ in length).
+    starts : sequence of mapping
+        Start of every problem (keys :data:`PARAM_NAMES`, original units).
+    use_tau : bool
+        Fit the treatment shift ``tau`` (False: fixed at 0), for every problem.
+    tol : float, default 1e-6
+        ``ftol = xtol = gtol`` of the optimiser.
+
+    Returns
+    -------
+    WarmRefits
+
+    Raises
+    ------
+    ValueError
+        Sequences of different lengths, a problem whose arrays differ in length, are not
+        1-d, hold NaN/inf, a ``t`` that is not 0/1, or a start missing a parameter.
+    """
+    n_prob = check_same_length(xs=xs, ts=ts, ys=ys, starts=starts)
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, found {tol}")
+    problems: list[tuple | None] = []
+    for i in range(n_prob):
+        x = check_vector(xs[i], f"xs[{i}]")
+        y = check_vector(ys[i], f"ys[{i}]")
+        t = check_vector(ts[i], f"ts[{i}]", binary=True)
+        check_same_length(**{f"xs[{i}]": x, f"ts[{i}]": t, f"ys[{i}]": y})
+        missing = set(PARAM_NAMES) - set(starts[i])
+        if missing:
+            raise ValueError(f"starts[{i}] is missing parameter(s) {sorted(missing)}")
+        try:
+            problems.append((t, *_warm_problem(x, t, y, starts[i], use_tau)))
+        except ValueError:  # degenerate resample: warm_refit raises, the refit is not fittable
+            problems.append(None)
+    values = np.full((n_prob, 6), np.nan)
+    ok = np.zeros(n_prob, dtype=bool)
+    nfev = np.zeros(n_prob, dtype=int)
+    njev = np.zeros(n_prob, dtype=int)
+    lengths = np.array([-1 if p is None else len(p[0]) for p in problems])
+    for m in np.unique(lengths[lengths >= 0]):
+        members = np.flatnonzero(lengths == m)
+        group = [problems[i] for i in members]
+        U = np.stack([p[1] for p in group])
+        T = np.stack([p[0] for p in group]).astype(float)
+        V = np.stack([p[2] for p in group])
+        resid, jac = _batch_functions(U, T, V, use_tau)
+        res = trf_batch(
+            resid,
+            jac,
+            np.stack([p[6] for p in group]),
+            np.stack([p[3] for p in group]),
+            np.stack([p[4] for p in group]),
+            ftol=tol,
+            xtol=tol,
+            gtol=tol,
+            max_nfev=WARM_MAX_NFEV,
+        )
+        nfev[members], njev[members] = res.nfev, res.njev
+        for row, i in enumerate(members):
+            if res.failed[row]:
+                continue
+            ok[i] = True
+            values[i] = _original_units(
+                _expand(res.x[row], use_tau), res.fun[row], group[row][2], group[row][7]
+            )
+    return WarmRefits(values=values, ok=ok, nfev=nfev, njev=njev)
 
 
 def _fit_scaled(
