@@ -82,8 +82,12 @@ class TRFBatchResult:
 
 # ----------------------------------------------------------------------------- small helpers
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise dot products of two stacks of vectors."""
-    return np.einsum("...i,...i->...", a, b)
+    """Row-wise dot products of two stacks of vectors.
+
+    ``numpy.matmul`` on a stack calls BLAS once per slice, as ``numpy.dot`` does on one
+    vector, so every product is the one scipy computes, to the last bit.
+    """
+    return np.matmul(a[..., None, :], b[..., :, None])[..., 0, 0]
 
 
 def _norm(a: np.ndarray) -> np.ndarray:
@@ -92,8 +96,8 @@ def _norm(a: np.ndarray) -> np.ndarray:
 
 
 def _matvec(J: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """``J[b] @ s[b]`` for every problem ``b``."""
-    return np.einsum("bmn,bn->bm", J, s)
+    """``J[b] @ s[b]`` for every problem ``b`` (BLAS per slice, as ``numpy.dot``)."""
+    return np.matmul(J, s[..., None])[..., 0]
 
 
 def _active(x: np.ndarray, lb: np.ndarray, ub: np.ndarray, rtol: float) -> np.ndarray:
@@ -202,7 +206,7 @@ def _solve_trust_region(
     suf = s * uf
     full_rank = s[:, -1] > EPS * m * s[:, 0] if m >= n else np.zeros(len(s), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_gn = -np.einsum("bij,bj->bi", V, uf / s)
+        p_gn = -_matvec(V, uf / s)
     gauss_newton = full_rank & (_norm(p_gn) <= Delta)
 
     alpha_upper = _norm(suf) / Delta
@@ -229,7 +233,7 @@ def _solve_trust_region(
             alpha_lower = np.where(todo, _py_max(alpha_lower, alpha - ratio), alpha_lower)
             alpha = np.where(todo, alpha - (phi + Delta) * ratio / Delta, alpha)
             todo = todo & ~(np.abs(phi) < rtol * Delta)
-        p = -np.einsum("bij,bj->bi", V, suf / (s**2 + alpha[:, None]))
+        p = -_matvec(V, suf / (s**2 + alpha[:, None]))
         p = p * (Delta / _norm(p))[:, None]
     return np.where(gauss_newton[:, None], p_gn, p), np.where(gauss_newton, 0.0, alpha)
 
@@ -409,7 +413,7 @@ def trf_batch(
     nfev = np.ones(B, dtype=int)
     njev = np.ones(B, dtype=int)
     cost = 0.5 * _dot(f, f)
-    g = np.einsum("bmn,bm->bn", J, f)
+    g = _matvec(np.swapaxes(J, 1, 2), f)
     scale_inv = np.sqrt(np.sum(J**2, axis=1))
     scale_inv[scale_inv == 0] = 1
     scale = 1 / scale_inv
@@ -449,8 +453,12 @@ def trf_batch(
                 [J_h, np.einsum("bi,ij->bij", diag_h[o] ** 0.5, np.eye(n))], axis=1
             )
             U, s, Vt = np.linalg.svd(J_aug, full_matrices=False)
-            J_h_all[o], s_all[o], V_all[o] = J_h, s, np.swapaxes(Vt, 1, 2)
-            uf_all[o] = np.einsum("bmi,bm->bi", U[:, :m], f[o])
+            # scipy's ``U.T`` and ``V = Vt.T`` are C-ordered; the same layout makes BLAS
+            # compute the same products
+            J_h_all[o], s_all[o] = J_h, s
+            V_all[o] = np.ascontiguousarray(np.swapaxes(Vt, 1, 2))
+            f_aug = np.concatenate([f[o], np.zeros((len(o), n))], axis=1)
+            uf_all[o] = _matvec(np.ascontiguousarray(np.swapaxes(U, 1, 2)), f_aug)
             theta[o] = _py_max(np.full(len(o), 0.995), 1 - g_norm[o])
             actual[o] = -1.0
         a = np.flatnonzero(running)
@@ -510,7 +518,7 @@ def trf_batch(
             cost[acc] = cost_new[accept]
             J[acc] = np.asarray(jac(x[acc], acc), dtype=float)
             njev[acc] += 1
-            g[acc] = np.einsum("bmn,bm->bn", J[acc], f[acc])
+            g[acc] = _matvec(np.swapaxes(J[acc], 1, 2), f[acc])
             scale_inv[acc] = np.maximum(np.sqrt(np.sum(J[acc] ** 2, axis=1)), scale_inv[acc])
             scale[acc] = 1 / scale_inv[acc]
 
