@@ -380,8 +380,8 @@ def warm_refit_batch(
     """Many :func:`warm_refit` at once (e.g. every replicate and outcome of a bootstrap).
 
     Problem ``i`` is ``warm_refit(xs[i], ts[i], ys[i], starts[i], use_tau, tol)``; the
-    problems of the same length are solved together by :func:`hca.causal.trf_batch.trf_batch`,
-    scipy's algorithm vectorised, each on its own path (``tests/test_sigmoid_batch.py``
+    problems are solved together by :func:`hca.causal.trf_batch.trf_batch`, scipy's
+    algorithm vectorised, each on its own path and its own residuals (``tests/test_sigmoid_batch.py``
     checks every problem against :func:`warm_refit` to 1e-10 with the same evaluation counts).
 
     Parameters
@@ -426,14 +426,19 @@ def warm_refit_batch(
     ok = np.zeros(n_prob, dtype=bool)
     nfev = np.zeros(n_prob, dtype=int)
     njev = np.zeros(n_prob, dtype=int)
-    lengths = np.array([-1 if p is None else len(p[0]) for p in problems])
-    for m in np.unique(lengths[lengths >= 0]):
-        members = np.flatnonzero(lengths == m)
+    members = np.flatnonzero([p is not None for p in problems])
+    if members.size:
         group = [problems[i] for i in members]
-        U = np.stack([p[1] for p in group])
-        T = np.stack([p[0] for p in group]).astype(float)
-        V = np.stack([p[2] for p in group])
-        resid, jac = _batch_functions(U, T, V, use_tau)
+        lengths = np.array([len(p[0]) for p in group])
+        M = int(lengths.max())
+
+        def padded(k: int) -> np.ndarray:
+            out = np.zeros((len(group), M))
+            for row, p in enumerate(group):
+                out[row, : len(p[k])] = p[k]
+            return out
+
+        resid, jac = _batch_functions(padded(1), padded(0), padded(2), use_tau)
         res = trf_batch(
             resid,
             jac,
@@ -444,14 +449,16 @@ def warm_refit_batch(
             xtol=tol,
             gtol=tol,
             max_nfev=WARM_MAX_NFEV,
+            lengths=lengths,
         )
         nfev[members], njev[members] = res.nfev, res.njev
         for row, i in enumerate(members):
             if res.failed[row]:
                 continue
             ok[i] = True
+            p = group[row]
             values[i] = _original_units(
-                _expand(res.x[row], use_tau), res.fun[row], group[row][2], group[row][7]
+                _expand(res.x[row], use_tau), res.fun[row, : lengths[row]], p[2], p[7]
             )
     return WarmRefits(values=values, ok=ok, nfev=nfev, njev=njev)
 

@@ -100,6 +100,46 @@ def _matvec(J: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.matmul(J, s[..., None])[..., 0]
 
 
+Plan = list[tuple[int, np.ndarray]]
+
+
+def _plan(lengths: np.ndarray) -> Plan:
+    """The rows of a stack grouped by their problem's number of residuals: ``[(m, rows)]``."""
+    return [(int(m), np.flatnonzero(lengths == m)) for m in np.unique(lengths)]
+
+
+def _mv(J: np.ndarray, s: np.ndarray, plan: Plan) -> np.ndarray:
+    """``J[b, :m_b] @ s[b]`` for every problem, zero beyond a problem's ``m_b`` residuals."""
+    out = np.zeros(J.shape[:2])
+    for m, rows in plan:
+        out[rows, :m] = _matvec(J[rows, :m], s[rows])
+    return out
+
+
+def _mdot(a: np.ndarray, b: np.ndarray, plan: Plan) -> np.ndarray:
+    """Dot products of residual vectors over every problem's own ``m_b`` entries."""
+    out = np.empty(len(a))
+    for m, rows in plan:
+        out[rows] = _dot(a[rows, :m], b[rows, :m])
+    return out
+
+
+def _grad(J: np.ndarray, f: np.ndarray, plan: Plan) -> np.ndarray:
+    """``J' f`` of every problem over its own residuals (scipy's ``compute_grad``)."""
+    out = np.empty((len(J), J.shape[2]))
+    for m, rows in plan:
+        out[rows] = _matvec(np.swapaxes(J[rows, :m], 1, 2), f[rows, :m])
+    return out
+
+
+def _column_norms(J: np.ndarray, plan: Plan) -> np.ndarray:
+    """Column norms of every problem's Jacobian (scipy's ``compute_jac_scale``)."""
+    out = np.empty((len(J), J.shape[2]))
+    for m, rows in plan:
+        out[rows] = np.sum(J[rows, :m] ** 2, axis=1) ** 0.5
+    return out
+
+
 def _active(x: np.ndarray, lb: np.ndarray, ub: np.ndarray, rtol: float) -> np.ndarray:
     """scipy's ``find_active_constraints``: -1 at an active lower, 1 at an upper bound."""
     active = np.zeros(x.shape, dtype=int)
@@ -164,10 +204,12 @@ def _min_quadratic(
     return t[rows, k], y[rows, k]
 
 
-def _quadratic(J: np.ndarray, g: np.ndarray, s: np.ndarray, diag: np.ndarray) -> np.ndarray:
+def _quadratic(
+    J: np.ndarray, g: np.ndarray, s: np.ndarray, diag: np.ndarray, plan: Plan
+) -> np.ndarray:
     """scipy's ``evaluate_quadratic``: ``0.5 s'(J'J + diag)s + g's`` per problem."""
-    Js = _matvec(J, s)
-    q = _dot(Js, Js)
+    Js = _mv(J, s, plan)
+    q = _mdot(Js, Js, plan)
     q = q + _dot(s * diag, s)
     return 0.5 * q + _dot(s, g)
 
@@ -192,7 +234,7 @@ def _phi(alpha: np.ndarray, suf: np.ndarray, s: np.ndarray, Delta: np.ndarray):
 
 
 def _solve_trust_region(
-    m: int,
+    m: np.ndarray,
     uf: np.ndarray,
     s: np.ndarray,
     V: np.ndarray,
@@ -204,7 +246,7 @@ def _solve_trust_region(
     """scipy's ``solve_lsq_trust_region`` per problem: the step ``p_h`` and the new ``alpha``."""
     n = s.shape[1]
     suf = s * uf
-    full_rank = s[:, -1] > EPS * m * s[:, 0] if m >= n else np.zeros(len(s), dtype=bool)
+    full_rank = (m >= n) & (s[:, -1] > EPS * m * s[:, 0])
     with np.errstate(divide="ignore", invalid="ignore"):
         p_gn = -_matvec(V, uf / s)
     gauss_newton = full_rank & (_norm(p_gn) <= Delta)
@@ -252,11 +294,11 @@ def _intersect_trust_region(x: np.ndarray, s: np.ndarray, Delta: np.ndarray):
     return np.where(t1 < t2, t2, t1), bad
 
 
-def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta):
+def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
     """scipy's ``select_step`` per problem: step, scaled step, predicted reduction, failure."""
     B = len(x)
     step, step_h = p.copy(), p_h.copy()
-    predicted = -_quadratic(J_h, g_h, p_h, diag_h)
+    predicted = -_quadratic(J_h, g_h, p_h, diag_h, _plan(lengths))
     failed = np.zeros(B, dtype=bool)
     xp = x + p
     outside = np.flatnonzero(~np.all((xp >= lb) & (xp <= ub), axis=1))
@@ -265,6 +307,7 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta):
     o = outside
     x, J_h, diag_h, g_h = x[o], J_h[o], diag_h[o], g_h[o]
     p, p_h, d, Delta, lb, ub, theta = p[o], p_h[o], d[o], Delta[o], lb[o], ub[o], theta[o]
+    plan = _plan(lengths[o])
 
     p_stride, hits = _step_to_bound(x, p, lb, ub)
     r_h = np.where(hits != 0, -p_h, p_h)
@@ -281,14 +324,14 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta):
     r_hi = np.where(positive, np.where(r_stride == to_bound, theta * to_bound, to_tr), -1.0)
     reflect = r_lo <= r_hi
     # build_quadratic_1d(J_h, g_h, r_h, s0=p_h, diag=diag_h)
-    v = _matvec(J_h, r_h)
-    a = _dot(v, v)
+    v = _mv(J_h, r_h, plan)
+    a = _mdot(v, v, plan)
     a = a + _dot(r_h * diag_h, r_h)
     a = a * 0.5
     b = _dot(g_h, r_h)
-    u = _matvec(J_h, p_h)
-    b = b + _dot(u, v)
-    c = 0.5 * _dot(u, u) + _dot(g_h, p_h)
+    u = _mv(J_h, p_h, plan)
+    b = b + _mdot(u, v, plan)
+    c = 0.5 * _mdot(u, u, plan) + _dot(g_h, p_h)
     b = b + _dot(p_h * diag_h, r_h)
     c = c + 0.5 * _dot(p_h * diag_h, p_h)
     r_t, r_value = _min_quadratic(a, b, r_lo, r_hi, c)
@@ -298,7 +341,7 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta):
 
     p = p * theta[:, None]
     p_h = p_h * theta[:, None]
-    p_value = _quadratic(J_h, g_h, p_h, diag_h)
+    p_value = _quadratic(J_h, g_h, p_h, diag_h, plan)
 
     ag_h = -g_h
     ag = d * ag_h
@@ -306,8 +349,8 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta):
         to_tr = Delta / _norm(ag_h)
     to_bound, _ = _step_to_bound(x, ag, lb, ub)
     ag_stride = np.where(to_bound < to_tr, theta * to_bound, to_tr)
-    v = _matvec(J_h, ag_h)
-    a = _dot(v, v)
+    v = _mv(J_h, ag_h, plan)
+    a = _mdot(v, v, plan)
     a = a + _dot(ag_h * diag_h, ag_h)
     a = a * 0.5
     b = _dot(g_h, ag_h)
@@ -363,6 +406,7 @@ def trf_batch(
     xtol: float = 1e-8,
     gtol: float = 1e-8,
     max_nfev: int = 500,
+    lengths: np.ndarray | None = None,
 ) -> TRFBatchResult:
     """Bounded least squares of many problems at once, as ``scipy.optimize.least_squares``.
 
@@ -375,7 +419,8 @@ def trf_batch(
     fun, jac : callable
         ``fun(x, members)`` returns the residuals ``(k, m)`` and ``jac(x, members)`` the
         Jacobians ``(k, m, n)`` of the problems ``members`` (integer indices into the batch)
-        at ``x`` (``(k, n)``). All problems have ``m`` residuals.
+        at ``x`` (``(k, n)``); problem ``b`` uses the first ``lengths[b]`` of the ``m`` columns
+        (its residuals), the others are ignored.
     x0 : ndarray of shape (B, n)
         Starts (inside the bounds).
     lb, ub : ndarray of shape (B, n) or (n,)
@@ -384,6 +429,9 @@ def trf_batch(
         scipy's tolerances (each at least machine epsilon).
     max_nfev : int, default 500
         Evaluations of ``fun`` per problem.
+    lengths : ndarray of shape (B,), optional
+        Number of residuals of every problem (default: all ``m``). Problems of the same length
+        share their products; each is computed on its own residuals only, as scipy does.
 
     Returns
     -------
@@ -408,13 +456,18 @@ def trf_batch(
             f"fun and jac must return (problems, residuals) and (problems, residuals, "
             f"parameters) arrays, found {f.shape} and {J.shape} for {B} problems of {n}"
         )
-    m = f.shape[1]
-    failed |= ~np.all(np.isfinite(f), axis=1)  # scipy: residuals not finite at the start
+    M = f.shape[1]
+    m = np.full(B, M) if lengths is None else np.asarray(lengths, dtype=int)
+    if m.shape != (B,) or np.any(m < 1) or np.any(m > M):
+        raise ValueError(f"lengths must be {B} integers in 1..{M}, found {m!r}")
+    rows = np.arange(M)[None, :] < m[:, None]  # the residuals of every problem
+    failed |= ~np.all(np.isfinite(f) | ~rows, axis=1)  # scipy: residuals not finite at start
     nfev = np.ones(B, dtype=int)
     njev = np.ones(B, dtype=int)
-    cost = 0.5 * _dot(f, f)
-    g = _matvec(np.swapaxes(J, 1, 2), f)
-    scale_inv = np.sqrt(np.sum(J**2, axis=1))
+    everyone_plan = _plan(m)
+    cost = 0.5 * _mdot(f, f, everyone_plan)
+    g = _grad(J, f, everyone_plan)
+    scale_inv = _column_norms(J, everyone_plan)
     scale_inv[scale_inv == 0] = 1
     scale = 1 / scale_inv
     v, dv = _scaling_vector(x, g, lb, ub)
@@ -431,7 +484,7 @@ def trf_batch(
     # per-iteration quantities of the problems in their inner loop
     d, diag_h, g_h, theta = (np.zeros((B, n)), np.zeros((B, n)), np.zeros((B, n)), np.zeros(B))
     s_all, uf_all = np.zeros((B, n)), np.zeros((B, n))
-    V_all, J_h_all = np.zeros((B, n, n)), np.zeros((B, m, n))
+    V_all, J_h_all = np.zeros((B, n, n)), np.zeros((B, M, n))
 
     while True:
         o = np.flatnonzero(running & outer)
@@ -448,27 +501,39 @@ def trf_batch(
             d[o] = v**0.5 * scale[o]
             diag_h[o] = g[o] * dv * scale[o]
             g_h[o] = d[o] * g[o]
-            J_h = J[o] * d[o][:, None, :]
-            J_aug = np.concatenate(
-                [J_h, np.einsum("bi,ij->bij", diag_h[o] ** 0.5, np.eye(n))], axis=1
-            )
-            U, s, Vt = np.linalg.svd(J_aug, full_matrices=False)
-            # scipy's ``U.T`` and ``V = Vt.T`` are C-ordered; the same layout makes BLAS
-            # compute the same products
-            J_h_all[o], s_all[o] = J_h, s
-            V_all[o] = np.ascontiguousarray(np.swapaxes(Vt, 1, 2))
-            f_aug = np.concatenate([f[o], np.zeros((len(o), n))], axis=1)
-            uf_all[o] = _matvec(np.ascontiguousarray(np.swapaxes(U, 1, 2)), f_aug)
+            J_h_all[o] = J[o] * d[o][:, None, :]
+            root = np.einsum("bi,ij->bij", diag_h[o] ** 0.5, np.eye(n))
+            for mm, grp in _plan(m[o]):
+                og = o[grp]
+                J_aug = np.concatenate([J_h_all[og, :mm], root[grp]], axis=1)
+                U, s, Vt = np.linalg.svd(J_aug, full_matrices=False)
+                # scipy's ``U.T`` and ``V = Vt.T`` are C-ordered; the same layout makes BLAS
+                # compute the same products
+                s_all[og] = s
+                V_all[og] = np.ascontiguousarray(np.swapaxes(Vt, 1, 2))
+                f_aug = np.concatenate([f[og, :mm], np.zeros((len(og), n))], axis=1)
+                uf_all[og] = _matvec(np.ascontiguousarray(np.swapaxes(U, 1, 2)), f_aug)
             theta[o] = _py_max(np.full(len(o), 0.995), 1 - g_norm[o])
             actual[o] = -1.0
         a = np.flatnonzero(running)
         if not a.size:
             break
         # one pass of scipy's inner loop for every running problem
-        p_h, alpha[a] = _solve_trust_region(m, uf_all[a], s_all[a], V_all[a], Delta[a], alpha[a])
+        p_h, alpha[a] = _solve_trust_region(m[a], uf_all[a], s_all[a], V_all[a], Delta[a], alpha[a])
         p = d[a] * p_h
         step, step_h, predicted, bad = _select_step(
-            x[a], J_h_all[a], diag_h[a], g_h[a], p, p_h, d[a], Delta[a], lb[a], ub[a], theta[a]
+            x[a],
+            J_h_all[a],
+            diag_h[a],
+            g_h[a],
+            p,
+            p_h,
+            d[a],
+            Delta[a],
+            lb[a],
+            ub[a],
+            theta[a],
+            m[a],
         )
         if bad.any():
             failed[a[bad]] = True
@@ -481,10 +546,10 @@ def trf_batch(
         f_new = np.asarray(fun(x_new, a), dtype=float)
         nfev[a] += 1
         step_h_norm = _norm(step_h)
-        finite = np.all(np.isfinite(f_new), axis=1)
+        finite = np.all(np.isfinite(f_new) | ~rows[a], axis=1)
         Delta[a[~finite]] = 0.25 * step_h_norm[~finite]
         with np.errstate(invalid="ignore", over="ignore"):
-            cost_new = 0.5 * _dot(f_new, f_new)
+            cost_new = 0.5 * _mdot(f_new, f_new, _plan(m[a]))
         act = np.where(finite, cost[a] - cost_new, actual[a])
         actual[a] = act
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -518,8 +583,9 @@ def trf_batch(
             cost[acc] = cost_new[accept]
             J[acc] = np.asarray(jac(x[acc], acc), dtype=float)
             njev[acc] += 1
-            g[acc] = _matvec(np.swapaxes(J[acc], 1, 2), f[acc])
-            scale_inv[acc] = np.maximum(np.sqrt(np.sum(J[acc] ** 2, axis=1)), scale_inv[acc])
+            acc_plan = _plan(m[acc])
+            g[acc] = _grad(J[acc], f[acc], acc_plan)
+            scale_inv[acc] = np.maximum(_column_norms(J[acc], acc_plan), scale_inv[acc])
             scale[acc] = 1 / scale_inv[acc]
 
     status = np.where(failed, -1, np.where(status == RUNNING, 0, status))
