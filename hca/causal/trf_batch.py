@@ -108,11 +108,11 @@ def _plan(lengths: np.ndarray) -> Plan:
     return [(int(m), np.flatnonzero(lengths == m)) for m in np.unique(lengths)]
 
 
-def _mv(J: np.ndarray, s: np.ndarray, plan: Plan) -> np.ndarray:
-    """``J[b, :m_b] @ s[b]`` for every problem, zero beyond a problem's ``m_b`` residuals."""
-    out = np.zeros(J.shape[:2])
+def _mv(J: np.ndarray, s: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
+    """``J[ids[r], :m_r] @ s[r]`` for every row ``r``, zero beyond its ``m_r`` residuals."""
+    out = np.zeros((len(s), J.shape[1]))
     for m, rows in plan:
-        out[rows, :m] = _matvec(J[rows, :m], s[rows])
+        out[rows, :m] = _matvec(J[ids[rows], :m], s[rows])
     return out
 
 
@@ -124,19 +124,20 @@ def _mdot(a: np.ndarray, b: np.ndarray, plan: Plan) -> np.ndarray:
     return out
 
 
-def _grad(J: np.ndarray, f: np.ndarray, plan: Plan) -> np.ndarray:
-    """``J' f`` of every problem over its own residuals (scipy's ``compute_grad``)."""
-    out = np.empty((len(J), J.shape[2]))
+def _grad(J: np.ndarray, f: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
+    """``J[i]' f[i]`` of the problems ``ids`` over their own residuals (``compute_grad``)."""
+    out = np.empty((len(ids), J.shape[2]))
     for m, rows in plan:
-        out[rows] = _matvec(np.swapaxes(J[rows, :m], 1, 2), f[rows, :m])
+        sel = ids[rows]
+        out[rows] = _matvec(np.swapaxes(J[sel, :m], 1, 2), f[sel, :m])
     return out
 
 
-def _column_norms(J: np.ndarray, plan: Plan) -> np.ndarray:
-    """Column norms of every problem's Jacobian (scipy's ``compute_jac_scale``)."""
-    out = np.empty((len(J), J.shape[2]))
+def _column_norms(J: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
+    """Column norms of the Jacobians of the problems ``ids`` (``compute_jac_scale``)."""
+    out = np.empty((len(ids), J.shape[2]))
     for m, rows in plan:
-        out[rows] = np.sum(J[rows, :m] ** 2, axis=1) ** 0.5
+        out[rows] = np.sum(J[ids[rows], :m] ** 2, axis=1) ** 0.5
     return out
 
 
@@ -205,10 +206,10 @@ def _min_quadratic(
 
 
 def _quadratic(
-    J: np.ndarray, g: np.ndarray, s: np.ndarray, diag: np.ndarray, plan: Plan
+    J: np.ndarray, g: np.ndarray, s: np.ndarray, diag: np.ndarray, plan: Plan, ids: np.ndarray
 ) -> np.ndarray:
     """scipy's ``evaluate_quadratic``: ``0.5 s'(J'J + diag)s + g's`` per problem."""
-    Js = _mv(J, s, plan)
+    Js = _mv(J, s, plan, ids)
     q = _mdot(Js, Js, plan)
     q = q + _dot(s * diag, s)
     return 0.5 * q + _dot(s, g)
@@ -294,18 +295,21 @@ def _intersect_trust_region(x: np.ndarray, s: np.ndarray, Delta: np.ndarray):
     return np.where(t1 < t2, t2, t1), bad
 
 
-def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
-    """scipy's ``select_step`` per problem: step, scaled step, predicted reduction, failure."""
+def _select_step(x, J_h, ids, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
+    """scipy's ``select_step`` per problem: step, scaled step, predicted reduction, failure.
+
+    ``J_h[ids[r]]`` is the scaled Jacobian of row ``r`` (rows of the whole batch, not copied).
+    """
     B = len(x)
     step, step_h = p.copy(), p_h.copy()
-    predicted = -_quadratic(J_h, g_h, p_h, diag_h, _plan(lengths))
+    predicted = -_quadratic(J_h, g_h, p_h, diag_h, _plan(lengths), ids)
     failed = np.zeros(B, dtype=bool)
     xp = x + p
     outside = np.flatnonzero(~np.all((xp >= lb) & (xp <= ub), axis=1))
     if not outside.size:
         return step, step_h, predicted, failed
     o = outside
-    x, J_h, diag_h, g_h = x[o], J_h[o], diag_h[o], g_h[o]
+    x, ids, diag_h, g_h = x[o], ids[o], diag_h[o], g_h[o]
     p, p_h, d, Delta, lb, ub, theta = p[o], p_h[o], d[o], Delta[o], lb[o], ub[o], theta[o]
     plan = _plan(lengths[o])
 
@@ -324,12 +328,12 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
     r_hi = np.where(positive, np.where(r_stride == to_bound, theta * to_bound, to_tr), -1.0)
     reflect = r_lo <= r_hi
     # build_quadratic_1d(J_h, g_h, r_h, s0=p_h, diag=diag_h)
-    v = _mv(J_h, r_h, plan)
+    v = _mv(J_h, r_h, plan, ids)
     a = _mdot(v, v, plan)
     a = a + _dot(r_h * diag_h, r_h)
     a = a * 0.5
     b = _dot(g_h, r_h)
-    u = _mv(J_h, p_h, plan)
+    u = _mv(J_h, p_h, plan, ids)
     b = b + _mdot(u, v, plan)
     c = 0.5 * _mdot(u, u, plan) + _dot(g_h, p_h)
     b = b + _dot(p_h * diag_h, r_h)
@@ -341,7 +345,7 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
 
     p = p * theta[:, None]
     p_h = p_h * theta[:, None]
-    p_value = _quadratic(J_h, g_h, p_h, diag_h, plan)
+    p_value = _quadratic(J_h, g_h, p_h, diag_h, plan, ids)
 
     ag_h = -g_h
     ag = d * ag_h
@@ -349,7 +353,7 @@ def _select_step(x, J_h, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, lengths):
         to_tr = Delta / _norm(ag_h)
     to_bound, _ = _step_to_bound(x, ag, lb, ub)
     ag_stride = np.where(to_bound < to_tr, theta * to_bound, to_tr)
-    v = _mv(J_h, ag_h, plan)
+    v = _mv(J_h, ag_h, plan, ids)
     a = _mdot(v, v, plan)
     a = a + _dot(ag_h * diag_h, ag_h)
     a = a * 0.5
@@ -466,8 +470,8 @@ def trf_batch(
     njev = np.ones(B, dtype=int)
     everyone_plan = _plan(m)
     cost = 0.5 * _mdot(f, f, everyone_plan)
-    g = _grad(J, f, everyone_plan)
-    scale_inv = _column_norms(J, everyone_plan)
+    g = _grad(J, f, everyone_plan, everyone)
+    scale_inv = _column_norms(J, everyone_plan, everyone)
     scale_inv[scale_inv == 0] = 1
     scale = 1 / scale_inv
     v, dv = _scaling_vector(x, g, lb, ub)
@@ -501,11 +505,12 @@ def trf_batch(
             d[o] = v**0.5 * scale[o]
             diag_h[o] = g[o] * dv * scale[o]
             g_h[o] = d[o] * g[o]
-            J_h_all[o] = J[o] * d[o][:, None, :]
             root = np.einsum("bi,ij->bij", diag_h[o] ** 0.5, np.eye(n))
             for mm, grp in _plan(m[o]):
                 og = o[grp]
-                J_aug = np.concatenate([J_h_all[og, :mm], root[grp]], axis=1)
+                J_h = J[og, :mm] * d[og][:, None, :]
+                J_h_all[og, :mm] = J_h
+                J_aug = np.concatenate([J_h, root[grp]], axis=1)
                 U, s, Vt = np.linalg.svd(J_aug, full_matrices=False)
                 # scipy's ``U.T`` and ``V = Vt.T`` are C-ordered; the same layout makes BLAS
                 # compute the same products
@@ -523,7 +528,8 @@ def trf_batch(
         p = d[a] * p_h
         step, step_h, predicted, bad = _select_step(
             x[a],
-            J_h_all[a],
+            J_h_all,
+            a,
             diag_h[a],
             g_h[a],
             p,
@@ -584,8 +590,8 @@ def trf_batch(
             J[acc] = np.asarray(jac(x[acc], acc), dtype=float)
             njev[acc] += 1
             acc_plan = _plan(m[acc])
-            g[acc] = _grad(J[acc], f[acc], acc_plan)
-            scale_inv[acc] = np.maximum(_column_norms(J[acc], acc_plan), scale_inv[acc])
+            g[acc] = _grad(J, f, acc_plan, acc)
+            scale_inv[acc] = np.maximum(_column_norms(J, acc_plan, acc), scale_inv[acc])
             scale[acc] = 1 / scale_inv[acc]
 
     status = np.where(failed, -1, np.where(status == RUNNING, 0, status))
