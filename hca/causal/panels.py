@@ -408,7 +408,8 @@ def fit_sigmoid_panel(
         if n_boot:
             g = _domain_codes(frame, domains, mask)
             prepared[name] = (i, sub_fits)
-            n_blocks = max(1, min(n_boot, 4 * max(1, n_jobs)))
+            # one batch of warm refits per subset in one process; blocks for the workers
+            n_blocks = 1 if n_jobs == 1 else max(1, min(n_boot, 4 * max(1, n_jobs)))
             for block in np.array_split(np.arange(n_boot), n_blocks):
                 jobs.append(
                     (

@@ -369,6 +369,29 @@ def _batch_functions(U: np.ndarray, T: np.ndarray, V: np.ndarray, use_tau: bool)
     return resid, jac
 
 
+def _check_problems(xs, ts, ys) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Every problem's ``x``, ``t``, ``y`` checked as :func:`check_vector` checks them, in one
+    call per kind on their concatenation (a failure is located problem by problem)."""
+    out = []
+    for seq, name in ((xs, "xs"), (ts, "ts"), (ys, "ys")):
+        arrays = [np.asarray(a) for a in seq]
+        for i, a in enumerate(arrays):
+            if a.ndim != 1:
+                raise ValueError(f"{name}[{i}] must be one-dimensional, found shape {a.shape}")
+        try:
+            whole = check_vector(
+                np.concatenate(arrays) if arrays else [], name, binary=name == "ts"
+            )
+        except (TypeError, ValueError):
+            for i, a in enumerate(arrays):  # name the problem
+                check_vector(a, f"{name}[{i}]", binary=name == "ts")
+            raise
+        out.append(np.split(whole, np.cumsum([len(a) for a in arrays])[:-1]))
+    for i, (x, t, y) in enumerate(zip(*out)):
+        check_same_length(**{f"xs[{i}]": x, f"ts[{i}]": t, f"ys[{i}]": y})
+    return out[0], out[1], out[2]
+
+
 def warm_refit_batch(
     xs: Sequence[np.ndarray],
     ts: Sequence[np.ndarray],
@@ -409,12 +432,9 @@ def warm_refit_batch(
     n_prob = check_same_length(xs=xs, ts=ts, ys=ys, starts=starts)
     if not tol > 0:
         raise ValueError(f"tol must be > 0, found {tol}")
+    x_all, t_all, y_all = _check_problems(xs, ts, ys)
     problems: list[tuple | None] = []
-    for i in range(n_prob):
-        x = check_vector(xs[i], f"xs[{i}]")
-        y = check_vector(ys[i], f"ys[{i}]")
-        t = check_vector(ts[i], f"ts[{i}]", binary=True)
-        check_same_length(**{f"xs[{i}]": x, f"ts[{i}]": t, f"ys[{i}]": y})
+    for i, (x, t, y) in enumerate(zip(x_all, t_all, y_all)):
         missing = set(PARAM_NAMES) - set(starts[i])
         if missing:
             raise ValueError(f"starts[{i}] is missing parameter(s) {sorted(missing)}")
