@@ -1,0 +1,168 @@
+"""The batched warm refits (hca.causal.trf_batch, sigmoid.warm_refit_batch) against scipy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hca.causal.bootstrap import resampler
+from hca.causal.sigmoid import (
+    fit_sigmoid_law,
+    sigmoid_law,
+    warm_refit,
+    warm_refit_batch,
+    warm_refit_counted,
+)
+from hca.causal.trf_batch import trf_batch
+
+TRUE = {"L": 40.0, "k": 0.8, "log_c0": 53.0, "tau": 3.0, "b": 10.0}
+
+
+def _compare(xs, ts, ys, starts, use_tau, rtol=1e-10):
+    """Every batched refit equals scipy's (relative to 1 + |value|) with the same counts."""
+    batch = warm_refit_batch(xs, ts, ys, starts, use_tau)
+    for i, (x, t, y, start) in enumerate(zip(xs, ts, ys, starts)):
+        try:
+            values, nfev, njev = warm_refit_counted(x, t, y, start, use_tau)
+        except ValueError:
+            assert not batch.ok[i] and np.isnan(batch.values[i]).all()
+            continue
+        assert batch.ok[i]
+        err = np.abs(batch.values[i] - values) / (1.0 + np.abs(values))
+        assert err.max() <= rtol, (i, err.max())
+        assert (batch.nfev[i], batch.njev[i]) == (nfev, njev), i
+    return batch
+
+
+def _simulated(seed: int, n: int = 40, noise: float = 3.0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(48.0, 58.0, n)
+    t = (rng.random(n) < 0.5).astype(int)
+    y = sigmoid_law(x, t, **TRUE) + rng.normal(0.0, noise, n)
+    return x, t, y
+
+
+def _resamples(x, t, y, n_boot: int, seed: int, domains=None):
+    draw = resampler(t, domains)
+    idx = [draw(np.random.default_rng([seed, r])) for r in range(n_boot)]
+    return [x[i] for i in idx], [t[i] for i in idx], [y[i] for i in idx]
+
+
+@pytest.mark.parametrize("use_tau", [True, False])
+def test_batch_equals_scipy_on_simulated_resamples(use_tau):
+    x, t, y = _simulated(0)
+    start = fit_sigmoid_law(x, t, y, n_starts=2).params
+    # cluster resamples of different lengths (domains of 1 to 4 models)
+    domains = np.repeat(np.arange(16), [1, 2, 3, 4] * 4)[: len(x)]
+    xs, ts, ys = _resamples(x, t, y, 40, 1, domains)
+    assert len({len(a) for a in xs}) > 3
+    batch = _compare(xs, ts, ys, [start] * len(xs), use_tau)
+    assert batch.ok.all() and batch.nfev.max() > 3
+    assert "40 warm refits" in batch.summary()
+
+
+def test_batch_equals_scipy_with_tau_fixed_and_one_arm():
+    x, _t, y = _simulated(2)
+    t = np.zeros(len(x), dtype=int)  # a single arm: tau fixed at 0
+    y = y - 3.0 * _t
+    fit = fit_sigmoid_law(x, t, y)
+    assert fit.tau_fixed
+    xs, ts, ys = _resamples(x, t, y, 25, 3)
+    batch = _compare(xs, ts, ys, [fit.params] * 25, False)
+    assert np.all(batch.values[:, 3] == 0.0)
+
+
+def test_batch_ending_on_a_bound():
+    # a step in the scores: the slope runs to its upper bound (k sd(log C) = 50)
+    rng = np.random.default_rng(4)
+    x = np.sort(rng.uniform(48.0, 58.0, 30))
+    t = np.tile([0, 1], 15)
+    y = np.where(x > 53.0, 40.0, 10.0) + 2.0 * t + rng.normal(0.0, 0.05, 30)
+    start = dict(fit_sigmoid_law(x, t, y).params, k=5.0)
+    xs, ts, ys = _resamples(x, t, y, 20, 5)
+    batch = _compare(xs, ts, ys, [start] * 20, True)
+    k_scaled = batch.values[:, 1] * np.array([a.std() for a in xs])
+    assert np.sum(np.isclose(k_scaled, 50.0, rtol=1e-6)) >= 5
+
+
+def test_batch_degenerate_problem_is_not_fittable():
+    x, t, y = _simulated(6, n=12)
+    start = fit_sigmoid_law(x, t, y).params
+    flat = np.full_like(y, 3.0)
+    with pytest.raises(ValueError, match="constant"):
+        warm_refit(x, t, flat, start, True)
+    batch = _compare([x, x], [t, t], [y, flat], [start, start], True)
+    assert batch.ok.tolist() == [True, False] and batch.nfev[1] == 0
+
+
+def test_batch_result_does_not_depend_on_the_batch():
+    x, t, y = _simulated(7)
+    start = fit_sigmoid_law(x, t, y, n_starts=2).params
+    xs, ts, ys = _resamples(x, t, y, 12, 8, np.arange(len(x)) // 3)
+    whole = warm_refit_batch(xs, ts, ys, [start] * 12, True)
+    half = warm_refit_batch(xs[::2], ts[::2], ys[::2], [start] * 6, True)
+    np.testing.assert_array_equal(half.values, whole.values[::2])
+    np.testing.assert_array_equal(half.nfev, whole.nfev[::2])
+
+
+def test_batch_equals_scipy_on_the_book_scaling_data():
+    """The careful setup's official population (the chapter's sigmoid panel), cluster
+    resamples as the panel draws them, three outcomes."""
+    from hca.causal import scaling_frame
+    from hca.paper.replication import v2_frame
+    from hca.paper.scaling import BENCH, SCALING_OVERRIDES
+
+    off = scaling_frame(v2_frame("careful"), official_only=True, overrides=SCALING_OVERRIDES)
+    x = off["log_c"].to_numpy(dtype=float)
+    t = off["T"].to_numpy().astype(int)
+    g = off["base_model"].factorize(sort=True)[0]
+    draw = resampler(t, g)
+    idx = [draw(np.random.default_rng([0, 0, r])) for r in range(8)]
+    idx = [i for i in idx if len(np.unique(t[i])) == 2]
+    xs, ts, ys, starts = [], [], [], []
+    for b in BENCH[:3]:
+        y = off[b].to_numpy(dtype=float)
+        start = fit_sigmoid_law(x, t, y).params
+        for i in idx:
+            xs.append(x[i]), ts.append(t[i]), ys.append(y[i]), starts.append(start)
+    batch = _compare(xs, ts, ys, starts, True)
+    assert batch.ok.all()
+
+
+def test_batch_bad_input():
+    x, t, y = _simulated(9, n=10)
+    start = fit_sigmoid_law(x, t, y).params
+    with pytest.raises(ValueError, match="same length"):
+        warm_refit_batch([x, x], [t], [y, y], [start, start], True)
+    with pytest.raises(ValueError, match=r"ys\[1\].*NaN"):
+        warm_refit_batch([x, x], [t, t], [y, np.r_[y[:-1], np.nan]], [start, start], True)
+    with pytest.raises(ValueError, match=r"ts\[0\]"):
+        warm_refit_batch([x], [t + 1], [y], [start], True)
+    with pytest.raises(ValueError, match="same length"):
+        warm_refit_batch([x], [t], [y[:-1]], [start], True)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        warm_refit_batch([x[:, None]], [t], [y], [start], True)
+    with pytest.raises(ValueError, match="missing parameter"):
+        warm_refit_batch([x], [t], [y], [{"L": 1.0}], True)
+    with pytest.raises(ValueError, match="tol"):
+        warm_refit_batch([x], [t], [y], [start], True, tol=0.0)
+
+
+def test_trf_batch_bad_input():
+    def fun(p, members):
+        return p[:, :1] - np.ones((len(members), 3))
+
+    def jac(p, members):
+        return np.ones((len(members), 3, 1))
+
+    with pytest.raises(ValueError, match="2-d"):
+        trf_batch(fun, jac, np.zeros(2), 0.0, 1.0)
+    with pytest.raises(ValueError, match="ftol"):
+        trf_batch(fun, jac, np.zeros((2, 1)), 0.0, 1.0, ftol=0.0)
+    with pytest.raises(ValueError, match="lengths"):
+        trf_batch(fun, jac, np.full((2, 1), 0.5), 0.0, 2.0, lengths=np.array([3, 4]))
+    # a start outside the bounds is refused for that problem only (scipy raises)
+    res = trf_batch(fun, jac, np.array([[0.5], [3.0]]), 0.0, 2.0)
+    assert res.failed.tolist() == [False, True]
+    np.testing.assert_allclose(res.x[0], [1.0], atol=1e-8)
+    assert "1 failed" in res.summary()
