@@ -105,7 +105,13 @@ Plan = list[tuple[int, np.ndarray]]
 
 def _plan(lengths: np.ndarray) -> Plan:
     """The rows of a stack grouped by their problem's number of residuals: ``[(m, rows)]``."""
-    return [(int(m), np.flatnonzero(lengths == m)) for m in np.unique(lengths)]
+    if not len(lengths):
+        return []
+    order = np.argsort(lengths, kind="stable")
+    ordered = lengths[order]
+    cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+    starts, ends = np.r_[0, cuts], np.r_[cuts, len(order)]
+    return [(int(ordered[a]), order[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
 
 
 def _mv(J: np.ndarray, s: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
