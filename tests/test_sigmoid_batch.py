@@ -166,3 +166,34 @@ def test_trf_batch_bad_input():
     assert res.failed.tolist() == [False, True]
     np.testing.assert_allclose(res.x[0], [1.0], atol=1e-8)
     assert "1 failed" in res.summary()
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_panel_bootstrap_equals_one_warm_refit_per_replicate(n_jobs):
+    """fit_sigmoid_panel's n_starts=0 replicates are scipy's warm refits, replicate by
+    replicate (the loop the batch replaced), with any number of processes."""
+    import pandas as pd
+
+    from hca.causal import fit_sigmoid_panel
+
+    x, t, y = _simulated(10, n=36)
+    y2 = 0.5 * y + np.random.default_rng(11).normal(0.0, 2.0, len(y))
+    g = np.arange(len(x)) // 3
+    df = pd.DataFrame({"log_c": x, "T": t, "y1": y, "y2": y2, "base_model": g})
+    panel = fit_sigmoid_panel(
+        df, ["y1", "y2"], domains="base_model", n_boot=12, random_state=5, n_jobs=n_jobs
+    )
+    starts = [panel.fits[("all", o)].params for o in ("y1", "y2")]
+    draw = resampler(t, g)
+    expected = []
+    for r in range(12):
+        idx = draw(np.random.default_rng([5, 0, r]))
+        if len(np.unique(t[idx])) < 2:
+            continue
+        expected.append(
+            [warm_refit(x[idx], t[idx], col[idx], s, True) for col, s in zip((y, y2), starts)]
+        )
+    want = np.asarray(expected)
+    for j, o in enumerate(("y1", "y2")):
+        np.testing.assert_array_equal(panel.boot[("all", o)].samples, want[:, j, :5])
+    np.testing.assert_array_equal(panel.r2_samples["all"], want[:, :, 5])
