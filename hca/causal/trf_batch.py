@@ -114,14 +114,6 @@ def _plan(lengths: np.ndarray) -> Plan:
     return [(int(ordered[a]), order[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
 
 
-def _mv(J: np.ndarray, s: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
-    """``J[ids[r], :m_r] @ s[r]`` for every row ``r``, zero beyond its ``m_r`` residuals."""
-    out = np.zeros((len(s), J.shape[1]))
-    for m, rows in plan:
-        out[rows, :m] = _matvec(J[ids[rows], :m], s[rows])
-    return out
-
-
 def _mdot(a: np.ndarray, b: np.ndarray, plan: Plan) -> np.ndarray:
     """Dot products of residual vectors over every problem's own ``m_b`` entries."""
     out = np.empty(len(a))
@@ -144,6 +136,24 @@ def _column_norms(J: np.ndarray, plan: Plan, ids: np.ndarray) -> np.ndarray:
     out = np.empty((len(ids), J.shape[2]))
     for m, rows in plan:
         out[rows] = np.sum(J[ids[rows], :m] ** 2, axis=1) ** 0.5
+    return out
+
+
+def _products(
+    J: np.ndarray,
+    ids: np.ndarray,
+    plan: Plan,
+    vectors: list[np.ndarray],
+    pairs: list[tuple[int, int]],
+) -> list[np.ndarray]:
+    """``(J s_i) . (J s_j)`` for every pair, row by row (``J[ids[r], :m_r]``), each product
+    as :func:`_mv` and :func:`_mdot` compute it, with one gather of ``J`` per length."""
+    out = [np.empty(len(ids)) for _ in pairs]
+    for m, rows in plan:
+        Jr = J[ids[rows], :m]
+        images = [_matvec(Jr, v[rows]) for v in vectors]
+        for k, (i, j) in enumerate(pairs):
+            out[k][rows] = _dot(images[i], images[j])
     return out
 
 
@@ -215,8 +225,7 @@ def _quadratic(
     J: np.ndarray, g: np.ndarray, s: np.ndarray, diag: np.ndarray, plan: Plan, ids: np.ndarray
 ) -> np.ndarray:
     """scipy's ``evaluate_quadratic``: ``0.5 s'(J'J + diag)s + g's`` per problem."""
-    Js = _mv(J, s, plan, ids)
-    q = _mdot(Js, Js, plan)
+    (q,) = _products(J, ids, plan, [s], [(0, 0)])
     q = q + _dot(s * diag, s)
     return 0.5 * q + _dot(s, g)
 
@@ -333,15 +342,19 @@ def _select_step(x, J_h, ids, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, leng
         r_lo = np.where(positive, (1 - theta) * p_stride / r_stride, 0.0)
     r_hi = np.where(positive, np.where(r_stride == to_bound, theta * to_bound, to_tr), -1.0)
     reflect = r_lo <= r_hi
+    p_h_theta = p_h * theta[:, None]
+    ag_h = -g_h
+    # the residual-space products of the three quadratics, one gather per length
+    (vv, uv, uu, qq, ww) = _products(
+        J_h, ids, plan, [r_h, p_h, p_h_theta, ag_h], [(0, 0), (1, 0), (1, 1), (2, 2), (3, 3)]
+    )
     # build_quadratic_1d(J_h, g_h, r_h, s0=p_h, diag=diag_h)
-    v = _mv(J_h, r_h, plan, ids)
-    a = _mdot(v, v, plan)
+    a = vv
     a = a + _dot(r_h * diag_h, r_h)
     a = a * 0.5
     b = _dot(g_h, r_h)
-    u = _mv(J_h, p_h, plan, ids)
-    b = b + _mdot(u, v, plan)
-    c = 0.5 * _mdot(u, u, plan) + _dot(g_h, p_h)
+    b = b + uv
+    c = 0.5 * uu + _dot(g_h, p_h)
     b = b + _dot(p_h * diag_h, r_h)
     c = c + 0.5 * _dot(p_h * diag_h, p_h)
     r_t, r_value = _min_quadratic(a, b, r_lo, r_hi, c)
@@ -350,17 +363,19 @@ def _select_step(x, J_h, ids, diag_h, g_h, p, p_h, d, Delta, lb, ub, theta, leng
     r_value = np.where(reflect, r_value, np.inf)
 
     p = p * theta[:, None]
-    p_h = p_h * theta[:, None]
-    p_value = _quadratic(J_h, g_h, p_h, diag_h, plan, ids)
+    p_h = p_h_theta
+    # evaluate_quadratic(J_h, g_h, p_h, diag=diag_h)
+    q = qq
+    q = q + _dot(p_h * diag_h, p_h)
+    p_value = 0.5 * q + _dot(p_h, g_h)
 
-    ag_h = -g_h
     ag = d * ag_h
     with np.errstate(divide="ignore"):
         to_tr = Delta / _norm(ag_h)
     to_bound, _ = _step_to_bound(x, ag, lb, ub)
     ag_stride = np.where(to_bound < to_tr, theta * to_bound, to_tr)
-    v = _mv(J_h, ag_h, plan, ids)
-    a = _mdot(v, v, plan)
+    # build_quadratic_1d(J_h, g_h, ag_h, diag=diag_h)
+    a = ww
     a = a + _dot(ag_h * diag_h, ag_h)
     a = a * 0.5
     b = _dot(g_h, ag_h)
