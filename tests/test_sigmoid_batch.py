@@ -197,3 +197,70 @@ def test_panel_bootstrap_equals_one_warm_refit_per_replicate(n_jobs):
     for j, o in enumerate(("y1", "y2")):
         np.testing.assert_array_equal(panel.boot[("all", o)].samples, want[:, j, :5])
     np.testing.assert_array_equal(panel.r2_samples["all"], want[:, :, 5])
+
+
+def _exp_problem(seed: int, m: int):
+    """``a exp(-b u) + c`` data; residuals are inf where ``a > 2.3`` (scipy then shrinks)."""
+    rng = np.random.default_rng(seed)
+    u = np.linspace(0.0, 3.0, m)
+    y = 2.0 * np.exp(-1.3 * u) + 0.5 + rng.normal(0.0, 0.05, m)
+    return u, y
+
+
+def _exp_resid(p, u, y):
+    r = p[0] * np.exp(-p[1] * u) + p[2] - y
+    return r if p[0] <= 2.3 else np.full_like(u, np.inf)
+
+
+def _exp_jac(p, u, _y=None):
+    e = np.exp(-p[1] * u)
+    return np.column_stack([e, -p[0] * u * e, np.ones_like(u)])
+
+
+@pytest.mark.parametrize("max_nfev", [3, 500])
+def test_trf_batch_equals_least_squares_on_another_problem(max_nfev):
+    """A generic check of trf_batch against scipy.optimize.least_squares: problems of three
+    lengths, a bound that binds (c <= 0.3), non-finite residuals beyond a = 2.3 (met on the way
+    from the second start; at the third start, which scipy refuses), and a budget of 3 evaluations that stops every problem
+    early."""
+    from scipy.optimize import least_squares
+
+    probs = [_exp_problem(s, m) for s, m in enumerate([12, 20, 12, 31, 20, 31])]
+    starts = np.array([[1.0, 0.9, 0.0], [1.5, 2.0, -1.0], [5.0, 0.5, -2.0]] * 2)
+    lb, ub = np.array([0.0, 0.0, -np.inf]), np.array([10.0, np.inf, 0.3])
+    lengths = np.array([len(u) for u, _ in probs])
+    M = lengths.max()
+    U = np.zeros((6, M))
+    Y = np.zeros((6, M))
+    for i, (u, y) in enumerate(probs):
+        U[i, : len(u)], Y[i, : len(u)] = u, y
+
+    def fun(p, members):
+        out = np.zeros((len(members), M))
+        for r, i in enumerate(members):
+            out[r, : lengths[i]] = _exp_resid(p[r], U[i, : lengths[i]], Y[i, : lengths[i]])
+        return out
+
+    def jac(p, members):
+        out = np.zeros((len(members), M, 3))
+        for r, i in enumerate(members):
+            out[r, : lengths[i]] = _exp_jac(p[r], U[i, : lengths[i]])
+        return out
+
+    res = trf_batch(fun, jac, starts, lb, ub, ftol=1e-10, xtol=1e-10, gtol=1e-10,
+                    max_nfev=max_nfev, lengths=lengths)
+    assert res.failed.tolist() == [False, False, True] * 2
+    for i, (u, y) in enumerate(probs):
+        kwargs = dict(jac=_exp_jac, bounds=(lb, ub), method="trf", x_scale="jac", ftol=1e-10,
+                      xtol=1e-10, gtol=1e-10, max_nfev=max_nfev, args=(u, y))
+        if res.failed[i]:
+            with pytest.raises(ValueError, match="not finite"):
+                least_squares(_exp_resid, starts[i], **kwargs)
+            continue
+        ref = least_squares(_exp_resid, starts[i], **kwargs)
+        np.testing.assert_allclose(res.x[i], ref.x, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(res.fun[i, : len(u)], ref.fun, rtol=1e-10, atol=1e-12)
+        assert (res.nfev[i], res.njev[i], res.status[i]) == (ref.nfev, ref.njev, ref.status)
+        assert res.optimality[i] == pytest.approx(ref.optimality, rel=1e-10, abs=1e-14)
+    ok = ~res.failed
+    assert np.any(res.x[ok, 2] > 0.3 - 1e-6) if max_nfev == 500 else np.all(res.status[ok] == 0)

@@ -490,9 +490,10 @@ def trf_batch(
     nfev = np.ones(B, dtype=int)
     njev = np.ones(B, dtype=int)
     everyone_plan = _plan(m)
-    cost = 0.5 * _mdot(f, f, everyone_plan)
-    g = _grad(J, f, everyone_plan, everyone)
-    scale_inv = _column_norms(J, everyone_plan, everyone)
+    with np.errstate(invalid="ignore", over="ignore"):  # the failed ones are not used
+        cost = 0.5 * _mdot(f, f, everyone_plan)
+        g = _grad(J, f, everyone_plan, everyone)
+        scale_inv = _column_norms(J, everyone_plan, everyone)
     scale_inv[scale_inv == 0] = 1
     scale = 1 / scale_inv
     v, dv = _scaling_vector(x, g, lb, ub)
