@@ -358,13 +358,17 @@ def _batch_functions(U: np.ndarray, T: np.ndarray, V: np.ndarray, use_tau: bool)
     def jac(p: np.ndarray, members: np.ndarray) -> np.ndarray:
         L, k_u, u0, _tau, _b = full(p)
         u = U[members]
-        s = expit(k_u * (u - u0))
+        out = np.empty((*u.shape, p.shape[1]))  # the columns of _scaled_residuals' jac
+        diff = u - u0
+        s = expit(k_u * diff)
         ds = s * (1.0 - s)
-        cols = [s, L * ds * (u - u0), -L * ds * k_u]
+        out[..., 0] = s
+        out[..., 1] = L * ds * diff
+        out[..., 2] = -L * ds * k_u
         if use_tau:
-            cols.append(T[members])
-        cols.append(np.ones_like(u))
-        return np.stack(cols, axis=2)
+            out[..., 3] = T[members]
+        out[..., -1] = 1.0
+        return out
 
     return resid, jac
 
