@@ -573,14 +573,14 @@ def test_restarts_keep_the_largest_negentropy():
 
 def test_restarts_skip_unconverged_runs(monkeypatch):
     sim = simulate_scm(n_domains=2, n_per_domain=200, random_state=2)
-    real = est_module.fastica_stack
+    real = est_module.fastica_lockstep
     flags = np.array([False, True, False])  # seeds 10, 11, 12 (the distinct seeds, sorted)
 
     def fake_batch(whitened, w_init, **kw):
         return [dataclasses.replace(r, converged=flags) for r in real(whitened, w_init, **kw)]
 
     calls = iter([10.0, 1.0, 20.0] * 2)  # the unconverged runs look best
-    monkeypatch.setattr(est_module, "fastica_stack", fake_batch)
+    monkeypatch.setattr(est_module, "fastica_lockstep", fake_batch)
     monkeypatch.setattr(est_module, "ica_negentropy", lambda S: np.array([next(calls), 0.0]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -15,7 +15,7 @@ one, so a seed's result does not depend on which other seeds share its batch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "initial_matrices",
     "fastica_batch",
     "fastica_stack",
+    "fastica_lockstep",
     "FastICABatch",
 ]
 
@@ -126,58 +127,122 @@ def _iterate(
     """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged.
 
     ``X1`` is one white data matrix (d, n) shared by every start, or a stack (g, d, n) of
-    matrices of one shape with ``which`` (b,) naming the matrix of every start.
+    matrices of one shape with ``which`` (b,) naming the matrix of every start: one block of
+    :func:`_iterate_blocks`."""
+    return _iterate_blocks([(X1, which, W.shape[0])], W, tol, max_iter)
 
-    The loop keeps only the starts still iterating (``Wa``; their data ``Xa`` and its
-    transposed view are gathered again only when a start stops) and writes a start's ``W``
-    out when it stops. Temporaries are updated in place and ``np.mean`` is spelled as what it
-    does (``np.add.reduce``, then a division by the count), but every operation is the plain
-    update's on operands of the same values and layout (the matrix products' operands
-    included), so the results are bitwise those of gathering ``W[active]`` and
-    ``X1[which[active]]`` afresh at every iteration
+
+def _iterate_blocks(
+    blocks: Sequence[tuple[np.ndarray, np.ndarray | None, int]],
+    W: np.ndarray,
+    tol: float,
+    max_iter: int,
+    on_stop: Callable[[np.ndarray], None] | None = None,
+):
+    """Fixed-point iterations of the starts of several blocks in lockstep; return W, n_iter,
+    converged.
+
+    A block ``(X1, which, b)`` is one white data matrix ``X1`` (d, n) shared by its ``b``
+    starts (``which`` None), or a stack (g, d, n) of matrices of one shape with ``which``
+    (b,) naming the matrix of every start. ``W`` (sum of the b, d, d) holds the starts of
+    the first block, then those of the second, and so on; blocks may differ in ``n``, not in
+    ``d``. Every iteration computes the parts that involve the data (``W @ X``, ``tanh``, the
+    mean over samples, the product with ``X^T``) block by block, and the parts of shape
+    (d, d) (the symmetric decorrelation, the convergence test) once, on the stack of the
+    active starts of every block. ``on_stop``, if given, is called with the indices (into
+    ``W``) of the starts that stop at an iteration (converged), in increasing order, and once
+    after the loop with those that never converged.
+
+    The loop keeps only the starts still iterating (``Wa``; a block's data ``Xa`` and its
+    transposed view are gathered again only when one of its starts stops) and writes a
+    start's ``W`` out when it stops. Temporaries are updated in place and ``np.mean`` is
+    spelled as what it does (``np.add.reduce``, then a division by the count), but every
+    operation is the plain update's on operands of the same values and layout (the matrix
+    products' operands included), and every operation acts on every start's slice alone
+    (stacked ``matmul`` and ``eigh`` matrix by matrix, the rest elementwise or along a
+    start's own axis), so the results are bitwise those of gathering ``W[active]`` and
+    ``X1[which[active]]`` afresh at every iteration for every block on its own
     (``tests/test_fastica_loop.py`` checks this against that plain loop)."""
     W = _sym_decorrelation(W)
-    b = W.shape[0]
-    n = X1.shape[-1]
-    p_ = float(n)
-    n_iter = np.full(b, max_iter, dtype=int)
-    active = np.arange(b)
+    B = W.shape[0]
+    if sum(b for _, _, b in blocks) != B:
+        raise ValueError(f"the blocks hold {sum(b for _, _, b in blocks)} starts, W {B}")
+    n_iter = np.full(B, max_iter, dtype=int)
+    active = np.arange(B)
+    # per block still iterating: [X1, which of its active starts, Xa, XaT, p_, n, count]
+    state: list[list[Any]] = []
+    for X1, which, b in blocks:
+        if b:
+            Xa = X1 if which is None else X1[which]
+            n = X1.shape[-1]
+            state.append([X1, which, Xa, Xa.swapaxes(-1, -2), float(n), n, b])
     Wa = W.copy()
-    Xa = X1 if which is None else X1[which]
-    XaT = Xa.swapaxes(-1, -2)
-    for ii in range(max_iter if b else 0):
-        gwtx = Wa @ Xa
-        np.tanh(gwtx, out=gwtx)
-        g2 = np.square(gwtx)
-        np.subtract(1, g2, out=g2)
-        g_wtx = np.add.reduce(g2, axis=-1)
-        np.true_divide(g_wtx, n, out=g_wtx)
-        V = gwtx @ XaT
-        np.true_divide(V, p_, out=V)
-        V -= g_wtx[:, :, np.newaxis] * Wa
-        W1 = _sym_decorrelation(V)
+    for ii in range(max_iter if B else 0):
+        Vs = []
+        lo = 0
+        for _, _, Xa, XaT, p_, n, m in state:
+            Wg = Wa[lo : lo + m]
+            lo += m
+            gwtx = Wg @ Xa
+            np.tanh(gwtx, out=gwtx)
+            g2 = np.square(gwtx)
+            np.subtract(1, g2, out=g2)
+            g_wtx = np.add.reduce(g2, axis=-1)
+            np.true_divide(g_wtx, n, out=g_wtx)
+            V = gwtx @ XaT
+            np.true_divide(V, p_, out=V)
+            V -= g_wtx[:, :, np.newaxis] * Wg
+            Vs.append(V)
+        W1 = _sym_decorrelation(Vs[0] if len(Vs) == 1 else np.concatenate(Vs))
         e = np.einsum("bij,bij->bi", W1, Wa)
         np.abs(e, out=e)
         np.subtract(e, 1, out=e)
         np.abs(e, out=e)
         done = np.maximum.reduce(e, axis=-1) < tol
         if done.any():
-            n_iter[active[done]] = ii + 1
-            W[active[done]] = W1[done]
+            stopped = active[done]
+            n_iter[stopped] = ii + 1
+            W[stopped] = W1[done]
             keep = ~done
             active = active[keep]
+            if on_stop is not None:
+                on_stop(stopped)
             if active.size == 0:
                 break
             W1 = W1[keep]
-            if which is not None:
-                Xa = X1[which[active]]
-                XaT = Xa.swapaxes(-1, -2)
+            state = _drop_stopped(state, keep)
         Wa = W1
     else:
         W[active] = Wa
-    converged = np.ones(b, dtype=bool)
+        if on_stop is not None and active.size:
+            on_stop(active)
+    converged = np.ones(B, dtype=bool)
     converged[active] = False
     return W, n_iter, converged
+
+
+def _drop_stopped(state: list[list[Any]], keep: np.ndarray) -> list[list[Any]]:
+    """The blocks' state after the starts not in ``keep`` (over the active starts of every
+    block, in order) stopped: a block's data gathered again, a block without starts left
+    out."""
+    out = []
+    lo = 0
+    for block in state:
+        X1, which, m = block[0], block[1], block[6]
+        kept = keep[lo : lo + m]
+        lo += m
+        count = int(np.count_nonzero(kept))
+        if count == m:
+            out.append(block)
+        elif count:
+            if which is not None:
+                which = which[kept]
+                Xa = X1[which]
+                block = [X1, which, Xa, Xa.swapaxes(-1, -2), block[4], block[5], count]
+            else:
+                block = [*block[:6], count]
+            out.append(block)
+    return out
 
 
 def fastica_batch(
@@ -277,13 +342,102 @@ def fastica_stack(
         raise ValueError(
             f"w_init must have shape ({len(whitened)}, n_starts, {d}, {d}), got {W0.shape}"
         )
-    g, b = W0.shape[:2]
-    X1 = np.stack([w.X1 for w in whitened])
-    which = np.repeat(np.arange(g), b)
-    W, n_iter, converged = _iterate(X1, W0.reshape(g * b, d, d), float(tol), int(max_iter), which)
-    return [
-        _finish(
-            W[i * b : (i + 1) * b], wh, n_iter[i * b : (i + 1) * b], converged[i * b : (i + 1) * b]
+    return fastica_lockstep(whitened, list(W0), max_iter=max_iter, tol=tol)
+
+
+def fastica_lockstep(
+    whitened: Sequence[Whitened],
+    w_init: Sequence[np.ndarray],
+    *,
+    max_iter: int = 1000,
+    tol: float = 1e-4,
+    on_done: Callable[[int], None] | None = None,
+) -> list[FastICABatch]:
+    """:func:`fastica_batch` of several data matrices of any numbers of samples, all their
+    starts iterating in lockstep.
+
+    The starts of the matrices with the same number of samples form one stack for the steps
+    that involve the data; the steps on (d, d) matrices (the symmetric decorrelation with its
+    ``eigh``, the convergence test) run once per iteration on the stack of every active
+    start of every matrix. A loop over the data sets and domains of an analysis thus makes
+    the numpy calls of the slowest start's iterations once, instead of once per shape.
+    Every start is computed from its own slice of the stack with the same operations, so
+    entry ``i`` equals ``fastica_batch(..., w_init=w_init[i], whitened=whitened[i])``
+    bit for bit (``tests/test_fastica_loop.py`` checks them against each other).
+
+    Parameters
+    ----------
+    whitened : sequence of Whitened
+        :func:`whiten` of every data matrix, all with the same number of components ``d``.
+    w_init : sequence of ndarray of shape (n_starts_i, d, d)
+        Initial matrices of the starts of every data matrix (their numbers may differ).
+    max_iter, tol
+        As :func:`fastica_batch`.
+    on_done : callable, optional
+        Called as ``on_done(i)`` once every start of matrix ``i`` has stopped (converged, or
+        at ``max_iter``), in the order in which the matrices finish; a matrix without starts
+        is reported before the iterations.
+
+    Returns
+    -------
+    list of FastICABatch
+        One per data matrix, in order.
+
+    Raises
+    ------
+    ValueError
+        If ``w_init`` does not hold one stack of (d, d) matrices per data matrix, or the
+        matrices differ in ``d``.
+    """
+    whitened = list(whitened)
+    W0s = [np.array(w, dtype=np.float64, copy=True) for w in w_init]
+    if len(W0s) != len(whitened):
+        raise ValueError(
+            f"fastica_lockstep: {len(W0s)} stacks of initial matrices for {len(whitened)} "
+            "data matrices"
         )
-        for i, wh in enumerate(whitened)
-    ]
+    if not whitened:
+        return []
+    d = whitened[0].X1.shape[0]
+    if any(w.X1.shape[0] != d for w in whitened):
+        found = sorted({w.X1.shape[0] for w in whitened})
+        raise ValueError(f"fastica_lockstep: the data matrices differ in components: {found}")
+    for i, W0 in enumerate(W0s):
+        if W0.ndim != 3 or W0.shape[1:] != (d, d):
+            raise ValueError(f"w_init[{i}] must have shape (n_starts, {d}, {d}), got {W0.shape}")
+    by_shape: dict[tuple, list[int]] = {}
+    for i, wh in enumerate(whitened):
+        by_shape.setdefault(wh.X1.shape, []).append(i)
+    order = [i for members in by_shape.values() for i in members]  # starts in block order
+    sizes = np.array([len(W0s[i]) for i in order], dtype=int)
+    first = dict(zip(order, np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()))
+    blocks = []
+    for members in by_shape.values():
+        which = np.repeat(np.arange(len(members)), [len(W0s[i]) for i in members])
+        blocks.append((np.stack([whitened[i].X1 for i in members]), which, len(which)))
+    matrix = np.repeat(np.array(order, dtype=int), sizes)  # matrix of every start
+    left = np.bincount(matrix, minlength=len(whitened))
+    on_stop = None
+    if on_done is not None:
+        for k in np.flatnonzero(left == 0).tolist():
+            on_done(k)
+
+        def on_stop(stopped: np.ndarray) -> None:
+            ended = matrix[stopped]
+            left[:] -= np.bincount(ended, minlength=len(whitened))
+            for k in np.unique(ended).tolist():
+                if left[k] == 0:
+                    on_done(k)
+
+    W, n_iter, converged = _iterate_blocks(
+        blocks,
+        np.concatenate([W0s[i] for i in order]).reshape(-1, d, d),
+        float(tol),
+        int(max_iter),
+        on_stop,
+    )
+    out = []
+    for i, wh in enumerate(whitened):
+        part = slice(first[i], first[i] + len(W0s[i]))
+        out.append(_finish(W[part], wh, n_iter[part], converged[part]))
+    return out

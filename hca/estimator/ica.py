@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any
@@ -15,7 +15,7 @@ from joblib import Parallel, delayed
 from sklearn.decomposition import FastICA
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.fastica_batch import fastica_stack, initial_matrices, whiten
+from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
 from hca.estimator.progress import Listener, report
 from hca.validation import check_fit_data, check_positive_int
 
@@ -253,38 +253,43 @@ def fastica_runs_many(
     tol: float = 1e-4,
     *,
     paired: bool = False,
+    on_done: Callable[[int], None] | None = None,
 ) -> list[list[ICARun]]:
     """:func:`fastica_runs` of several data matrices (for example the bootstrap resamples of
-    one domain): the integer seeds of all matrices of one shape iterate in one stack
-    (:func:`hca.estimator.fastica_batch.fastica_stack`). Entry ``g`` equals
+    one domain, or the domains of several data sets): the integer seeds of all matrices
+    iterate in lockstep (:func:`hca.estimator.fastica_batch.fastica_lockstep`; the matrices
+    of one number of samples in one stack). Entry ``g`` equals
     ``fastica_runs(Xks[g], d, seeds, ...)``; with ``paired=True``, ``seeds[g]`` is the
     sequence of seeds of ``Xks[g]`` alone (for example simulated data sets that each have
-    their own seed) and entry ``g`` equals ``fastica_runs(Xks[g], d, seeds[g], ...)``."""
+    their own seed) and entry ``g`` equals ``fastica_runs(Xks[g], d, seeds[g], ...)``.
+    ``on_done``, if given, is called as ``on_done(g)`` once the batched runs of ``Xks[g]``
+    have stopped (its runs from seeds that are not integers follow after the batch)."""
     Xks = [np.asarray(X, dtype=np.float64) for X in Xks]
     if paired and len(seeds) != len(Xks):
         raise ValueError(f"paired: {len(seeds)} seed lists for {len(Xks)} data matrices")
     seed_lists = [list(s) for s in seeds] if paired else [list(seeds)] * len(Xks)
     distinct = [sorted({int(s) for s in sl if _is_int_seed(s)}) for sl in seed_lists]
-    found: list[dict[int, ICARun]] = [{} for _ in Xks]
-    groups: dict[tuple, list[int]] = {}  # one stack per shape and number of starts
-    for g, X in enumerate(Xks):
-        if distinct[g]:
-            groups.setdefault((X.shape, len(distinct[g])), []).append(g)
     shared = None if paired or not distinct or not distinct[0] else initial_matrices(distinct[0], d)
-    for members in groups.values():
-        whs = [whiten(Xks[g], d) for g in members]
-        if shared is not None:
-            w_init = np.broadcast_to(shared, (len(members), *shared.shape))
-        else:
-            w_init = np.stack([initial_matrices(distinct[g], d) for g in members])
-        batches = fastica_stack(whs, w_init, max_iter=max_iter, tol=tol)
-        for g, batch in zip(members, batches):
-            for i, s in enumerate(distinct[g]):
-                W = batch.components[i]
-                objective = float(np.sum(ica_negentropy((Xks[g] - batch.mean) @ W.T)))
-                found[g][s] = ICARun(
-                    W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
-                )
+    batched = [g for g in range(len(Xks)) if distinct[g]]
+    if on_done is not None:
+        for g in range(len(Xks)):
+            if not distinct[g]:
+                on_done(g)
+    batches = fastica_lockstep(
+        [whiten(Xks[g], d) for g in batched],
+        [shared if shared is not None else initial_matrices(distinct[g], d) for g in batched],
+        max_iter=max_iter,
+        tol=tol,
+        on_done=None if on_done is None else (lambda k: on_done(batched[k])),
+    )
+    found: list[dict[int, ICARun]] = [{} for _ in Xks]
+    for g, batch in zip(batched, batches):
+        for i, s in enumerate(distinct[g]):
+            W = batch.components[i]
+            objective = float(np.sum(ica_negentropy((Xks[g] - batch.mean) @ W.T)))
+            found[g][s] = ICARun(
+                W, batch.mean, bool(batch.converged[i]), int(batch.n_iter[i]), objective
+            )
     out = []
     for g, X in enumerate(Xks):
         runs = []
@@ -593,38 +598,92 @@ def fit_icas_many(
     per_seed = [restart_seeds(int(s), n_restarts) for s in seeds]
     flat = [s for restarts in per_seed for s in restarts]
     n_out = 1 if paired else len(seeds)
-    out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in range(n_out)] for _ in datasets]
+    members = [[g for g in range(len(datasets)) if label in holds[g]] for label in order]
+    Xks: list[list[np.ndarray]] = []  # per domain: its distinct matrices
+    source: list[dict[int, int]] = []  # per domain: data set -> its matrix (equal: fitted once)
     for j, label in enumerate(order):
-        members = [g for g in range(len(datasets)) if label in holds[g]]
-        Xks: list[np.ndarray] = []
-        source: dict[int, int] = {}  # data set -> its matrix in Xks (equal scores fitted once)
-        for g in members:
+        Xks.append([])
+        source.append({})
+        for g in members[j]:
             values, domains = datasets[g]
             Xk = values[domains == label]
-            same = [] if paired else [k for k, Y in enumerate(Xks) if np.array_equal(Xk, Y)]
-            source[g] = same[0] if same else len(Xks)
+            same = [] if paired else [k for k, Y in enumerate(Xks[j]) if np.array_equal(Xk, Y)]
+            source[j][g] = same[0] if same else len(Xks[j])
             if not same:
-                Xks.append(Xk)
-        starts = [per_seed[g] for g in members] if paired else flat  # paired: one per matrix
-        if ica == "fastica":
-            runs_of = fastica_runs_many(Xks, d, starts, max_iter, tol, paired=paired)
-        else:
-            runs_of = [
-                _domain_runs(Xk, label, d, ica, starts[k] if paired else flat, max_iter, tol)
-                for k, Xk in enumerate(Xks)
-            ]
+                Xks[j].append(Xk)
+    starts = [[per_seed[g] for g in m] for m in members] if paired else flat  # paired: per matrix
+    runs_of = _domain_runs_many(Xks, order, d, ica, starts, max_iter, tol, paired, progress)
+    out: list[list[dict[Hashable, DomainICA]]] = [[{} for _ in range(n_out)] for _ in datasets]
+    for j, label in enumerate(order):
         used: set[int] = set()
-        for g in members:
-            Xk, runs = Xks[source[g]], runs_of[source[g]]
-            if source[g] in used:  # every data set owns its arrays
+        for g in members[j]:
+            Xk, runs = Xks[j][source[j][g]], runs_of[j][source[j][g]]
+            if source[j][g] in used:  # every data set owns its arrays
                 runs = [replace(r, unmixing=r.unmixing.copy(), mean=r.mean.copy()) for r in runs]
-            used.add(source[g])
+            used.add(source[j][g])
             for i in range(n_out):
                 restarts = runs[i * n_restarts : (i + 1) * n_restarts]
                 out[g][i][label] = _keep_best_run(
                     restarts, label, int(Xk.shape[0]), ica, max_iter, tol
                 )
-        report(progress, "ICA", j + 1, len(order))
+    return out
+
+
+def _domain_runs_many(
+    Xks: Sequence[Sequence[np.ndarray]],
+    order: Sequence[Hashable],
+    d: int,
+    ica: str,
+    seeds: Sequence[Any],
+    max_iter: int,
+    tol: float,
+    paired: bool,
+    progress: Listener | None,
+) -> list[list[list[ICARun]]]:
+    """The ICA runs of every matrix ``Xks[j][k]`` of every domain ``order[j]`` from every seed
+    of ``seeds`` (``paired``: ``seeds[j][k]`` are those of ``Xks[j][k]``). FastICA: every
+    matrix of every domain in one lockstep batch (:func:`fastica_runs_many`), a domain
+    reported to ``progress`` once all its runs have stopped; Picard: domain by domain."""
+    if ica != "fastica":
+        out = []
+        for j, label in enumerate(order):
+            out.append(
+                [
+                    _domain_runs(Xk, label, d, ica, seeds[j][k] if paired else seeds, max_iter, tol)
+                    for k, Xk in enumerate(Xks[j])
+                ]
+            )
+            report(progress, "ICA", j + 1, len(order))
+        return out
+    domain_of = [j for j in range(len(order)) for _ in Xks[j]]
+    left = [len(x) for x in Xks]
+    finished = [0]
+
+    def finish_domain() -> None:
+        finished[0] += 1
+        report(progress, "ICA", finished[0], len(order))
+
+    def on_done(m: int) -> None:
+        left[domain_of[m]] -= 1
+        if left[domain_of[m]] == 0:
+            finish_domain()
+
+    for j in range(len(order)):
+        if not Xks[j]:
+            finish_domain()
+    flat = fastica_runs_many(
+        [Xk for per_domain in Xks for Xk in per_domain],
+        d,
+        [s for per_domain in seeds for s in per_domain] if paired else seeds,
+        max_iter,
+        tol,
+        paired=paired,
+        on_done=on_done,
+    )
+    out, lo = [], 0
+    for per_domain in Xks:
+        out.append(flat[lo : lo + len(per_domain)])
+        lo += len(per_domain)
     return out
 
 
