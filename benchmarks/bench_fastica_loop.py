@@ -12,7 +12,12 @@ timed through the public :func:`~hca.estimator.fastica_batch.fastica_stack` and
 (b) the same through ``fastica_batch`` (one shared matrix, no gather);
 (c) a large stack: 4 seeds x 200 bootstrap resamples of 300 Mistral-7B models on the physics
     subjects (3 x 300 each); most of the 800 starts converge within 5-25 iterations, a few
-    dozen take hundreds and 24 stop at ``max_iter=1000``.
+    dozen take hundreds and 24 stop at ``max_iter=1000``;
+(d) the MMLU chapter's batch of one ensemble: the mathematics, physics and cross subjects on
+    every available base model, rows in order and reversed (five numbers of models), 20
+    seeds, ``max_iter=1000``: :func:`~hca.estimator.fastica_batch.fastica_lockstep` (one loop)
+    against one ``fastica_stack`` per shape, as ``fastica_runs_many`` ran them before the
+    lockstep loop (a reference module without ``fastica_lockstep`` runs the latter).
 
 The reference is the module as it is on a git ref (default ``main``), loaded from
 ``git show REF:hca/estimator/fastica_batch.py`` into a temporary module. For every case the
@@ -40,8 +45,8 @@ from types import ModuleType
 import numpy as np
 
 from hca.estimator import fastica_batch as current
-from hca.paper.constants import PHYSICS_SUBJECTS
-from hca.paper.mmlu import mmlu_frame, subject_columns
+from hca.paper.constants import CROSS_SUBJECTS, MATH_SUBJECTS, PHYSICS_SUBJECTS
+from hca.paper.mmlu import mmlu_data, mmlu_frame, subject_columns
 
 REPO = Path(__file__).resolve().parents[1]
 MODULE = "hca/estimator/fastica_batch.py"
@@ -81,6 +86,30 @@ def cases() -> dict[str, Callable[[ModuleType], list]]:
     def slow_batch(m: ModuleType) -> list:
         return [m.fastica_batch(slow, 3, seeds40, max_iter=5000, tol=1e-4)]
 
+    mmlu = mmlu_data()
+    chapter = []
+    for subjects in (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS):
+        for base in mmlu.available:
+            X = frame.loc[frame["base_model"] == base, list(subjects)].to_numpy(np.float64)
+            chapter += [X, X[::-1]]
+    seeds20 = list(range(20))
+
+    def chapter_batch(m: ModuleType) -> list:
+        whs = [m.whiten(X, 3) for X in chapter]
+        W0 = m.initial_matrices(seeds20, 3)
+        if hasattr(m, "fastica_lockstep"):
+            return m.fastica_lockstep(whs, [W0] * len(whs), max_iter=1000, tol=1e-4)
+        by_shape: dict[tuple, list[int]] = {}
+        for i, X in enumerate(chapter):
+            by_shape.setdefault(X.shape, []).append(i)
+        out: list = [None] * len(chapter)
+        for members in by_shape.values():
+            W0s = np.broadcast_to(W0, (len(members), *W0.shape))
+            got = m.fastica_stack([whs[i] for i in members], W0s, max_iter=1000, tol=1e-4)
+            for i, res in zip(members, got):
+                out[i] = res
+        return out
+
     def boot_stack(m: ModuleType) -> list:
         whs = [m.whiten(X, 3) for X in resamples]
         W0 = np.broadcast_to(m.initial_matrices(seeds4, 3), (len(whs), 4, 3, 3))
@@ -90,6 +119,7 @@ def cases() -> dict[str, Callable[[ModuleType], list]]:
         "(a) stack, Llama-2-70B physics 3x29, 40 seeds": slow_stack,
         "(b) batch, Llama-2-70B physics 3x29, 40 seeds": slow_batch,
         "(c) stack, 200 resamples x 4 seeds, 3x300": boot_stack,
+        "(d) MMLU batch: 5 shapes x 6 matrices, 20 seeds": chapter_batch,
     }
 
 

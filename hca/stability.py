@@ -396,7 +396,7 @@ def resample_fits(
     ``samples`` (for example :func:`bootstrap_samples`), as one batch.
 
     Entry ``b`` equals ``clone_hca(estimator, random_state=seed).fit(*samples[b])`` (to
-    1e-10): the FastICA runs of every sample run in one stack of iterations per domain
+    1e-10): the FastICA runs of every sample and domain run in one lockstep loop
     (:func:`hca.estimator.ica.fit_icas_many`), the searches of all samples in one batch
     (:func:`hca.estimator.model.fit_each_from_ica`).
 
@@ -876,7 +876,7 @@ def recovery_study(
     (:func:`hca.synthetic.simulate_scm`, default settings) and fitted with ``HCA`` (FastICA
     seed ``rep``; exhaustive search up to 5 domains, sequential beyond); a fit counts when
     :func:`order_recovered` holds. The fits of a cell run as one batch (:func:`resample_fits`:
-    the FastICA of every replication and domain in one stack, the searches in one batch; the
+    the FastICA of every replication and domain in one loop, the searches in one batch; the
     same results as one ``HCA.fit`` each); ``n_jobs`` spreads the cells over processes.
 
     Returns

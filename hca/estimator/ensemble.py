@@ -1,12 +1,13 @@
 """The per-domain ICA of an analysis as a value, and whether a fit's ICA is reproducible.
 
 An ensemble of HCA fits (:func:`hca.stability.seed_fits`) and the sweeps around it fit the
-same domains many times. The FastICA fixed-point iterations of a stack run until its slowest
-start has converged, so what costs is the number of separate stacks, not the number of starts
-in them:
+same domains many times. The FastICA fixed-point iterations of a loop run until its slowest
+start has converged, and the numpy calls of an iteration cost about as much for one start as
+for hundreds, so what costs is the number of separate loops, not the number of starts in them:
 
 * :func:`domain_icas` computes step 1 of HCA (the per-domain ICA) of several data sets under
-  several seeds in one call: one stack of iterations per domain and shape, and a domain whose
+  several seeds in one call: one lockstep loop of iterations for every domain and data set
+  (:func:`hca.estimator.fastica_batch.fastica_lockstep`), and a domain whose
   scores are equal in several data sets (a table and a larger table holding the same domains)
   fitted once. The result is passed on as an argument: the ``icas`` of
   :func:`hca.stability.seed_fits`, :func:`hca.stability.subset_stability` and
@@ -85,7 +86,7 @@ def domain_icas(
 ) -> list[list[dict[Hashable, DomainICA]]]:
     """Step 1 of HCA (the per-domain ICA, with ``estimator``'s settings) of every data set
     under every seed, in one batch: for every domain, the FastICA runs of all data sets, seeds
-    and restarts iterate in one stack (:func:`hca.estimator.ica.fit_icas_many`), and a
+    and restarts iterate in one lockstep loop (:func:`hca.estimator.ica.fit_icas_many`), and a
     domain whose scores are the same in several data sets is fitted once.
 
     An analysis that fits the same domains several ways (the fits of a table, the subset

@@ -11,6 +11,10 @@ agree to 1e-10 with the same iteration counts).
 
 Every start is computed from its own slice of the stack with the same operations as a stack of
 one, so a seed's result does not depend on which other seeds share its batch.
+:func:`fastica_stack` iterates the starts of several data matrices of one shape together, and
+:func:`fastica_lockstep` those of data matrices of any numbers of samples (the domains of an
+analysis) in one loop: the steps that involve the data per number of samples, the steps on
+(d, d) matrices (the decorrelation, the convergence test) once on the stack of every start.
 """
 
 from __future__ import annotations

@@ -552,8 +552,10 @@ def fit_icas_many(
 ) -> list[list[dict[Hashable, DomainICA]]]:
     """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples, or one
     table and its rows reversed), the FastICA runs of every data set, seed and restart
-    batched per domain and shape (:func:`fastica_runs_many`). A domain whose scores are the
-    same in several data sets (equal arrays) is fitted once for all of them.
+    iterating in lockstep (:func:`fastica_runs_many`: every domain of every data set in one
+    loop, one stack per number of samples). A domain whose scores are the same in several
+    data sets (equal arrays) is fitted once for all of them. ``progress`` hears of a domain
+    once all its runs have stopped (domains finish in the order of their slowest run).
 
     Parameters
     ----------
@@ -568,7 +570,7 @@ def fit_icas_many(
         If True, ``seeds[g]`` is the seed of data set ``g`` alone (one per data set, for
         example simulated data sets with a seed each): ``out[g]`` holds one entry, equal to
         ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``; every data set
-        and domain still iterates in one stack per shape.
+        and domain still iterates in the one lockstep loop.
 
     Returns
     -------

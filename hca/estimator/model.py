@@ -740,9 +740,9 @@ def mic_by_subset_many(
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
 ) -> list[list[pd.DataFrame]]:
     """:func:`mic_by_subset` of every data set of ``datasets`` under every FastICA seed of
-    ``seeds``, as one batch: the ICA runs of all data sets, seeds and restarts per domain in
-    one stack of iterations (:func:`hca.estimator.ica.fit_icas_many`), the searches of every
-    subset of every fit in one :func:`~hca.estimator.search.hca_search_batch`.
+    ``seeds``, as one batch: the ICA runs of all data sets, domains, seeds and restarts in one
+    lockstep loop of iterations (:func:`hca.estimator.ica.fit_icas_many`), the searches of
+    every subset of every fit in one :func:`~hca.estimator.search.hca_search_batch`.
 
     Parameters
     ----------
