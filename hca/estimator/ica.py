@@ -454,13 +454,26 @@ def fit_icas(
     ``n_jobs`` (other than ``None`` and 1) runs the domains in parallel with
     :class:`joblib.Parallel`; every domain gets the same ``random_state`` either way, so the
     result does not depend on ``n_jobs`` (a ``RandomState`` instance, whose draws depend on
-    the order of the domains, always runs the domains one after another). Progress is
+    the order of the domains, always runs the domains one after another). In one process,
+    FastICA with an integer ``random_state`` runs every domain in one lockstep loop
+    (:func:`fit_icas_many`; the same result as one domain at a time). Progress is
     reported per domain to ``progress`` (:func:`hca.estimator.progress.report`, stage
     ``"ICA"``; None: not reported).
     """
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
+    if ica == "fastica" and n_jobs in (None, 1) and _is_int_seed(random_state):
+        return fit_icas_many(
+            [(values, domains)],
+            order,
+            d,
+            [int(random_state)],
+            max_iter=max_iter,
+            tol=tol,
+            n_restarts=n_restarts,
+            progress=progress,
+        )[0][0]
     args = [
         (values[domains == label], label, d, ica, random_state, max_iter, tol, n_restarts)
         for label in order
