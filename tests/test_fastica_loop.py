@@ -4,7 +4,11 @@
 temporaries in place. Its public wrappers (:func:`fastica_batch`, :func:`fastica_stack`) must
 give bit-for-bit the results of the straightforward loop below (gather ``W[active]`` and
 ``X1[which[active]]`` afresh at every iteration), a copy of the loop as it was before that
-change: the results feed rounding-sensitive fits.
+change: the results feed rounding-sensitive fits. So must :func:`fastica_lockstep`, which runs
+the starts of data matrices of different numbers of samples in one loop (the decorrelation of
+all their starts in one stack): every matrix gets what the plain loop gives it alone, with the
+same iteration counts, whichever matrices share its loop; and so must
+:func:`hca.estimator.ica.fit_icas_many`, which runs every domain of every data set in it.
 """
 
 from __future__ import annotations
