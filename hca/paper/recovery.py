@@ -299,7 +299,7 @@ def _filtered_fits(
     """The filtered fit (``X``, ``labels``) under every seed of ``seeds`` and its refits with
     :attr:`Settings.seeds` (a :class:`~hca.stability.StabilityResult` as
     :func:`hca.stability.seed_stability` gives), the fits of every distinct seed of both in
-    one batch (:func:`hca.stability.seed_fits`): one FastICA stack per domain."""
+    one batch (:func:`hca.stability.seed_fits`): one FastICA loop for every domain."""
     distinct = tuple(dict.fromkeys((*seeds, *settings.seeds)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
