@@ -2,8 +2,9 @@
 
 An ensemble of HCA fits (:func:`hca.stability.seed_fits`) and the sweeps around it fit the
 same domains many times. The FastICA fixed-point iterations of a loop run until its slowest
-start has converged, and the numpy calls of an iteration cost about as much for one start as
-for hundreds, so what costs is the number of separate loops, not the number of starts in them:
+start has converged, and every iteration pays the fixed cost of its numpy calls once however
+many starts it holds, so separate loops cost more than one loop of the same starts (the
+arithmetic per start, ``tanh`` and ``eigh`` above all, is the same either way):
 
 * :func:`domain_icas` computes step 1 of HCA (the per-domain ICA) of several data sets under
   several seeds in one call: one lockstep loop of iterations for every domain and data set
