@@ -173,9 +173,13 @@ def ols_adjustment(Z: np.ndarray, X: np.ndarray, benchmark_names: Sequence[str])
     coefs = np.zeros((d, d))
     table = np.zeros((d, p))
     chosen = []
-    ones = np.ones((n, 1))
     for i in range(d):
-        fits = [_ols(Zadj[:, i], np.hstack([ones, Zadj[:, :i], X[:, [b]]])) for b in range(p)]
+        design = np.ones((n, i + 2), dtype=np.result_type(np.float64, Zadj, X))  # [1, z_<i, x_b]
+        design[:, 1:-1] = Zadj[:, :i]
+        fits = []
+        for b in range(p):
+            design[:, -1] = X[:, b]
+            fits.append(_ols(Zadj[:, i], design))
         table[i] = [f[0] for f in fits]
         b = int(np.argmax(np.nan_to_num(table[i], nan=-np.inf)))  # NaN: z_i constant
         chosen.append(b)

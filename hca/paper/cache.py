@@ -79,6 +79,9 @@ _AS_IS = (
     types.ModuleType,
     range,
 )
+# the exact types of the commonest immutable leaves (checked without a call)
+_LEAVES = frozenset({type(None), bool, int, float, str, np.float64, np.int64, np.bool_})
+_CONTAINERS = frozenset({np.ndarray, tuple, list, dict})  # exact types never handed out as is
 _PACKAGE = Path(__file__).resolve().parents[1]
 _VERSIONED = (
     "numpy",
@@ -202,45 +205,45 @@ def _frozen(value: T) -> T:
 
 
 def _walk(obj: Any, memo: dict[int, Any], *, freeze: bool) -> Any:
-    if isinstance(obj, _AS_IS):
+    cls = type(obj)
+    if cls in _LEAVES or (cls not in _CONTAINERS and isinstance(obj, _AS_IS)):
         return obj
     key = id(obj)
     if key in memo:
         return memo[key]
     out: Any
-    if isinstance(obj, np.ndarray):
+    if cls is np.ndarray or isinstance(obj, np.ndarray):
         out = obj.copy() if freeze else obj.view()
         if freeze and obj.dtype == object:  # the items of an object array are copied too
             for i, item in enumerate(obj.flat):
                 out.flat[i] = _walk(item, memo, freeze=freeze)
         out.flags.writeable = False
+    elif cls is tuple:
+        out = tuple([x if type(x) in _LEAVES else _walk(x, memo, freeze=freeze) for x in obj])
+    elif cls is dict:
+        out = memo[key] = {}
+        for k, v in obj.items():
+            out[k] = v if type(v) in _LEAVES else _walk(v, memo, freeze=freeze)
+    elif cls is list:
+        out = memo[key] = []
+        out.extend([x if type(x) in _LEAVES else _walk(x, memo, freeze=freeze) for x in obj])
     elif isinstance(obj, (pd.DataFrame, pd.Series)):
         out = obj.copy(deep=freeze)
     elif isinstance(obj, pd.Index):
         out = obj.copy()
-    elif type(obj) is tuple:
-        out = tuple(_walk(x, memo, freeze=freeze) for x in obj)
     elif isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
-        out = type(obj)(*(_walk(x, memo, freeze=freeze) for x in obj))
-    elif type(obj) is list:
-        out = []
-        memo[key] = out
-        out.extend(_walk(x, memo, freeze=freeze) for x in obj)
-    elif type(obj) is dict:
-        out = {}
-        memo[key] = out
-        out.update({k: _walk(v, memo, freeze=freeze) for k, v in obj.items()})
-    elif type(obj) in (set, frozenset):
-        out = type(obj)(_walk(x, memo, freeze=freeze) for x in obj)
-    elif dataclasses.is_dataclass(obj) or hasattr(obj, "__dict__"):
-        out = copy.copy(obj)
-        memo[key] = out
-        if dataclasses.is_dataclass(obj) and not hasattr(obj, "__dict__"):  # slots
+        out = cls(*(_walk(x, memo, freeze=freeze) for x in obj))
+    elif cls in (set, frozenset):
+        out = cls(_walk(x, memo, freeze=freeze) for x in obj)
+    elif hasattr(obj, "__dict__") or dataclasses.is_dataclass(obj):
+        out = memo[key] = copy.copy(obj)
+        if hasattr(obj, "__dict__"):
+            for name, v in vars(obj).items():
+                w = v if type(v) in _LEAVES else _walk(v, memo, freeze=freeze)
+                object.__setattr__(out, name, w)
+        else:  # a dataclass with slots
             for f in dataclasses.fields(obj):
                 object.__setattr__(out, f.name, _walk(getattr(obj, f.name), memo, freeze=freeze))
-        else:
-            for name, v in vars(obj).items():
-                object.__setattr__(out, name, _walk(v, memo, freeze=freeze))
     else:
         out = copy.deepcopy(obj)
     memo[key] = out
