@@ -218,7 +218,7 @@ def _as_float_array(X: Any, name: str) -> np.ndarray:
 
 def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) -> pd.DataFrame:
     """Duplicated, missing and non-numeric columns of a DataFrame."""
-    names = pd.Index(X.columns)
+    names = X.columns
     if names.has_duplicates:
         dup = [str(c) for c in names[names.duplicated()].unique()]
         raise InputError(
@@ -231,7 +231,8 @@ def _checked_frame(X: pd.DataFrame, name: str, columns: Sequence[str] | None) ->
                 f"{name} is missing the fitted benchmark column(s) {missing} "
                 f"(expected {list(columns)})"
             )
-        X = X[list(columns)]
+        if list(names) != list(columns):  # the same columns in the same order need no copy
+            X = X[list(columns)]
     bad = [str(c) for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
     if bad:
         raise TypeError(f"{name} has non-numeric column(s) {bad}; benchmark scores must be numbers")
