@@ -94,12 +94,12 @@ def svt_weights(
     Returns ``W`` and the thresholded singular values (ascending order).
     """
     evals, V = np.linalg.eigh(G)
-    s = np.sqrt(np.clip(evals, 0.0, None))
-    shrunk = np.clip(s - lam[:, None], 0.0, None)
+    s = np.sqrt(np.maximum(evals, 0.0))  # np.clip(., 0.0, None) is np.maximum
+    shrunk = np.maximum(s - lam[:, None], 0.0)
     if max_rank is not None and max_rank < s.shape[1]:
         shrunk[:, : s.shape[1] - max_rank] = 0.0
-    w = np.divide(shrunk, s, out=np.zeros_like(s), where=s > 0)
-    W = (V * w[:, None, :]) @ np.swapaxes(V, 1, 2)
+    w = np.divide(shrunk, s, out=np.zeros(s.shape), where=s > 0)
+    W = (V * w[:, None, :]) @ V.transpose(0, 2, 1)
     return W, shrunk
 
 
