@@ -168,8 +168,9 @@ class Alignment:
         -------
         Series indexed by factor name; can be negative out of sample.
         """
-        resid = self.residuals(X)
-        target = self.raw_factors(X) if controls else self.factors(X)
+        values = self._scores(X, "r2")  # checked once
+        resid = self.residuals(values)
+        target = self.raw_factors(values) if controls else self.factors(values)
         return pd.Series(
             [r_squared(target[:, i], resid[:, i]) for i in range(len(self.factor_names))],
             index=list(self.factor_names),

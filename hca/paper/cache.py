@@ -217,7 +217,7 @@ def _walk(obj: Any, memo: dict[int, Any], *, freeze: bool) -> Any:
         if freeze and obj.dtype == object:  # the items of an object array are copied too
             for i, item in enumerate(obj.flat):
                 out.flat[i] = _walk(item, memo, freeze=freeze)
-        out.flags.writeable = False
+        out.setflags(write=False)
     elif cls is tuple:
         out = tuple([x if type(x) in _LEAVES else _walk(x, memo, freeze=freeze) for x in obj])
     elif cls is dict:
