@@ -313,16 +313,17 @@ def out_of_sample_r2(
     -------
     TransferR2
     """
-    check_frame(frame, ["base_model"], context="out_of_sample_r2")
+    check_frame(frame, ["base_model", *alignment.feature_names], context="out_of_sample_r2")
     groups = {"In sample": list(in_sample), **{d: [d] for d in domains}}
+    scores = frame[list(alignment.feature_names)]
     r2, sizes = {}, {}
     for name, members in groups.items():
-        rows = frame[frame["base_model"].isin(members)]
+        rows = scores[frame["base_model"].isin(members)]
         sizes[name] = len(rows)
         if len(rows) < max(min_models, 2):
             r2[name] = pd.Series(np.nan, index=list(alignment.factor_names))
             continue
-        r2[name] = alignment.r2(rows[list(alignment.feature_names)], controls=controls)
+        r2[name] = alignment.r2(rows, controls=controls)
     return TransferR2(pd.DataFrame(r2), pd.Series(sizes, name="models"), bool(controls))
 
 
