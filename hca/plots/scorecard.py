@@ -26,7 +26,7 @@ def plot_verdict_summary(
     """Claims per chapter and setup as bars coloured by verdict, above the headline shares.
 
     The panels are stacked and every row's label is written above its bars, so that the figure
-    is 5 inches wide: on a phone's screen (390 CSS px) it fits the text column with its text
+    is 4.8 inches wide: on a phone's screen (390 CSS px) it fits the text column with its text
     still legible (the book's landing figure).
 
     Parameters
@@ -56,7 +56,7 @@ def plot_verdict_summary(
         fig, grid = plt.subplots(
             nrows,
             1,
-            figsize=(5.0, 0.62 * (n + m) + 1.3 * nrows),
+            figsize=(4.8, 0.62 * (n + m) + 1.3 * nrows),
             gridspec_kw={"height_ratios": [n + 0.9, m + 0.9][:nrows]},
             squeeze=False,
             layout="constrained",  # room for the legend below panel (a)
