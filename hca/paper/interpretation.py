@@ -83,7 +83,7 @@ from hca.paper.replication import (
     v2_frame,
 )
 from hca.paper.setups import Setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec
+from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
 from hca.stability import fit_record
 from hca.validation import check_matrix
 
@@ -652,7 +652,7 @@ CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
     key="interpretation",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
 )
 
 

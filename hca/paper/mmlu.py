@@ -744,19 +744,48 @@ def _subject_fits(
     )
 
 
-def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MMLUResults, ...]:
-    """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
-    every FastICA of every subject fit (the runs' seeds, the refits', the sweeps') in one batch
-    (:func:`_subject_icas`), every subject fit's searches of all seeds in one batch."""
+#: The options of :class:`~hca.estimator.HCA` its per-domain FastICA reads
+#: (:func:`hca.stability.domain_icas`); setups that agree on them share one FastICA batch.
+_ICA_OPTIONS = ("n_components", "ica", "max_iter", "tol", "n_restarts")
+
+
+def _runs(
+    setups: tuple[Setup, ...], settings: Settings, seeds: tuple[int, ...]
+) -> tuple[tuple[MMLUResults, ...], ...]:
+    """The chapter's results for every FastICA seed of ``seeds`` under every seed-free setup
+    of ``setups``: every FastICA of every subject fit (the runs' seeds, the refits', the
+    sweeps') in one batch (:func:`_subject_icas`) shared by the setups whose FastICA options
+    agree (the book's two differ only in HCA's residuals and the subset size, so they share
+    one), and every subject fit's searches of all seeds in one batch per setup."""
     data = mmlu_data()
-    n_jobs = settings.n_jobs
-    est = estimator(setup, search="sequential", max_iter=MAX_ITER)
     every = tuple(
         dict.fromkeys(
             int(s) for s in (*seeds, *settings.seeds, *settings.alt_seeds, *settings.sweep_seeds)
         )
     )
-    icas = _subject_icas(est, data, (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS), every)
+    batches: dict[tuple, dict[tuple, _SubjectICA]] = {}
+    out = []
+    for setup in setups:
+        est = estimator(setup, search="sequential", max_iter=MAX_ITER)
+        options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
+        if options not in batches:
+            batches[options] = _subject_icas(
+                est, data, (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS), every
+            )
+        out.append(_setup_runs(setup, est, data, batches[options], settings, seeds))
+    return tuple(out)
+
+
+def _setup_runs(
+    setup: Setup,
+    est: HCA,
+    data: MMLUData,
+    icas: dict[tuple, _SubjectICA],
+    settings: Settings,
+    seeds: tuple[int, ...],
+) -> tuple[MMLUResults, ...]:
+    """The runs of :func:`_runs` under one setup, from its batch of FastICA ``icas``."""
+    n_jobs = settings.n_jobs
 
     def subject_fits(
         subjects: tuple[str, ...],
@@ -825,7 +854,7 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[MML
 
 
 def _compute(setup: Setup, settings: Settings) -> MMLUResults:
-    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
+    return _runs((setup.seed_free(),), settings, (setup.ica_seed,))[0][0]
 
 
 def _typical_key(res: MMLUResults) -> float:

@@ -75,7 +75,7 @@ from hca.paper.replication import (
     v2_frame,
 )
 from hca.paper.setups import Setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec
+from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
 from hca.stability import (
     StabilityResult,
     fit_record,
@@ -405,7 +405,7 @@ CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
     key="recovery",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
 )
 
 

@@ -3,8 +3,9 @@
 Every chapter module ``hca.paper.<chapter>`` defines ``CHAPTER``, a :class:`ChapterSpec`:
 its key, its settings (the book's and the small ones of the unit tests), ``compute`` (the
 chapter's results under one setup) and, for a chapter with claims read from fits with a random
-start, an :class:`EnsembleSpec`: ``runs`` (the results for many FastICA seeds at once: the
-ensemble is an argument, its main fits one batch, :func:`hca.stability.seed_fits`),
+start, an :class:`EnsembleSpec`: ``runs`` (the results for many FastICA seeds and both of the
+book's setups at once: the ensemble is an argument, its main fits one batch,
+:func:`hca.stability.seed_fits`, and what the setups share computed once),
 ``evidence`` (why a run is not evidence) and ``typical_key`` (what makes a run typical).
 :data:`hca.paper.chapters.CHAPTER_LIST` lists them in book order; the scorecard reads nothing
 else of a chapter.
@@ -18,9 +19,9 @@ from typing import Generic, TypeVar
 
 from hca.paper.cache import cached
 from hca.paper.claims import CHAPTERS, ClaimSpec, registered
-from hca.paper.setups import Setup, get_setup
+from hca.paper.setups import SETUP_NAMES, Setup, get_setup
 
-__all__ = ["ChapterSpec", "EnsembleSpec"]
+__all__ = ["ChapterSpec", "EnsembleSpec", "each_setup"]
 
 S = TypeVar("S", bound=Hashable)
 R = TypeVar("R")
@@ -33,9 +34,11 @@ class EnsembleSpec(Generic[S, R]):
     Attributes
     ----------
     runs : callable
-        ``runs(setup, settings, seeds)``: the chapter's results for every seed of ``seeds``
-        (in that order) under the seed-free ``setup`` (:meth:`Setup.seed_free`), computed
-        together (the main fits of all seeds in one batch).
+        ``runs(setups, settings, seeds)``: the chapter's results for every seed of ``seeds``
+        (in that order) under every seed-free setup of ``setups`` (:meth:`Setup.seed_free`),
+        one tuple per setup, computed together (the main fits of all seeds in one batch;
+        what the setups share, such as a FastICA their estimators both run, once).
+        :func:`each_setup` makes one from a function of one setup.
     evidence : callable
         ``evidence(result)``: why a run is not evidence (the domains whose FastICA was
         steered by rounding; empty when it is), :data:`hca.paper.claims.ENSEMBLE_RULE`.
@@ -44,9 +47,23 @@ class EnsembleSpec(Generic[S, R]):
         main fit's MIC; :func:`hca.paper.claims.typical_index`).
     """
 
-    runs: Callable[[Setup, S, tuple[int, ...]], tuple[R, ...]]
+    runs: Callable[[tuple[Setup, ...], S, tuple[int, ...]], tuple[tuple[R, ...], ...]]
     evidence: Callable[[R], str]
     typical_key: Callable[[R], float]
+
+
+def each_setup(
+    runs: Callable[[Setup, S, tuple[int, ...]], tuple[R, ...]],
+) -> Callable[[tuple[Setup, ...], S, tuple[int, ...]], tuple[tuple[R, ...], ...]]:
+    """The :attr:`EnsembleSpec.runs` of a chapter whose setups share nothing: ``runs(setup,
+    settings, seeds)`` called for each setup in turn."""
+
+    def runs_each(
+        setups: tuple[Setup, ...], settings: S, seeds: tuple[int, ...]
+    ) -> tuple[tuple[R, ...], ...]:
+        return tuple(runs(setup, settings, seeds) for setup in setups)
+
+    return runs_each
 
 
 @dataclass(frozen=True)
@@ -102,7 +119,9 @@ class ChapterSpec(Generic[S, R]):
         self, setup: str | Setup, seeds: Sequence[int], settings: S | None = None
     ) -> tuple[R, ...]:
         """The chapter's results under ``setup`` for every FastICA seed of ``seeds``
-        (:meth:`Setup.with_seed`), computed together once per process.
+        (:meth:`Setup.with_seed`), computed together once per process. The ensembles of the
+        book's two setups (:data:`~hca.paper.setups.SETUP_NAMES`) are one batch: asking for
+        one computes both (the scorecard reads both), so what they share is computed once.
 
         Raises
         ------
@@ -113,6 +132,8 @@ class ChapterSpec(Generic[S, R]):
             raise ValueError(f"chapter {self.key!r} has no ensemble (no fit with a random start)")
         st = self.settings() if settings is None else settings
         seeds_ = tuple(int(s) for s in seeds)
-        return cached(
-            f"{self.key}_runs", self.ensemble.runs, get_setup(setup).seed_free(), st, seeds_
-        )
+        free = get_setup(setup).seed_free()
+        book = tuple(get_setup(name).seed_free() for name in SETUP_NAMES)
+        group = book if free in book else (free,)
+        batch = cached(f"{self.key}_runs", self.ensemble.runs, group, st, seeds_)
+        return batch[group.index(free)]

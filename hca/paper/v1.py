@@ -54,7 +54,7 @@ from hca.paper.replication import (
     v1_frame,
 )
 from hca.paper.setups import Setup, get_setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec
+from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
 
 __all__ = [
     "Settings",
@@ -564,7 +564,7 @@ CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
     key="v1",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
 )
 
 
