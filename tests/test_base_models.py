@@ -199,6 +199,8 @@ def test_catalogue_table_reads_back_pinned_entries():
     [
         ("params_b", "8,03", r"row 11 \('Llama-3-8B'\), column 'params_b': expected positive .*found '8,03'"),
         ("params_b", "nan", r"column 'params_b'"),
+        ("params_b", " 8.03", r"column 'params_b': expected one value, found ' 8.03'"),
+        ("params_b", "", r"column 'params_b'"),
         ("alt_params_b", "1.5;", r"column 'alt_params_b': expected ';'-separated items"),
         ("released", "2024-4-18", r"column 'released': expected an ISO date.*found '2024-4-18'"),
         ("arch_rule", "loose", r"column 'arch_rule': expected empty or one of"),

@@ -174,7 +174,7 @@ def _parse_row(row: dict[str, str], where: str, names: set[str]) -> BaseModel:
         version=text("version"),
         variant=text("variant"),
         sizes=tuple("" if s == _EMPTY_SIZE else s for s in items("sizes", True, True)),
-        params_b=number("params_b", row["params_b"]),
+        params_b=number("params_b", str(text("params_b", required=True))),
         alt_params_b=tuple(number("alt_params_b", s) for s in items("alt_params_b")),
         archs=archs,
         arch_rule=rule,
