@@ -237,6 +237,14 @@ def test_catalogue_columns_are_checked(tmp_path):
     t.rename(columns={"note": "notes"}).to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(ValueError, match=r"unknown \['notes'\]"):
         read_catalogue(tmp_path / "bad.csv")
+    text = table_path("base_models").read_text(encoding="utf-8").splitlines()
+    assert text[11].startswith("Llama-3-8B,") and text[12].endswith(",,")
+    for line, cells, edited in ((12, 16, text[11].replace(",8.03,", ",8,03,")),
+                                (13, 14, text[12][:-1])):
+        bad = text[: line - 1] + [edited] + text[line:]
+        (tmp_path / "bad.csv").write_text("\n".join(bad) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=rf"bad.csv: line {line} has {cells} cells, expected 15"):
+            read_catalogue(tmp_path / "bad.csv")
     with pytest.raises(FileNotFoundError, match="base_models"):
         read_catalogue(tmp_path / "absent.csv")
 

@@ -20,6 +20,7 @@ wrong; ``path=`` reads another copy of the same table (tests use it for malforme
 
 from __future__ import annotations
 
+import csv
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -274,17 +275,33 @@ def base_models_table(path: str | Path | None = None) -> pd.DataFrame:
     """The catalogue of canonical base models (``tables/base_models.csv``), every cell a string
     (an empty cell is ``""``), in file order.
 
-    Checks the columns (:data:`BASE_MODEL_COLUMNS`, in that order) and that names are present
-    and unique; :func:`hca.attribution.catalogue.read_catalogue` checks every cell.
+    Checks the columns (:data:`BASE_MODEL_COLUMNS`, in that order), that every row has one
+    cell per column and that names are present and unique;
+    :func:`hca.attribution.catalogue.read_catalogue` checks every cell.
     """
-    t, shown = _read("base_models", path, dtype=str, keep_default_na=False)
-    if tuple(t.columns) != BASE_MODEL_COLUMNS:
-        missing = [c for c in BASE_MODEL_COLUMNS if c not in t.columns]
-        extra = [c for c in t.columns if c not in BASE_MODEL_COLUMNS]
-        raise ValueError(
-            f"{shown}: expected columns {list(BASE_MODEL_COLUMNS)}, found {list(t.columns)}"
-            f" (missing {missing}, unknown {extra})"
-        )
+    src = table_path("base_models") if path is None else Path(path)
+    shown = "base_models.csv" if path is None else src.name
+    if not src.is_file():
+        raise FileNotFoundError(f"base_models: table not found at {src}")
+    with src.open("r", encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = tuple(next(reader, ()))
+        if header != BASE_MODEL_COLUMNS:
+            missing = [c for c in BASE_MODEL_COLUMNS if c not in header]
+            extra = [c for c in header if c not in BASE_MODEL_COLUMNS]
+            raise ValueError(
+                f"{shown}: expected columns {list(BASE_MODEL_COLUMNS)}, found {list(header)}"
+                f" (missing {missing}, unknown {extra})"
+            )
+        rows = []
+        for r in reader:
+            if r and len(r) != len(header):
+                raise ValueError(
+                    f"{shown}: line {reader.line_num} has {len(r)} cells, expected "
+                    f"{len(header)} (one per column; a cell with a comma is quoted)"
+                )
+            rows.extend([r] if r else [])
+    t = pd.DataFrame(rows, columns=list(header), dtype=str)
     empty = [i + 1 for i, n in enumerate(t["name"]) if not n.strip()]
     if empty:
         raise ValueError(f"{shown}: row(s) {empty} have an empty name")
