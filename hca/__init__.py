@@ -12,10 +12,8 @@ data/             the data: pinned public files and their tidy loaders
   tables            the small cited tables shipped inside the package (importlib.resources)
   frames            leaderboard frame -> (X, domains), the one step every estimator starts from
 attribution/      leaderboard models -> base models (the paper's domains), pretraining compute
-  catalogue         the canonical base models (BASE_MODELS), assembled from the families
-  base_model        one base model (BaseModel): names, sizes, architectures, release dates
-  families_llama_qwen  catalogue entries of the Llama and Qwen families
-  families_other    catalogue entries of Mistral, Gemma, Phi, Yi, Falcon and SmolLM
+  catalogue         the canonical base models (BaseModel, BASE_MODELS): names, sizes,
+                    architectures, release dates, read from data/tables/base_models.csv
   identify          layered identification of every model's base model (Appendix B)
   authors           the authors' own domain rule, re-implemented as a labelled variant
   compute           pretraining tokens and compute C = 6 N D

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from functools import lru_cache
@@ -164,6 +165,88 @@ def test_registry_is_consistent():
         assert b.parent is None or b.parent in names
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", b.released)
     assert set(pc.PAPER_V2_BASES) <= set(names) and set(pc.PAPER_V1_BASES) <= set(names)
+
+
+def test_catalogue_table_reads_back_pinned_entries():
+    from hca.attribution.catalogue import read_catalogue
+
+    cat = bm.BASE_MODELS
+    assert isinstance(cat, tuple) and len(cat) == 89
+    assert (cat[0].name, cat[-1].name) == ("Llama-7B", "SmolLM2-1.7B")
+    by = {b.name: b for b in cat}
+    assert by["Llama-3-8B"] == bm.BaseModel(
+        "Llama-3-8B", "Llama-3", "llama", "3", None, ("8b",), 8.03, (), ("LlamaForCausalLM",),
+        "strict", "2024-04-18",
+        ("meta-llama-3-8b", "meta-llama-3-8b-instruct", "llama-3-8b", "llama-3-8b-instruct",
+         "llama-3-8b-instruct-gradient-1048k"), (), None)
+    assert by["Mistral-Nemo-12B"].sizes == ("12b", "") and by["Phi-1.5"].sizes == ("", "1.3b")
+    assert by["Mistral-Nemo-12B"].aliases == (r"(?<![a-z0-9])mn-12b",)
+    assert by["Llama-3.2-1B"].signatures == (1.236, 1.498)
+    assert by["Qwen2.5-Math-7B"].parent == "Qwen2.5-7B" and by["Qwen2.5-Math-7B"].arch_rule is None
+    assert by["Phi-4"].archs == ("Phi3ForCausalLM", "LlamaForCausalLM")
+    assert by["Mixtral-8x7B"].version is None and by["Mixtral-8x7B"].variant is None
+    for b in cat:
+        for f in ("sizes", "alt_params_b", "archs", "hub_names", "aliases"):
+            assert isinstance(getattr(b, f), tuple), (b.name, f)
+        assert type(b.params_b) is float and all(type(a) is float for a in b.alt_params_b)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cat[0].params_b = 1.0  # type: ignore[misc]
+    assert read_catalogue() == cat
+
+
+@pytest.mark.parametrize(
+    "column, cell, match",
+    [
+        ("params_b", "8,03", r"row 11 \('Llama-3-8B'\), column 'params_b': expected positive .*found '8,03'"),
+        ("params_b", "nan", r"column 'params_b'"),
+        ("params_b", " 8.03", r"column 'params_b': expected one value, found ' 8.03'"),
+        ("params_b", "", r"column 'params_b'"),
+        ("alt_params_b", "1.5;", r"column 'alt_params_b': expected ';'-separated items"),
+        ("released", "2024-4-18", r"column 'released': expected an ISO date.*found '2024-4-18'"),
+        ("arch_rule", "loose", r"column 'arch_rule': expected empty or one of"),
+        ("parent", "Llama-9B", r"column 'parent': expected another base's name, found 'Llama-9B'"),
+        ("parent", "Llama-3-8B", r"column 'parent'"),
+        ("hub_names", "Meta-Llama-3-8B", r"column 'hub_names': expected ';'-separated lower-case"),
+        ("aliases", "llama-3(", r"column 'aliases': expected regular expressions"),
+        ("sizes", "", r"column 'sizes'"),
+        ("archs", "Llama For CausalLM", r"column 'archs'"),
+        ("version", " 3", r"column 'version': expected one value, found ' 3'"),
+        ("name", "Llama-7B", r"duplicated name\(s\) \['Llama-7B'\]"),
+        ("name", "", r"row\(s\) \[11\] have an empty name"),
+    ],
+)
+def test_catalogue_bad_row_is_named(tmp_path, column, cell, match):
+    from hca.attribution.catalogue import read_catalogue
+    from hca.data import table_path
+
+    t = pd.read_csv(table_path("base_models"), dtype=str, keep_default_na=False)
+    t.loc[t["name"] == "Llama-3-8B", column] = cell
+    t.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match=match):
+        read_catalogue(tmp_path / "bad.csv")
+
+
+def test_catalogue_columns_are_checked(tmp_path):
+    from hca.attribution.catalogue import read_catalogue
+    from hca.data import table_path
+
+    t = pd.read_csv(table_path("base_models"), dtype=str, keep_default_na=False)
+    t.drop(columns="archs").to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match=r"bad.csv: expected columns .*missing \['archs'\]"):
+        read_catalogue(tmp_path / "bad.csv")
+    t.rename(columns={"note": "notes"}).to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match=r"unknown \['notes'\]"):
+        read_catalogue(tmp_path / "bad.csv")
+    text = table_path("base_models").read_text(encoding="utf-8").splitlines()
+    assert text[11].startswith("Llama-3-8B,") and text[12].endswith(",,")
+    for line, cells, edited in ((12, 16, text[11].replace(",8.03,", ",8,03,")),
+                                (13, 14, text[12][:-1])):
+        bad = text[: line - 1] + [edited] + text[line:]
+        (tmp_path / "bad.csv").write_text("\n".join(bad) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=rf"bad.csv: line {line} has {cells} cells, expected 15"):
+            read_catalogue(tmp_path / "bad.csv")
+    with pytest.raises(FileNotFoundError, match="base_models"):
+        read_catalogue(tmp_path / "absent.csv")
 
 
 def test_join_v1_metadata():

@@ -12,12 +12,15 @@ wrong; ``path=`` reads another copy of the same table (tests use it for malforme
   each cited by repository, commit, file and cell; shown beside ours, never as ours.
 * :func:`authors_tokens` -- the pretraining tokens per family of the authors' code
   (``BASE_MODEL_TOKENS`` of ``find_token_size.ipynb``), used by the ``authors`` setup.
+* :func:`base_models_table` -- the catalogue of canonical base models, as text cells
+  (:mod:`hca.attribution.catalogue` checks them and builds ``BASE_MODELS``).
 
 ``tables/README.md`` documents every column.
 """
 
 from __future__ import annotations
 
+import csv
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,10 +40,12 @@ FIGURE8_COLUMNS: tuple[str, ...] = ("bbh", "ifeval", "math_lvl_5", "gpqa", "musr
 __all__ = [
     "FIGURE8_CHECKPOINTS",
     "FIGURE8_COLUMNS",
+    "BASE_MODEL_COLUMNS",
     "TABLES",
     "authors_code_values",
     "authors_edge_weights",
     "authors_tokens",
+    "base_models_table",
     "table_path",
     "pretraining_tokens",
     "load_paper_values",
@@ -55,6 +60,7 @@ TABLES: tuple[str, ...] = (
     "paper_figure8_sft",
     "authors_code_values",
     "authors_tokens",
+    "base_models",
 )
 
 _TOKENS_COLUMNS = (
@@ -80,6 +86,24 @@ _PAPER_COLUMNS = (
 )
 _KINDS = ("analysis", "lookup")
 _AUTHORS_COLUMNS = ("id", "chapter", "quantity", "value", "source", "note")
+#: The columns of ``base_models.csv``, in file order (``tables/README.md``).
+BASE_MODEL_COLUMNS: tuple[str, ...] = (
+    "name",
+    "family",
+    "key",
+    "version",
+    "variant",
+    "sizes",
+    "params_b",
+    "alt_params_b",
+    "archs",
+    "arch_rule",
+    "released",
+    "parent",
+    "hub_names",
+    "aliases",
+    "note",
+)
 _SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
 
 
@@ -245,3 +269,43 @@ def authors_tokens(path: str | Path | None = None) -> pd.Series:
     if t["family"].duplicated().any():
         raise ValueError(f"{shown}: duplicated family rows")
     return t.set_index("family")["tokens_t"].astype(float)
+
+
+def base_models_table(path: str | Path | None = None) -> pd.DataFrame:
+    """The catalogue of canonical base models (``tables/base_models.csv``), every cell a string
+    (an empty cell is ``""``), in file order.
+
+    Checks the columns (:data:`BASE_MODEL_COLUMNS`, in that order), that every row has one
+    cell per column and that names are present and unique;
+    :func:`hca.attribution.catalogue.read_catalogue` checks every cell.
+    """
+    src = table_path("base_models") if path is None else Path(path)
+    shown = "base_models.csv" if path is None else src.name
+    if not src.is_file():
+        raise FileNotFoundError(f"base_models: table not found at {src}")
+    with src.open("r", encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = tuple(next(reader, ()))
+        if header != BASE_MODEL_COLUMNS:
+            missing = [c for c in BASE_MODEL_COLUMNS if c not in header]
+            extra = [c for c in header if c not in BASE_MODEL_COLUMNS]
+            raise ValueError(
+                f"{shown}: expected columns {list(BASE_MODEL_COLUMNS)}, found {list(header)}"
+                f" (missing {missing}, unknown {extra})"
+            )
+        rows = []
+        for r in reader:
+            if r and len(r) != len(header):
+                raise ValueError(
+                    f"{shown}: line {reader.line_num} has {len(r)} cells, expected "
+                    f"{len(header)} (one per column; a cell with a comma is quoted)"
+                )
+            rows.extend([r] if r else [])
+    t = pd.DataFrame(rows, columns=list(header), dtype=str)
+    empty = [i + 1 for i, n in enumerate(t["name"]) if not n.strip()]
+    if empty:
+        raise ValueError(f"{shown}: row(s) {empty} have an empty name")
+    dup = t["name"][t["name"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"{shown}: duplicated name(s) {dup}")
+    return t
