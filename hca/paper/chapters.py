@@ -3,7 +3,7 @@
 Every chapter module ``hca.paper.<chapter>`` declares its shape once, as ``CHAPTER``: a
 :class:`~hca.paper.shape.ChapterSpec` (settings, ``compute``, and for a chapter whose claims
 are read from fits with a random start an :class:`~hca.paper.shape.EnsembleSpec`: the runs of
-many seeds at once, why a run is not evidence, what makes a run typical). Claim evaluators are
+many seeds and both setups at once, why a run is not evidence, what makes a run typical). Claim evaluators are
 registered with :func:`hca.paper.claims.claim` next to the analysis they judge.
 
 :data:`CHAPTER_LIST` names every chapter in book order. The scorecard
