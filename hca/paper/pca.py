@@ -430,8 +430,6 @@ class PCAResults:
         Figure 10: the ``n_top`` largest domains of the setup's labels.
     top_set : tuple
         The largest set within the pooled threshold of ``top``.
-    top_leverage : DataFrame
-        MATH Lvl 5 and MUSR leverage of the ``top`` domains.
     fig11 : Figure11
     """
 
@@ -453,7 +451,6 @@ class PCAResults:
     variant: InvariantSet
     top: Any
     top_set: tuple
-    top_leverage: pd.DataFrame
     fig11: Figure11
 
     @property
@@ -490,8 +487,7 @@ def _figure10(frame: pd.DataFrame, settings: Settings):
     top = list(frame["domain"].value_counts().index[: settings.n_top])
     X, g = domain_data(frame, top, B2, by="domain")
     cmp = _compare(X, g, top, settings.n_splits_wide, settings.random_state)
-    lev = ss.benchmark_leverage(ss.group_subspaces(X, g, order=top), columns=LABELS)
-    return cmp, tuple(ss.invariant_set(cmp.dist, cmp.threshold)), lev[["MATH Lvl 5", "MUSR"]]
+    return cmp, tuple(ss.invariant_set(cmp.dist, cmp.threshold))
 
 
 def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
@@ -535,7 +531,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         delayed(_domain_parts)(frame, setup, settings),
         delayed(_figure10)(frame, settings),
     ]
-    sinv, variant, parts, (top, top_set, top_lev) = Parallel(n_jobs=nj)(jobs)
+    sinv, variant, parts, (top, top_set) = Parallel(n_jobs=nj)(jobs)
     spectra, boot, lev, resid, ica, sd, corr = parts
     nulls = ss.pair_thresholds(sinv.nulls)
     return PCAResults(
@@ -557,7 +553,6 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         variant=variant,
         top=top,
         top_set=top_set,
-        top_leverage=top_lev,
         fig11=figure11(
             _csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs, n_jobs=nj
         ),
