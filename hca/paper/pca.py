@@ -44,10 +44,12 @@ from hca.attribution.domains import (
     stack_groups,
     top_within,
 )
+from hca.data import authors_tokens
 from hca.data.frames import domain_data
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
+from hca.paper.replication import v1_frame, v2_final_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 from hca.paper.shape import ChapterSpec
 
@@ -115,8 +117,6 @@ def v2_table(setup: str | Setup) -> pd.DataFrame:
     ``authors``: the final table with the authors' rule; ``domain`` is the authors' label,
     named as in this book for the eight base models of Section 1.1.
     """
-    from hca.paper.replication import v2_frame
-
     s = get_setup(setup)
     frame = v2_frame(s)
     if s.domain_rule == "authors":
@@ -140,7 +140,6 @@ def variant_table(setup: str | Setup) -> tuple[str, pd.DataFrame]:
     if s.domain_rule == "authors":
         frame = v2_table(s)
         return "the authors' rule on the CSV rows", frame[frame["source"] == "csv"]
-    from hca.paper.replication import v2_final_frame
 
     return "this book's rule on the CSV plus the final table", v2_final_frame()
 
@@ -159,8 +158,6 @@ def _csv_rows(setup: Setup) -> pd.DataFrame:
 
 def _authors_nd(labels: pd.Series) -> pd.DataFrame:
     """N (billions, the label's size) and D (the authors' family tokens) of every label."""
-    from hca.data import authors_tokens
-
     tokens = authors_tokens()
 
     def one(label: Any) -> tuple[float, float]:
@@ -337,8 +334,6 @@ def figure11(
 ) -> Figure11:
     """Figure 11's panels on ``frame`` (CSV rows with ``moe``, ``architecture``, ``year``,
     ``base_model``, ``base_n_b`` and ``tokens_t``)."""
-    from hca.paper.replication import v1_frame
-
     cuts = nd_regimes(frame)
     has = cuts.labels.notna()
     top = top_within(frame, cuts.labels, n=2, order=REGIMES)
