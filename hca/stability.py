@@ -97,6 +97,7 @@ from hca.validation import (
     check_is_fitted,
     check_params,
     check_positive_int,
+    is_int,
 )
 
 __all__ = [
@@ -448,20 +449,6 @@ def resample_fits(
     )
 
 
-def _is_int(seed: Any) -> bool:
-    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-
-
-def _search_options(est: HCA) -> dict[str, Any]:
-    """The search settings of ``est`` (keywords of :func:`hca.estimator.search.hca_search`)."""
-    return {
-        "search": est.search,
-        "residual": est.residual,
-        "beam_width": est.beam_width,
-        "max_nodes": est.max_nodes,
-    }
-
-
 def _seeds(seeds: Iterable[int]) -> list[int]:
     return int_seeds(seeds)
 
@@ -591,7 +578,7 @@ def bootstrap_stability(
     """
     base = clone_hca(estimator)
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    if _is_int(base.random_state):
+    if is_int(base.random_state):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
             fits = resample_fits(base, samples, int(base.random_state))
@@ -684,7 +671,7 @@ def subset_stability(
         else:
             icas = check_icas(icas, len(seeds), data.order, "icas")
     problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
-    results = search_many(problems, _search_options(est), n_jobs)
+    results = search_many(problems, est.search_options(), n_jobs)
     sweeps = [
         [(res.mic, res.certified) for res in results[r * len(subsets) : (r + 1) * len(subsets)]]
         for r in range(len(icas))
@@ -794,7 +781,7 @@ def rotation_null(
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        results = hca_search_batch(problems, **_search_options(model), progress=progress)
+        results = hca_search_batch(problems, **model.search_options(), progress=progress)
     return np.array([res.mic for res in results])
 
 

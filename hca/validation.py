@@ -72,6 +72,7 @@ __all__ = [
     "check_fit_data",
     "check_n_components",
     "check_positive_int",
+    "is_int",
     "check_fraction",
     "check_frame",
     "check_labels",
@@ -612,7 +613,8 @@ def check_fit_data(X: Any, domains: Any, n_components: Any) -> FitData:
 
 
 # =========================================================================== scalars
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """True for a Python or numpy integer (not a bool)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
@@ -620,7 +622,7 @@ def check_n_components(
     n_components: Any, n_features: int, *, minimum: int = 1, maximum: int | None = None
 ) -> int:
     """``minimum <= n_components <= maximum`` (default: the number of benchmarks)."""
-    if not _is_int(n_components):
+    if not is_int(n_components):
         raise TypeError(f"n_components must be an int, got {n_components!r}")
     upper = f"the number of benchmarks ({n_features})" if maximum is None else str(maximum)
     top = n_features if maximum is None else maximum
@@ -631,7 +633,7 @@ def check_n_components(
 
 def check_positive_int(value: Any, name: str) -> int:
     """``value`` as an int ``>= 1``."""
-    if not _is_int(value) or value < 1:
+    if not is_int(value) or value < 1:
         raise InputError(f"{name} must be a positive int, got {value!r}")
     return int(value)
 

@@ -234,9 +234,7 @@ def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool
     return resid, jac
 
 
-def _warm_problem(
-    x: np.ndarray, t: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_tau: bool
-):
+def _warm_problem(x: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_tau: bool):
     """The scaled problem of a warm refit: ``(u, v, lo, hi, idx, p0, (xm, xs, ym, ys))``.
 
     Raises ValueError when the resample is degenerate (constant ``x`` or ``y``).
@@ -277,7 +275,7 @@ def warm_refit_counted(
     tol: float = 1e-6,
 ) -> tuple[np.ndarray, int, int]:
     """:func:`warm_refit` with scipy's evaluation counts: ``(values, nfev, njev)``."""
-    u, v, lo, hi, idx, p0, units = _warm_problem(x, t, y, start, use_tau)
+    u, v, lo, hi, idx, p0, units = _warm_problem(x, y, start, use_tau)
     resid, jac = _scaled_residuals(u, t, v, use_tau)
     res = least_squares(
         resid,
@@ -443,7 +441,7 @@ def warm_refit_batch(
         if missing:
             raise ValueError(f"starts[{i}] is missing parameter(s) {sorted(missing)}")
         try:
-            problems.append((t, *_warm_problem(x, t, y, starts[i], use_tau)))
+            problems.append((t, *_warm_problem(x, y, starts[i], use_tau)))
         except ValueError:  # degenerate resample: warm_refit raises, the refit is not fittable
             problems.append(None)
     values = np.full((n_prob, 6), np.nan)

@@ -120,7 +120,7 @@ def search_rate(
         budget *= 4
 
 
-def _ica_seconds(board: Leaderboard, n_components: int) -> float:
+def _ica_seconds(board: Leaderboard) -> float:
     """The ICA step, estimated from one whitening (the SVD of the largest domain's centred
     scores) times the number of domains; FastICA's iterations on ``d0`` whitened columns
     cost little beside it."""
@@ -231,7 +231,7 @@ def estimate_work(
     prefixes = search_prefixes(search, K, n_components, max_nodes)
     one_search = probe if whole else rate * prefixes
     return WorkEstimate(
-        ica=_ica_seconds(board, n_components),
+        ica=_ica_seconds(board),
         search=one_search,
         prefixes=prefixes,
         per_prefix=rate,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
 
 import hca
 from hca.cli.estimate import duration
@@ -337,8 +338,6 @@ def mic_reference(
 def _factor_match(ref: np.ndarray, other: np.ndarray) -> tuple[bool, list[float]]:
     """Match the factors (rows of the orthonormal unmixing matrices) one to one by absolute
     cosine; return whether the matching keeps the causal order, and the cosines."""
-    from scipy.optimize import linear_sum_assignment
-
     C = np.abs(other @ ref.T)
     rows, cols = linear_sum_assignment(-C)
     cosines = C[rows, cols]

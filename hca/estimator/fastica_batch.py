@@ -125,15 +125,10 @@ class FastICABatch:
         )
 
 
-def _iterate(
-    X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int, which: np.ndarray | None = None
-):
-    """Fixed-point iterations of every start of ``W`` (b, d, d); return W, n_iter, converged.
-
-    ``X1`` is one white data matrix (d, n) shared by every start, or a stack (g, d, n) of
-    matrices of one shape with ``which`` (b,) naming the matrix of every start: one block of
-    :func:`_iterate_blocks`."""
-    return _iterate_blocks([(X1, which, W.shape[0])], W, tol, max_iter)
+def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
+    """Fixed-point iterations of every start of ``W`` (b, d, d) on the white data ``X1``
+    (d, n) they share; return W, n_iter, converged (one block of :func:`_iterate_blocks`)."""
+    return _iterate_blocks([(X1, None, W.shape[0])], W, tol, max_iter)
 
 
 def _iterate_blocks(

@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
 from hca.estimator.progress import Listener, report
-from hca.validation import check_fit_data, check_positive_int
+from hca.validation import check_fit_data, check_positive_int, is_int
 
 __all__ = [
     "ICA_METHODS",
@@ -226,10 +226,6 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
     )
 
 
-def _is_int_seed(seed: Any) -> bool:
-    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-
-
 def fastica_runs(
     Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000, tol: float = 1e-4
 ) -> list[ICARun]:
@@ -268,7 +264,7 @@ def fastica_runs_many(
     if paired and len(seeds) != len(Xks):
         raise ValueError(f"paired: {len(seeds)} seed lists for {len(Xks)} data matrices")
     seed_lists = [list(s) for s in seeds] if paired else [list(seeds)] * len(Xks)
-    distinct = [sorted({int(s) for s in sl if _is_int_seed(s)}) for sl in seed_lists]
+    distinct = [sorted({int(s) for s in sl if is_int(s)}) for sl in seed_lists]
     shared = None if paired or not distinct or not distinct[0] else initial_matrices(distinct[0], d)
     batched = [g for g in range(len(Xks)) if distinct[g]]
     if on_done is not None:
@@ -294,7 +290,7 @@ def fastica_runs_many(
     for g, X in enumerate(Xks):
         runs = []
         for s in seed_lists[g]:
-            if not _is_int_seed(s):
+            if not is_int(s):
                 runs.append(_fastica_run(X, d, s, max_iter, tol))
                 continue
             r = found[g][int(s)]
@@ -463,7 +459,7 @@ def fit_icas(
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    if ica == "fastica" and n_jobs in (None, 1) and _is_int_seed(random_state):
+    if ica == "fastica" and n_jobs in (None, 1) and is_int(random_state):
         return fit_icas_many(
             [(values, domains)],
             order,
@@ -602,7 +598,7 @@ def fit_icas_many(
     ica = check_ica(ica)
     tol = DEFAULT_TOL[ica] if tol is None else float(tol)
     n_restarts = check_positive_int(n_restarts, "n_restarts")
-    bad = [s for s in seeds if not _is_int_seed(s)]
+    bad = [s for s in seeds if not is_int(s)]
     if bad:
         raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
     holds = [set(order)] * len(datasets) if orders is None else [set(o) for o in orders]

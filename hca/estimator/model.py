@@ -308,7 +308,8 @@ class HCA(TransformerMixin, BaseEstimator):
         self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
         self.n_iter_ = max(int(ica.n_iter) for ica in self.ica_.values())
 
-    def _search_options(self) -> dict[str, Any]:
+    def search_options(self) -> dict[str, Any]:
+        """The search settings (keywords of :func:`hca.estimator.search.hca_search`)."""
         return {
             "search": self.search,
             "residual": self.residual,
@@ -321,7 +322,7 @@ class HCA(TransformerMixin, BaseEstimator):
 
     def _search(self, unmixings: Mapping, progress: Listener | None = None) -> HCASearchResult:
         """Steps 2-3 with this estimator's search settings."""
-        return hca_search(unmixings, **self._search_options(), progress=progress)
+        return hca_search(unmixings, **self.search_options(), progress=progress)
 
     def _fit_search(self, progress: Listener | None = None) -> HCA:
         """Run the search on the fitted ICA matrices and build the per-domain models."""
@@ -639,7 +640,7 @@ def _fit_from_icas(
     for i, (e, (data, ica)) in enumerate(zip(ests, checked)):  # every input checked: now fit
         e._set_data(data, stacklevel=stacklevel)
         e._set_icas(ica)
-        groups.setdefault(tuple(sorted(e._search_options().items())), []).append(i)
+        groups.setdefault(tuple(sorted(e.search_options().items())), []).append(i)
     for key, members in groups.items():
         problems = [ests[i]._unmixings() for i in members]
         results = hca_search_batch(problems, **dict(key), progress=progress)
@@ -825,7 +826,7 @@ def _subset_tables(
     """The table of :func:`mic_by_subset` of every fit (validated data, ICA of every
     candidate), the searches of all fits and subsets in one batch."""
     problems = [{c: icas[c].unmixing for c in subset} for _, icas in fits for subset in subsets]
-    results = search_many(problems, est._search_options(), n_jobs)
+    results = search_many(problems, est.search_options(), n_jobs)
     tables = []
     for f, (data, _) in enumerate(fits):
         records = [

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from hca.attribution import domains as dm
 from hca.attribution.authors import (
     AUTHORS_GEMMA2_9B_PARAMS,
     AUTHORS_V1_LABELS,
@@ -362,8 +363,6 @@ _Q7_WHY = {
 
 
 def _audit() -> AttributionAudit:
-    from hca.attribution import domains as dm
-
     v2, v1 = v2_frame("careful"), v1_frame("careful")
     q7 = v2[(v2["architecture"] == "Qwen2ForCausalLM") & v2["params_b"].between(7.5, 7.7)]
     why = q7["evidence"].str.extract(r"^(merge without|Qwen2ForCausalLM at|family)")[0]

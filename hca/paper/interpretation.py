@@ -170,8 +170,7 @@ class InterpretationResults:
     oos_scores : dict
         Base model -> scores of its models (Figure 3b).
     paper_order_r2 : DataFrame
-        Table 2a recomputed with our raw factors put in the paper's order (rows: roles);
-        ``paper_order_chosen`` the benchmark the adjustment then picks per position.
+        Table 2a recomputed with our raw factors put in the paper's order (rows: roles).
     authors_ols_gap : float
         Largest |difference| between our R^2 tables (in and out of sample) and the authors'
         ``latent_ols`` regression on raw earlier factors (0 up to rounding).
@@ -193,8 +192,6 @@ class InterpretationResults:
         The alignment (benchmark per factor) of every refit of :attr:`seeds`.
     seeds : tuple of int
     n_boot : int
-    domain_note : str
-        How the domains were formed under this setup.
     mic : float
         The MIC of the run's four-domain fit (what makes a run typical).
     steered : str
@@ -210,7 +207,6 @@ class InterpretationResults:
     transfer: TransferR2
     oos_scores: dict
     paper_order_r2: pd.DataFrame
-    paper_order_chosen: tuple
     authors_ols_gap: float
     checkpoints: pd.DataFrame
     compute_r: pd.Series
@@ -220,7 +216,6 @@ class InterpretationResults:
     seed_alignments: tuple
     seeds: tuple
     n_boot: int
-    domain_note: str
     mic: float = float("nan")
     steered: str = ""
 
@@ -419,17 +414,17 @@ def _oos_frame(setup: Setup) -> pd.DataFrame:
     return frame
 
 
-def _paper_order(fit, adj, x: np.ndarray, roles: dict) -> tuple[pd.DataFrame, tuple]:
+def _paper_order(fit, adj, x: np.ndarray, roles: dict) -> pd.DataFrame:
     """Table 2a with our raw factors in the paper's role order (NaN rows if a role is
     missing); ``adj`` is ``fit.adjust()`` and ``x`` the scores it was fitted on
     (:func:`_matrix`)."""
     if any(z is None for z in roles.values()):
-        return pd.DataFrame(np.nan, index=list(ROLES), columns=_B), ()
+        return pd.DataFrame(np.nan, index=list(ROLES), columns=_B)
     names = list(adj.r2.index)
     perm = [names.index(roles[r]) for r in ROLES]
     Z = x @ fit.unmixing_.T
-    _, _, chosen, r2 = ols_adjustment(Z[:, perm], x, _B)
-    return r2.set_axis(list(ROLES), axis=0), tuple(_B[c] for c in chosen)
+    r2 = ols_adjustment(Z[:, perm], x, _B)[3]
+    return r2.set_axis(list(ROLES), axis=0)
 
 
 def _matrix(scores: pd.DataFrame) -> np.ndarray:
@@ -560,16 +555,6 @@ def _oriented_shift(
     return shift
 
 
-def _domain_note(setup: Setup) -> str:
-    if setup.domain_rule == "authors":
-        return (
-            "the authors' rule (find_token_size.ipynb re-implemented) on the final "
-            "4,576-model table with precision duplicates; Table 2b's base models are the "
-            "rows whose authors' label equals the lower-cased name"
-        )
-    return "this book's base-model attribution, one row per model (the leaderboard CSV)"
-
-
 def _runs(
     setup: Setup, settings: Settings, seeds: tuple[int, ...]
 ) -> tuple[InterpretationResults, ...]:
@@ -599,7 +584,7 @@ def _runs(
         if list(al.feature_names) != _B:
             raise ValueError(f"interpretation: the fit's columns {al.feature_names} are not {_B}")
         roles = _roles(al)
-        order_r2, chosen = _paper_order(fit, adj, x, roles)
+        order_r2 = _paper_order(fit, adj, x, roles)
         cp = _checkpoints(al, checkpoint_rows)
         names = list(al.factor_names)
         compute_r = pd.Series(
@@ -615,7 +600,6 @@ def _runs(
                 transfer=out_of_sample_r2(al, transfer_rows, PAPER_OOS_DOMAINS, PAPER_V2_FOUR),
                 oos_scores=oos,
                 paper_order_r2=order_r2,
-                paper_order_chosen=chosen,
                 authors_ols_gap=_latent_ols_gap(al, x, oos_x),
                 checkpoints=cp,
                 compute_r=compute_r,
@@ -625,7 +609,6 @@ def _runs(
                 seed_alignments=seed_alignments,
                 seeds=tuple(settings.seeds),
                 n_boot=settings.n_boot,
-                domain_note=_domain_note(setup),
                 mic=float(fit.mic_),
                 steered=why,
             )

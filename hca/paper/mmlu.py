@@ -46,9 +46,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
 from sklearn.exceptions import ConvergenceWarning
 
 from hca import stability as st
+from hca import subspace as ss
+from hca.attribution.domains import attach_domains
+from hca.attribution.identify import join_v1_metadata
+from hca.data.loaders import load_leaderboard_v1, load_mmlu_by_task
 from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, clone_hca, mic_by_subset_many
 from hca.interpret import cluster_order
@@ -66,6 +71,7 @@ from hca.paper.constants import (
     MATH_SUBJECTS,
     PAPER_MATH_DOMAINS,
     PAPER_PHYSICS_DOMAINS,
+    PAPER_V1_BASES,
     PHYSICS_SUBJECTS,
 )
 from hca.paper.replication import domain_data, estimator
@@ -124,10 +130,6 @@ subject_label = benchmark_label
 
 
 def _frame() -> pd.DataFrame:
-    from hca.attribution.domains import attach_domains
-    from hca.attribution.identify import join_v1_metadata
-    from hca.data.loaders import load_leaderboard_v1, load_mmlu_by_task
-
     return attach_domains(join_v1_metadata(load_mmlu_by_task(), load_leaderboard_v1()))
 
 
@@ -186,8 +188,6 @@ def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
         that maximises the total squared normalised weight), ``share`` (its squared weight
         in the normalised row) and ``top`` (the largest-weight benchmark of the row alone).
     """
-    from scipy.optimize import linear_sum_assignment
-
     H = np.asarray(unmixing, dtype=float)
     if H.ndim != 2 or H.shape[1] != len(benchmarks):
         raise ValueError(
@@ -426,9 +426,6 @@ class MMLUData:
 
 
 def _data() -> MMLUData:
-    from hca import subspace as ss
-    from hca.paper.constants import PAPER_V1_BASES
-
     frame = mmlu_frame()
     counts = domain_counts(frame, PAPER_V1_BASES, n_benchmarks=3)
     layers = pd.crosstab(frame["base_model"], frame["layer"]).reindex(list(PAPER_V1_BASES))
@@ -600,8 +597,6 @@ def _subject_inputs(subjects: tuple, domains: tuple) -> _SubjectInputs:
 
 
 def _subject_inputs_compute(subjects: tuple, domains: tuple) -> _SubjectInputs:
-    from hca import subspace as ss
-
     data = mmlu_data()
     cols = list(subjects)
     rows = data.frame["base_model"].isin(domains)

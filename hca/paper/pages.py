@@ -19,6 +19,7 @@ from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.mmlu import short_label
 from hca.paper.setups import SETUP_NAMES, SETUPS
+from hca.paper.v1 import edge_table, precedes
 from hca.stability import matches_alignment, recovery_study
 
 __all__ = [
@@ -101,8 +102,6 @@ def v1_is_paper_order(alignment: Sequence[str], roles: Sequence[frozenset]) -> b
 
 def v1_reasoning_first(alignment: Sequence[str], roles: Sequence[frozenset]) -> bool:
     """Whether a reasoning factor precedes GSM8K's (roles 2 and 3 of the paper's)."""
-    from hca.paper.v1 import precedes
-
     return precedes(alignment, roles[1], roles[2])
 
 
@@ -111,8 +110,6 @@ def v1_selected_edge(
 ) -> tuple[int, pd.Series | None]:
     """The seeds whose fit has the caption's edge (role 1 -> role 2) and the median weight and
     scale of that edge in ``domain`` over them (None without such a seed)."""
-    from hca.paper.v1 import edge_table
-
     tabs = [
         edge_table(rec, res.domains, roles[0], roles[1])
         for rec in res.seeds.records.to_dict("records")

@@ -44,10 +44,12 @@ from hca.attribution.domains import (
     stack_groups,
     top_within,
 )
+from hca.data import authors_tokens
 from hca.data.frames import domain_data
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
+from hca.paper.replication import v1_frame, v2_final_frame, v2_frame
 from hca.paper.setups import Setup, get_setup
 from hca.paper.shape import ChapterSpec
 
@@ -115,8 +117,6 @@ def v2_table(setup: str | Setup) -> pd.DataFrame:
     ``authors``: the final table with the authors' rule; ``domain`` is the authors' label,
     named as in this book for the eight base models of Section 1.1.
     """
-    from hca.paper.replication import v2_frame
-
     s = get_setup(setup)
     frame = v2_frame(s)
     if s.domain_rule == "authors":
@@ -140,7 +140,6 @@ def variant_table(setup: str | Setup) -> tuple[str, pd.DataFrame]:
     if s.domain_rule == "authors":
         frame = v2_table(s)
         return "the authors' rule on the CSV rows", frame[frame["source"] == "csv"]
-    from hca.paper.replication import v2_final_frame
 
     return "this book's rule on the CSV plus the final table", v2_final_frame()
 
@@ -159,8 +158,6 @@ def _csv_rows(setup: Setup) -> pd.DataFrame:
 
 def _authors_nd(labels: pd.Series) -> pd.DataFrame:
     """N (billions, the label's size) and D (the authors' family tokens) of every label."""
-    from hca.data import authors_tokens
-
     tokens = authors_tokens()
 
     def one(label: Any) -> tuple[float, float]:
@@ -337,8 +334,6 @@ def figure11(
 ) -> Figure11:
     """Figure 11's panels on ``frame`` (CSV rows with ``moe``, ``architecture``, ``year``,
     ``base_model``, ``base_n_b`` and ``tokens_t``)."""
-    from hca.paper.replication import v1_frame
-
     cuts = nd_regimes(frame)
     has = cuts.labels.notna()
     top = top_within(frame, cuts.labels, n=2, order=REGIMES)
@@ -430,8 +425,6 @@ class PCAResults:
         Figure 10: the ``n_top`` largest domains of the setup's labels.
     top_set : tuple
         The largest set within the pooled threshold of ``top``.
-    top_leverage : DataFrame
-        MATH Lvl 5 and MUSR leverage of the ``top`` domains.
     fig11 : Figure11
     """
 
@@ -453,7 +446,6 @@ class PCAResults:
     variant: InvariantSet
     top: Any
     top_set: tuple
-    top_leverage: pd.DataFrame
     fig11: Figure11
 
     @property
@@ -490,8 +482,7 @@ def _figure10(frame: pd.DataFrame, settings: Settings):
     top = list(frame["domain"].value_counts().index[: settings.n_top])
     X, g = domain_data(frame, top, B2, by="domain")
     cmp = _compare(X, g, top, settings.n_splits_wide, settings.random_state)
-    lev = ss.benchmark_leverage(ss.group_subspaces(X, g, order=top), columns=LABELS)
-    return cmp, tuple(ss.invariant_set(cmp.dist, cmp.threshold)), lev[["MATH Lvl 5", "MUSR"]]
+    return cmp, tuple(ss.invariant_set(cmp.dist, cmp.threshold))
 
 
 def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
@@ -535,7 +526,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         delayed(_domain_parts)(frame, setup, settings),
         delayed(_figure10)(frame, settings),
     ]
-    sinv, variant, parts, (top, top_set, top_lev) = Parallel(n_jobs=nj)(jobs)
+    sinv, variant, parts, (top, top_set) = Parallel(n_jobs=nj)(jobs)
     spectra, boot, lev, resid, ica, sd, corr = parts
     nulls = ss.pair_thresholds(sinv.nulls)
     return PCAResults(
@@ -557,7 +548,6 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         variant=variant,
         top=top,
         top_set=top_set,
-        top_leverage=top_lev,
         fig11=figure11(
             _csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs, n_jobs=nj
         ),

@@ -29,7 +29,10 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
+from hca.attribution.authors import v1_frame_authors, v2_frame_authors
+from hca.attribution.domains import attach_domains, load_v1_domains, load_v2_domains
 from hca.data.frames import domain_data
+from hca.data.loaders import load_leaderboard_v2, load_leaderboard_v2_final_html
 from hca.data.registry import V1_BENCHMARKS, V2_BENCHMARKS
 from hca.estimator.model import HCA
 from hca.paper.cache import cached
@@ -73,20 +76,14 @@ __all__ = [
 
 
 def _v2_frame_compute() -> pd.DataFrame:
-    from hca.attribution.domains import load_v2_domains
-
     return load_v2_domains()
 
 
 def _v1_frame_compute() -> pd.DataFrame:
-    from hca.attribution.domains import load_v1_domains
-
     return load_v1_domains()
 
 
 def _final_html_compute() -> pd.DataFrame:
-    from hca.data.loaders import load_leaderboard_v2_final_html
-
     return load_leaderboard_v2_final_html()
 
 
@@ -97,8 +94,6 @@ def final_html() -> pd.DataFrame:
 
 
 def _v2_authors_compute(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
-    from hca.attribution.authors import v2_frame_authors
-
     return v2_frame_authors(
         include_final=final_table,
         dedupe=not keep_duplicates,
@@ -127,9 +122,6 @@ def v2_authors(include_final: bool = False, dedupe: bool = False) -> pd.DataFram
 
 
 def _v2_final_compute() -> pd.DataFrame:
-    from hca.attribution.domains import attach_domains
-    from hca.data.loaders import load_leaderboard_v2
-
     return attach_domains(load_leaderboard_v2(include_final=True, final=final_html()))
 
 
@@ -140,8 +132,6 @@ def v2_final_frame() -> pd.DataFrame:
 
 
 def _v1_authors_compute(keep_duplicates: bool) -> pd.DataFrame:
-    from hca.attribution.authors import v1_frame_authors
-
     return v1_frame_authors(dedupe=not keep_duplicates)
 
 
@@ -285,8 +275,6 @@ def _fit(
     random_state: Any,
     hca_params: dict,
 ):
-    from hca.estimator.model import HCA
-
     X, labels = domain_data(frame, domains, benchmarks)
     return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
 

@@ -76,6 +76,7 @@ from hca.paper.constants import (
     PAPER_V2_BASES,
     PAPER_V2_FOUR,
 )
+from hca.paper.replication import v2_authors, v2_final_frame, v2_frame
 from hca.paper.robustness_settings import (
     RAW_SUFFIX,
     Setting,
@@ -925,8 +926,6 @@ def authors_table_variants(
 
     The last row (final table, duplicates kept) is the authors' setup's table.
     """
-    from hca.paper.replication import v2_authors
-
     rows = []
     for final in (False, True):
         for dedupe in (True, False):
@@ -963,8 +962,6 @@ def raw_score_map(
 
 
 def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
-    from hca.paper.replication import v2_final_frame, v2_frame
-
     frame = v2_frame(setup)
     final = v2_final_frame()
     authors = v2_frame("authors")

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from hca.attribution.authors import authors_base_model, authors_token_families
+from hca.attribution.compute import pretraining_tokens
 from hca.causal import (
     PARAM_NAMES,
     ATEPanel,
@@ -50,6 +52,7 @@ from hca.causal import (
     size_monotonicity,
     stratum_effects,
 )
+from hca.causal.sigmoid import AUTHORS_LOG_OFFSET
 from hca.data import V2_BENCHMARKS, authors_code_values
 from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
@@ -297,7 +300,6 @@ def _family_sizes(setup: Setup, rows: pd.DataFrame) -> pd.DataFrame:
     if setup.ate_population == "book":
         ft = rows[rows["T"] == 1].assign(series=lambda d: d["family"].replace(LLAMA3X))
         return family_size_means(ft, BENCH, family="series", top=3, min_sizes=3)
-    from hca.attribution.compute import pretraining_tokens
 
     frame = v2_frame(setup)
     base = rows_by_name(frame, AUTHORS_FIGURE12)
@@ -580,8 +582,6 @@ def _point_ates(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
 
 
 def _final_candidates() -> pd.DataFrame:
-    from hca.attribution.authors import authors_base_model, authors_token_families
-
     f = v2_frame("authors")
     org = f["model_id"].str.split("/").str[0].str.lower()
     official = set(org[f["official_providers"].fillna(False).astype(bool)])
@@ -981,8 +981,6 @@ def printed_sigmoid(res: ScalingResults) -> pd.DataFrame:
     and D in trillions), ``c`` is our ``tau``. Rows ``(outcome, parameter)``; columns
     ``theirs``, ``ours``, ``se_ours`` and ``ratio`` (ours / theirs).
     """
-    from hca.causal.sigmoid import AUTHORS_LOG_OFFSET
-
     acv = authors_code_values()["value"]
     recs = []
     for b in BENCH:

@@ -33,8 +33,11 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca import interpret as it
 from hca import stability as st
+from hca import subspace as ss
+from hca.data import authors_code_values
 from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
-from hca.estimator.model import mic_by_subset_many
+from hca.data.tables import load_paper_values
+from hca.estimator.model import HCA, mic_by_subset_many
 from hca.paper.cache import cached
 from hca.paper.claims import (
     Outcome,
@@ -45,6 +48,7 @@ from hca.paper.claims import (
     share_text,
 )
 from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
+from hca.paper.pca import invariant_set_rule
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -127,8 +131,6 @@ def parse_order(value: str) -> tuple[frozenset, ...]:
 def paper_roles() -> tuple[frozenset, ...]:
     """The paper's roles of the three v1 factors (Figure 26: TruthfulQA, general reasoning,
     GSM8K), read from the ``H.4-order`` row of ``paper_values.csv``."""
-    from hca.data.tables import load_paper_values
-
     return parse_order(load_paper_values().loc["H.4-order", "value"])
 
 
@@ -182,8 +184,6 @@ def authors_v1_counts() -> pd.DataFrame:
     ``printed``, ``ours`` and ``difference`` (ours − printed). Their v1 table itself is not
     public, so a difference is a row of theirs missing from the public file (or one more).
     """
-    from hca.data import authors_code_values
-
     acv = authors_code_values()
     rows = acv[acv["id"].str.startswith("v1size-")]
     printed = pd.Series(
@@ -275,9 +275,6 @@ def _rule_frame(domain_rule: str) -> pd.DataFrame:
 
 
 def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subspaces:
-    from hca import subspace as ss
-    from hca.paper.pca import invariant_set_rule
-
     doms = list(PAPER_V1_BASES)
     frame = _rule_frame(domain_rule)
     X6, dom6 = domain_data(frame, doms, _B1)
@@ -314,9 +311,6 @@ def subspaces(n_splits: int = 100, n_boot: int = 100, domain_rule: str = "book")
 
 
 def _ica_optima(params: tuple, seeds: tuple[int, ...], domain_rule: str = "book") -> pd.DataFrame:
-    from hca import stability as st
-    from hca.estimator.model import HCA
-
     X5, dom5 = domain_data(_rule_frame(domain_rule), PAPER_V1_SINV, _B1)
     return st.ica_solutions(HCA(**dict(params)), X5, dom5, seeds=seeds)
 

@@ -183,16 +183,6 @@ class BootstrapDistances:
     level: float
     n_boot: int
 
-    @property
-    def bias(self) -> pd.DataFrame:
-        """Mean bootstrap distance minus the point estimate (typically > 0)."""
-        return (
-            pd.DataFrame(
-                self.samples.mean(axis=0), index=self.point.index, columns=self.point.columns
-            )
-            - self.point
-        )
-
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per unordered pair: point, lower, upper, boot_mean."""
         labels = list(self.point.index)
@@ -340,7 +330,7 @@ def bootstrap_distance_matrix(
     Notes
     -----
     The distance is bounded below by 0 and resampling noise tilts subspaces in random
-    directions, so bootstrap distances are biased upwards (see ``bias``). For two domains
+    directions, so bootstrap distances are biased upwards (their mean above ``point``). For two domains
     with nearly the same subspace the percentile interval can therefore lie entirely
     above the point estimate; it describes variability, and whether a distance is larger
     than noise is judged against :func:`split_half_null`.
