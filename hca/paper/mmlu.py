@@ -626,6 +626,18 @@ class _SubjectICA:
         """The ICA of ``domains`` under ``seed`` (one fit's ``icas``)."""
         return {d: runs[self.seeds.index(seed)][d] for d in domains}
 
+    def extended(self, more: _SubjectICA) -> _SubjectICA:
+        """These runs and those of ``more`` (other seeds of the same subjects)."""
+        return _SubjectICA(
+            (*self.seeds, *more.seeds),
+            [*self.forward, *more.forward],
+            [*self.backward, *more.backward],
+        )
+
+
+#: The three sets of subjects the chapter fits.
+_SUBJECT_SETS = (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS)
+
 
 def _subject_icas(
     est: HCA, data: MMLUData, subject_sets: Sequence[tuple], seeds: tuple[int, ...]
@@ -649,6 +661,67 @@ def _subject_icas(
     }
 
 
+def _chosen(data: MMLUData, subjects: Sequence[str], domains: Sequence[str]) -> tuple:
+    """The scores and labels of ``domains`` (checked to be available) for ``subjects``."""
+    missing = [d for d in domains if d not in data.available]
+    if missing:
+        raise ValueError(
+            f"MMLU subject fit: base model(s) {missing} have too few models for "
+            f"{len(subjects)} subjects (available: {list(data.available)})"
+        )
+    return _subject_inputs(tuple(subjects), tuple(domains)).chosen
+
+
+@dataclass(frozen=True, eq=False)
+class _Refits:
+    """What every run of a subject fit shares: the refits on the settings' seeds (their fits
+    and their :func:`_seed_fit_row` records) and the subset sweeps over the sweep seeds."""
+
+    fits: dict  # seed -> fitted HCA
+    records: pd.DataFrame
+    sweeps: Any  # hca.stability.SubsetStability or None
+
+
+def _refits(
+    est: HCA,
+    data: MMLUData,
+    ica: _SubjectICA,
+    subjects: Sequence[str],
+    domains: Sequence[str],
+    refit_seeds: Sequence[int],
+    *,
+    min_size: int | None,
+    sweep_seeds: Sequence[int] | None,
+    n_jobs: int | None,
+) -> _Refits:
+    """The refits of a subject fit on ``domains`` for ``refit_seeds`` (their searches in one
+    batch) and, with ``min_size`` and ``sweep_seeds``, its subset sweeps over the available
+    base models, from the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`)."""
+    Xd, ld = _chosen(data, subjects, domains)
+    seeds = tuple(int(x) for x in refit_seeds)
+    sweeps = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
+        fits = st.seed_fits(
+            est, Xd, ld, seeds, icas=[ica.of(ica.forward, s, domains) for s in seeds]
+        )
+        if min_size is not None and sweep_seeds:
+            X, labels = _subject_inputs(tuple(subjects), tuple(domains)).available
+            sweep = tuple(int(x) for x in sweep_seeds)
+            sweeps = st.subset_stability(
+                est,
+                X,
+                labels,
+                candidates=list(data.available),
+                min_size=min_size,
+                seeds=sweep,
+                n_jobs=n_jobs,
+                icas=[ica.of(ica.forward, s, data.available) for s in sweep],
+            )
+    records = pd.DataFrame([_seed_fit_row(m, Xd, s) for m, s in zip(fits, seeds)])
+    return _Refits(dict(zip(seeds, fits)), records, sweeps)
+
+
 def _subject_fits(
     est: HCA,
     data: MMLUData,
@@ -656,42 +729,31 @@ def _subject_fits(
     subjects: Sequence[str],
     domains: Sequence[str],
     run_seeds: tuple[int, ...],
+    refits: _Refits,
     *,
     min_size: int | None,
-    sweep_seeds: Sequence[int] | None,
-    seeds: Sequence[int],
     n_jobs: int | None,
 ) -> tuple[SubjectFit, ...]:
     """One subject fit for every FastICA seed of ``run_seeds`` (``est`` with each seed), from
-    the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`): the fits on ``domains``
-    for ``run_seeds`` and the refit ``seeds`` (their searches in one batch), the subset table
-    of the available base models, the subset sweeps over ``sweep_seeds``, and whether each
-    fit is reproducible with its models in reverse order."""
+    the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`) and the fit's shared
+    ``refits`` (:func:`_refits`): the fits on ``domains`` (a run seed among the refits' is
+    that refit; the others' searches in one batch), the subset table of the available base
+    models, and whether each fit is reproducible with its models in reverse order."""
     subjects, domains = list(subjects), list(domains)
+    Xd, ld = _chosen(data, subjects, domains)
     inputs = _subject_inputs(tuple(subjects), tuple(domains))
-    Xd, ld = inputs.chosen
     X, labels = inputs.available
-    missing = [d for d in domains if d not in data.available]
-    if missing:
-        raise ValueError(
-            f"MMLU subject fit: base model(s) {missing} have too few models for "
-            f"{len(subjects)} subjects (available: {list(data.available)})"
-        )
-    refit_seeds = tuple(int(x) for x in seeds)
-    fitted = tuple(dict.fromkeys((*run_seeds, *refit_seeds)))
+    new = tuple(s for s in run_seeds if s not in refits.fits)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
-        fits = dict(
-            zip(
-                fitted,
-                st.seed_fits(
-                    est, Xd, ld, fitted, icas=[ica.of(ica.forward, s, domains) for s in fitted]
-                ),
+        fits = dict(refits.fits)
+        if new:
+            fits |= zip(
+                new,
+                st.seed_fits(est, Xd, ld, new, icas=[ica.of(ica.forward, s, domains) for s in new]),
             )
-        )
         models = [fits[s] for s in run_seeds]
         tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
-        sweeps = None
         if min_size is not None:
             tables = list(
                 mic_by_subset_many(
@@ -704,22 +766,9 @@ def _subject_fits(
                     icas=[[ica.of(ica.forward, s, data.available) for s in run_seeds]],
                 )[0]
             )
-            if sweep_seeds:
-                sweep = tuple(int(x) for x in sweep_seeds)
-                sweeps = st.subset_stability(
-                    est,
-                    X,
-                    labels,
-                    candidates=list(data.available),
-                    min_size=min_size,
-                    seeds=sweep,
-                    n_jobs=n_jobs,
-                    icas=[ica.of(ica.forward, s, data.available) for s in sweep],
-                )
         reproducible = st.ica_reproducible_many(
             models, Xd, ld, again=[ica.of(ica.backward, s, domains) for s in run_seeds]
         )
-    seed_records = pd.DataFrame([_seed_fit_row(fits[s], Xd, s) for s in refit_seeds])
     return tuple(
         SubjectFit(
             subjects=tuple(subjects),
@@ -729,10 +778,10 @@ def _subject_fits(
             spectra=inputs.spectra,
             table=table,
             min_size=int(min_size or len(domains)),
-            sweeps=sweeps,
+            sweeps=refits.sweeps,
             model=model,
             alignment=factor_alignment(model.unmixing_, subjects),
-            seeds=seed_records,
+            seeds=refits.records,
             reproducible=rep,
         )
         for model, table, rep in zip(models, tables, reproducible)
@@ -744,30 +793,98 @@ def _subject_fits(
 _ICA_OPTIONS = ("n_components", "ica", "max_iter", "tol", "n_restarts")
 
 
+def _estimator(setup: Setup) -> HCA:
+    return estimator(setup, search="sequential", max_iter=MAX_ITER)
+
+
+def _fixed_fits(setup: Setup, settings: Settings) -> dict[str, tuple]:
+    """The subject fits every run of ``setup`` makes on fixed base models: name ->
+    (subjects, domains, smallest subset size, sweep seeds, refit seeds)."""
+    k = min(setup.min_subset_size, len(mmlu_data().available))
+    return {
+        "math": (MATH_SUBJECTS, PAPER_MATH_DOMAINS, 3, settings.sweep_seeds, settings.seeds),
+        "physics": (
+            PHYSICS_SUBJECTS,
+            PAPER_PHYSICS_DOMAINS,
+            4,
+            settings.sweep_seeds,
+            settings.seeds,
+        ),
+        "cross": (CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, k, None, settings.seeds),
+        "math_choice": (CROSS_SUBJECTS, PAPER_MATH_DOMAINS, None, None, settings.alt_seeds),
+    }
+
+
+@dataclass(frozen=True, eq=False)
+class _Common:
+    """What every run of the chapter's ensembles under ``setups`` shares, per setup: the
+    FastICA of the settings' seeds (the refits', the alternatives', the sweeps'; one batch per
+    set of FastICA options, :func:`_subject_icas`) and the refits of the fixed subject fits
+    (:func:`_refits`)."""
+
+    icas: tuple  # per setup: subjects -> _SubjectICA
+    refits: tuple  # per setup: name of a fixed fit -> _Refits
+
+
+def _common(setups: tuple[Setup, ...], settings: Settings) -> _Common:
+    data = mmlu_data()
+    seeds = tuple(
+        dict.fromkeys(int(s) for s in (*settings.seeds, *settings.alt_seeds, *settings.sweep_seeds))
+    )
+    batches: dict[tuple, dict[tuple, _SubjectICA]] = {}
+    icas, refits = [], []
+    for setup in setups:
+        est = _estimator(setup)
+        options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
+        if options not in batches:
+            batches[options] = _subject_icas(est, data, _SUBJECT_SETS, seeds)
+        batch = batches[options]
+        icas.append(batch)
+        refits.append(
+            {
+                name: _refits(
+                    est,
+                    data,
+                    batch[subjects],
+                    subjects,
+                    domains,
+                    refit_seeds,
+                    min_size=min_size,
+                    sweep_seeds=sweep_seeds,
+                    n_jobs=settings.n_jobs,
+                )
+                for name, (subjects, domains, min_size, sweep_seeds, refit_seeds) in (
+                    _fixed_fits(setup, settings).items()
+                )
+            }
+        )
+    return _Common(tuple(icas), tuple(refits))
+
+
 def _runs(
     setups: tuple[Setup, ...], settings: Settings, seeds: tuple[int, ...]
 ) -> tuple[tuple[MMLUResults, ...], ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under every seed-free setup
-    of ``setups``: every FastICA of every subject fit (the runs' seeds, the refits', the
-    sweeps') in one batch (:func:`_subject_icas`) shared by the setups whose FastICA options
-    agree (the book's two differ only in HCA's residuals and the subset size, so they share
-    one), and every subject fit's searches of all seeds in one batch per setup."""
+    of ``setups``. What the runs share is computed once for all batches of seeds
+    (:func:`_common`, keyed by the setups and settings: the refits and sweeps, and the FastICA
+    of their seeds); the FastICA of the other run seeds in one batch (:func:`_subject_icas`)
+    shared by the setups whose FastICA options agree (the book's two differ only in HCA's
+    residuals and the subset size, so they share one), and every subject fit's searches of
+    all seeds in one batch per setup."""
     data = mmlu_data()
-    every = tuple(
-        dict.fromkeys(
-            int(s) for s in (*seeds, *settings.seeds, *settings.alt_seeds, *settings.sweep_seeds)
-        )
-    )
-    batches: dict[tuple, dict[tuple, _SubjectICA]] = {}
+    common = cached("mmlu_common", _common, setups, settings)
+    more: dict[tuple, dict[tuple, _SubjectICA]] = {}
     out = []
-    for setup in setups:
-        est = estimator(setup, search="sequential", max_iter=MAX_ITER)
-        options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
-        if options not in batches:
-            batches[options] = _subject_icas(
-                est, data, (MATH_SUBJECTS, PHYSICS_SUBJECTS, CROSS_SUBJECTS), every
-            )
-        out.append(_setup_runs(setup, est, data, batches[options], settings, seeds))
+    for i, setup in enumerate(setups):
+        est = _estimator(setup)
+        icas = common.icas[i]
+        new = tuple(s for s in seeds if s not in icas[MATH_SUBJECTS].seeds)
+        if new:
+            options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
+            if options not in more:
+                more[options] = _subject_icas(est, data, _SUBJECT_SETS, new)
+            icas = {subjects: icas[subjects].extended(more[options][subjects]) for subjects in icas}
+        out.append(_setup_runs(setup, est, data, icas, common.refits[i], settings, seeds))
     return tuple(out)
 
 
@@ -776,43 +893,28 @@ def _setup_runs(
     est: HCA,
     data: MMLUData,
     icas: dict[tuple, _SubjectICA],
+    refits: dict[str, _Refits],
     settings: Settings,
     seeds: tuple[int, ...],
 ) -> tuple[MMLUResults, ...]:
-    """The runs of :func:`_runs` under one setup, from its batch of FastICA ``icas``."""
-    n_jobs = settings.n_jobs
-
-    def subject_fits(
-        subjects: tuple[str, ...],
-        domains: Sequence[str],
-        run_seeds: tuple[int, ...],
-        min_size: int | None,
-        sweep_seeds: Sequence[int] | None,
-        refit_seeds: Sequence[int],
-    ) -> tuple[SubjectFit, ...]:
-        return _subject_fits(
+    """The runs of :func:`_runs` under one setup, from its FastICA ``icas`` and the refits of
+    its fixed subject fits."""
+    fits = {
+        name: _subject_fits(
             est,
             data,
             icas[subjects],
             subjects,
             domains,
-            run_seeds,
+            seeds,
+            refits[name],
             min_size=min_size,
-            sweep_seeds=sweep_seeds,
-            seeds=refit_seeds,
-            n_jobs=n_jobs,
+            n_jobs=settings.n_jobs,
         )
-
-    math = subject_fits(
-        MATH_SUBJECTS, PAPER_MATH_DOMAINS, seeds, 3, settings.sweep_seeds, settings.seeds
-    )
-    physics = subject_fits(
-        PHYSICS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, 4, settings.sweep_seeds, settings.seeds
-    )
-    k = min(setup.min_subset_size, len(data.available))
-    cross = subject_fits(CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, k, None, settings.seeds)
-    math_choice = subject_fits(
-        CROSS_SUBJECTS, PAPER_MATH_DOMAINS, seeds, None, None, settings.alt_seeds
+        for name, (subjects, domains, min_size, _, _) in _fixed_fits(setup, settings).items()
+    }
+    math, physics, cross, math_choice = (
+        fits[k] for k in ("math", "physics", "cross", "math_choice")
     )
     # the base models with the smallest MIC for Figure 30's subjects depend on the seed: the
     # seeds that share them are fitted in one batch
@@ -821,17 +923,32 @@ def _setup_runs(
         for c in cross
         if c.table is not None
     ]
+    ica = icas[CROSS_SUBJECTS]
     smallest: dict[int, SubjectFit] = {}
     for choice in dict.fromkeys(best):
         group = tuple(s for s, b in zip(seeds, best) if b == choice)
-        smallest |= dict(
-            zip(group, subject_fits(CROSS_SUBJECTS, choice, group, None, None, settings.alt_seeds))
+        alt = _refits(
+            est,
+            data,
+            ica,
+            CROSS_SUBJECTS,
+            choice,
+            settings.alt_seeds,
+            min_size=None,
+            sweep_seeds=None,
+            n_jobs=settings.n_jobs,
+        )
+        smallest |= zip(
+            group,
+            _subject_fits(
+                est, data, ica, CROSS_SUBJECTS, choice, group, alt, min_size=None, n_jobs=None
+            ),
         )
     out = []
     for i, seed in enumerate(seeds):
         alternatives = {"mathematics choice": math_choice[i], "smallest MIC": smallest[seed]}
-        fits = (math[i], physics[i], cross[i], *alternatives.values())
-        counts = [f.n_certified() for f in fits]
+        fits_i = (math[i], physics[i], cross[i], *alternatives.values())
+        counts = [f.n_certified() for f in fits_i]
         n_ok, n_all = (sum(c[j] for c in counts) for j in (0, 1))
         out.append(
             MMLUResults(
