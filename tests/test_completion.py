@@ -27,7 +27,7 @@ from hca.completion import (
     rmse_on_mask,
 )
 from hca.paper.appendix_g import AppendixGDesign, run_appendix_g
-from hca.plots import plot_rmse_by_column_set, plot_rmse_distributions, plot_rmse_vs_p
+from hca.plots import plot_rmse_distributions, plot_rmse_vs_p
 
 COLS = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
 
@@ -536,19 +536,6 @@ def test_plots_return_axes():
     ax2 = plot_rmse_vs_p(df)
     assert len(ax2.containers) == 2
     np.testing.assert_allclose(ax2.containers[1].lines[0].get_ydata(), [2.5, 1.75])
-    X, local = _two_subspaces(n_out=150, n_dom=40, seed=26)
-    frame = pd.DataFrame(X, columns=COLS)
-    runs = completion_sweep(frame, local, ps=[0.5], observed_sets=observed_column_sets(6, 3),
-                            n_reps=2, method=ColumnMeans())
-    axes = plot_rmse_by_column_set(runs, names={c: str(i + 1) for i, c in enumerate(COLS)})
-    assert axes.shape == (4, 5) and axes[0, 0].get_title() == "observed: 1,2,3"
-    few = completion_sweep(frame, local, ps=[0.5], observed_sets=[[0, 1], [2, 3]], n_reps=2,
-                           method=ColumnMeans())
-    _, grid = plt.subplots(1, 3)
-    out = plot_rmse_by_column_set(few, axes=grid)
-    assert not out[2].get_visible() and out[0].get_visible()
-    with pytest.raises(ValueError, match="need 20 axes"):
-        plot_rmse_by_column_set(runs, axes=grid)
     plt.close("all")
 
 

@@ -47,10 +47,8 @@ from hca.attribution import (  # noqa: E402
 )
 from hca.plots import (  # noqa: E402
     plot_ate,
-    plot_ate_panel,
     plot_ate_steps,
     plot_family_sizes,
-    plot_overlap,
     plot_propensity_strata,
     plot_sigmoid_fit,
     plot_sigmoid_panel,
@@ -427,7 +425,7 @@ def test_plot_sigmoid_fit():
     plt.close("all")
 
 
-def test_plot_ate_and_overlap():
+def test_plot_ate():
     df = pd.DataFrame({"outcome": ["bbh", "bbh", "ifeval", "ifeval"],
                        "estimator": ["backdoor", "ipw"] * 2,
                        "ate": [1.0, 1.5, 10.0, 9.0], "ci_low": [0.0, 0.5, 8.0, 7.0],
@@ -437,13 +435,6 @@ def test_plot_ate_and_overlap():
     assert len(ax.containers) == 2  # one errorbar container per estimator
     with pytest.raises(ValueError, match="ci_high"):
         plot_ate(df.drop(columns="ci_high"))
-    x, t, _ = confounded_continuous(200, seed=13)
-    ax = plot_overlap(x, t, bins=10)
-    bars = [p for c in ax.containers for p in c]  # the two histograms
-    assert len(bars) == 20
-    assert sum(p.get_height() for p in bars) == pytest.approx(2.0)  # each arm sums to 1
-    e = propensity_scores(x, t)
-    assert min(p.get_x() for p in bars) < e.min() and max(p.get_x() + p.get_width() for p in bars) > e.max()
     plt.close("all")
 
 
@@ -780,9 +771,6 @@ def test_ate_panel_and_contrast():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["score"]
     with pytest.raises(ValueError, match="empty"):
         plot_ate_steps(pd.DataFrame())
-    axes = plot_ate_panel(panel, labels={"y": "score"})
-    assert len(axes) == 3 and [a.get_title() for a in axes] == ["all", "A", "B"]
-    assert axes[0].get_yticklabels()[0].get_text() == "score"
     plt.close("all")
 
 
