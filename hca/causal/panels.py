@@ -355,7 +355,7 @@ def fit_sigmoid_panel(
     n_starts : int, default 0
         Starts per bootstrap refit. 0: a single local optimisation from the full-data
         estimate (fast; the usual warm-started bootstrap); ``k >= 1``: :func:`fit_sigmoid_law`
-        with the full-data estimate plus ``k`` grid starts, as :func:`bootstrap_sigmoid`.
+        with the full-data estimate plus ``k`` grid starts.
     random_state : int, Generator or None, default 0
         Seed.
     n_jobs : int, default 1
