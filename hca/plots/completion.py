@@ -75,7 +75,7 @@ def plot_rmse_vs_p(
     Parameters
     ----------
     frame : DataFrame
-        One method's runs of :func:`completion_sweep` (column ``p``).
+        One method's runs of :func:`hca.completion.global_vs_local` at several ``p``.
     ax : matplotlib Axes, optional
     level : float
         Level of the interval of each mean (see :func:`compare_approaches`).
