@@ -571,7 +571,7 @@ def ate_panel(
 ) -> ATEPanel:
     """Run the ATE estimators over outcomes, subsets and estimators (paper Figure 13).
 
-    Like :func:`ate_by_outcome`, for several subsets at once and in parallel. Within a subset
+    Every outcome, subset and estimator, the subsets in parallel. Within a subset
     every outcome and estimator uses the same seed (common random numbers); subsets get
     independent seeds (``SeedSequence([seed, i])``), so :meth:`ATEPanel.contrast` of two
     disjoint subsets has independent bootstraps. Cluster labels are passed as integer codes

@@ -100,8 +100,8 @@ def plot_ate(
     Parameters
     ----------
     frame : pandas.DataFrame
-        Columns ``outcome``, ``group``, ``value``, ``ci_low``, ``ci_high`` (e.g. the output
-        of :func:`ate_by_outcome`: one point per outcome and estimator).
+        Columns ``outcome``, ``group``, ``value``, ``ci_low``, ``ci_high`` (e.g. one subset
+        of :attr:`hca.causal.ATEPanel.table`: one point per outcome and estimator).
     ax : matplotlib Axes, optional
     group : str, default "estimator"
         Column whose values are offset within an outcome's row (and named in the legend).
