@@ -7,7 +7,6 @@ issue gives one line ``error: ...``, exit code 2, and leaves no file behind.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import warnings
