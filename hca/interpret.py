@@ -17,11 +17,11 @@ for ``z_1``, official instruct checkpoints and its own instruction fine-tuning f
   ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the unadjusted
   ``z_i`` of the new domain, so the earlier factors help; ``controls=False`` asks the stricter
   question of how much of the *adjusted* factor the benchmark alone tracks.
-* :func:`compute_correlations` correlates every factor (and benchmark) with log pretraining
-  compute (Appendix D, ``z_1``); :func:`official_pairs` and :func:`instruct_shift` compare
-  official instruct checkpoints with their bases (Appendix D, ``z_2``); :func:`figure8_table`
-  and :func:`paper_figure8_sft` rebuild the table of Figure 8; :func:`noise_shares` gives
-  the share of each factor's variance that is its own noise (Appendix I).
+* :func:`base_checkpoint_mask` picks the official base checkpoints; :func:`official_pairs`
+  and :func:`instruct_shift` compare official instruct checkpoints with their bases
+  (Appendix D, ``z_2``); :func:`figure8_table` and :func:`paper_figure8_sft` rebuild the
+  table of Figure 8; :func:`noise_shares` gives the share of each factor's variance that is
+  its own noise (Appendix I).
 
 Conventions: factors are ``z = H x`` on the leaderboard's normalized scores (0-100), not
 centred, as in :meth:`hca.estimator.HCA.transform`; adjusted factors are ``L z``.
@@ -39,8 +39,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
 from scipy.spatial.distance import squareform
 
-from hca.attribution.compute import add_compute
-from hca.data.registry import V2_BENCHMARKS, benchmark_label
+from hca.data.registry import benchmark_label
 from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
 from hca.estimator.results import r_squared
 from hca.validation import check_frame, check_is_fitted, check_matrix
@@ -51,13 +50,10 @@ __all__ = [
     "TransferR2",
     "out_of_sample_r2",
     "base_checkpoint_mask",
-    "compute_correlations",
     "official_pairs",
     "factor_change",
     "instruct_shift",
     "figure8_table",
-    "raw_to_normalized",
-    "compare_tables",
     "noise_shares",
     "cluster_order",
 ]
@@ -327,7 +323,7 @@ def out_of_sample_r2(
     return TransferR2(pd.DataFrame(r2), pd.Series(sizes, name="models"), bool(controls))
 
 
-# =========================================================================== z1 and compute
+# =========================================================================== base checkpoints
 _INSTRUCT_NAME = re.compile(r"(?i)(?:instruct|chat|-it$|-it-)")
 
 
@@ -339,72 +335,6 @@ def base_checkpoint_mask(frame: pd.DataFrame) -> pd.Series:
     official = frame["official_providers"].fillna(False).astype(bool)
     named = frame["model_id"].astype(str).str.contains(_INSTRUCT_NAME)
     return (frame["type"] == "pretrained") & official & ~named
-
-
-def compute_correlations(
-    alignment: Alignment, frame: pd.DataFrame, min_models: int = 5, include_benchmarks: bool = True
-) -> pd.DataFrame:
-    """Correlation of every adjusted factor (and benchmark) with log10 pretraining compute.
-
-    Three sets of models: ``"all models"`` (every model whose base model has a known compute),
-    ``"base checkpoints"`` (:func:`base_checkpoint_mask`: official ``pretrained`` releases
-    whose name does not say instruct/chat, so no fine-tuning) and
-    ``"domain medians"`` (one point per base model with at least ``min_models`` models: the
-    median of the variable).
-
-    Parameters
-    ----------
-    alignment : Alignment
-    frame : DataFrame
-        Leaderboard rows with ``base_model`` (compute is added with
-        :func:`hca.attribution.add_compute` when ``log10_compute`` is missing), ``type`` and
-        ``official_providers``.
-    min_models : int, default 5
-    include_benchmarks : bool, default True
-        Also correlate the six benchmarks, for comparison.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``set, variable, n, pearson, spearman``.
-    """
-    check_frame(
-        frame,
-        ["model_id", "base_model", "type", "official_providers"],
-        context="compute_correlations",
-    )
-    df = frame if "log10_compute" in frame.columns else add_compute(frame)
-    df = df[np.isfinite(df["log10_compute"].to_numpy(dtype=float))]
-    if df.empty:
-        raise ValueError("compute_correlations: no model has a known pretraining compute")
-    Z = alignment.factors(df[list(alignment.feature_names)])
-    variables = pd.DataFrame(Z, columns=list(alignment.factor_names), index=df.index)
-    if include_benchmarks:
-        for b in alignment.feature_names:
-            variables[benchmark_label(b)] = df[b].to_numpy(dtype=float)
-    logc = df["log10_compute"].astype(float)
-    base_mask = base_checkpoint_mask(df)
-    counts = df["base_model"].value_counts()
-    big = counts[counts >= min_models].index
-    med = variables[df["base_model"].isin(big)].groupby(df["base_model"]).median()
-    sets = {
-        "all models": (variables, logc),
-        "base checkpoints": (variables[base_mask.to_numpy()], logc[base_mask.to_numpy()]),
-        "domain medians": (med, df.groupby("base_model")["log10_compute"].first().loc[med.index]),
-    }
-    records = []
-    for name, (V, c) in sets.items():
-        for col in V.columns:
-            v = V[col].to_numpy(dtype=float)
-            x = c.to_numpy(dtype=float)
-            n = len(v)
-            if n < 3 or np.std(v) == 0 or np.std(x) == 0:
-                pr = sr = np.nan
-            else:
-                pr = float(np.corrcoef(v, x)[0, 1])
-                sr = float(pd.Series(v).rank().corr(pd.Series(x).rank()))
-            records.append({"set": name, "variable": col, "n": n, "pearson": pr, "spearman": sr})
-    return pd.DataFrame.from_records(records)
 
 
 # =========================================================================== z2 and instruct
@@ -573,83 +503,6 @@ def figure8_table(
             rec.update({c: float(rows.loc[mid, c + suffix]) for c in columns})
             records.append(rec)
     return pd.DataFrame.from_records(records).set_index(["model", "config"])
-
-
-def raw_to_normalized(
-    raw: pd.DataFrame, reference: pd.DataFrame, columns: Sequence[str] = V2_BENCHMARKS
-) -> tuple[pd.DataFrame, pd.Series]:
-    """Map raw accuracies (0-1) to the leaderboard's normalized scores (0-100).
-
-    The leaderboard normalizes each sub-task by its random baseline, so the map from an
-    aggregate raw score is exactly linear for IFEval, MATH, GPQA and MMLU-Pro and only
-    approximately so for BBH and MUSR (sub-tasks with different baselines). The line is
-    fitted per benchmark on the ``reference`` rows with a positive normalized score (0 is
-    the leaderboard's floor); its RMSE says how approximate it is.
-
-    Returns
-    -------
-    (DataFrame, Series)
-        The normalized scores (columns ``columns``) and the RMSE of each line (points).
-    """
-    check_frame(raw, list(columns), name="raw", context="raw_to_normalized")
-    check_frame(
-        reference,
-        [x for c in columns for x in (c, c + "_raw")],
-        name="reference",
-        context="raw_to_normalized",
-    )
-    out, rmse = {}, {}
-    for c in columns:
-        x = reference[c + "_raw"].to_numpy(dtype=float)
-        y = reference[c].to_numpy(dtype=float)
-        ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
-        if ok.sum() < 3:
-            raise ValueError(f"raw_to_normalized: too few reference rows for {c!r}")
-        slope, icpt = np.polyfit(x[ok], y[ok], 1)
-        rmse[c] = float(np.sqrt(np.mean((y[ok] - (icpt + slope * x[ok])) ** 2)))
-        out[c] = icpt + slope * raw[c].to_numpy(dtype=float)
-    return pd.DataFrame(out, index=raw.index), pd.Series(rmse, name="rmse")
-
-
-# =========================================================================== comparison
-def compare_tables(
-    paper: pd.DataFrame,
-    ours: pd.DataFrame,
-    labels: tuple[str, str, str] = ("paper", "ours", "ours - paper"),
-) -> pd.DataFrame:
-    """Stack a table the paper reports, ours, and the difference, row by row.
-
-    Both frames must have the same index and columns (order may differ; ``ours`` is
-    reindexed like ``paper``). The result is indexed by ``(row, source)`` with ``source`` in
-    ``labels``; cells where either side is NaN give a NaN difference.
-
-    Raises
-    ------
-    ValueError
-        If the rows or columns differ.
-    """
-    if set(paper.index) != set(ours.index):
-        raise ValueError(
-            f"compare_tables: rows differ: paper {list(paper.index)}, ours {list(ours.index)}"
-        )
-    if set(paper.columns) != set(ours.columns):
-        raise ValueError(
-            f"compare_tables: columns differ: paper {list(paper.columns)}, "
-            f"ours {list(ours.columns)}"
-        )
-    ours = ours.reindex(index=paper.index, columns=paper.columns).astype(float)
-    paper = paper.astype(float)
-    blocks = []
-    for k, frame in enumerate((paper, ours, ours - paper)):
-        block = frame.copy()
-        keys = [t if isinstance(t, tuple) else (t,) for t in block.index]
-        block.index = pd.MultiIndex.from_tuples(
-            [(*t, labels[k]) for t in keys],
-            names=[*(n or "row" for n in paper.index.names), "source"],
-        )
-        blocks.append(block.assign(_row=range(len(block)), _src=k))
-    out = pd.concat(blocks).sort_values(["_row", "_src"], kind="stable")
-    return out.drop(columns=["_row", "_src"])
 
 
 # =========================================================================== noise shares

@@ -7,7 +7,6 @@ issue gives one line ``error: ...``, exit code 2, and leaves no file behind.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import warnings
@@ -464,14 +463,6 @@ def test_schema_is_package_data():
     jsonschema.Draft202012Validator.check_schema(schema)
     assert '"hca.cli" = ["report.schema.json"]' in (REPO / "pyproject.toml").read_text()
     assert set(schema["required"]) == set(schema["properties"])
-
-
-def test_first_version_helpers_still_importable(scm_frame):
-    from hca.cli.fit import fit_report, read_leaderboard_csv  # noqa: F401
-
-    report = fit_report(scm_frame[BENCH], scm_frame["base"].to_numpy())
-    jsonschema.validate(report, report_schema())
-    assert os.path.basename(__file__) == "test_cli.py"
 
 
 def test_load_leaderboard_goes_through_domain_data(tmp_path, monkeypatch):

@@ -23,8 +23,8 @@ from hca import HCA
 from hca.cli import is_user_error, main
 from hca.cli.estimate import estimate_work, search_prefixes
 from hca.cli.fit import capped_n_jobs
-from hca.cli.inputs import read_leaderboard_csv
-from hca.cli.report import fit_report, range_coverage
+from hca.cli.inputs import load_leaderboard
+from hca.cli.report import range_coverage
 from hca.validation import InputError, InvalidParameterError, check_domains
 
 REPO = Path(__file__).resolve().parents[1]
@@ -148,26 +148,15 @@ def test_named_fit_still_checks_input_features(frame):
 
 
 # --------------------------------------------------------------------------- library inputs
-def test_read_leaderboard_csv_names_a_wrong_argument(csv):
+def test_load_leaderboard_names_a_wrong_argument(csv):
     with pytest.raises(TypeError, match="path must name the CSV file .* got NoneType None"):
-        read_leaderboard_csv(None, "base", BENCH)
+        load_leaderboard(None, "base", BENCH)
     with pytest.raises(TypeError, match="domain_col must be the name of a column"):
-        read_leaderboard_csv(csv, None, BENCH)
+        load_leaderboard(csv, None, BENCH)
     with pytest.raises(TypeError, match="benchmarks must be a list of column names"):
-        read_leaderboard_csv(csv, "base", "b1,b2")
-    X, domains = read_leaderboard_csv(csv, "base", BENCH)
-    assert list(X.columns) == BENCH and len(domains) == 1200
-
-
-def test_fit_report_on_a_numpy_array(frame):
-    report = fit_report(frame[BENCH].to_numpy(), frame["base"].to_numpy())
-    assert report["benchmarks"] == ["x0", "x1", "x2", "x3"]
-    assert report["mic"] == pytest.approx(
-        fit_report(frame[BENCH], frame["base"].to_numpy())["mic"], abs=1e-12)
-    with pytest.raises(ValueError, match="X must be 2-D"):
-        fit_report(frame["b1"].to_numpy(), frame["base"].to_numpy())
-    with pytest.raises(ValueError, match="X has 1200 rows but domains has 3 labels"):
-        fit_report(frame[BENCH].to_numpy(), ["a", "b", "c"])
+        load_leaderboard(csv, "base", "b1,b2")
+    board = load_leaderboard(csv, "base", BENCH)
+    assert list(board.X.columns) == BENCH and len(board.domains) == 1200
 
 
 def test_library_refuses_labels_that_print_the_same():

@@ -14,7 +14,6 @@ from hca.completion import (
     SoftImpute,
     StructuredCompletion,
     compare_approaches,
-    completion_sweep,
     default_shrinkage_grid,
     domain_matrix,
     global_vs_local,
@@ -27,7 +26,7 @@ from hca.completion import (
     rmse_on_mask,
 )
 from hca.paper.appendix_g import AppendixGDesign, run_appendix_g
-from hca.plots import plot_rmse_by_column_set, plot_rmse_distributions, plot_rmse_vs_p
+from hca.plots import plot_rmse_distributions, plot_rmse_vs_p
 
 COLS = ["ifeval", "bbh", "math_lvl_5", "gpqa", "musr", "mmlu_pro"]
 
@@ -454,36 +453,7 @@ def test_domain_matrix_and_its_errors():
         domain_matrix(X.to_numpy(), "A", ["ifeval"])
 
 
-# --------------------------------------------------------------------------- sweeps
-def test_completion_sweep_settings_pairing_and_errors():
-    X, local = _two_subspaces(n_out=150, n_dom=40, seed=25)
-    frame = pd.DataFrame(X, columns=COLS)
-    sets = observed_column_sets(6, 3)[:3]
-    a = completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
-                         random_state=7)
-    assert len(a) == 2 * 3 * 3 * 2
-    assert list(a.columns[:2]) == ["setting", "n_observed"] and (a.n_observed == 3).all()
-    assert a.groupby("setting").p.first().tolist() == [0.2, 0.2, 0.2, 0.6, 0.6, 0.6]
-    assert a.groupby("setting").observed_cols.first().tolist()[:3] == [
-        "ifeval,bbh,math_lvl_5", "ifeval,bbh,gpqa", "ifeval,bbh,musr"]
-    b = completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
-                         random_state=7, method=ColumnMeans())
-    # the same masks for every method: paired comparisons across methods
-    np.testing.assert_array_equal(a.n_missing.to_numpy(), b.n_missing.to_numpy())
-    pd.testing.assert_frame_equal(
-        a, completion_sweep(frame, local, ps=[0.2, 0.6], observed_sets=sets, n_reps=3,
-                            random_state=7))
-    c = completion_sweep(X, local, ps=[0.3], pattern="random", n_reps=2,
-                         method_params={"shrinkage": 0.1})
-    assert (c.n_observed == 0).all() and len(c) == 4
-    with pytest.raises(ValueError, match="observed_sets"):
-        completion_sweep(X, local, ps=[0.3], pattern="block")
-    with pytest.raises(ValueError, match="observed_sets"):
-        completion_sweep(X, local, ps=[0.3], pattern="random", observed_sets=[[0, 1]])
-    with pytest.raises(ValueError, match="ps is empty"):
-        completion_sweep(X, local, ps=[], observed_sets=[[0, 1]])
-
-
+# --------------------------------------------------------------------------- summaries
 def _toy_runs() -> pd.DataFrame:
     rows = []
     for p, g, loc in ((0.1, [2, 4, 6, 8], [1, 2, 3, 4]), (0.5, [1, 1, 1, 1], [1, 2, 1, 3])):
@@ -536,19 +506,6 @@ def test_plots_return_axes():
     ax2 = plot_rmse_vs_p(df)
     assert len(ax2.containers) == 2
     np.testing.assert_allclose(ax2.containers[1].lines[0].get_ydata(), [2.5, 1.75])
-    X, local = _two_subspaces(n_out=150, n_dom=40, seed=26)
-    frame = pd.DataFrame(X, columns=COLS)
-    runs = completion_sweep(frame, local, ps=[0.5], observed_sets=observed_column_sets(6, 3),
-                            n_reps=2, method=ColumnMeans())
-    axes = plot_rmse_by_column_set(runs, names={c: str(i + 1) for i, c in enumerate(COLS)})
-    assert axes.shape == (4, 5) and axes[0, 0].get_title() == "observed: 1,2,3"
-    few = completion_sweep(frame, local, ps=[0.5], observed_sets=[[0, 1], [2, 3]], n_reps=2,
-                           method=ColumnMeans())
-    _, grid = plt.subplots(1, 3)
-    out = plot_rmse_by_column_set(few, axes=grid)
-    assert not out[2].get_visible() and out[0].get_visible()
-    with pytest.raises(ValueError, match="need 20 axes"):
-        plot_rmse_by_column_set(runs, axes=grid)
     plt.close("all")
 
 
@@ -663,6 +620,6 @@ def test_blas_thread_limit_is_restored_after_runs():
 
     before = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
     X, local = _two_subspaces(n_out=100, n_dom=30, seed=29)
-    completion_sweep(X, local, ps=[0.3, 0.5], observed_sets=[[0, 1, 2]], n_reps=2)
+    global_vs_local(X, local, pattern="block", p=0.3, observed_cols=[0, 1, 2], n_reps=2)
     after = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
     assert after == before

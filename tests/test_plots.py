@@ -118,7 +118,7 @@ def test_plot_mic_by_subset():
         hp.plot_mic_by_subset(table.drop(columns="mic"))
 
 
-def test_plot_reconstruction_error_and_distribution():
+def test_plot_reconstruction_error():
     err = pd.DataFrame({"relative_error": [0.1, 0.3], "mse": [1.0, 2.0]},
                        index=["gpqa", "musr"])
     ax = hp.plot_reconstruction_error(err, column="mse", title="F19")
@@ -126,9 +126,3 @@ def test_plot_reconstruction_error_and_distribution():
     assert [b.get_height() for b in ax.patches] == [1.0, 2.0]
     with pytest.raises(ValueError, match="lacks column 'rmse'"):
         hp.plot_reconstruction_error(err, column="rmse")
-    ax = hp.plot_distribution([0.1, 0.2, 0.2, np.nan], reference={"paper": 0.05},
-                              xlabel="MIC")
-    assert sum(b.get_height() for b in ax.patches) == 3
-    assert "paper: 0.05" in [t.get_text() for t in ax.get_legend().get_texts()]
-    with pytest.raises(ValueError, match="no finite entry"):
-        hp.plot_distribution([np.nan])

@@ -17,14 +17,11 @@ from hca.causal import (  # noqa: E402
     PARAM_NAMES,
     ate_aipw,
     ate_backdoor,
-    ate_by_outcome,
     ate_ipw,
     ate_ipw_strata,
     ate_panel,
     authors_scaling_frame,
     base_lineage,
-    bootstrap_sigmoid,
-    common_strata,
     family_size_means,
     fine_tuning_treatment,
     ipw_balance,
@@ -32,7 +29,6 @@ from hca.causal import (  # noqa: E402
     fit_sigmoid_curve_fit,
     fit_sigmoid_law,
     fit_sigmoid_panel,
-    overlap_diagnostics,
     propensity_scores,
     rows_by_name,
     scaling_frame,
@@ -47,10 +43,8 @@ from hca.attribution import (  # noqa: E402
 )
 from hca.plots import (  # noqa: E402
     plot_ate,
-    plot_ate_panel,
     plot_ate_steps,
     plot_family_sizes,
-    plot_overlap,
     plot_propensity_strata,
     plot_sigmoid_fit,
     plot_sigmoid_panel,
@@ -197,33 +191,6 @@ def test_sigmoid_fit_rejects_bad_input(kwargs, match):
         fit_sigmoid_law(**kwargs)
 
 
-@pytest.mark.slow  # more than ~5 s
-def test_bootstrap_sigmoid_covers_truth_and_is_deterministic():
-    log_c, t, y = sigmoid_data(150, seed=6)
-    bs = bootstrap_sigmoid(log_c, t, y, n_boot=100, random_state=11)
-    assert bs.n_failed == 0 and bs.samples.shape == (100, 5)
-    for p in PARAM_NAMES:
-        assert bs.ci_low[p] < TRUE[p] < bs.ci_high[p], p
-        assert bs.ci_low[p] < bs.fit.params[p] < bs.ci_high[p], p
-    # bootstrap SE agrees with the asymptotic SE (same order of magnitude)
-    frame = bs.to_frame()
-    ratio = frame["boot_se"] / frame["se"]
-    assert ((ratio > 0.5) & (ratio < 2.0)).all()
-    again = bootstrap_sigmoid(log_c, t, y, n_boot=100, random_state=11)
-    np.testing.assert_array_equal(bs.samples, again.samples)
-    other = bootstrap_sigmoid(log_c, t, y, n_boot=10, random_state=12)
-    assert not np.array_equal(bs.samples[:10], other.samples)
-    assert "[" in bs.summary() and "100 of 100" in bs.summary()
-
-
-def test_bootstrap_sigmoid_rejects_bad_settings():
-    log_c, t, y = sigmoid_data(30, seed=7)
-    with pytest.raises(ValueError, match="n_boot"):
-        bootstrap_sigmoid(log_c, t, y, n_boot=0)
-    with pytest.raises(ValueError, match="ci"):
-        bootstrap_sigmoid(log_c, t, y, n_boot=5, ci=1.5)
-
-
 # ----------------------------------------------------------------------------- ATE
 @pytest.mark.slow  # more than ~5 s on a loaded machine
 def test_backdoor_and_ipw_remove_confounding_continuous_x():
@@ -330,7 +297,7 @@ def test_ate_no_overlap_and_bad_options():
         ate_ipw(x, t, y, trim=0.2, n_boot=0)  # separated arms: every unit trimmed
 
 
-# ----------------------------------------------------------------------------- propensity / overlap
+# ----------------------------------------------------------------------------- propensity
 def test_propensity_minimises_the_stated_ridge_objective():
     # sum of log-losses + penalty/2 * ||slope||^2, intercept unpenalised (C = 1/penalty)
     from scipy.optimize import minimize
@@ -365,51 +332,6 @@ def test_propensity_matches_unpenalised_logistic():
     assert e2.shape == (500,) and np.all((e2 > 0) & (e2 < 1))
 
 
-def test_overlap_diagnostics():
-    rng = np.random.default_rng(9)
-    x = np.r_[rng.uniform(46, 52, 60), rng.uniform(50, 56, 60)]  # controls reach lower x
-    t = np.r_[np.zeros(60, int), np.ones(60, int)]
-    d = overlap_diagnostics(x, t)
-    e = d.propensity
-    assert d.ps_range_treated == pytest.approx((e[t == 1].min(), e[t == 1].max()))
-    lo, hi = d.common_support
-    assert lo == pytest.approx(max(e[t == 1].min(), e[t == 0].min()))
-    outside_x = np.mean((x < x[t == 1].min()) | (x > x[t == 0].max()))
-    assert d.share_outside == pytest.approx(outside_x)  # monotone e(x): same as x overlap
-    assert d.share_outside_control > 0.2 and d.share_outside_treated > 0.2
-    assert d.x_range_control[0] == pytest.approx(x[:60].min())
-    assert "common support" in d.summary()
-    balanced = overlap_diagnostics(rng.normal(size=200), np.tile([0, 1], 100))
-    assert balanced.share_outside < 0.05 and balanced.share_trimmed == 0.0
-    with pytest.raises(ValueError, match="single arm"):
-        overlap_diagnostics(x, np.ones_like(t))
-
-
-# ----------------------------------------------------------------------------- table
-def test_ate_by_outcome_table():
-    x, t, y = confounded_continuous(400, seed=10)
-    df = pd.DataFrame({"log_c": x, "ft": t.astype(bool), "bbh": y, "ifeval": y + 10 * t})
-    df.loc[3, "ifeval"] = np.nan
-    with pytest.raises(ValueError, match="ifeval"):
-        ate_by_outcome(df, ["bbh", "ifeval"], x="log_c", t="ft", n_boot=0)
-    with pytest.raises(ValueError, match="missing column"):
-        ate_by_outcome(df, ["mmlu"], x="log_c", t="ft", n_boot=0)
-    with pytest.raises(ValueError, match="unknown estimator"):
-        ate_by_outcome(df, ["bbh"], x="log_c", t="ft", estimators=["ols"], n_boot=0)
-    tab = ate_by_outcome(df, ["bbh", "ifeval"], x="log_c", t="ft", n_boot=50, dropna=True,
-                         estimators=("backdoor", "ipw", "aipw"),
-                         estimator_kwargs={"ipw": {"trim": 0.02}})
-    assert list(tab.columns[:7]) == ["outcome", "estimator", "ate", "ci_low", "ci_high",
-                                      "n_treated", "n_control"]
-    assert len(tab) == 6
-    row = tab.query("outcome == 'ifeval' and estimator == 'backdoor'").iloc[0]
-    assert row.n_treated + row.n_control == 399
-    assert row.ate == pytest.approx(TRUE_ATE + 10.0, abs=1.0)
-    bbh = tab.query("outcome == 'bbh' and estimator == 'backdoor'").iloc[0]
-    assert bbh.ate == pytest.approx(ate_backdoor(x, t, y, n_boot=0).ate)
-    assert (tab["ci_low"] < tab["ate"]).all() and (tab["ate"] < tab["ci_high"]).all()
-
-
 # ----------------------------------------------------------------------------- plots
 def test_plot_sigmoid_fit():
     log_c, t, y = sigmoid_data(60, seed=12)
@@ -427,7 +349,7 @@ def test_plot_sigmoid_fit():
     plt.close("all")
 
 
-def test_plot_ate_and_overlap():
+def test_plot_ate():
     df = pd.DataFrame({"outcome": ["bbh", "bbh", "ifeval", "ifeval"],
                        "estimator": ["backdoor", "ipw"] * 2,
                        "ate": [1.0, 1.5, 10.0, 9.0], "ci_low": [0.0, 0.5, 8.0, 7.0],
@@ -437,13 +359,6 @@ def test_plot_ate_and_overlap():
     assert len(ax.containers) == 2  # one errorbar container per estimator
     with pytest.raises(ValueError, match="ci_high"):
         plot_ate(df.drop(columns="ci_high"))
-    x, t, _ = confounded_continuous(200, seed=13)
-    ax = plot_overlap(x, t, bins=10)
-    bars = [p for c in ax.containers for p in c]  # the two histograms
-    assert len(bars) == 20
-    assert sum(p.get_height() for p in bars) == pytest.approx(2.0)  # each arm sums to 1
-    e = propensity_scores(x, t)
-    assert min(p.get_x() for p in bars) < e.min() and max(p.get_x() + p.get_width() for p in bars) > e.max()
     plt.close("all")
 
 
@@ -601,7 +516,7 @@ def test_common_strata_and_ipw_strata():
     # make the first stratum all-control and the last all-treated
     t = t.copy()
     t[x == x.min()], t[x == x.max()] = 0, 1
-    mask = common_strata(x, t)
+    mask = np.isin(x, x[t == 1]) & np.isin(x, x[t == 0])  # strata with both arms
     assert not mask[x == x.min()].any() and not mask[x == x.max()].any()
     assert mask.sum() == len(x) - 80
     a = ate_ipw_strata(x, t, y, n_boot=0)
@@ -615,9 +530,6 @@ def test_common_strata_and_ipw_strata():
     assert a.ate == pytest.approx(tau_x.mean(), abs=1.5)
     r = ate_ipw_strata(x, t, y, n_boot=50, random_state=1, domains=x.round(6))
     assert r.ci_low < r.ate < r.ci_high and r.n_boot_failed < 25
-    tab = ate_by_outcome(pd.DataFrame({"x": x, "t": t, "y": y}), ["y"], x="x", t="t",
-                         estimators=["ipw_strata"], n_boot=0)
-    assert tab["ate"].iloc[0] == pytest.approx(a.ate)
 
 
 # ----------------------------------------------------------------------------- Figure 12
@@ -780,9 +692,6 @@ def test_ate_panel_and_contrast():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["score"]
     with pytest.raises(ValueError, match="empty"):
         plot_ate_steps(pd.DataFrame())
-    axes = plot_ate_panel(panel, labels={"y": "score"})
-    assert len(axes) == 3 and [a.get_title() for a in axes] == ["all", "A", "B"]
-    assert axes[0].get_yticklabels()[0].get_text() == "score"
     plt.close("all")
 
 

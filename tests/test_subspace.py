@@ -318,19 +318,12 @@ def test_plot_distance_matrix_annotations(three_domains):
     plt.close(fig)
 
 
-def test_plot_explained_variance_and_null(three_domains):
+def test_plot_explained_variance(three_domains):
     X, groups, *_ = three_domains
     evs = {g: ss.explained_variance(X[groups == g], label=g) for g in ["a", "b", "c"]}
     ax = hp.plot_explained_variance(evs, kind="cumulative", threshold=0.9)
     assert len(ax.lines) == 4  # three domains + threshold
     np.testing.assert_allclose(ax.lines[0].get_ydata(), evs["a"].cumulative)
-    plt.close(ax.figure)
-    D = ss.distance_matrix(X, groups)
-    nulls = ss.split_half_nulls(X, groups, n_splits=20, random_state=0)
-    ax = hp.plot_null_vs_observed(nulls, D, threshold=ss.null_threshold(nulls))
-    xs = sorted(line.get_xdata()[0] for line in ax.lines)
-    assert len(xs) == 4  # three pairs + threshold
-    assert any(t.get_text() == "a - c" for t in ax.texts)
     plt.close(ax.figure)
 
 

@@ -6,10 +6,8 @@ from hca.causal.ate import (  # noqa: F401
     ATEResult,
     ate_aipw,
     ate_backdoor,
-    ate_by_outcome,
     ate_ipw,
     ate_ipw_strata,
-    common_strata,
     propensity_scores,
 )
 from hca.causal.frames import (  # noqa: F401
@@ -24,9 +22,7 @@ from hca.causal.frames import (  # noqa: F401
     size_monotonicity,
 )
 from hca.causal.overlap import (  # noqa: F401
-    OverlapDiagnostics,
     ipw_balance,
-    overlap_diagnostics,
     stratum_effects,
 )
 from hca.causal.panels import (  # noqa: F401
@@ -40,7 +36,6 @@ from hca.causal.sigmoid import (  # noqa: F401
     PARAM_NAMES,
     SigmoidBootstrap,
     SigmoidFit,
-    bootstrap_sigmoid,
     fit_sigmoid_curve_fit,
     fit_sigmoid_law,
     sigmoid_law,
@@ -54,17 +49,12 @@ __all__ = [
     "AUTHORS_LOG_OFFSET",
     "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
-    "bootstrap_sigmoid",
     "ATEResult",
     "ate_backdoor",
     "ate_ipw",
     "ate_aipw",
     "propensity_scores",
-    "ate_by_outcome",
-    "common_strata",
     "ate_ipw_strata",
-    "OverlapDiagnostics",
-    "overlap_diagnostics",
     "stratum_effects",
     "ipw_balance",
     "PRETRAINED_TYPES",

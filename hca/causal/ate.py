@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 from hca.causal.bootstrap import percentile_ci, run_bootstrap
 from hca.validation import (
     check_domains,
     check_fraction,
-    check_frame,
     check_same_length,
     check_vector,
 )
@@ -28,8 +26,6 @@ __all__ = [
     "ate_ipw",
     "ate_aipw",
     "propensity_scores",
-    "ate_by_outcome",
-    "common_strata",
     "ate_ipw_strata",
 ]
 
@@ -467,7 +463,7 @@ def ate_ipw(
         As in :func:`ate_backdoor`.
     propensities : dict, optional
         Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
-        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        caller creates and passes to every call, as :mod:`hca.paper.scaling` does across
         outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
         outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
         once the caller drops the dict.
@@ -536,7 +532,7 @@ def ate_aipw(
         As in :func:`ate_backdoor`.
     propensities : dict, optional
         Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
-        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        caller creates and passes to every call, as :mod:`hca.paper.scaling` does across
         outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
         outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
         once the caller drops the dict.
@@ -571,31 +567,6 @@ def ate_aipw(
     return _make_result("aipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
-def common_strata(x, t) -> np.ndarray:
-    """Mask of the units whose exact ``x`` value is observed in both arms.
-
-    These are the units the stratified backdoor estimator (:func:`ate_backdoor` with
-    ``method="stratified"``) averages over: one stratum per distinct ``x`` (per base model's
-    compute), kept only when it holds both pretrained and fine-tuned models.
-
-    Parameters
-    ----------
-    x, t : array-like
-        Adjustment covariate and binary treatment.
-
-    Returns
-    -------
-    numpy.ndarray
-        Boolean mask, True for units in a stratum with both arms.
-    """
-    xx = check_vector(x, "x")
-    tt = check_vector(t, "t", binary=True)
-    check_same_length(x=xx, t=tt)
-    in1 = np.isin(xx, np.unique(xx[tt == 1]))
-    in0 = np.isin(xx, np.unique(xx[tt == 0]))
-    return in1 & in0
-
-
 def ate_ipw_strata(
     x,
     t,
@@ -612,8 +583,8 @@ def ate_ipw_strata(
 ) -> ATEResult:
     """IPW ATE restricted to the stratified backdoor estimator's support.
 
-    Identical to :func:`ate_ipw` except that only the units of :func:`common_strata` (their
-    exact ``x`` is observed in both arms) enter, recomputed in every bootstrap replicate.
+    Identical to :func:`ate_ipw` except that only the units whose exact ``x`` is observed in
+    both arms enter, recomputed in every bootstrap replicate.
     It therefore averages over the same units as the stratified backdoor estimate, so a gap
     between the two comes from the propensity model, not from the population. (With a
     saturated propensity, one share per stratum, the Hajek IPW estimate *equals* the
@@ -629,7 +600,7 @@ def ate_ipw_strata(
         As in :func:`ate_backdoor`.
     propensities : dict, optional
         Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
-        caller creates and passes to every call, as :func:`ate_by_outcome` does across
+        caller creates and passes to every call, as :mod:`hca.paper.scaling` does across
         outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
         outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
         once the caller drops the dict.
@@ -666,98 +637,10 @@ def ate_ipw_strata(
     return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
 
-# ----------------------------------------------------------------------------- table
+# ----------------------------------------------------------------------------- by name
 ESTIMATORS = {
     "backdoor": ate_backdoor,
     "ipw": ate_ipw,
     "aipw": ate_aipw,
     "ipw_strata": ate_ipw_strata,
 }
-
-
-def ate_by_outcome(
-    frame: pd.DataFrame,
-    outcomes: Sequence[str],
-    *,
-    x: str,
-    t: str,
-    estimators: Sequence[str] = ("backdoor", "ipw"),
-    n_boot: int = 500,
-    ci: float = 0.95,
-    random_state=0,
-    dropna: bool = False,
-    domains: str | None = None,
-    estimator_kwargs: Mapping[str, Mapping] | None = None,
-) -> pd.DataFrame:
-    """Run the ATE estimators for several outcome columns into a tidy table.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per model.
-    outcomes : sequence of str
-        Score columns (e.g. ``hca.data.V2_BENCHMARKS``).
-    x, t : str
-        Columns holding ``log C`` and the 0/1 (or bool) treatment.
-    estimators : sequence of {"backdoor", "ipw", "aipw", "ipw_strata"}
-        Estimators to run.
-    n_boot, ci, random_state
-        Bootstrap settings, the same seed for every outcome and estimator (common random
-        numbers when the rows are the same).
-    dropna : bool, default False
-        Drop rows with a missing outcome, per outcome. When False a missing value raises.
-    domains : str, optional
-        Column of domain labels (base models) for a cluster bootstrap.
-    estimator_kwargs : mapping, optional
-        Extra keyword arguments per estimator, e.g. ``{"ipw": {"trim": 0.05}}``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``outcome, estimator, ate, ci_low, ci_high, n_treated, n_control, n_used,
-        mu1, mu0, naive``.
-    """
-    check_frame(frame, [x, t, *outcomes] + ([domains] if domains else []))
-    unknown = [e for e in estimators if e not in ESTIMATORS]
-    if unknown:
-        raise ValueError(f"unknown estimator(s) {unknown}; choose from {sorted(ESTIMATORS)}")
-    kwargs = dict(estimator_kwargs or {})
-    propensities: dict = {}  # shared by the outcomes' propensity fits, for this call only
-    rows = []
-    for col in outcomes:
-        sub = frame
-        if frame[col].isna().any():
-            if not dropna:
-                raise ValueError(
-                    f"outcome column {col!r} has {int(frame[col].isna().sum())} missing "
-                    "values; pass dropna=True to drop them"
-                )
-            sub = frame[frame[col].notna()]
-        for name in estimators:
-            res = ESTIMATORS[name](
-                sub[x].to_numpy(),
-                sub[t].to_numpy(),
-                sub[col].to_numpy(),
-                n_boot=n_boot,
-                ci=ci,
-                random_state=random_state,
-                domains=None if domains is None else sub[domains].to_numpy(),
-                **({} if name == "backdoor" else {"propensities": propensities}),
-                **kwargs.get(name, {}),
-            )
-            rows.append(
-                {
-                    "outcome": col,
-                    "estimator": name,
-                    "ate": res.ate,
-                    "ci_low": res.ci_low,
-                    "ci_high": res.ci_high,
-                    "n_treated": res.n_treated,
-                    "n_control": res.n_control,
-                    "n_used": res.n_used,
-                    "mu1": res.mu1,
-                    "mu0": res.mu0,
-                    "naive": res.naive,
-                }
-            )
-    return pd.DataFrame(rows)

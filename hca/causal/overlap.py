@@ -1,8 +1,7 @@
-"""Overlap (positivity) diagnostics, per-stratum effects and IPW balance."""
+"""What lies behind the overlap-sensitive estimates: per-stratum effects and IPW balance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,111 +14,9 @@ if TYPE_CHECKING:  # pragma: no cover
     pass
 
 __all__ = [
-    "OverlapDiagnostics",
-    "overlap_diagnostics",
     "stratum_effects",
     "ipw_balance",
 ]
-
-
-# ----------------------------------------------------------------------------- overlap
-@dataclass(frozen=True)
-class OverlapDiagnostics:
-    """Positivity diagnostics from :func:`overlap_diagnostics`.
-
-    Attributes
-    ----------
-    propensity : numpy.ndarray
-        Estimated ``P(T=1 | x)`` per unit.
-    t : numpy.ndarray
-        Treatment per unit.
-    ps_range_treated, ps_range_control : tuple of float
-        (min, max) propensity in each arm.
-    x_range_treated, x_range_control : tuple of float
-        (min, max) of ``x`` in each arm.
-    common_support : tuple of float
-        Propensity interval ``[max_t min e, min_t max e]`` (empty if low > high).
-    share_outside, share_outside_treated, share_outside_control : float
-        Share of units (overall / per arm) with propensity outside the common support.
-    share_trimmed : float
-        Share of units with propensity outside ``[trim, 1 - trim]``.
-    trim : float
-        Threshold used for ``share_trimmed``.
-    """
-
-    propensity: np.ndarray = field(repr=False, compare=False)
-    t: np.ndarray = field(repr=False, compare=False)
-    ps_range_treated: tuple[float, float]
-    ps_range_control: tuple[float, float]
-    x_range_treated: tuple[float, float]
-    x_range_control: tuple[float, float]
-    common_support: tuple[float, float]
-    share_outside: float
-    share_outside_treated: float
-    share_outside_control: float
-    share_trimmed: float
-    trim: float
-
-    def summary(self) -> str:
-        """Multi-line text summary."""
-        lo, hi = self.common_support
-        return "\n".join(
-            [
-                "Overlap (positivity) diagnostics, logistic propensity e(x) = P(T=1 | x)",
-                f"  e range T=1: [{self.ps_range_treated[0]:.3g}, {self.ps_range_treated[1]:.3g}], "
-                f"T=0: [{self.ps_range_control[0]:.3g}, {self.ps_range_control[1]:.3g}]",
-                f"  x range T=1: [{self.x_range_treated[0]:.4g}, {self.x_range_treated[1]:.4g}], "
-                f"T=0: [{self.x_range_control[0]:.4g}, {self.x_range_control[1]:.4g}]",
-                f"  common support on e: [{lo:.3g}, {hi:.3g}]" + ("  (EMPTY)" if lo > hi else ""),
-                f"  outside common support: {100 * self.share_outside:.1f}% of units "
-                f"(T=1 {100 * self.share_outside_treated:.1f}%, T=0 {100 * self.share_outside_control:.1f}%)",
-                f"  e outside [{self.trim:g}, {1 - self.trim:g}]: {100 * self.share_trimmed:.1f}% of units",
-            ]
-        )
-
-
-def overlap_diagnostics(
-    x, t, *, degree: int = 1, penalty: float = 1e-3, trim: float = 0.01
-) -> OverlapDiagnostics:
-    """Propensity-score overlap diagnostics for the fine-tuning ATE.
-
-    Parameters
-    ----------
-    x, t : array-like
-        Adjustment covariate (``log C``) and binary treatment.
-    degree, penalty : int, float
-        Propensity model, as in :func:`propensity_scores`.
-    trim : float, default 0.01
-        Threshold for the reported trimmed share.
-
-    Returns
-    -------
-    OverlapDiagnostics
-    """
-    xx = check_vector(x, "x")
-    tt = check_vector(t, "t", binary=True)
-    check_same_length(x=xx, t=tt)
-    check_trim(trim)
-    if tt.min() == tt.max():
-        raise ValueError(f"t has a single arm (all T = {tt[0]}); overlap is undefined")
-    e = propensity_scores(xx, tt, degree=degree, penalty=penalty)
-    e1, e0 = e[tt == 1], e[tt == 0]
-    lo, hi = max(e1.min(), e0.min()), min(e1.max(), e0.max())
-    outside = (e < lo) | (e > hi)
-    return OverlapDiagnostics(
-        propensity=e,
-        t=tt,
-        ps_range_treated=(float(e1.min()), float(e1.max())),
-        ps_range_control=(float(e0.min()), float(e0.max())),
-        x_range_treated=(float(xx[tt == 1].min()), float(xx[tt == 1].max())),
-        x_range_control=(float(xx[tt == 0].min()), float(xx[tt == 0].max())),
-        common_support=(float(lo), float(hi)),
-        share_outside=float(outside.mean()),
-        share_outside_treated=float(outside[tt == 1].mean()),
-        share_outside_control=float(outside[tt == 0].mean()),
-        share_trimmed=float(((e < trim) | (e > 1 - trim)).mean()),
-        trim=trim,
-    )
 
 
 # ----------------------------------------------------------------------------- transparency

@@ -355,7 +355,7 @@ def fit_sigmoid_panel(
     n_starts : int, default 0
         Starts per bootstrap refit. 0: a single local optimisation from the full-data
         estimate (fast; the usual warm-started bootstrap); ``k >= 1``: :func:`fit_sigmoid_law`
-        with the full-data estimate plus ``k`` grid starts, as :func:`bootstrap_sigmoid`.
+        with the full-data estimate plus ``k`` grid starts.
     random_state : int, Generator or None, default 0
         Seed.
     n_jobs : int, default 1
@@ -571,7 +571,7 @@ def ate_panel(
 ) -> ATEPanel:
     """Run the ATE estimators over outcomes, subsets and estimators (paper Figure 13).
 
-    Like :func:`ate_by_outcome`, for several subsets at once and in parallel. Within a subset
+    Every outcome, subset and estimator, the subsets in parallel. Within a subset
     every outcome and estimator uses the same seed (common random numbers); subsets get
     independent seeds (``SeedSequence([seed, i])``), so :meth:`ATEPanel.contrast` of two
     disjoint subsets has independent bootstraps. Cluster labels are passed as integer codes

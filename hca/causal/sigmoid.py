@@ -12,12 +12,9 @@ import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit, least_squares
 from scipy.special import expit
 
-from hca.causal.bootstrap import percentile_ci, run_bootstrap
 from hca.causal.trf_batch import trf_batch
 from hca.estimator.results import r_squared
 from hca.validation import (
-    check_domains,
-    check_fraction,
     check_same_length,
     check_vector,
 )
@@ -37,7 +34,6 @@ __all__ = [
     "AUTHORS_LOG_OFFSET",
     "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
-    "bootstrap_sigmoid",
 ]
 
 
@@ -795,7 +791,7 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
 # ----------------------------------------------------------------------------- sigmoid bootstrap
 @dataclass(frozen=True)
 class SigmoidBootstrap:
-    """Result of :func:`bootstrap_sigmoid`.
+    """A percentile bootstrap of the sigmoid law (:attr:`hca.causal.panels.SigmoidPanel.boot`).
 
     Attributes
     ----------
@@ -842,67 +838,3 @@ class SigmoidBootstrap:
                 f"  {p:>7s} = {self.fit.params[p]: .5g}  [{self.ci_low[p]:.5g}, {self.ci_high[p]:.5g}]"
             )
         return "\n".join(lines)
-
-
-def bootstrap_sigmoid(
-    log_c,
-    t,
-    y,
-    *,
-    n_boot: int = 200,
-    ci: float = 0.95,
-    random_state=None,
-    n_starts: int = 2,
-    domains=None,
-) -> SigmoidBootstrap:
-    """Percentile bootstrap intervals for the sigmoid-law parameters.
-
-    Models (rows) are resampled with replacement within each arm (``T = 0`` and ``T = 1``
-    keep their sizes), or, when ``domains`` is given (the base model of every model), whole
-    domains are resampled. Each replicate is refitted with :func:`fit_sigmoid_law` starting from the
-    full-data estimate plus ``n_starts`` grid starts.
-
-    Parameters
-    ----------
-    log_c, t, y : array-like
-        As in :func:`fit_sigmoid_law`.
-    n_boot : int, default 200
-        Number of bootstrap replicates (>= 1).
-    ci : float, default 0.95
-        Nominal coverage of the percentile intervals.
-    random_state : int, numpy Generator or None
-        Seed for :func:`numpy.random.default_rng`.
-    n_starts : int, default 2
-        Grid starts per replicate (in addition to the full-data estimate).
-    domains : array-like, optional
-        Domain (base model) of every row, for a cluster bootstrap.
-
-    Returns
-    -------
-    SigmoidBootstrap
-    """
-    check_fraction(ci, "ci")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be >= 1, found {n_boot}")
-    x, tt, yy = _check_sigmoid_inputs(log_c, t, y)
-    g = None if domains is None else check_domains(domains, x, X_name="log_c").labels
-    fit = fit_sigmoid_law(x, tt, yy, n_starts=n_starts)
-    start = fit.params
-
-    def stat(idx: np.ndarray) -> np.ndarray:
-        if not fit.tau_fixed and len(np.unique(tt[idx])) < 2:
-            raise ValueError("resample has a single arm")
-        f = fit_sigmoid_law(x[idx], tt[idx], yy[idx], n_starts=n_starts, start=start)
-        return np.array([f.params[p] for p in PARAM_NAMES])
-
-    samples, failed = run_bootstrap(stat, tt, n_boot, random_state, g, "the sigmoid law")
-    low, high = percentile_ci(samples, ci)
-    return SigmoidBootstrap(
-        fit=fit,
-        samples=samples,
-        ci_low={p: float(low[i]) for i, p in enumerate(PARAM_NAMES)},
-        ci_high={p: float(high[i]) for i, p in enumerate(PARAM_NAMES)},
-        ci=ci,
-        n_boot=n_boot,
-        n_failed=failed,
-    )

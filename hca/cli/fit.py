@@ -25,19 +25,7 @@ import argparse
 
 from hca.cli import COMMAND_MODULES, register_command
 
-__all__ = ["read_leaderboard_csv", "fit_report"]
-
-
-def __getattr__(name: str):  # the public helpers of the first version, imported on use
-    if name == "read_leaderboard_csv":
-        from hca.cli.inputs import read_leaderboard_csv
-
-        return read_leaderboard_csv
-    if name == "fit_report":
-        from hca.cli.report import fit_report
-
-        return fit_report
-    raise AttributeError(f"module 'hca.cli.fit' has no attribute {name!r}")
+__all__ = ["capped_n_jobs"]
 
 
 def _int_at_least(low: int):

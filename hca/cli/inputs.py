@@ -32,9 +32,6 @@ from hca.validation import (
 __all__ = [
     "Leaderboard",
     "load_leaderboard",
-    "read_leaderboard_csv",
-    "check_output_path",
-    "write_atomic",
     "PLOT_SUFFIXES",
     "MAX_ABS_SCORE",
     "MIN_SPREAD",
@@ -441,19 +438,3 @@ def load_leaderboard(
         dropped_duplicates=n_repeated if drop_duplicates else 0,
         notes=tuple(notes),
     )
-
-
-def read_leaderboard_csv(
-    path: str | os.PathLike, domain_col: str, benchmarks: list[str]
-) -> tuple[pd.DataFrame, np.ndarray]:
-    """Read and validate ``path``: the benchmark columns (floats) and the domain labels.
-
-    The strict form of :func:`load_leaderboard` (nothing dropped).
-    """
-    board = load_leaderboard(path, domain_col, benchmarks)
-    return board.X, board.domains
-
-
-# --------------------------------------------------------------------------- outputs
-# kept here for the scripts of the first version; see :mod:`hca.cli.outputs`
-from hca.cli.outputs import check_output_path, write_atomic  # noqa: E402

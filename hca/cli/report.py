@@ -30,7 +30,6 @@ from hca.estimator.results import WEAK_MATCH_R2, OLSAdjustment, one_to_one_align
 from hca.estimator.search import check_search_size, n_row_orders_text
 from hca.plots.report import plot_fit_report
 from hca.stability import TRUSTED_DOMAIN_SIZE, rotation_null, seed_stability
-from hca.validation import check_domains, check_matrix, labels_of
 
 __all__ = [
     "REPORT_VERSION",
@@ -48,7 +47,6 @@ __all__ = [
     "format_report",
     "plot_report",
     "report_schema",
-    "fit_report",
 ]
 
 REPORT_VERSION = 2
@@ -713,28 +711,3 @@ def report_schema() -> dict:
     """The JSON Schema of the report (``hca/cli/report.schema.json``)."""
     text = resources.files("hca.cli").joinpath("report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
-
-
-def fit_report(
-    X: pd.DataFrame | np.ndarray,
-    domains: np.ndarray,
-    n_components: int = 3,
-    search: str = "exhaustive",
-    random_state: int = 0,
-) -> dict:
-    """Fit HCA with one seed and return the JSON-ready report (kept for scripts that used the
-    first version of the command line).
-
-    ``X`` is a DataFrame whose columns name the benchmarks, or a 2-D array (its benchmarks
-    are then named ``x0, x1, ...``, scikit-learn's default names); ``domains`` has one label
-    per row.
-    """
-    values = check_matrix(X)  # a one-line error for a 1-D, empty or non-numeric X
-    names = labels_of(X)[1]
-    frame = pd.DataFrame(values, columns=names)
-    labels = check_domains(domains, values, min_domains=2, order_name=None).labels
-    board = Leaderboard(frame, labels, rows_read=len(frame))
-    settings = FitSettings(
-        n_components=n_components, search=search, random_state=random_state, null_draws=0
-    )
-    return build_report(board, settings, fit_seeds(board, settings))

@@ -13,7 +13,6 @@ from hca.completion.estimators import (  # noqa: F401
 from hca.completion.experiment import (  # noqa: F401
     AUTHORS_SOFT_IMPUTE,
     compare_approaches,
-    completion_sweep,
     domain_matrix,
     global_vs_local,
     global_vs_local_many,
@@ -45,7 +44,6 @@ __all__ = [
     "global_vs_local",
     "global_vs_local_many",
     "domain_matrix",
-    "completion_sweep",
     "paired_rmse",
     "compare_approaches",
     "AUTHORS_SOFT_IMPUTE",

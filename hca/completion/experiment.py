@@ -39,7 +39,6 @@ __all__ = [
     "global_vs_local",
     "global_vs_local_many",
     "domain_matrix",
-    "completion_sweep",
     "paired_rmse",
     "compare_approaches",
     "AUTHORS_SOFT_IMPUTE",
@@ -650,78 +649,12 @@ def domain_matrix(
     return X, local
 
 
-# --------------------------------------------------------------------------- sweeps
+# --------------------------------------------------------------------------- seeds
 def _seeds(random_state: Any, k: int) -> list[int]:
     """``k`` integer seeds derived from ``random_state`` (int, None or Generator)."""
     if isinstance(random_state, np.random.Generator):
         return [int(s) for s in random_state.integers(0, 2**32, size=k)]
     return [int(s) for s in np.random.SeedSequence(random_state).generate_state(k)]
-
-
-def completion_sweep(
-    X_global: Any,
-    local_rows: Any,
-    ps: Sequence[float],
-    observed_sets: Sequence[Sequence[Any]] | None = None,
-    pattern: str = "block",
-    n_reps: int = 100,
-    random_state: Any = 0,
-    **kwargs: Any,
-) -> pd.DataFrame:
-    """Run :func:`global_vs_local` for every ``p`` in ``ps`` and every observed set.
-
-    Parameters
-    ----------
-    X_global, local_rows
-        As in :func:`global_vs_local`.
-    ps : sequence of float
-        Missing probabilities (random) or fractions of rows removed (block).
-    observed_sets : sequence of sequences, optional
-        Fully observed columns (block pattern; e.g. :func:`observed_column_sets`). Every
-        ``p`` is run with every set. ``None`` for the random pattern.
-    pattern : {"random", "block"}
-    n_reps : int
-        Repetitions per ``(p, set)`` setting.
-    random_state : int, Generator or None
-        Seeds one independent stream per setting (``numpy.random.SeedSequence``): two
-        sweeps with the same ``random_state``, ``ps`` and ``observed_sets`` draw the same
-        masks, so methods run on them are paired.
-    **kwargs
-        Passed to :func:`global_vs_local` (``method``, ``method_params``, ``mask_scope``,
-        ``same_rows``).
-
-    Returns
-    -------
-    DataFrame
-        The frames of :func:`global_vs_local` stacked, with a leading ``setting`` column
-        (0, 1, ... in the order ``p`` outer, set inner) and ``n_observed`` (the number of
-        fully observed columns; 0 for the random pattern).
-    """
-    if pattern == "block" and not observed_sets:
-        raise ValueError("pattern='block' needs observed_sets (e.g. observed_column_sets(6, 3))")
-    if pattern == "random" and observed_sets:
-        raise ValueError("observed_sets applies to pattern='block' only")
-    ps = [float(p) for p in ps]
-    if not ps:
-        raise ValueError("ps is empty")
-    sets = [list(s) for s in observed_sets] if observed_sets else [None]
-    settings = [(p, s) for p in ps for s in sets]
-    frames = []
-    for i, ((p, cols), seed) in enumerate(zip(settings, _seeds(random_state, len(settings)))):
-        df = global_vs_local(
-            X_global,
-            local_rows,
-            pattern=pattern,
-            p=p,
-            n_reps=n_reps,
-            random_state=seed,
-            observed_cols=cols,
-            **kwargs,
-        )
-        df.insert(0, "setting", i)
-        df.insert(1, "n_observed", 0 if cols is None else len(cols))
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -734,8 +667,8 @@ def paired_rmse(frame: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     frame : DataFrame
-        Output of :func:`global_vs_local`, :func:`completion_sweep` or
-        :func:`hca.paper.appendix_g.run_appendix_g` (any extra columns that identify a repetition are kept).
+        Output of :func:`global_vs_local` or :func:`hca.paper.appendix_g.run_appendix_g` (any
+        extra columns that identify a repetition are kept).
 
     Returns
     -------
@@ -773,7 +706,7 @@ def compare_approaches(
     Parameters
     ----------
     frame : DataFrame
-        Output of :func:`global_vs_local`, :func:`completion_sweep` or :func:`hca.paper.appendix_g.run_appendix_g`.
+        Output of :func:`global_vs_local` or :func:`hca.paper.appendix_g.run_appendix_g`.
     by : sequence of str
         Columns to group by (empty: one group).
     level : float

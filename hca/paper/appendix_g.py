@@ -167,8 +167,9 @@ class AppendixGResults:
     frame : DataFrame
         Every repetition: ``experiment`` ("15a", "15b", "16-rank"), ``variant`` (the
         design's method label, ``"column means"`` on the same masks, or an SMC rank-check
-        variant), then the columns of :func:`completion_sweep`. Figure 16 is the ``"15b"``
-        runs at ``p == design.p_sets`` (:meth:`sets`).
+        variant), ``setting``, ``n_observed`` (fully observed columns; 0 for the random
+        pattern), then the columns of :func:`hca.completion.global_vs_local`. Figure 16 is
+        the ``"15b"`` runs at ``p == design.p_sets`` (:meth:`sets`).
     timings : DataFrame
         ``experiment``, ``variant``, ``repetitions`` and ``seconds`` (CPU seconds of the
         processes that ran them, summed).

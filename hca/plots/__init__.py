@@ -7,16 +7,13 @@ from hca.plots.axes import (  # noqa: F401
 )
 from hca.plots.causal import (  # noqa: F401
     plot_ate,
-    plot_ate_panel,
     plot_ate_steps,
     plot_family_sizes,
-    plot_overlap,
     plot_propensity_strata,
     plot_sigmoid_fit,
     plot_sigmoid_panel,
 )
 from hca.plots.completion import (  # noqa: F401
-    plot_rmse_by_column_set,
     plot_rmse_distributions,
     plot_rmse_vs_p,
     plot_rmse_vs_share,
@@ -24,7 +21,6 @@ from hca.plots.completion import (  # noqa: F401
 )
 from hca.plots.estimator import (  # noqa: F401
     plot_causal_graph,
-    plot_distribution,
     plot_domain_graphs,
     plot_domain_scms,
     plot_matrix,
@@ -65,7 +61,6 @@ from hca.plots.subspace import (  # noqa: F401
     plot_explained_variance,
     plot_leverage,
     plot_null_distributions,
-    plot_null_vs_observed,
     plot_pair_intervals,
 )
 from hca.plots.tables import captioned, table_markdown  # noqa: F401
@@ -79,24 +74,19 @@ __all__ = [
     "plot_causal_graph",
     "plot_mic_by_subset",
     "plot_reconstruction_error",
-    "plot_distribution",
     "plot_explained_variance",
     "plot_distance_matrix",
-    "plot_null_vs_observed",
     "plot_pair_intervals",
     "plot_null_distributions",
     "plot_leverage",
     "plot_rmse_distributions",
     "plot_rmse_vs_p",
-    "plot_rmse_by_column_set",
     "plot_rmse_vs_share",
     "plot_set_means",
     "plot_sigmoid_fit",
     "plot_ate",
-    "plot_overlap",
     "plot_family_sizes",
     "plot_sigmoid_panel",
-    "plot_ate_panel",
     "plot_ate_steps",
     "plot_propensity_strata",
     "plot_adjusted_unmixing",

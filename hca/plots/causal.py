@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from hca.causal.ate import propensity_scores
-from hca.causal.overlap import overlap_diagnostics
-from hca.causal.panels import ATEPanel, SigmoidPanel
+from hca.causal.panels import SigmoidPanel
 from hca.causal.sigmoid import SigmoidFit
 from hca.plots.axes import get_axes, get_axes_grid
 from hca.validation import check_frame, check_same_length, check_vector
@@ -22,10 +21,8 @@ __all__ = [
     "plot_sigmoid_fit",
     "plot_ate",
     "plot_ate_steps",
-    "plot_overlap",
     "plot_family_sizes",
     "plot_sigmoid_panel",
-    "plot_ate_panel",
     "plot_propensity_strata",
 ]
 
@@ -103,8 +100,8 @@ def plot_ate(
     Parameters
     ----------
     frame : pandas.DataFrame
-        Columns ``outcome``, ``group``, ``value``, ``ci_low``, ``ci_high`` (e.g. the output
-        of :func:`ate_by_outcome`: one point per outcome and estimator).
+        Columns ``outcome``, ``group``, ``value``, ``ci_low``, ``ci_high`` (e.g. one subset
+        of :attr:`hca.causal.ATEPanel.table`: one point per outcome and estimator).
     ax : matplotlib Axes, optional
     group : str, default "estimator"
         Column whose values are offset within an outcome's row (and named in the legend).
@@ -188,67 +185,6 @@ def plot_ate_steps(
     ax.set_xlabel("step")
     ax.set_ylabel("backdoor ATE (score points)")
     ax.legend(loc="best", fontsize="small", ncol=2)
-    return ax
-
-
-def plot_overlap(
-    x,
-    t,
-    *,
-    degree: int = 1,
-    penalty: float = 1e-3,
-    trim: float = 0.01,
-    bins: int = 20,
-    ax: Axes | None = None,
-) -> Axes:
-    """Histograms of the estimated propensity ``P(T=1 | x)`` by arm.
-
-    Each arm's histogram is normalised to sum to 1 (arms can differ a lot in size). The
-    common support (min-max rule) is shaded and the trimming thresholds, when inside the
-    plotted range, are dashed.
-
-    Parameters
-    ----------
-    x, t : array-like
-        Adjustment covariate (``log C``) and binary treatment.
-    degree, penalty, trim
-        As in :func:`overlap_diagnostics`.
-    bins : int, default 20
-        Histogram bins over the range of the estimated propensities.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    diag = overlap_diagnostics(x, t, degree=degree, penalty=penalty, trim=trim)
-    ax = get_axes(ax, (6, 4))
-    e = diag.propensity
-    pad = 0.05 * max(float(np.ptp(e)), 0.02)
-    lo_edge, hi_edge = max(0.0, float(e.min()) - pad), min(1.0, float(e.max()) + pad)
-    edges = np.linspace(lo_edge, hi_edge, bins + 1)
-    for arm, label, color in (
-        (0, "pretrained (T=0)", "tab:blue"),
-        (1, "fine-tuned (T=1)", "tab:orange"),
-    ):
-        e_arm = e[diag.t == arm]
-        ax.hist(
-            e_arm,
-            bins=edges,
-            weights=np.full(len(e_arm), 1.0 / len(e_arm)),
-            alpha=0.5,
-            color=color,
-            label=f"{label}, n = {len(e_arm)}",
-        )
-    lo, hi = diag.common_support
-    if lo <= hi:
-        ax.axvspan(lo, hi, color="green", alpha=0.08, label="common support")
-    for thr in (trim, 1 - trim):
-        if lo_edge <= thr <= hi_edge:
-            ax.axvline(thr, color="grey", ls="--", lw=1)
-    ax.set_xlabel("propensity P(T=1 | log C)")
-    ax.set_ylabel("share of models in the arm")
-    ax.legend(loc="best", fontsize="small")
     return ax
 
 
@@ -360,41 +296,6 @@ def plot_sigmoid_panel(
             ax.set_ylabel("score" if j == 0 else "", fontsize="small")
             if (i, j) != (0, 0) and ax.get_legend() is not None:
                 ax.get_legend().remove()
-    return axes
-
-
-def plot_ate_panel(
-    panel: ATEPanel,
-    *,
-    axes=None,
-    labels: Mapping[str, str] | None = None,
-):
-    """One :func:`plot_ate` forest plot per subset, with a shared x axis.
-
-    Parameters
-    ----------
-    panel : ATEPanel
-    axes : sequence of Axes, optional
-        One per subset; a new figure is created when None.
-    labels : mapping, optional
-        Display names of the outcomes.
-
-    Returns
-    -------
-    numpy.ndarray of Axes
-    """
-    subsets = list(dict.fromkeys(panel.table["subset"]))
-    axes = get_axes_grid(axes, 1, len(subsets), (4.2 * len(subsets), 3.8), sharex=True, sharey=True)
-    axes = np.asarray(axes).ravel()
-    if len(axes) != len(subsets):
-        raise ValueError(f"need {len(subsets)} axes, found {len(axes)}")
-    for ax, s in zip(axes, subsets):
-        part = panel.table[panel.table["subset"] == s].copy()
-        part["outcome"] = part["outcome"].map(lambda o: (labels or {}).get(o, o))
-        plot_ate(part, ax=ax)
-        ax.set_title(s)
-        if ax is not axes[0] and ax.get_legend() is not None:
-            ax.get_legend().remove()
     return axes
 
 

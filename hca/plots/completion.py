@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
 from hca.completion.experiment import compare_approaches, paired_rmse
-from hca.plots.axes import get_axes, get_axes_grid
+from hca.plots.axes import get_axes
 
 __all__ = [
     "plot_rmse_distributions",
     "plot_rmse_vs_p",
-    "plot_rmse_by_column_set",
     "plot_rmse_vs_share",
     "plot_set_means",
 ]
@@ -78,7 +75,7 @@ def plot_rmse_vs_p(
     Parameters
     ----------
     frame : DataFrame
-        One method's runs of :func:`completion_sweep` (column ``p``).
+        One method's runs of :func:`hca.completion.global_vs_local` at several ``p``.
     ax : matplotlib Axes, optional
     level : float
         Level of the interval of each mean (see :func:`compare_approaches`).
@@ -113,58 +110,6 @@ def plot_rmse_vs_p(
     ax.set_ylabel("mean RMSE (score points)")
     ax.legend(fontsize="small")
     return ax
-
-
-def plot_rmse_by_column_set(
-    frame: pd.DataFrame, axes: Any = None, names: dict[str, str] | None = None, ncols: int = 5
-) -> np.ndarray:
-    """Global versus local RMSE for every set of fully observed columns (Figure 16).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        One method's runs with an ``observed_cols`` column (comma-separated labels).
-    axes : array of matplotlib Axes, optional
-        At least as many as there are column sets; created (``ncols`` per row) if omitted.
-    names : dict, optional
-        Short names of the columns for the panel titles (e.g. ``{"ifeval": "1", ...}``).
-    ncols : int
-        Panels per row when ``axes`` is created.
-
-    Returns
-    -------
-    numpy.ndarray of matplotlib Axes
-    """
-    if "observed_cols" not in frame.columns:
-        raise ValueError("plot_rmse_by_column_set: column 'observed_cols' is missing")
-    sets = list(dict.fromkeys(frame["observed_cols"]))
-    nrows = int(np.ceil(len(sets) / ncols))
-    axes = get_axes_grid(axes, nrows, ncols, (2.5 * ncols, 2.3 * nrows))
-    flat = np.asarray(axes).ravel()
-    if flat.size < len(sets):
-        raise ValueError(f"need {len(sets)} axes, got {flat.size}")
-    names = names or {}
-    for ax, s in zip(flat, sets):
-        wide = paired_rmse(frame[frame["observed_cols"] == s])
-        bp = ax.boxplot(
-            [wide["global"], wide["local"]],
-            tick_labels=["global", "local"],
-            whis=(5, 95),
-            showfliers=False,
-            patch_artist=True,
-            widths=0.6,
-        )
-        for box, approach in zip(bp["boxes"], ("global", "local")):
-            box.set_facecolor(_APPROACH_COLORS[approach])
-            box.set_alpha(0.7)
-        ax.plot([1, 2], [wide["global"].mean(), wide["local"].mean()], "kD", markersize=3)
-        ax.set_title(
-            "observed: " + ",".join(names.get(c, c) for c in s.split(",")), fontsize="small"
-        )
-        ax.tick_params(labelsize="small")
-    for ax in flat[len(sets) :]:
-        ax.set_visible(False)
-    return np.asarray(axes)
 
 
 def plot_rmse_vs_share(

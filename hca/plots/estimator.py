@@ -22,7 +22,6 @@ __all__ = [
     "plot_causal_graph",
     "plot_mic_by_subset",
     "plot_reconstruction_error",
-    "plot_distribution",
     "plot_domain_scms",
     "plot_domain_graphs",
 ]
@@ -443,44 +442,6 @@ def plot_reconstruction_error(
         ax.text(k, v, f"{v:.3g}", ha="center", va="bottom", fontsize=8)
     ax.set_ylabel(column.replace("_", " "))
     ax.tick_params(axis="x", rotation=30)
-    if title:
-        ax.set_title(title)
-    return ax
-
-
-def plot_distribution(
-    values: Any,
-    ax: Axes | None = None,
-    *,
-    bins: Any = 30,
-    reference: Mapping[str, float] | None = None,
-    xlabel: str = "",
-    title: str | None = None,
-    color: str = "#4c72b0",
-) -> Axes:
-    """Histogram of refit values with labelled vertical reference lines.
-
-    ``bins`` is passed to ``Axes.hist`` (a number, or bin edges to share between panels).
-    """
-    arr = np.asarray(values, dtype=float)
-    arr = arr[np.isfinite(arr)]
-    if arr.size == 0:
-        raise ValueError("values has no finite entry")
-    ax = get_axes(ax, (5.0, 3.0))
-    ax.hist(arr, bins=bins, color=color, alpha=0.85)
-    styles = ["--", ":", "-.", "-"]
-    for k, (label, value) in enumerate((reference or {}).items()):
-        ax.axvline(
-            value,
-            color=["black", "#b2182b", "#1b7837", "0.4"][k % 4],
-            ls=styles[k % 4],
-            lw=1.4,
-            label=f"{label}: {value:.3g}",
-        )
-    if reference:
-        ax.legend(fontsize=8)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("refits")
     if title:
         ax.set_title(title)
     return ax

@@ -16,7 +16,6 @@ from hca.subspace.pca import ExplainedVariance, explained_variance
 __all__ = [
     "plot_explained_variance",
     "plot_distance_matrix",
-    "plot_null_vs_observed",
     "plot_pair_intervals",
     "plot_null_distributions",
     "plot_leverage",
@@ -160,74 +159,6 @@ def plot_distance_matrix(
                 )
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="subspace distance")
-    return ax
-
-
-def plot_null_vs_observed(
-    null: Any,
-    observed: Any,
-    ax: Axes | None = None,
-    threshold: float | None = None,
-    bins: int = 30,
-    label_observed: bool = True,
-) -> Axes:
-    """Histogram of null distances with observed distances marked.
-
-    Parameters
-    ----------
-    null : array-like or mapping ``{label: array}``
-        Split-half null distances; several domains are pooled with equal weight.
-    observed : DataFrame, Series, mapping or array-like
-        Observed distances; a square DataFrame contributes its upper-triangle pairs,
-        labelled ``"A - B"``.
-    ax : matplotlib Axes, optional
-    threshold : float, optional
-        Drawn as a dashed line (e.g. :func:`null_threshold`).
-    bins : int
-    label_observed : bool
-        Write the pair labels next to the observed lines.
-
-    Returns
-    -------
-    matplotlib Axes
-    """
-    arrays = list(null.values()) if isinstance(null, Mapping) else [null]
-    arrays = [np.asarray(a, dtype=float).ravel() for a in arrays]
-    if any(a.size == 0 for a in arrays):
-        raise ValueError("null distances are empty")
-    values = np.concatenate(arrays)
-    weights = np.concatenate([np.full(a.size, 1.0 / (a.size * len(arrays))) for a in arrays])
-    if isinstance(observed, pd.DataFrame):
-        obs = check_distance_matrix(observed)
-        labs = list(obs.index)
-        iu = np.triu_indices(len(labs), 1)
-        obs_vals = obs.to_numpy(dtype=float)[iu]
-        obs_labels = [f"{labs[i]} - {labs[j]}" for i, j in zip(*iu)]
-    elif isinstance(observed, (pd.Series, Mapping)):
-        series = pd.Series(observed, dtype=float)
-        obs_vals, obs_labels = series.to_numpy(), [str(i) for i in series.index]
-    else:
-        obs_vals = np.atleast_1d(np.asarray(observed, dtype=float))
-        obs_labels = [None] * obs_vals.size
-    ax = get_axes(ax)
-    ax.hist(
-        values,
-        bins=bins,
-        weights=weights,
-        color="lightgrey",
-        edgecolor="grey",
-        label="split-half null",
-    )
-    top = ax.get_ylim()[1]
-    for v, lab in zip(obs_vals, obs_labels):
-        ax.axvline(v, color="tab:blue", linewidth=1, alpha=0.8)
-        if label_observed and lab is not None:
-            ax.text(v, top, lab, rotation=90, va="top", ha="right", fontsize="x-small")
-    if threshold is not None:
-        ax.axvline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold:.3f}")
-    ax.set_xlabel("subspace distance")
-    ax.set_ylabel("fraction of null splits")
-    ax.legend(fontsize="small")
     return ax
 
 
