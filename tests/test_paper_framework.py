@@ -400,6 +400,43 @@ def test_every_chapter_has_the_declared_shape():
 
 
 
+def test_runs_of_one_setup_compute_the_books_two_in_one_batch(monkeypatch):
+    """ChapterSpec.runs: one of the book's setups is computed with the other in one call of
+    the ensemble's runs (what they share computed once); another setup alone; each_setup
+    lifts a function of one setup."""
+    import dataclasses
+
+    from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
+
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    calls = []
+
+    def runs(group, settings, seeds):
+        calls.append((tuple(s.residual for s in group), seeds))
+        return tuple(tuple(f"{s.residual}-{seed}" for seed in seeds) for s in group)
+
+    spec = ChapterSpec(
+        key="test_two_setups_batch",
+        settings=tuple,
+        compute=lambda setup, settings: None,
+        ensemble=EnsembleSpec(runs=runs, evidence=str, typical_key=float),
+        page="none",
+    )
+    order = tuple(setups.get_setup(n).residual for n in setups.SETUP_NAMES)
+    try:
+        assert spec.runs("careful", (0, 1)) == ("domain-0", "domain-1")
+        assert spec.runs("authors", [0, 1]) == ("shared-0", "shared-1")
+        assert calls == [(order, (0, 1))]  # one batch for both setups
+        other = dataclasses.replace(setups.get_setup("careful"), min_subset_size=5)
+        assert spec.runs(other, (2,)) == ("domain-2",)
+        assert calls[1:] == [(("domain",), (2,))]
+    finally:
+        cache.clear_memory()
+    lifted = each_setup(lambda setup, settings, seeds: tuple(setup.residual for _ in seeds))
+    both = tuple(setups.get_setup(n) for n in ("authors", "careful"))
+    assert lifted(both, (), (0, 1)) == (("shared", "shared"), ("domain", "domain"))
+
+
 def test_the_json_record_carries_the_fragile_share():
     """Every fit-based setup entry of the JSON carries its share of rounding-sensitive runs
     with the domains, and the shares over all runs and over the rounding-insensitive ones."""

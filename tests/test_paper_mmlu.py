@@ -102,3 +102,24 @@ def test_seed_fits_record_row_readouts(results):
     assert W.shape == (3, 3) and np.allclose(W.sum(axis=1), 1.0)
     assert f.seeds.loc[0, "top"] == tuple(f.alignment["top"])
     assert f.seeds["certified"].all()
+
+
+def test_setups_and_seed_batches_sharing_work_equal_each_alone():
+    """The book's two setups share one FastICA batch and every batch of seeds shares the
+    refits and sweeps: every fit equals the one a setup and a batch of seeds compute alone."""
+    small = mmlu.Settings(seeds=(1,), sweep_seeds=(1,), alt_seeds=(1,))
+    both = tuple(setups.get_setup(n).seed_free() for n in setups.SETUP_NAMES)
+    runs = mmlu.CHAPTER.ensemble.runs
+    first, second = runs(both, small, (1,)), runs(both, small, (2,))  # a refit seed, a new one
+    for i, setup in enumerate(both):
+        alone = runs((setup,), small, (1, 2))[0]
+        for r, a in zip(first[i] + second[i], alone):
+            assert r.setup == a.setup
+            fits = [(r.math, a.math), (r.physics, a.physics), (r.cross, a.cross)]
+            fits += [(r.alternatives[k], a.alternatives[k]) for k in a.alternatives]
+            for f, g in fits:
+                assert np.array_equal(f.model.unmixing_, g.model.unmixing_)
+                assert f.model.mic_ == g.model.mic_ and f.reproducible == g.reproducible
+                assert f.seeds.equals(g.seeds)
+                assert (f.table is None) == (g.table is None)
+                assert f.table is None or f.table.equals(g.table)
