@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -625,17 +626,15 @@ def _typical_key(res: InterpretationResults) -> float:
     return res.mic
 
 
-def _steered(res: InterpretationResults) -> str:
-    return res.steered
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
 #: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
 CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
     key="interpretation",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(
+        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+    ),
 )
 
 
