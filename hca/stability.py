@@ -65,6 +65,7 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
+from hca.data.registry import role_position
 from hca.estimator.ensemble import (
     check_icas,
     domain_icas,
@@ -158,7 +159,7 @@ def matches_alignment(alignment: Sequence[str], pattern: Pattern, *, strict: boo
         return pd.NA
     firsts = []
     for r in roles:
-        hit = next((i for i, n in enumerate(names) if n in r), None)
+        hit = role_position(names, r)
         if hit is None:
             return False
         firsts.append(hit)
