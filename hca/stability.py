@@ -65,6 +65,7 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest, special_ortho_group
 from sklearn.exceptions import ConvergenceWarning
 
+from hca.data.registry import role_position
 from hca.estimator.ensemble import (
     check_icas,
     domain_icas,
@@ -80,6 +81,7 @@ from hca.estimator.model import (
     clone_hca,
     fit_each_from_ica,
     fit_many_from_ica,
+    ica_options,
     search_many,
 )
 from hca.estimator.progress import Listener
@@ -157,7 +159,7 @@ def matches_alignment(alignment: Sequence[str], pattern: Pattern, *, strict: boo
         return pd.NA
     firsts = []
     for r in roles:
-        hit = next((i for i, n in enumerate(names) if n in r), None)
+        hit = role_position(names, r)
         if hit is None:
             return False
         firsts.append(hit)
@@ -378,10 +380,7 @@ def seed_fits(
             data.order,
             data.n_components,
             seeds,
-            ica=base.ica,
-            max_iter=base.max_iter,
-            tol=base.tol,
-            n_restarts=base.n_restarts,
+            **ica_options(base),
             progress=progress,
         )
     else:
@@ -438,10 +437,7 @@ def resample_fits(
         data[0].order,
         data[0].n_components,
         seeds if paired else seeds[:1],
-        ica=base.ica,
-        max_iter=base.max_iter,
-        tol=base.tol,
-        n_restarts=base.n_restarts,
+        **ica_options(base),
         paired=paired,
     )
     return fit_each_from_ica(
@@ -650,10 +646,7 @@ def subset_stability(
                     cands,
                     data.n_components,
                     [seeds[0]],
-                    ica=est.ica,
-                    max_iter=est.max_iter,
-                    tol=est.tol,
-                    n_restarts=est.n_restarts,
+                    **ica_options(est),
                 )
             ]
         elif icas is None:
@@ -663,10 +656,7 @@ def subset_stability(
                 cands,
                 data.n_components,
                 seeds,
-                ica=est.ica,
-                max_iter=est.max_iter,
-                tol=est.tol,
-                n_restarts=est.n_restarts,
+                **ica_options(est),
             )
         else:
             icas = check_icas(icas, len(seeds), data.order, "icas")

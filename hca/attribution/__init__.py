@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hca.attribution import compute, domains
 from hca.attribution.authors import (  # noqa: F401
     authors_base_model,
     authors_token_families,
@@ -46,6 +47,8 @@ from hca.attribution.identify import (  # noqa: F401
 )
 
 __all__ = [
+    *compute.__all__,
+    *domains.__all__,
     "BaseModel",
     "BASE_MODELS",
     "LAYERS",
@@ -54,26 +57,6 @@ __all__ = [
     "identify_name",
     "domain_sizes",
     "join_v1_metadata",
-    "pretraining_tokens",
-    "pretraining_compute",
-    "add_compute",
-    "pretraining_flops",
-    "log_compute",
-    "REGIMES",
-    "attach_domains",
-    "load_v2_domains",
-    "load_v1_domains",
-    "layer_shares",
-    "attribution_sample",
-    "unattributed_reasons",
-    "RegimeCuts",
-    "nd_regimes",
-    "top_within",
-    "stack_groups",
-    "AgreementCheck",
-    "hub_holdout_agreement",
-    "coarse_family",
-    "authors_agreement",
     "authors_base_model",
     "authors_token_family",
     "authors_token_families",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hca.causal import ate, frames, overlap, panels
 from hca.causal.ate import (  # noqa: F401
     ATEResult,
     ate_aipw,
@@ -42,6 +43,10 @@ from hca.causal.sigmoid import (  # noqa: F401
 )
 
 __all__ = [
+    *ate.__all__,
+    *frames.__all__,
+    *overlap.__all__,
+    *panels.__all__,
     "PARAM_NAMES",
     "sigmoid_law",
     "SigmoidFit",
@@ -49,25 +54,4 @@ __all__ = [
     "AUTHORS_LOG_OFFSET",
     "fit_sigmoid_curve_fit",
     "SigmoidBootstrap",
-    "ATEResult",
-    "ate_backdoor",
-    "ate_ipw",
-    "ate_aipw",
-    "propensity_scores",
-    "ate_ipw_strata",
-    "stratum_effects",
-    "ipw_balance",
-    "PRETRAINED_TYPES",
-    "AUTHORS_TYPES",
-    "fine_tuning_treatment",
-    "base_lineage",
-    "scaling_frame",
-    "authors_scaling_frame",
-    "rows_by_name",
-    "family_size_means",
-    "size_monotonicity",
-    "SigmoidPanel",
-    "fit_sigmoid_panel",
-    "ATEPanel",
-    "ate_panel",
 ]

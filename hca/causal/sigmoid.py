@@ -230,6 +230,19 @@ def _scaled_residuals(u: np.ndarray, t: np.ndarray, v: np.ndarray, use_tau: bool
     return resid, jac
 
 
+def _scaled_start(start: Mapping[str, float], xm: float, xs: float, ym: float, ys: float):
+    """``start`` (original units, all of :data:`PARAM_NAMES`) on the scale of ``u`` and ``v``."""
+    return np.array(
+        [
+            start["L"] / ys,
+            start["k"] * xs,
+            (start["log_c0"] - xm) / xs,
+            start["tau"] / ys,
+            (start["b"] - ym) / ys,
+        ]
+    )
+
+
 def _warm_problem(x: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_tau: bool):
     """The scaled problem of a warm refit: ``(u, v, lo, hi, idx, p0, (xm, xs, ym, ys))``.
 
@@ -241,15 +254,7 @@ def _warm_problem(x: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_
         raise ValueError("constant log_c or y in the resample")
     u, v = (x - xm) / xs, (y - ym) / ys
     lo, hi, idx = _scaled_bounds(u, v, use_tau)
-    p0 = np.array(
-        [
-            start["L"] / ys,
-            start["k"] * xs,
-            (start["log_c0"] - xm) / xs,
-            start["tau"] / ys,
-            (start["b"] - ym) / ys,
-        ]
-    )[idx]
+    p0 = _scaled_start(start, xm, xs, ym, ys)[idx]
     eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
     eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
     return u, v, lo, hi, idx, np.clip(p0, eps_lo, eps_hi), (xm, xs, ym, ys)
@@ -621,15 +626,7 @@ def fit_sigmoid_law(
         missing = set(PARAM_NAMES) - set(start)
         if missing:
             raise ValueError(f"start is missing parameter(s) {sorted(missing)}")
-        extra = np.array(
-            [
-                start["L"] / ys,
-                start["k"] * xs,
-                (start["log_c0"] - xm) / xs,
-                start["tau"] / ys,
-                (start["b"] - ym) / ys,
-            ]
-        )
+        extra = _scaled_start(start, xm, xs, ym, ys)
 
     res, lo, hi, idx = _fit_scaled(u, tt, v, use_tau, n_starts, extra)
     p_scaled = _expand(res.x, use_tau)

@@ -21,6 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 import hca
 from hca.cli.estimate import duration
+from hca.cli.fit import ESTIMATE_NOTE_SECONDS
 from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
 from hca.data.registry import benchmark_label
@@ -66,8 +67,6 @@ ORIENTATION = {
 #: Two seeds give the same factor when the absolute cosine of their unmixing rows is at least
 #: this (after matching the factors of the two seeds one to one).
 SAME_FACTOR = 0.9
-#: ``--seeds``: a note with the estimated run time when the other seeds would take longer.
-ESTIMATE_NOTE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

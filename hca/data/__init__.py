@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hca.data import frames, loaders
 from hca.data.frames import domain_data  # noqa: F401
 from hca.data.loaders import (  # noqa: F401
     load_leaderboard_v1,
@@ -42,7 +43,8 @@ from hca.data.tables import (  # noqa: F401
 )
 
 __all__ = [
-    "domain_data",
+    *frames.__all__,
+    *loaders.__all__,
     "TABLES",
     "authors_code_values",
     "authors_edge_weights",
@@ -67,11 +69,4 @@ __all__ = [
     "provenance_table",
     "alignment_text",
     "benchmark_label",
-    "load_leaderboard_v2",
-    "load_leaderboard_v2_final_html",
-    "load_leaderboard_v1",
-    "load_mmlu_by_task",
-    "load_lifearchitect",
-    "load_sloth_base_models",
-    "load_obsscaling_base_models",
 ]

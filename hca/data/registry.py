@@ -13,6 +13,7 @@ import pandas as pd
 __all__ = [
     "benchmark_label",
     "alignment_text",
+    "role_position",
     "DataFile",
     "DataIntegrityError",
     "DataDownloadError",
@@ -152,6 +153,11 @@ def benchmark_label(name: str) -> str:
     """Display name of a benchmark column (``"math_lvl_5"`` -> ``"MATH Lvl 5"``); other names
     are returned as they are."""
     return BENCHMARK_LABELS.get(str(name), str(name))
+
+
+def role_position(alignment: Sequence[str], allowed: frozenset) -> int | None:
+    """0-based position of the first factor aligned with one of ``allowed`` (or None)."""
+    return next((i for i, b in enumerate(alignment) if b in allowed), None)
 
 
 def alignment_text(alignment: Sequence[str], sep: str = " → ") -> str:

@@ -33,7 +33,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many, fit_icas_seeds
-from hca.estimator.model import HCA, clone_hca
+from hca.estimator.model import HCA, clone_hca, ica_options
 from hca.validation import check_fit_data, check_is_fitted, check_params
 
 __all__ = [
@@ -122,10 +122,7 @@ def domain_icas(
         order,
         int(est.n_components),
         seeds,
-        ica=est.ica,
-        max_iter=est.max_iter,
-        tol=est.tol,
-        n_restarts=est.n_restarts,
+        **ica_options(est),
         orders=[data.order for data in checked],
     )
 
@@ -179,10 +176,7 @@ def ica_solutions(
             data.order,
             data.n_components,
             seeds,
-            ica=est.ica,
-            max_iter=est.max_iter,
-            tol=est.tol,
-            n_restarts=est.n_restarts,
+            **ica_options(est),
         )
     rows = []
     for label in data.order:

@@ -40,6 +40,7 @@ __all__ = [
     "EXPECTED_FAILED_CHECKS",
     "HCA",
     "clone_hca",
+    "ica_options",
     "fit_each_from_ica",
     "fit_many_from_ica",
     "mic_by_subset",
@@ -665,6 +666,18 @@ def clone_hca(estimator: Any, **params: Any) -> HCA:
     return clone(estimator).set_params(**params)
 
 
+def ica_options(estimator: HCA) -> dict[str, Any]:
+    """The per-domain ICA settings of ``estimator`` (``ica``, ``max_iter``, ``tol``,
+    ``n_restarts``) as keyword arguments of :func:`hca.estimator.ica.fit_icas_seeds` and
+    :func:`~hca.estimator.ica.fit_icas_many`."""
+    return {
+        "ica": estimator.ica,
+        "max_iter": estimator.max_iter,
+        "tol": estimator.tol,
+        "n_restarts": estimator.n_restarts,
+    }
+
+
 def mic_by_subset(
     estimator: HCA,
     X: Any,
@@ -717,14 +730,7 @@ def mic_by_subset(
     est = clone_hca(estimator)
     data = est._check_params_and_data(X, domains)
     cands = check_domains(data.labels, data.values, order=candidates, order_name="candidate").order
-    if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
-        raise ValueError(
-            f"min_size must be between 2 and the number of candidates ({len(cands)}), "
-            f"got {min_size}"
-        )
-    check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
-    subsets = _subsets(cands, min_size)
-    targets = _align_targets(align, subsets)
+    subsets, targets = _checked_subsets(est, cands, min_size, align)
     icas = est._fit_icas(data.values, data.labels, cands)
     return _subset_tables(est, [(data, icas)], cands, subsets, targets, n_jobs)[0]
 
@@ -779,24 +785,14 @@ def mic_by_subset_many(
     cands = cands_of[0]
     if any(list(c) != list(cands) for c in cands_of):
         raise ValueError("mic_by_subset_many: the data sets hold different candidate domains")
-    if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
-        raise ValueError(
-            f"min_size must be between 2 and the number of candidates ({len(cands)}), "
-            f"got {min_size}"
-        )
-    check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
-    subsets = _subsets(cands, min_size)
-    targets = _align_targets(align, subsets)
+    subsets, targets = _checked_subsets(est, cands, min_size, align)
     if icas is None:
         icas = fit_icas_many(
             [(d.values, d.labels) for d in checked],
             cands,
             int(est.n_components),
             seeds,
-            ica=est.ica,
-            max_iter=est.max_iter,
-            tol=est.tol,
-            n_restarts=est.n_restarts,
+            **ica_options(est),
         )
     elif len(icas) != len(checked) or any(len(per_seed) != len(seeds) for per_seed in icas):
         raise ValueError("icas must hold one ICA fit per data set and seed")
@@ -806,6 +802,19 @@ def mic_by_subset_many(
     flat = _subset_tables(est, fits, cands, subsets, targets, n_jobs)
     k = len(seeds)
     return [flat[g * k : (g + 1) * k] for g in range(len(checked))]
+
+
+def _checked_subsets(est: HCA, cands: Sequence[Hashable], min_size: int, align) -> tuple:
+    """The subsets of :func:`mic_by_subset` and the targets of ``align`` among them, after
+    checking ``min_size`` and the size of the search (before any ICA)."""
+    if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
+        raise ValueError(
+            f"min_size must be between 2 and the number of candidates ({len(cands)}), "
+            f"got {min_size}"
+        )
+    check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
+    subsets = _subsets(cands, min_size)
+    return subsets, _align_targets(align, subsets)
 
 
 def _subsets(cands: Sequence[Hashable], min_size: int) -> list[tuple]:

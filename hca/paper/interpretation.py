@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -45,7 +46,7 @@ from hca.data import (
     authors_tokens,
     load_paper_values,
 )
-from hca.data.registry import alignment_text, benchmark_label
+from hca.data.registry import alignment_text, benchmark_label, role_position
 from hca.estimator.results import ols_adjustment, r_squared
 from hca.interpret import (
     Alignment,
@@ -331,7 +332,7 @@ def authors_code_table2a() -> pd.DataFrame:
 def _edge_weight(weights: Mapping[str, float], al: Sequence[str], domain: str) -> tuple:
     """The general -> IFEval weight of one fit in ``domain`` (``w[<domain>] z<j>->z<i>``
     of :func:`hca.stability.fit_record`) or None, with the order when there is none."""
-    pos = {r: next((k for k, b in enumerate(al) if b in ROLES[r]), None) for r in ROLES}
+    pos = {r: role_position(al, ROLES[r]) for r in ROLES}
     g, i = pos["general"], pos["ifeval"]
     if g is None or i is None:
         return None, "no general or no IFEval factor"
@@ -399,7 +400,7 @@ def table2a_verdicts(table: pd.DataFrame) -> pd.DataFrame:
 def _roles(alignment: Alignment) -> dict[str, str | None]:
     out = {}
     for role, allowed in ROLES.items():
-        i = next((k for k, b in enumerate(alignment.benchmarks) if b in allowed), None)
+        i = role_position(alignment.benchmarks, allowed)
         out[role] = None if i is None else alignment.factor_names[i]
     return out
 
@@ -625,17 +626,15 @@ def _typical_key(res: InterpretationResults) -> float:
     return res.mic
 
 
-def _steered(res: InterpretationResults) -> str:
-    return res.steered
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
 #: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
 CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
     key="interpretation",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(
+        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+    ),
 )
 
 

@@ -29,6 +29,7 @@ attribution and cited token table. Each setup also runs the ``S_inv`` rule on th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,7 @@ __all__ = [
     "PCAResults",
     "run",
     "invariant_set_rule",
+    "set_text",
     "figure11",
     "v2_table",
     "variant_table",
@@ -567,7 +569,8 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> PCA
 
 
 # =========================================================================== claims
-def _set_text(items, reference=()) -> str:
+def set_text(items: Sequence[str], reference: Sequence[str] = ()) -> str:
+    """``items`` as ``"{a, b}"``: those in ``reference`` first, in its order, then the rest."""
     items = list(items)
     first = [r for r in reference if r in items]
     return "{" + ", ".join(first + [i for i in items if i not in first]) + "}"
@@ -666,10 +669,10 @@ def _sinv_v2(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     v = set_verdict(s.members, paper)
     memb = res.membership
     ours = (
-        f"{_set_text(s.members, paper)} (τ = {s.tau:.3f}); share of bootstrap sets "
+        f"{set_text(s.members, paper)} (τ = {s.tau:.3f}); share of bootstrap sets "
         "containing "
         + ", ".join(f"{b} {memb[b]:.0%}" for b in paper)
-        + f"; {res.variant.label}: {_set_text(res.variant.members, paper)}"
+        + f"; {res.variant.label}: {set_text(res.variant.members, paper)}"
     )
     diff = sorted(set(s.members) ^ set(paper))
     reason = (

@@ -28,6 +28,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,7 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from hca.data import authors_code_values, load_paper_values
-from hca.data.registry import V2_BENCHMARKS, alignment_text, benchmark_label
+from hca.data.registry import V2_BENCHMARKS, alignment_text, benchmark_label, role_position
 from hca.estimator.model import HCA
 from hca.estimator.results import OLSAdjustment
 from hca.interpret import noise_shares
@@ -128,9 +129,9 @@ B2 = list(V2_BENCHMARKS)
 order_text = alignment_text
 
 
-def role_index(alignment: Sequence[str], role: frozenset) -> int | None:
-    """Position (0-based) of the first factor aligned with a benchmark of ``role``."""
-    return next((i for i, b in enumerate(alignment) if b in role), None)
+#: Position (0-based) of the first factor aligned with a benchmark of a role:
+#: :func:`hca.data.registry.role_position`.
+role_index = role_position
 
 
 # =========================================================================== settings, results
@@ -395,17 +396,15 @@ def _typical_key(res: RecoveryResults) -> float:
     return float(res.fit.mic_)
 
 
-def _steered(res: RecoveryResults) -> str:
-    return res.steered
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
 #: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
 CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
     key="recovery",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(
+        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+    ),
 )
 
 

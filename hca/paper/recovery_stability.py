@@ -143,10 +143,11 @@ def sweeps(
     datasets: Sequence[tuple[Any, Any]],
     seeds: Sequence[int],
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
+    n_jobs: int | None = None,
 ) -> list[list[pd.DataFrame]]:
     """:func:`sweep` of every data set of ``datasets`` under every FastICA seed of ``seeds``
-    as one batch (:func:`hca.estimator.mic_by_subset_many`; ``icas`` as there): ``out[g][i]``
-    equals ``sweep(clone_hca(est, random_state=seeds[i]), *datasets[g])``."""
+    as one batch (:func:`hca.estimator.mic_by_subset_many`; ``icas`` and ``n_jobs`` as
+    there): ``out[g][i]`` equals ``sweep(clone_hca(est, random_state=seeds[i]), *datasets[g])``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
@@ -157,6 +158,7 @@ def sweeps(
             list(PAPER_V2_SINV),
             SWEEP_MIN_SIZE,
             align=[PAPER_V2_FOUR],
+            n_jobs=n_jobs,
             icas=icas,
         )
 
@@ -285,18 +287,7 @@ def headline_stability(
     """
     est = estimator(setup, search="sequential")
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    with warnings.catch_warnings():  # as in sweep(): convergence and certification are read
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        tables = mic_by_subset_many(
-            est,
-            samples,
-            seeds,
-            list(PAPER_V2_SINV),
-            SWEEP_MIN_SIZE,
-            align=[PAPER_V2_FOUR],
-            n_jobs=n_jobs,
-        )
+    tables = sweeps(est, samples, seeds, n_jobs=n_jobs)
     records = pd.DataFrame(
         [
             {"replicate": b, "seed": int(s), **read_sweep(table)}

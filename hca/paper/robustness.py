@@ -68,7 +68,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca import subspace as ss
 from hca.data.frames import domain_data
-from hca.data.registry import V2_BENCHMARKS, alignment_text
+from hca.data.registry import V2_BENCHMARKS, alignment_text, role_position
 from hca.estimator.model import HCA, clone_hca
 from hca.estimator.search import HCASearchResult
 from hca.paper.constants import (
@@ -805,8 +805,7 @@ def run_perturbations(
 
 
 def _first_position(alignment: Sequence[str], role: frozenset) -> int | None:
-    names = [_base_name(b) for b in alignment]
-    return next((i for i, n in enumerate(names) if n in role), None)
+    return role_position([_base_name(b) for b in alignment], role)
 
 
 def precedence(

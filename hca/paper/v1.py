@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from hca import interpret as it
 from hca import stability as st
 from hca import subspace as ss
 from hca.data import authors_code_values
-from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label
+from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label, role_position
 from hca.data.tables import load_paper_values
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.paper.cache import cached
@@ -48,7 +49,7 @@ from hca.paper.claims import (
     share_text,
 )
 from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
-from hca.paper.pca import invariant_set_rule
+from hca.paper.pca import invariant_set_rule, set_text
 from hca.paper.replication import (
     domain_data,
     estimator,
@@ -132,11 +133,6 @@ def paper_roles() -> tuple[frozenset, ...]:
     """The paper's roles of the three v1 factors (Figure 26: TruthfulQA, general reasoning,
     GSM8K), read from the ``H.4-order`` row of ``paper_values.csv``."""
     return parse_order(load_paper_values().loc["H.4-order", "value"])
-
-
-def role_position(alignment: Sequence[str], allowed: frozenset) -> int | None:
-    """0-based position of the first factor aligned with one of ``allowed`` (or None)."""
-    return next((i for i, b in enumerate(alignment) if b in allowed), None)
 
 
 def precedes(alignment: Sequence[str], parent: frozenset, child: frozenset) -> bool:
@@ -548,17 +544,15 @@ def _typical_key(res: V1Results) -> float:
     return float(res.fit.mic_)
 
 
-def _steered(res: V1Results) -> str:
-    return res.steered
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
 #: :func:`_runs`, a run is evidence when its five-domain fit was not steered by rounding.
 CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
     key="v1",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=each_setup(_runs), evidence=_steered, typical_key=_typical_key),
+    ensemble=EnsembleSpec(
+        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+    ),
 )
 
 
@@ -569,11 +563,6 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1R
 
 
 # =========================================================================== claims
-def _set_text(items: Sequence[str], reference: Sequence[str]) -> str:
-    first = [r for r in reference if r in items]
-    return "{" + ", ".join(first + [i for i in items if i not in first]) + "}"
-
-
 def _outside_text(pca: V1Subspaces) -> str:
     rank = int(pca.mean_distance.rank(ascending=False, method="min")[_OUTSIDE])
     excl = 1.0 - float(pca.membership[_OUTSIDE])
@@ -591,9 +580,9 @@ def _sinv(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     outside = _OUTSIDE not in s_inv
     others = (set(s_inv) - {_OUTSIDE}) ^ set(paper)
     ours = (
-        f"{_set_text(s_inv, paper)} (pooled τ = {pca.tau:.3f}, largest distance "
+        f"{set_text(s_inv, paper)} (pooled τ = {pca.tau:.3f}, largest distance "
         f"{pca.dist.to_numpy().max():.3f}); {_outside_text(pca)}; with pair thresholds: "
-        f"{_set_text(pca.s_inv_pair, paper)}"
+        f"{set_text(pca.s_inv_pair, paper)}"
     )
     v = grade(outside and not others, outside and len(others) == 1)
     if not outside:

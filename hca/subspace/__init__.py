@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hca.subspace import distances, pca
 from hca.subspace.distances import (  # noqa: F401
     BootstrapDistances,
     GroupComparison,
@@ -39,37 +40,4 @@ from hca.subspace.pca import (  # noqa: F401
 )
 from hca.validation import top_groups  # noqa: F401
 
-__all__ = [
-    "top_groups",
-    "ExplainedVariance",
-    "explained_variance",
-    "effective_rank",
-    "principal_subspace",
-    "principal_subspaces",
-    "ica_subspace",
-    "orthonormalize",
-    "principal_angles",
-    "subspace_distance",
-    "subspace_distances",
-    "benchmark_leverage",
-    "residual_variance",
-    "spectrum_table",
-    "singular_spectrum",
-    "BootstrapDistances",
-    "group_subspaces",
-    "subspace_distance_matrix",
-    "distance_matrix",
-    "bootstrap_distance_matrix",
-    "split_half_null",
-    "split_half_nulls",
-    "null_threshold",
-    "pair_thresholds",
-    "invariant_set",
-    "InvariantSetRule",
-    "invariant_set_rule",
-    "candidate_sets",
-    "invariant_set_stability",
-    "bootstrap_sets",
-    "GroupComparison",
-    "compare_groups",
-]
+__all__ = [*distances.__all__, *pca.__all__, "top_groups"]
