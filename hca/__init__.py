@@ -76,6 +76,7 @@ paper/            the paper's own settings and analyses
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups
   mmlu              MMLU by subject (Appendix H.5)
+  mmlu_readouts     its readouts of a fit: the subject of every factor, refits over seeds
   recovery          the recovery chapter under both setups (Figure 18, Table 3, H.3, claims)
   recovery_stability  its headline over bootstrap x seed refits; the domain-rule evidence
   interpretation    the factors' meaning: Figure 3, Tables 2a-2b, Figure 8, Appendices D, I

@@ -55,6 +55,8 @@ _COMMANDS: dict[
 #: Exceptions reported as bad input (exit code 2) when hca's own code raised them
 #: (:func:`is_user_error`); an ``OSError`` always is (a file the user named).
 USER_ERRORS = (ValueError, TypeError, LookupError, OSError)
+#: ``fit``'s work estimate is shown (a note) when the run may take longer than this (seconds).
+ESTIMATE_NOTE_SECONDS = 30.0
 MAX_MESSAGE = 600  # characters of an error message shown
 #: Where bugs are reported.
 BUG_REPORT = "please report it (with the traceback above and the command) to the hca developers"

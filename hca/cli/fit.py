@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 
-from hca.cli import COMMAND_MODULES, register_command
+from hca.cli import COMMAND_MODULES, ESTIMATE_NOTE_SECONDS, register_command
 
 __all__ = ["capped_n_jobs"]
 
@@ -44,8 +44,6 @@ def _int_at_least(low: int):
 
 #: Seeds numpy's and scikit-learn's generators accept.
 MAX_SEED = 2**32 - 1
-#: The work estimate is shown (a note) when the run may take longer than this (seconds).
-ESTIMATE_NOTE_SECONDS = 30.0
 #: ``--time-limit`` by default (minutes): work estimated beyond it is refused before the fit.
 DEFAULT_TIME_LIMIT = 60.0
 

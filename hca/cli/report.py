@@ -20,8 +20,8 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 import hca
+from hca.cli import ESTIMATE_NOTE_SECONDS
 from hca.cli.estimate import duration
-from hca.cli.fit import ESTIMATE_NOTE_SECONDS
 from hca.cli.inputs import Leaderboard
 from hca.cli.notes import Notes, Progress
 from hca.data.registry import benchmark_label
@@ -164,7 +164,7 @@ def fit_seeds(
     """Fit HCA with the first seed (timed; warnings become ``notes``), then refit the other
     seeds with :func:`hca.stability.seed_stability` (through joblib: any backend).
 
-    When the other seeds would take longer than :data:`ESTIMATE_NOTE_SECONDS` (from the
+    When the other seeds would take longer than :data:`hca.cli.ESTIMATE_NOTE_SECONDS` (from the
     measured time of the first fit), ``announce`` gets a note with the estimate first.
     """
     notes = notes if notes is not None else Notes()
