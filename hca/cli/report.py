@@ -458,6 +458,7 @@ def build_report(
             "enumerated": bool(res.enumerated),
             "nodes_evaluated": int(res.n_nodes),
             "orders_evaluated": int(res.n_evaluated),
+            "orders_pruned": int(res.n_pruned),
             "beam_width": int(res.beam_width),
             "row_orders": n_row_orders_text(K, d),
         },

@@ -11,6 +11,7 @@ search of a batch). The public API, the options and the result type are in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from hca.estimator.progress import Listener, report
 
 __all__ = [
     "MAX_CHILDREN",
+    "PRUNE_MARGIN",
     "RANK_TOL",
     "TINY",
     "Batch",
@@ -41,6 +43,11 @@ _MAX_PROPOSALS = 512  # children per parent proposed on such levels
 _MAX_ALTERNATIONS = 10  # alternating steps of one start
 TINY = 1e-300
 RANK_TOL = 1e-10
+# The exhaustive search skips a prefix whose bound exceeds the MIC of a known complete order by
+# more than this: far above the rounding of a bound (a child's bound can fall below its parent's
+# by a few ulps), far below any difference between the MICs of two orders that matters.
+PRUNE_MARGIN = 1e-9
+GREEDY_WIDTH = 8  # beam width of the search for the order that sets the pruning threshold
 
 
 def swap(A: np.ndarray) -> np.ndarray:
@@ -599,6 +606,21 @@ class Batch:
             self.lb[idx],
         )
 
+    @staticmethod
+    def concat(parts: Sequence[Batch]) -> Batch:
+        names = ("prob", "rows", "mask", "H", "csum", "lb")
+        return Batch(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
+
+
+def _smallest_per_problem(prob: np.ndarray, lb: np.ndarray, width: int) -> np.ndarray:
+    """Indices of the ``width`` smallest ``lb`` (the first of equal ones) of every problem of
+    the sorted ``prob``, by problem."""
+    order = np.lexsort((lb, prob))  # stable: by problem, then bound, then position
+    p = prob[order]
+    starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    rank = np.arange(len(p)) - np.repeat(starts, np.diff(np.r_[starts, len(p)]))
+    return order[rank < width]
+
 
 def _segments(prob: np.ndarray) -> Iterator[tuple[int, int, int]]:
     """``(problem, start, stop)`` of every run of equal values of the sorted ``prob``."""
@@ -616,6 +638,16 @@ class BatchTree:
     so that a problem's result does not depend on the other problems of its batch), and the
     children of every prefix come in the order of ``itertools.product``, as in
     :class:`SearchTree`, so that ties are broken alike.
+
+    :meth:`run` is a branch and bound: after :meth:`greedy_bounds` has found one complete
+    order per problem, a prefix whose bound exceeds that order's MIC (by more than
+    :data:`PRUNE_MARGIN`) is not expanded, as none of its completions can be the best. The
+    bound of a prefix never exceeds those of its completions, so every completion with the
+    smallest MIC (the first of which is kept) is still visited, and the result is that of
+    visiting every order. ``n_leaves`` counts the complete orders evaluated and
+    ``n_pruned`` those left out with a pruned prefix; their sum is ``(d0!)^K``. The pruning
+    threshold is fixed before the traversal, so what is pruned does not depend on the other
+    problems of the batch.
     """
 
     def __init__(self, M: np.ndarray, residual: str, max_children: int = MAX_CHILDREN):
@@ -632,6 +664,8 @@ class BatchTree:
         self.res = self._domain_residuals() if residual == "domain" else np.zeros(0)
         self.n_leaves = np.zeros(self.P, dtype=np.int64)
         self.n_nodes = np.zeros(self.P, dtype=np.int64)
+        self.n_pruned = np.zeros(self.P, dtype=np.int64)
+        self.prune_above = np.full(self.P, np.inf)  # skip prefixes bounded above this
         self.best_mic = np.full(self.P, np.inf)
         self.best_rows = np.zeros((self.P, self.K, self.d), dtype=np.intp)
 
@@ -742,13 +776,20 @@ class BatchTree:
         return h
 
     def children(self, nodes: Batch) -> Iterator[Batch]:
-        """All children of ``nodes``, in batches of at most ``max_children``."""
+        """All children of the prefixes ``nodes`` not pruned (bound above ``prune_above``
+        of their problem by more than :data:`PRUNE_MARGIN`), in batches of at most
+        ``max_children``."""
         n_combos = self.n_combos(self.d - nodes.depth)
         per_parent = max(1, self.max_children // n_combos)
         step = min(n_combos, self.max_children)
+        below = math.factorial(self.d - nodes.depth) ** self.K  # complete orders per prefix
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))
-            for c0 in range(0, n_combos, step):
+            pruned = parents.lb > self.prune_above[parents.prob] + PRUNE_MARGIN
+            if pruned.any():
+                np.add.at(self.n_pruned, parents.prob[pruned], below)
+                parents = parents.take(np.flatnonzero(~pruned))
+            for c0 in range(0, n_combos if len(parents) else 0, step):
                 combos = row_choices(self.K, self.d - nodes.depth, c0, c0 + step)
                 yield self.expand(parents, combos)
 
@@ -766,13 +807,31 @@ class BatchTree:
             self.best_mic[prob[i]] = lb[i]
             self.best_rows[prob[i]] = leaves.rows[i]
 
-    def run(self, nodes: Batch, total: int, progress: Listener | None = None) -> None:
-        """Depth-first traversal of every row order (reported to ``progress``: complete orders
-        of ``total``)."""
+    def greedy_bounds(self, width: int = GREEDY_WIDTH) -> None:
+        """Set ``prune_above`` to the smallest MIC of the complete orders a beam of ``width``
+        reaches in every problem: from the root, the ``width`` children with the smallest
+        bounds, level by level."""
+        nodes = self.roots()
+        for _ in range(self.d):
+            parts = [
+                b.take(_smallest_per_problem(b.prob, b.lb, width)) for b in self.children(nodes)
+            ]
+            pool = Batch.concat(parts)
+            nodes = pool.take(_smallest_per_problem(pool.prob, pool.lb, width))
+        self.prune_above = np.minimum.reduceat(
+            nodes.lb, np.flatnonzero(np.r_[True, nodes.prob[1:] != nodes.prob[:-1]])
+        )
+
+    def run(
+        self, nodes: Batch, total: int, progress: Listener | None = None, before: int = 0
+    ) -> None:
+        """Depth-first traversal of every row order not pruned (reported to ``progress``:
+        ``before`` plus the complete orders evaluated or pruned, of ``total``)."""
         last = nodes.depth == self.d - 1
         for batch in self.children(nodes):
             if last:
                 self.update(batch)
-                report(progress, "search", int(self.n_leaves.sum()), total)
+                done = before + int(self.n_leaves.sum() + self.n_pruned.sum())
+                report(progress, "search", done, total)
             else:
-                self.run(batch, total, progress)
+                self.run(batch, total, progress, before)
