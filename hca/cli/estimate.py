@@ -8,8 +8,10 @@ formula whose constants would depend on the machine, the cost of one evaluated p
 orthonormal matrices of the fit's shape with a small budget of prefixes (doubled while it
 takes less than :data:`PROBE_SECONDS`). One search then costs at most that rate times the
 prefixes it may evaluate: every one of the ``(d0!)^K`` orders' prefixes for
-``--search exhaustive``, at most ``--max-nodes`` for ``--search sequential`` (which stops
-sooner when it certifies its answer). The ICA step is timed on one domain's whitening.
+``--search exhaustive`` (whose branch and bound usually evaluates far fewer: those bounded
+above a known order's MIC are not expanded), at most ``--max-nodes`` for ``--search
+sequential`` (which stops sooner when it certifies its answer). The ICA step is timed on one
+domain's whitening.
 A small probe evaluates prefixes at a higher cost than a long search (its levels are too
 small to batch: up to about three times), and a sequential search often stops far below
 ``--max-nodes`` (it certifies its answer, or no wider beam would change it), so the estimates

@@ -118,7 +118,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
         "--search",
         default="exhaustive",
         choices=["exhaustive", "sequential"],
-        help="row-order search: exhaustive (all (d0!)^K orders, up to 5,000,000) "
+        help="row-order search: exhaustive (the best of all (d0!)^K orders, up to "
+        "5,000,000; orders that cannot be the best are ruled out by their bounds) "
         "or sequential (beam search, bounded by --max-nodes); default "
         "exhaustive",
     )
