@@ -153,10 +153,14 @@ def use_book_style() -> None:
         return
     if get_ipython() is not None:
         # lazy: matplotlib loads only when drawing (no pyplot at import)
-        import matplotlib.pyplot  # noqa: F401 - activates the inline backend before configuring it
+        import matplotlib.pyplot  # activates the inline backend before configuring it
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
         set_matplotlib_formats("svg", metadata={"Date": None}, dpi=BOOK_RC["savefig.dpi"])
+        # The inline backend renders every new figure as SVG after its cell; pyplot's own
+        # hook would first draw it once more with Agg, a raster nobody sees (a third of a
+        # page's figure time).
+        matplotlib.pyplot.uninstall_repl_displayhook()
         from hca.plots.tables import register_formatter
 
         register_formatter(get_ipython())
