@@ -129,7 +129,7 @@ def _export(app: Sphinx, source: Path, target_stem: Path) -> list[tuple[str, Pat
     if ext == ".svg":
         pdf = target_stem.with_suffix(".pdf")
         if not (fresh and pdf.is_file()):
-            _pdf_jobs(app).append((str(source), str(pdf)))  # converted at build-finished
+            _queue_pdf(app, (str(source), str(pdf)))  # converted while the build goes on
         files.append(("PDF", pdf))
         data = _figure_csv(source)
         if data is not None:
@@ -152,10 +152,15 @@ def _figure_csv(svg: Path) -> str | None:
     return match.group(1) if match else None
 
 
-def _pdf_jobs(app: Sphinx) -> list[tuple[str, str]]:
-    if not hasattr(app, "_hca_pdf_jobs"):
+def _queue_pdf(app: Sphinx, job: tuple[str, str]) -> None:
+    """Start converting one SVG to PDF in a worker process now, so that the conversions run
+    beside Sphinx writing the pages (on the second core) instead of after it."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    if getattr(app, "_hca_pdf_pool", None) is None:
+        app._hca_pdf_pool = ProcessPoolExecutor(max_workers=2)  # the book's machine: 2 cores
         app._hca_pdf_jobs = []
-    return app._hca_pdf_jobs
+    app._hca_pdf_jobs.append(app._hca_pdf_pool.submit(_svg_to_pdf, job))
 
 
 def _svg_to_pdf(job: tuple[str, str]) -> str | None:
@@ -171,17 +176,19 @@ def _svg_to_pdf(job: tuple[str, str]) -> str | None:
 
 
 def convert_pdfs(app: Sphinx, exc: Exception | None) -> None:
-    """Convert the queued SVG figures to PDF, two at a time (the book's machine has 2 cores)."""
-    jobs = _pdf_jobs(app)
-    if exc is not None or not jobs:
+    """Wait for the PDF conversions queued by :func:`_queue_pdf` and report any that failed
+    (after a failed build, cancel those not started)."""
+    pool = getattr(app, "_hca_pdf_pool", None)
+    if pool is None:
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        errors = [e for e in pool.map(_svg_to_pdf, jobs) if e]
+    jobs, app._hca_pdf_pool, app._hca_pdf_jobs = app._hca_pdf_jobs, None, []
+    if exc is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    errors = [e for e in (job.result() for job in jobs) if e]
+    pool.shutdown(wait=True)
     for err in errors:
         logger.warning(f"hca_book: could not convert a figure to PDF: {err}")
-    jobs.clear()
 
 
 def _links_paragraph(page_uri: str, outdir: Path, files: list[tuple[str, Path]],
