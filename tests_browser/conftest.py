@@ -133,6 +133,10 @@ def phone_context(browser, base_url: str):
 
 
 @pytest.fixture(scope="session")
-def screenshot_dir() -> Path:
+def screenshot_dir() -> Path | None:
+    """Where the full-page screenshots go; None when ``HCA_SCREENSHOTS=0`` (``.ci/run``: a CI
+    clone is thrown away, and the screenshots take about half of the pages' time)."""
+    if os.environ.get("HCA_SCREENSHOTS", "1") == "0":
+        return None
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

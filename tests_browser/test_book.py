@@ -82,7 +82,7 @@ def _screenshot_name(page: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def visit(browser_context, base_url: str, screenshot_dir: Path):
+def visit(browser_context, base_url: str, screenshot_dir: Path | None):
     """``visit(page)`` opens the page once, screenshots it, and returns what it read."""
     cache: dict[str, dict] = {}
 
@@ -118,7 +118,8 @@ def visit(browser_context, base_url: str, screenshot_dir: Path):
             result = tab.evaluate(_READ_PAGE_JS, ARTICLE)
             result["status"] = response.status if response else None
             result["title"] = tab.title().strip()
-            tab.screenshot(path=str(screenshot_dir / _screenshot_name(page)), full_page=True)
+            if screenshot_dir is not None:
+                tab.screenshot(path=str(screenshot_dir / _screenshot_name(page)), full_page=True)
             result["failedRequests"] = failed
             result["externalRequests"] = external
             result["consoleErrors"] = console
@@ -158,11 +159,12 @@ _PAGE_WIDTH_JS = """() => {
 
 
 @pytest.fixture(scope="session")
-def phone_visit(phone_context, base_url: str, screenshot_dir: Path):
+def phone_visit(phone_context, base_url: str, screenshot_dir: Path | None):
     """``phone_visit(page)``: the page read at 390 px (read_page.js and its width), once."""
     cache: dict[str, dict] = {}
-    phone_dir = screenshot_dir / "phone"
-    phone_dir.mkdir(parents=True, exist_ok=True)
+    phone_dir = None if screenshot_dir is None else screenshot_dir / "phone"
+    if phone_dir is not None:
+        phone_dir.mkdir(parents=True, exist_ok=True)
 
     def _visit(page: str) -> dict:
         if page not in cache:
@@ -171,7 +173,8 @@ def phone_visit(phone_context, base_url: str, screenshot_dir: Path):
                 tab.goto(urljoin(base_url, page), wait_until="load")
                 result = tab.evaluate(_READ_PAGE_JS, ARTICLE)
                 result["width"] = tab.evaluate(_PAGE_WIDTH_JS)
-                tab.screenshot(path=str(phone_dir / _screenshot_name(page)), full_page=True)
+                if phone_dir is not None:
+                    tab.screenshot(path=str(phone_dir / _screenshot_name(page)), full_page=True)
             finally:
                 tab.close()
             cache[page] = result
