@@ -818,9 +818,7 @@ class BatchTree:
             ]
             pool = Batch.concat(parts)
             nodes = pool.take(_smallest_per_problem(pool.prob, pool.lb, width))
-        self.prune_above = np.minimum.reduceat(
-            nodes.lb, np.flatnonzero(np.r_[True, nodes.prob[1:] != nodes.prob[:-1]])
-        )
+        self.prune_above = nodes.lb[_smallest_per_problem(nodes.prob, nodes.lb, 1)]
 
     def run(
         self, nodes: Batch, total: int, progress: Listener | None = None, before: int = 0
