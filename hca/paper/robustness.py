@@ -6,31 +6,17 @@ MATH Lvl 5), (2) the MIC of HCA on its four domains (Llama-3-8B, Llama-3.1-8B, Q
 Qwen2.5-14B) and (3) the invariant set S_inv of Section 2. This module recomputes all three
 under one perturbation at a time and returns a tidy table, one row per perturbation.
 
-* A :class:`Setting` is one way of running the analysis: a leaderboard frame (with a
-  ``base_model`` column), the score columns, the number of components and the ICA algorithm;
-  :meth:`Setting.estimator` is the :class:`~hca.estimator.HCA` that runs it.
-  The small functions :func:`default_setting`, :func:`final_table_setting`,
-  :func:`raw_scores_setting`, :func:`ica_setting`, :func:`components_setting` and
-  :func:`without_merged_setting` build the perturbed settings; :func:`paper_settings` lists
-  them all (they live in :mod:`hca.paper.robustness_settings` and are importable from here).
-* :func:`robust_fit` fits a clone of an :class:`~hca.estimator.HCA` (FastICA, Picard-O or
-  Picard through its ``ica`` option) and reduces it to a :class:`RobustFit`: MIC, alphas and
-  the alignment of the factors with benchmarks by the OLS adjustment of Section 4;
-  :func:`bootstrap_fits` repeats it on within-domain resamples.
-* :func:`invariant_set_rule` is the S_inv rule of the PCA chapter
-  (:mod:`hca.subspace`: split-half null threshold, largest set within it).
-* :func:`run_setting` evaluates one setting (point fit, bootstrap interval of the MIC, share
-  of resamples with the same order, S_inv and its bootstrap share);
-  :func:`bootstrap_row` and :func:`seed_row` summarise the resampling perturbations;
-  :func:`run_perturbations` assembles the table, :func:`precedence` counts how often each of
-  the paper's pairwise precedences (general before IFEval, ...) holds among the refits, and
-  :func:`plot_robustness` / :func:`plot_s_inv_membership` draw the page's figure.
-* :func:`authors_domains_setting` replaces this book's domains by the authors' looser rule
-  (the authors' setup's :func:`hca.paper.replication.v2_frame`), the lever the recovery
-  chapter identifies; :func:`authors_table_variants` fits that rule on the CSV and the final
-  table, with and without precision duplicates.
-* :func:`run` computes the page's table once (:func:`hca.paper.cache.cached`) with the frames
-  of :mod:`hca.paper.replication`; :class:`Settings` holds its repetition counts.
+* The perturbed settings (:class:`Setting`, :func:`paper_settings`) live in
+  :mod:`hca.paper.robustness_settings` and are importable from here.
+* :func:`robust_fit` reduces one HCA fit (FastICA, Picard-O or Picard) to a
+  :class:`RobustFit`; :func:`bootstrap_fits` repeats it on within-domain resamples, and
+  :func:`invariant_set_rule` is the S_inv rule of the PCA chapter.
+* :func:`run_setting`, :func:`bootstrap_row` and :func:`seed_row` make the rows,
+  :func:`run_perturbations` the table; :func:`precedence` counts how often each of the
+  paper's pairwise precedences holds among the refits.
+* :func:`authors_table_variants` fits the authors' looser domain rule (the lever the recovery
+  chapter identifies) on the CSV and the final table, with and without precision duplicates.
+* :func:`run` computes the page's results once (:func:`hca.paper.cache.cached`).
 
 Conventions
 -----------
@@ -442,32 +428,8 @@ def run_setting(
             n_boot=n_boot,
             random_state=random_state,
         )
-    lo, hi = np.quantile(boot["mic"], [(1 - level) / 2, (1 + level) / 2])
-    record = {
-        "perturbation": setting.name,
-        "group": setting.group,
-        "models": len(X),
-        "n_components": setting.n_components,
-        "ica": setting.ica,
-        "s_inv": s_inv.members,
-        "s_inv_size": len(s_inv.members),
-        "s_inv_recomputed": bool(setting.subspace),
-        "s_inv_share": s_inv.boot_share,
-        "tau": s_inv.threshold,
-        "mic": fit.mic,
-        "mic_lo": float(lo),
-        "mic_hi": float(hi),
-        "alignment": fit.alignment,
-        "order": fit.order,
-        "order_share": float(np.mean([a == fit.alignment for a in boot["alignment"]])),
-        "paper_share": _paper_share(boot["alignment"], pattern),
-        **_compare(fit.alignment, reference, pattern),
-        "certified": fit.certified,
-        "ica_converged": fit.converged,
-        "n_resamples": n_boot,
-        **{f"alpha[{d}]": a for d, a in fit.alphas.items()},
-    }
-    return record, boot
+    record = _record(setting, len(X), boot, s_inv, level, reference, pattern, fit)
+    return record | {f"alpha[{d}]": a for d, a in fit.alphas.items()}, boot
 
 
 def _paper_share(alignments: Iterable[tuple], pattern) -> float:
@@ -482,47 +444,53 @@ def _modal(values: Sequence[tuple]) -> tuple[tuple, float]:
     return best, counts[best] / len(values)
 
 
-def _resampling_record(
-    name: str,
-    group: str,
+def _record(
     setting: Setting,
     models: int,
-    mics,
-    alignments: list,
-    s_inv_members: tuple,
-    s_inv_share: float,
-    tau: float,
-    recomputed: bool,
+    reps: pd.DataFrame,
+    s_inv: SInvResult,
     level: float,
-    reference,
-    pattern,
-    converged,
-    certified,
+    reference: Sequence[str] | None,
+    pattern: Sequence[Iterable[str]],
+    fit: RobustFit | None = None,
+    *,
+    name: str | None = None,
+    recomputed: bool | None = None,
 ) -> dict:
-    alignment, share = _modal(alignments)
-    lo, hi = np.quantile(mics, [(1 - level) / 2, (1 + level) / 2])
+    """A row of the robustness table (columns in :class:`RobustnessTable`): the point ``fit``
+    with the interval of its replicates ``reps``, or without a fit (a resampling row) the
+    replicates' median MIC and modal order."""
+    alignments = list(reps["alignment"])
+    if fit is None:
+        alignment, order_share = _modal(alignments)
+        mic = float(np.median(reps["mic"]))
+        certified, converged = bool(np.all(reps["certified"])), bool(np.all(reps["converged"]))
+    else:
+        alignment, mic, certified, converged = fit.alignment, fit.mic, fit.certified, fit.converged
+        order_share = float(np.mean([a == alignment for a in alignments]))
+    lo, hi = np.quantile(reps["mic"], [(1 - level) / 2, (1 + level) / 2])
     return {
-        "perturbation": name,
-        "group": group,
+        "perturbation": setting.name if name is None else name,
+        "group": setting.group if fit is not None else "resampling",
         "models": models,
         "n_components": setting.n_components,
         "ica": setting.ica,
-        "s_inv": s_inv_members,
-        "s_inv_size": len(s_inv_members),
-        "s_inv_recomputed": recomputed,
-        "s_inv_share": s_inv_share,
-        "tau": tau,
-        "mic": float(np.median(mics)),
+        "s_inv": s_inv.members,
+        "s_inv_size": len(s_inv.members),
+        "s_inv_recomputed": bool(setting.subspace) if recomputed is None else recomputed,
+        "s_inv_share": s_inv.boot_share,
+        "tau": s_inv.threshold,
+        "mic": mic,
         "mic_lo": float(lo),
         "mic_hi": float(hi),
         "alignment": alignment,
         "order": order_label(alignment),
-        "order_share": share,
+        "order_share": order_share,
         "paper_share": _paper_share(alignments, pattern),
         **_compare(alignment, reference, pattern),
-        "certified": bool(np.all(certified)),
-        "ica_converged": bool(np.all(converged)),
-        "n_resamples": len(mics),
+        "certified": certified,
+        "ica_converged": converged,
+        "n_resamples": len(reps),
     }
 
 
@@ -573,22 +541,9 @@ def bootstrap_row(
     )
     members, share = _modal(_bootstrap_sets(dboot, full.threshold))
     boot.insert(0, "perturbation", "bootstrap")
-    rec = _resampling_record(
-        "bootstrap",
-        "resampling",
-        setting,
-        len(X),
-        boot["mic"],
-        list(boot["alignment"]),
-        members,
-        share,
-        full.threshold,
-        True,
-        level,
-        reference,
-        pattern,
-        boot["converged"],
-        boot["certified"],
+    s_inv = SInvResult(members, full.threshold, full.dist, share)
+    rec = _record(
+        setting, len(X), boot, s_inv, level, reference, pattern, name="bootstrap", recomputed=True
     )
     return rec, boot
 
@@ -619,24 +574,10 @@ def seed_row(
     reps = pd.DataFrame(
         [{"perturbation": "ICA seed", **_replicate(seed, fit)} for seed, fit in zip(seeds, fits)]
     )
-    members = s_inv.members if s_inv is not None else ()
-    tau = s_inv.threshold if s_inv is not None else float("nan")
-    rec = _resampling_record(
-        "ICA seed",
-        "resampling",
-        setting,
-        len(X),
-        reps["mic"],
-        list(reps["alignment"]),
-        members,
-        float("nan") if s_inv is None else s_inv.boot_share,
-        tau,
-        False,
-        level,
-        reference,
-        pattern,
-        reps["converged"],
-        reps["certified"],
+    if s_inv is None:
+        s_inv = SInvResult((), float("nan"), pd.DataFrame())
+    rec = _record(
+        setting, len(X), reps, s_inv, level, reference, pattern, name="ICA seed", recomputed=False
     )
     return rec, reps
 
@@ -961,6 +902,13 @@ def raw_score_map(
 
 
 def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
+    """The page's results: it perturbs the careful setup (its frame is the default setting;
+    the authors' domain rule and the final table are perturbations of it)."""
+    if setup.name != "careful":
+        raise ValueError(
+            f"the robustness page perturbs the careful setup; got setup "
+            f"{setup.name!r} (the authors' domain rule is one of its rows)"
+        )
     frame = v2_frame(setup)
     final = v2_final_frame()
     authors = v2_frame("authors")
@@ -988,23 +936,11 @@ def _compute(setup: Setup, settings: Settings) -> RobustnessResults:
     )
 
 
-def _compute_careful(setup: Setup, settings: Settings) -> RobustnessResults:
-    """:func:`_compute`, for the careful setup only: the page perturbs the careful setup (its
-    frame is the default setting; the authors' domain rule and the final table are
-    perturbations of it)."""
-    if setup.name != "careful":
-        raise ValueError(
-            f"the robustness page perturbs the careful setup; got setup "
-            f"{setup.name!r} (the authors' domain rule is one of its rows)"
-        )
-    return _compute(setup, settings)
-
-
 #: The page's shape (:class:`hca.paper.shape.ChapterSpec`; no claims of its own).
 CHAPTER: ChapterSpec[Settings, RobustnessResults] = ChapterSpec(
     key="robustness",
     settings=Settings,
-    compute=_compute_careful,
+    compute=_compute,
     page="10_robustness",
 )
 

@@ -407,24 +407,6 @@ class Scorecard:
     rows: tuple[ClaimRow, ...]
     seconds: dict = field(default_factory=dict)
 
-    def table(self) -> pd.DataFrame:
-        """One row per claim: the paper's fields, then ``<setup>_ours``, ``<setup>_verdict``,
-        ``<setup>_reason`` (and ``<setup>_stability`` for the headline claims)."""
-        recs = []
-        for r in self.rows:
-            d = {f: getattr(r, f) for f in (*_PAPER_FIELDS, "chapter", "figure")}
-            for s, o in r.setups.items():
-                d.update(
-                    {
-                        f"{s}_ours": o.ours,
-                        f"{s}_verdict": o.verdict,
-                        f"{s}_reason": o.reason,
-                        f"{s}_stability": o.stability.share if o.stability else None,
-                    }
-                )
-            recs.append(d)
-        return pd.DataFrame.from_records(recs).set_index("id", drop=False)
-
     def records(self) -> list[dict]:
         """The JSON list (one object per claim)."""
         return [r.record() for r in self.rows]
@@ -562,6 +544,12 @@ def _table_md(table: str, caption: str, name: str | None = None) -> str:
     return f"````{{table}} {caption}\n{opts}\n{table}\n````"
 
 
+def _head_md(first: str, setups: Sequence[str]) -> list[str]:
+    """The head and separator lines of a MyST table with one column per setup."""
+    head = f"| {first} | " + " | ".join(SETUPS[s].label for s in setups) + " |"
+    return [head, "|" + "---|" * (len(setups) + 1)]
+
+
 def _counts_md(verdicts: Sequence[str]) -> str:
     parts = [f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v)]
     return ", ".join(parts)
@@ -575,8 +563,7 @@ def verdict_box_markdown(rows: Sequence[ClaimRow], min_group: int = 4) -> str:
     if not rows:
         raise ValueError("verdict_box_markdown: no claims")
     setups = list(rows[0].setups)
-    head = "| claim | " + " | ".join(SETUPS[s].label for s in setups) + " |"
-    lines = [head, "|" + "---|" * (len(setups) + 1)]
+    lines = _head_md("claim", setups)
     sizes: dict[str | None, int] = {}
     for r in rows:
         sizes[_group_key(r.id)] = sizes.get(_group_key(r.id), 0) + 1
@@ -647,8 +634,7 @@ def summary_markdown(card: Scorecard, name: str | None = None) -> str:
     """Verdict counts per chapter (rows) and setup (columns) for analysis claims, then the
     lookups in one line (MyST markdown table, numbered; ``name`` its anchor)."""
     setups = card._setups()
-    head = "| chapter | " + " | ".join(f"{SETUPS[s].label}" for s in setups) + " |"
-    lines = [head, "|" + "---|" * (len(setups) + 1)]
+    lines = _head_md("chapter", setups)
     for chapter, (nb, title) in CHAPTERS.items():
         rows = [r for r in card.chapter_rows(chapter) if r.kind == "analysis"]
         if not rows:
@@ -689,10 +675,7 @@ def headline_markdown(card: Scorecard, name: str | None = None) -> str:
     one on what the refit share measures, so that a claim that is reproduced and holds in
     half the refits reads as both."""
     setups = card._setups()
-    lines = [
-        "| headline claim | " + " | ".join(SETUPS[s].label for s in setups) + " |",
-        "|" + "---|" * (len(setups) + 1),
-    ]
+    lines = _head_md("headline claim", setups)
     by_id = {r.id: r for r in card.rows}
     designs: list[str] = []
     runs: set[int] = set()
