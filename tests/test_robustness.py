@@ -255,11 +255,7 @@ def test_setting_estimator_is_hca_with_the_settings_search(frame):
     assert rb.search_for(3, 4) == "exhaustive"
 
 
-def test_compact_summary_and_plots(table):
-    c = table.compact(short={"D1": "d1"})
-    assert list(c.index) == list(table.table.index)
-    assert c.loc["default", "our default"] == "yes" and c.loc["2 components", "our default"] == "n/a"
-    assert c.loc["default", "S_inv"].startswith("d1, D2")
+def test_summary_and_plots(table):
     assert "bootstrap" in table.summary() and "ICA seed" in table.summary()
     ax = hp.plot_robustness(table)
     assert len(ax.get_yticklabels()) == len(table.table)

@@ -111,19 +111,13 @@ class DataResults:
         )
 
 
-def _v2_sizes(setup: Setup, frame: pd.DataFrame) -> pd.Series:
+def _sizes(setup: Setup, frame: pd.DataFrame, names: dict[str, str]) -> pd.Series:
+    """Models per base model: this book's domains, or the authors' labels (``names`` maps
+    those of the base models to this book's names)."""
     if setup.domain_rule == "book":
         return domain_sizes(frame)
     labels = frame["authors_label"].dropna().astype(str)
-    return labels.map(lambda x: AUTHORS_V2_LABELS.get(x, x)).value_counts().rename("models")
-
-
-def _v1_sizes(setup: Setup) -> pd.Series:
-    frame = v1_frame(setup)
-    if setup.domain_rule == "book":
-        return domain_sizes(frame)
-    labels = frame["authors_label"].dropna().astype(str)
-    return labels.map(lambda x: AUTHORS_V1_LABELS.get(x, x)).value_counts().rename("models")
+    return labels.map(lambda x: names.get(x, x)).value_counts().rename("models")
 
 
 def _complete(frame: pd.DataFrame, domains) -> int:
@@ -143,8 +137,8 @@ def _compute(setup: Setup, settings: Settings) -> DataResults:
     frame = v2_frame(setup)
     return DataResults(
         setup=setup,
-        v2_sizes=_v2_sizes(setup, frame),
-        v1_sizes=_v1_sizes(setup),
+        v2_sizes=_sizes(setup, frame, AUTHORS_V2_LABELS),
+        v1_sizes=_sizes(setup, v1_frame(setup), AUTHORS_V1_LABELS),
         table_rows=len(frame),
         n_four=_complete(frame, PAPER_V2_FOUR),
         n_sinv=_complete(frame, PAPER_V2_SINV),
@@ -165,16 +159,21 @@ def run(setup: str | Setup = "careful", settings: Settings | None = None) -> Dat
     return CHAPTER.run(setup, settings)
 
 
+def _printed(prefix: str, name: str) -> pd.Series:
+    """The ``<prefix>*`` rows of :func:`hca.data.authors_code_values` as a Series."""
+    t = authors_code_values()
+    rows = t[t["id"].str.startswith(prefix)]
+    return pd.Series(
+        rows["value"].astype(int).to_numpy(),
+        index=[i[len(prefix) :] for i in rows["id"]],
+        name=name,
+    )
+
+
 def authors_printed_sizes() -> pd.Series:
     """Models per base model as the authors' notebook printed them (4,576-row table), in its
     order (``size-*`` rows of :func:`hca.data.authors_code_values`, named as in this book)."""
-    t = authors_code_values()
-    rows = t[t["id"].str.startswith("size-")]
-    return pd.Series(
-        rows["value"].astype(int).to_numpy(),
-        index=[i[len("size-") :] for i in rows["id"]],
-        name="models",
-    )
+    return _printed("size-", "models")
 
 
 def authors_family_counts() -> pd.DataFrame:
@@ -188,13 +187,7 @@ def authors_family_counts() -> pd.DataFrame:
     final-only rows the rule cannot label: steps 2 and 4 (base-model field, architecture) do
     not run on them.
     """
-    acv = authors_code_values()
-    rows = acv[acv["id"].str.startswith("family-")]
-    printed = pd.Series(
-        rows["value"].astype(int).to_numpy(),
-        index=[i[len("family-") :] for i in rows["id"]],
-        name="printed",
-    )
+    printed = _printed("family-", "printed")
     frame = v2_authors(include_final=True, dedupe=False)
     cols = ["model_id", "base_model_hub", "architecture", "params_b"]
     fam = pd.Series(

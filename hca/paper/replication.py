@@ -75,22 +75,10 @@ __all__ = [
 ]
 
 
-def _v2_frame_compute() -> pd.DataFrame:
-    return load_v2_domains()
-
-
-def _v1_frame_compute() -> pd.DataFrame:
-    return load_v1_domains()
-
-
-def _final_html_compute() -> pd.DataFrame:
-    return load_leaderboard_v2_final_html()
-
-
 def final_html() -> pd.DataFrame:
     """The final v2 table (:func:`hca.data.loaders.load_leaderboard_v2_final_html`), parsed
     once per process for every frame that adds its models (a read-only copy)."""
-    return cached("v2_final_html", _final_html_compute)
+    return cached("v2_final_html", load_leaderboard_v2_final_html)
 
 
 def _v2_authors_compute(final_table: bool, keep_duplicates: bool) -> pd.DataFrame:
@@ -110,7 +98,7 @@ def v2_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     and ``base_model`` this book's name of the eight base models of Section 1.1.
     """
     if setup is None or get_setup(setup).domain_rule == "book":
-        return cached("v2_frame", _v2_frame_compute)
+        return cached("v2_frame", load_v2_domains)
     s = get_setup(setup)
     return cached("v2_frame_authors", _v2_authors_compute, s.final_table, s.keep_duplicates)
 
@@ -145,7 +133,7 @@ def v1_frame(setup: str | Setup | None = None) -> pd.DataFrame:
     Appendix H.4.
     """
     if setup is None or get_setup(setup).domain_rule == "book":
-        return cached("v1_frame", _v1_frame_compute)
+        return cached("v1_frame", load_v1_domains)
     return cached("v1_frame_authors", _v1_authors_compute, get_setup(setup).keep_duplicates)
 
 
@@ -169,13 +157,19 @@ def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[tuple[HCA, ...], t
     return fits, rounding_steered(fits, X, labels, again=icas[1])
 
 
+def _main_fits_cached(
+    setup: str | Setup, seeds: Sequence[int]
+) -> tuple[tuple[HCA, ...], tuple[str, ...]]:
+    return cached(
+        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
+    )
+
+
 def main_fits(setup: str | Setup, seeds: Sequence[int]) -> tuple[HCA, ...]:
     """Section 4's HCA fit on the four domains under ``setup`` for every FastICA seed of
     ``seeds`` (:meth:`Setup.with_seed`), in one batch (:func:`hca.stability.seed_fits`;
     computed once per process with :func:`main_fits_steered`, a read-only copy)."""
-    return cached(
-        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
-    )[0]
+    return _main_fits_cached(setup, seeds)[0]
 
 
 def main_fit(setup: str | Setup) -> HCA:
@@ -201,9 +195,7 @@ def rounding_steered(
 
 def main_fits_steered(setup: str | Setup, seeds: Sequence[int]) -> tuple[str, ...]:
     """:func:`rounding_steered` of every fit of :func:`main_fits` (computed with them)."""
-    return cached(
-        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
-    )[1]
+    return _main_fits_cached(setup, seeds)[1]
 
 
 def _seed_refits(setup: Setup, seeds: tuple[int, ...]) -> StabilityResult:
@@ -235,14 +227,8 @@ def fit_v2(
     :func:`v2_frame_authors`); ``hca_params`` go to :class:`~hca.estimator.HCA`
     (``residual``, ``n_restarts``, ...).
     """
-    return _fit(
-        v2_frame() if frame is None else frame,
-        domains,
-        V2_BENCHMARKS,
-        n_components,
-        random_state,
-        hca_params,
-    )
+    X, labels = domain_data(v2_frame() if frame is None else frame, domains, V2_BENCHMARKS)
+    return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
 
 
 def fit_v1(
@@ -257,25 +243,7 @@ def fit_v1(
 
     ``frame`` fits another frame with a ``base_model`` column instead of :func:`v1_frame`.
     """
-    return _fit(
-        v1_frame() if frame is None else frame,
-        domains,
-        V1_BENCHMARKS,
-        n_components,
-        random_state,
-        hca_params,
-    )
-
-
-def _fit(
-    frame: pd.DataFrame,
-    domains: Sequence[str],
-    benchmarks: Sequence[str],
-    n_components: int,
-    random_state: Any,
-    hca_params: dict,
-):
-    X, labels = domain_data(frame, domains, benchmarks)
+    X, labels = domain_data(v1_frame() if frame is None else frame, domains, V1_BENCHMARKS)
     return HCA(n_components=n_components, random_state=random_state, **hca_params).fit(X, labels)
 
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -328,21 +328,29 @@ def invariant_set_rule(
     members, tau, dist = rule.members, rule.threshold, rule.dist
     share = float("nan")
     if n_boot:
-        boot = ss.bootstrap_distance_matrix(
-            X,
-            labels,
-            n_components=n_components,
-            n_boot=n_boot,
-            order=list(candidates),
-            random_state=random_state,
-        )
-        sets = _bootstrap_sets(boot, tau)
+        sets = _bootstrap_sets(X, labels, candidates, n_components, n_boot, random_state, tau)
         share = float(np.mean([s == members for s in sets]))
     return SInvResult(members, float(tau), dist, share)
 
 
-def _bootstrap_sets(boot: ss.BootstrapDistances, tau: float) -> list[tuple]:
-    """The rule's set on every bootstrap distance matrix."""
+def _bootstrap_sets(
+    X: pd.DataFrame,
+    labels: np.ndarray,
+    candidates: Sequence[str],
+    n_components: int,
+    n_boot: int,
+    random_state: int,
+    tau: float,
+) -> list[tuple]:
+    """The rule's set (threshold ``tau``) on each of ``n_boot`` bootstrap distance matrices."""
+    boot = ss.bootstrap_distance_matrix(
+        X,
+        labels,
+        n_components=n_components,
+        n_boot=n_boot,
+        order=list(candidates),
+        random_state=random_state,
+    )
     idx = boot.point.index
     return [
         tuple(ss.invariant_set(pd.DataFrame(s, index=idx, columns=idx), tau)) for s in boot.samples
@@ -522,7 +530,6 @@ def bootstrap_row(
         random_state=random_state,
         n_jobs=n_jobs,
     )
-    rows = setting.frame[setting.frame["base_model"].isin(list(candidates))]
     full = invariant_set_rule(
         setting.frame,
         setting.benchmarks,
@@ -531,15 +538,11 @@ def bootstrap_row(
         n_splits=n_splits,
         random_state=random_state,
     )
-    dboot = ss.bootstrap_distance_matrix(
-        rows[list(setting.benchmarks)],
-        rows["base_model"].astype(object).to_numpy(),
-        n_components=setting.n_components,
-        n_boot=n_boot,
-        order=list(candidates),
-        random_state=random_state,
+    Xc, labels_c = domain_data(setting.frame, candidates, setting.benchmarks)
+    sets = _bootstrap_sets(
+        Xc, labels_c, candidates, setting.n_components, n_boot, random_state, full.threshold
     )
-    members, share = _modal(_bootstrap_sets(dboot, full.threshold))
+    members, share = _modal(sets)
     boot.insert(0, "perturbation", "bootstrap")
     s_inv = SInvResult(members, full.threshold, full.dist, share)
     rec = _record(
@@ -606,28 +609,6 @@ class RobustnessTable:
 
     table: pd.DataFrame
     replicates: pd.DataFrame
-
-    def compact(self, short: Mapping[str, str] | None = None) -> pd.DataFrame:
-        """The table as printed on the page: S_inv, MIC [interval], order and matches."""
-        t = self.table
-        short = dict(short or {})
-        s_inv = [", ".join(short.get(m, m) for m in s) for s in t["s_inv"]]
-        return pd.DataFrame(
-            {
-                "S_inv": s_inv,
-                "S_inv boot.": t["s_inv_share"].map(lambda v: "" if pd.isna(v) else f"{v:.0%}"),
-                "MIC [90 %]": [
-                    f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-                    for m, lo, hi in zip(t["mic"], t["mic_lo"], t["mic_hi"])
-                ],
-                "order": t["order"],
-                "order share": t["order_share"].map(lambda v: f"{v:.0%}"),
-                "paper's order share": t["paper_share"].map(lambda v: f"{v:.0%}"),
-                "paper's order": t["paper_order"].map(_yes_no),
-                "our default": t["default_order"].map(_yes_no),
-            },
-            index=t.index,
-        )
 
     def summary(self) -> str:
         """One line per perturbation."""

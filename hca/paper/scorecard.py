@@ -19,6 +19,7 @@ is the JSON of ``--json`` (documented in the README).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -430,13 +431,8 @@ class Scorecard:
             if kind is None or r.kind == kind
             for s, o in r.setups.items()
         ]
-        t = pd.crosstab(
-            pd.Series([x["chapter"] for x in recs], name="chapter"),
-            [
-                pd.Series([x["setup"] for x in recs], name="setup"),
-                pd.Series([x["verdict"] for x in recs], name="verdict"),
-            ],
-        )
+        df = pd.DataFrame(recs, columns=["chapter", "setup", "verdict"])
+        t = pd.crosstab(df["chapter"], [df["setup"], df["verdict"]])
         order = [CHAPTERS[c][1] for c in CHAPTERS if CHAPTERS[c][1] in t.index]
         cols = pd.MultiIndex.from_product([self._setups(), list(VERDICTS)])
         return t.reindex(index=order, columns=cols, fill_value=0)
@@ -888,9 +884,7 @@ def synthesis_markdown(
     by_id = {r.id: r for r in card.rows}
 
     def chap_counts(rows: Sequence[ClaimRow]) -> str:
-        n: dict[str, int] = {}
-        for r in rows:
-            n[chapter_label(r.chapter)] = n.get(chapter_label(r.chapter), 0) + 1
+        n = Counter(chapter_label(r.chapter) for r in rows)
         return ", ".join(
             f"{v} in chapter {k.split(' ', 1)[0]}"
             for k, v in sorted(n.items(), key=lambda kv: -kv[1])[:4]
