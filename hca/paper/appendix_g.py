@@ -342,16 +342,13 @@ def run_appendix_g(
 ) -> AppendixGResults:
     """Run the Appendix G experiments (Figures 15a, 15b, 16) as set out in ``design``.
 
-    Every setting's repetitions are split into blocks of at most ``max_reps_per_task``
-    (None: one block per setting), each with its own seed derived from
-    ``design.random_state`` (the method and the column-means baseline share it, so they
-    see the same masks). Blocks of one experiment and variant fitted by soft-impute with a
-    given shrinkage (the authors' design) are fitted as one stack of repetitions, up to
-    ``max_reps_per_task`` repetitions a job (:func:`hca.completion.global_vs_local_many`:
-    every repetition gets the fit it gets alone); the jobs run in parallel with
-    :mod:`joblib`, largest first. The output does not depend on ``n_jobs``. Validated
-    soft-impute chooses its shrinkage on the first draw of each block
-    (:func:`global_vs_local`): split the cheap designs little.
+    Every setting's repetitions are split into blocks of at most ``max_reps_per_task``, each
+    with its own seed derived from ``design.random_state`` (the method and the column-means
+    baseline share it, so they see the same masks). Soft-impute blocks with a given shrinkage
+    (the authors' design) are fitted as one stack (:func:`global_vs_local_many`: every
+    repetition gets the fit it gets alone); the jobs run in parallel, largest first, and the
+    output does not depend on ``n_jobs``. Validated soft-impute chooses its shrinkage on the
+    first draw of each block: split the cheap designs little.
 
     Parameters
     ----------

@@ -1,15 +1,8 @@
-"""The list of the book's chapters.
+"""The list of the book's chapters, in book order (:data:`CHAPTER_LIST`).
 
-Every chapter module ``hca.paper.<chapter>`` declares its shape once, as ``CHAPTER``: a
-:class:`~hca.paper.shape.ChapterSpec` (settings, ``compute``, and for a chapter whose claims
-are read from fits with a random start an :class:`~hca.paper.shape.EnsembleSpec`: the runs of
-many seeds and both setups at once, why a run is not evidence, what makes a run typical). Claim evaluators are
-registered with :func:`hca.paper.claims.claim` next to the analysis they judge.
-
-:data:`CHAPTER_LIST` names every chapter in book order. The scorecard
-(:mod:`hca.paper.scorecard`) walks this list: from a setup to a verdict, read
-:meth:`~hca.paper.shape.ChapterSpec.run` / :meth:`~hca.paper.shape.ChapterSpec.runs`, then
-the chapter's evaluators.
+Every chapter module ``hca.paper.<chapter>`` declares its shape once, as ``CHAPTER`` (a
+:class:`~hca.paper.shape.ChapterSpec`). The scorecard (:mod:`hca.paper.scorecard`) walks this
+list and reads nothing else of a chapter.
 """
 
 from __future__ import annotations

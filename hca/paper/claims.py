@@ -109,15 +109,9 @@ class Stability:
         return f"holds in {self.share:.0%} of {self.n_fits} fits ({self.design})"
 
 
-#: The rule that turns the verdicts of an ensemble's runs into the claim's verdict (fixed
-#: before the ensembles were computed; CONTRIBUTING.md states it too). The margin is one
-#: binomial standard error of a share of ``n`` runs at either threshold, sqrt((1/3)(2/3)/n)
-#: (:func:`borderline_margin`): a share within two of them of a threshold after the first 20
-#: runs is read from 40 runs instead (:func:`needs_more_runs`); a final share within one of
-#: them is flagged "borderline" (the verdict is the rule's, the flag says it could fall on the
-#: other side with other seeds, or on another CPU). Every run counts; a claim whose evidence
-#: fits are rounding-sensitive (:func:`hca.stability.ica_reproducible`) in at least
-#: :data:`FRAGILE_SHARE` of its runs is "not determined" (rule of 2026-11-26).
+#: The rule that turns the verdicts of an ensemble's runs into the claim's verdict, fixed before
+#: the ensembles were computed (CONTRIBUTING.md states it too; the "not determined" step is the
+#: rule of 2026-11-26). The margins are those of :func:`borderline_margin`.
 ENSEMBLE_RULE = (
     "every run counts; not determined if the fits are rounding-sensitive (a domain's "
     "FastICA result changes when its models are listed in reverse order) in at least 1/4 "
@@ -387,12 +381,10 @@ def numeric_verdict(ours: float | None, paper: float, tolerance: str) -> tuple[s
     """Verdict of ``|ours - paper|`` against ``tolerance = "<reproduced>/<partly>"`` and its
     reason (``ours − paper = +0.012``).
 
-    Two rules, both required for ``reproduced`` or ``partly``: the absolute tolerance, and,
-    when the paper's value is not near zero (``|paper| > NEAR_ZERO``), the relative band
-    (``ours / paper`` in :data:`RELATIVE_BAND`, 0.4 to 2.5), so that an absolute tolerance
-    never passes a value a small fraction or a large multiple of the paper's. A paper value
-    of at most 0.05 in size is near zero: there the absolute tolerance alone decides (a ratio
-    to a number that small says nothing), and the reason says so.
+    ``reproduced`` or ``partly`` also needs :func:`in_relative_band`, so that an absolute
+    tolerance never passes a value a small fraction or a large multiple of the paper's; near
+    zero (a ratio to a number that small says nothing) the reason says that the absolute
+    tolerance alone decided.
     """
     a, b = parse_tolerance(tolerance)
     if ours is None or not np.isfinite(ours):
@@ -560,17 +552,14 @@ def ensemble_outcome(
 ) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
-    The verdict follows :data:`ENSEMBLE_RULE`: every run counts in the shares, median and
+    The verdict follows :data:`ENSEMBLE_RULE`; every run counts in the shares, median and
     range. ``evidence`` gives, per run, the domains whose FastICA in the claim's evidence fit
-    is rounding-sensitive (comma-separated; empty: none is); when at least
-    :data:`FRAGILE_SHARE` of the runs are, the verdict is ``not determined`` and the reason
-    gives the shares over all runs and over the rounding-insensitive runs side by side.
-    ``ours`` is the typical run's value, labelled with its seed, and the ensemble's median;
-    ``reason`` gives the shares behind the verdict, the range of the runs' values and the
-    rounding-sensitive runs; ``value`` is the median of the runs' values (the typical run's
-    when they have none); the typical run's ``stability`` is kept. ``typical`` is the index
-    of the typical run (the chapter's, from :func:`typical_index`); by default the run whose
-    value is nearest the median (or whose text is the most frequent).
+    is rounding-sensitive (comma-separated; empty: none). ``ours`` is the typical run's value
+    with its seed and the ensemble's median; ``reason`` gives the shares behind the verdict;
+    ``value`` is the runs' median value (else the typical run's); the typical run's
+    ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's,
+    :func:`typical_index`); by default the run whose value is nearest the median (or whose
+    text is the most frequent).
 
     Raises
     ------

@@ -5,19 +5,16 @@ most used on v1; the abstract says the causal analysis covers "over 1,500 models
 gives the Gemma-2 token counts used for compute. :func:`run` computes our side of these claims
 under one setup (:mod:`hca.paper.setups`), and the evaluators below judge them.
 
-Under the ``authors`` setup the v2 domains come from the authors' rule on their table (every
-CSV row with its precision duplicates, plus the final table's score-only models), counted by
-the authors' own labels (``authors_label``), named as in this book where a label is one of the
-eight base models; the tokens are the authors' ``BASE_MODEL_TOKENS``. On Leaderboard v1 the
-``authors`` setup counts the labels of the same rule run on every row of the v1 file, as the
-authors did (:func:`hca.attribution.authors.v1_frame_authors`); :func:`authors_printed_sizes`
-with ``board="v1"`` gives the counts their notebook printed.
+Under the ``authors`` setup the domains are counted by the authors' own labels
+(``authors_label``) of their rule, run on every row of their v2 table (precision duplicates and
+the final table's score-only models included) and of the v1 file, as the authors did
+(:func:`hca.attribution.authors.v1_frame_authors`); the tokens are the authors'
+``BASE_MODEL_TOKENS``. :func:`authors_printed_sizes` gives the counts their notebook printed.
 
 Two audits of this book's attribution do not depend on the setup: :func:`attribution_audit`
 (layers, reasons for leaving models out, the held-out hub check, the authors' coarse labels,
 the 7.6 B Qwen2 models) and :func:`gemma_gap` (why this book's Gemma-2-9B domain is larger
-than the authors'). The sizes the authors' notebook printed are
-:func:`authors_printed_sizes`.
+than the authors').
 """
 
 from __future__ import annotations

@@ -154,8 +154,7 @@ def mmlu_seed_table(results: Mapping[str, Any], name: str, k: int | None = None)
     """Per setup: MIC at seed 0 and over seeds, the paper's subset's rank (among subsets of
     size ``k``, or all), the most frequent z1 and order."""
     out = {}
-    for s in SETUP_NAMES:
-        f = getattr(results[s], name)
+    for s, f in _fits(results, name).items():
         row = f.rank()
         z1 = f.seeds["top"].map(lambda t: t[0]).value_counts(normalize=True)
         order = f.seeds["order"].value_counts(normalize=True)
@@ -179,8 +178,7 @@ def mmlu_fit_values(
     share of seeds whose best subset is the paper's, and the share of seeds with each subject
     as z1."""
     out: dict[str, Any] = {}
-    for s in SETUP_NAMES:
-        f = getattr(results[s], name)
+    for s, f in _fits(results, name).items():
         out[f"{prefix}_mic_{s}"] = float(f.model.mic_)
         out[f"{prefix}_miclo_{s}"] = float(f.seeds["mic"].min())
         out[f"{prefix}_michi_{s}"] = float(f.seeds["mic"].max())

@@ -2,20 +2,10 @@
 
 A chapter never builds its data or refits the paper's main model by itself: it asks for them
 here, with the setup (:mod:`hca.paper.setups`) it is computing, so that two chapters showing
-the same fit show the same object.
-
-* :func:`v2_frame` / :func:`v1_frame` -- the leaderboards with base-model domains under the
-  setup's rule (``careful``: :func:`hca.attribution.identify`, one row per model, the CSV;
-  ``authors``: :func:`hca.attribution.authors.v2_frame_authors` with the final table's models
-  and precision duplicates, every one of the eight base models of Section 1.1 named).
-* :func:`estimator` -- the :class:`~hca.estimator.HCA` of the setup (residuals, seed, runs).
-* :func:`main_fits` -- Section 4's fit on the four domains for many FastICA seeds in one
-  batch (:func:`hca.stability.seed_fits`), computed once per setup and seeds
-  (:func:`hca.paper.cache.cached`); :func:`main_fit` the setup's own seed; :func:`main_data`
-  its input; :func:`main_fits_steered` which of them rounding steered.
-* :func:`seed_refits` -- the same fit over FastICA seeds (:func:`hca.stability.seed_stability`).
-* :func:`fit_v2` / :func:`fit_v1` fit any frame and domains; :func:`filter_below_base` is
-  Appendix H.3's filter.
+the same fit show the same object. The frames (:func:`v2_frame`, :func:`v1_frame`, ...) and
+fits (:func:`main_fits`, :func:`seed_refits`) are computed once per process
+(:func:`hca.paper.cache.cached`); :func:`fit_v2` / :func:`fit_v1` fit any frame and domains;
+:func:`filter_below_base` is Appendix H.3's filter.
 """
 
 from __future__ import annotations

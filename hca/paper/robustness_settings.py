@@ -1,12 +1,7 @@
 """The settings of the robustness page: one way of running the analysis per perturbation.
 
-A :class:`Setting` is a leaderboard frame (with a ``base_model`` column), the score columns,
-the number of components and the ICA algorithm; :meth:`Setting.estimator` is the
-:class:`~hca.estimator.HCA` that runs it (with the search of :func:`search_for`). The small
-functions :func:`default_setting`, :func:`final_table_setting`, :func:`raw_scores_setting`,
-:func:`ica_setting`, :func:`components_setting`, :func:`without_merged_setting` and
-:func:`authors_domains_setting` build the perturbed settings; :func:`paper_settings` lists them
-all, in the order of the table of :mod:`hca.paper.robustness`.
+:class:`Setting` and the functions that build the perturbed settings; :func:`paper_settings`
+lists them all, in the order of the table of :mod:`hca.paper.robustness`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,20 @@
 """The replication scorecard: every claim of the paper, judged under two setups.
 
 One source of truth for the book's scorecard page, each chapter's verdict box, the intro's
-"What held" and ``python -m hca scorecard [--json FILE]``:
-
-* the paper's side (claim, value, criterion, kind) comes only from the packaged table
-  ``paper_values.csv`` (:func:`hca.data.load_paper_values`);
-* our side comes from the chapters' own results: for every chapter with claims (the explicit
-  list :data:`hca.paper.chapters.CHAPTER_LIST`) and setup (:data:`hca.paper.setups.SETUPS`),
-  :meth:`hca.paper.chapters.Chapter.run` (the chapter module's ``run(setup, settings)``) is
-  computed once (:mod:`hca.paper.cache`) and every evaluator the chapter registered
-  (:meth:`hca.paper.chapters.Chapter.claims`) judges it.
-
-:func:`build_scorecard` returns a :class:`Scorecard`: one :class:`ClaimRow` per claim with the
-paper's side and an :class:`~hca.paper.claims.Outcome` per setup. :meth:`Scorecard.records`
-is the JSON of ``--json`` (documented in the README).
+"What held" and ``python -m hca scorecard [--json FILE]``. The paper's side of a claim comes
+only from the packaged table ``paper_values.csv`` (:func:`hca.data.load_paper_values`); our
+side from the chapters' own results: for every chapter of
+:data:`hca.paper.chapters.CHAPTER_LIST` with claims and every setup, the chapter's results
+(:meth:`hca.paper.shape.ChapterSpec.run` or, for fit-based claims, its ensemble) are judged by
+every evaluator the chapter registered. :func:`build_scorecard` returns a :class:`Scorecard`;
+:meth:`Scorecard.records` is the JSON of ``--json`` (documented in the README).
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -401,12 +394,9 @@ class Scorecard:
     ----------
     rows : tuple of ClaimRow
         In book order (chapter, then the order of ``paper_values.csv``).
-    seconds : dict
-        Chapter -> wall seconds to compute and judge it (not part of the JSON).
     """
 
     rows: tuple[ClaimRow, ...]
-    seconds: dict = field(default_factory=dict)
 
     def records(self) -> list[dict]:
         """The JSON list (one object per claim)."""
@@ -497,9 +487,8 @@ def build_scorecard(
         if bad:
             raise ValueError(f"--only: {bad} match no chapter ({list(CHAPTERS)}) and no claim id")
         chapters = chosen if not prefixes else chapters
-    rows, seconds = [], {}
+    rows: list[ClaimRow] = []
     for chapter in chapters:
-        t0 = time.perf_counter()
         sub = paper
         if prefixes:
             sub = paper[paper["id"].map(lambda i: any(i.startswith(p) for p in prefixes))]
@@ -508,8 +497,7 @@ def build_scorecard(
         rows += evaluate_chapter(
             chapter, paper=sub if prefixes or paper_values is not None else None
         )
-        seconds[chapter] = time.perf_counter() - t0
-    return Scorecard(tuple(rows), seconds)
+    return Scorecard(tuple(rows))
 
 
 # =========================================================================== rendering
@@ -796,14 +784,9 @@ def _share_text(o: Outcome, record: dict) -> str:
     parts = []
     if o.stability is not None:
         parts.append(f"{o.stability.share:.0%} of {o.stability.n_fits} refits")
-    ens = record.get("ensemble")  # the seed ensemble's share, where the claim has one
-    if isinstance(ens, dict) and ens.get("share") is not None:
-        runs = ens.get("runs", ens.get("n_fits"))
-        parts.append(
-            f"{float(ens['share']):.0%} of {runs} seeds"
-            if runs
-            else f"{float(ens['share']):.0%} of the seed ensemble"
-        )
+    ens = record.get("ensemble")  # the seed ensemble's share (as rounded in the JSON)
+    if ens is not None:
+        parts.append(f"{float(ens['share']):.0%} of {ens['runs']} seeds")
     return "; ".join(parts)
 
 

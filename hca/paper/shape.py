@@ -1,14 +1,9 @@
 """The shape of a chapter, declared once per chapter as one typed value.
 
-Every chapter module ``hca.paper.<chapter>`` defines ``CHAPTER``, a :class:`ChapterSpec`:
-its key, its settings (the book's and the small ones of the unit tests), ``compute`` (the
-chapter's results under one setup) and, for a chapter with claims read from fits with a random
-start, an :class:`EnsembleSpec`: ``runs`` (the results for many FastICA seeds and both of the
-book's setups at once: the ensemble is an argument, its main fits one batch,
-:func:`hca.stability.seed_fits`, and what the setups share computed once),
-``evidence`` (why a run is not evidence) and ``typical_key`` (what makes a run typical).
-:data:`hca.paper.chapters.CHAPTER_LIST` lists them in book order; the scorecard reads nothing
-else of a chapter.
+Every chapter module ``hca.paper.<chapter>`` defines ``CHAPTER``, a :class:`ChapterSpec`: its
+key, its settings, ``compute`` (its results under one setup) and, for a chapter with claims
+read from fits with a random start, an :class:`EnsembleSpec`. The scorecard reads nothing else
+of a chapter.
 """
 
 from __future__ import annotations

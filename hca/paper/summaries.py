@@ -209,18 +209,11 @@ def chapter_summary(
         counts = counts_text(verdict_counts(analysis, s)) if analysis else "none"
         held = f"**{first.id}** is {first.setups[s].verdict}"
         out.append(f"Under the {label} the {len(analysis)} analysis claims read {counts}; {held}.")
-    same = (
-        len(setups) > 1
-        and all(mains[s] is not None for s in setups)
-        and len(
-            {
-                (mains[s].id, mains[s].setups[s].verdict, reason_text(mains[s].setups[s]))
-                for s in setups
-                if mains[s] is not None
-            }
-        )
-        == 1
-    )
+    keys = {
+        (m.id, m.setups[s].verdict, reason_text(m.setups[s])) if m else None
+        for s, m in mains.items()
+    }
+    same = len(setups) > 1 and None not in keys and len(keys) == 1
     if same:
         m = mains[setups[0]]
         assert m is not None
