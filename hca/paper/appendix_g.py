@@ -260,41 +260,20 @@ def _tasks(design: AppendixGDesign, d: int, n_masked: int, max_reps: int) -> lis
                 n = min(max_reps, n_reps - rep0)
                 for variant, method in variants:
                     cost = n * n_masked * (0.02 if variant == "column means" else 1.0)
-                    out.append(
-                        _Task(
-                            experiment,
-                            variant,
-                            i,
-                            rep0,
-                            {**kw, **scope, **method, "n_reps": n, "random_state": seed},
-                            cost,
-                        )
-                    )
+                    kwargs = {**kw, **scope, **method, "n_reps": n, "random_state": seed}
+                    out.append(_Task(experiment, variant, i, rep0, kwargs, cost))
     if design.block_method == "structured" and design.n_reps_rank_check > 0:
         i0 = [i for i, (kw, _) in enumerate(settings) if np.isclose(kw["p"], design.p_sets)]
         checks = [("SMC, column rule", {"thresholding": "column"})] + [
             (f"SMC, rank {r}", {"rank": r}) for r in (1, 2, 3)
         ]
+        n = min(design.n_reps_rank_check, max_reps)
         for i in i0:
-            kw = settings[i][0]
+            seed = _block_seed(design.random_state, 1, i, 0)
             for variant, params in checks:
-                out.append(
-                    _Task(
-                        "16-rank",
-                        variant,
-                        i,
-                        0,
-                        {
-                            **kw,
-                            **scope,
-                            "method": "structured",
-                            "method_params": params,
-                            "n_reps": min(design.n_reps_rank_check, max_reps),
-                            "random_state": _block_seed(design.random_state, 1, i, 0),
-                        },
-                        1.0,
-                    )
-                )
+                kwargs = {**settings[i][0], **scope, "method": "structured"}
+                kwargs |= {"method_params": params, "n_reps": n, "random_state": seed}
+                out.append(_Task("16-rank", variant, i, 0, kwargs, 1.0))
     return out
 
 

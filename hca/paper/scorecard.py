@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from hca.data.tables import load_paper_values
@@ -279,29 +278,8 @@ def evaluate_chapter(
 
 
 def _rows_data(chapter: str) -> list[dict[str, Any]]:
-    return [_row_data(r) for r in _evaluate_chapter(chapter)]
-
-
-def _plain_dataclass(obj: Any) -> dict[str, Any]:
-    """A dataclass as a JSON object of plain values (nested dataclasses as objects, numpy
-    numbers as Python numbers, tuples as lists)."""
-    out: dict[str, Any] = {}
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        if is_dataclass(v):
-            v = _plain_dataclass(v)
-        elif isinstance(v, np.generic):
-            v = v.item()
-        elif isinstance(v, tuple):
-            v = [x.item() if isinstance(x, np.generic) else x for x in v]
-        out[f.name] = v
-    return out
-
-
-def _row_data(row: ClaimRow) -> dict[str, Any]:
-    d = {f.name: getattr(row, f.name) for f in fields(row) if f.name != "setups"}
-    d["setups"] = {s: _plain_dataclass(o) for s, o in row.setups.items()}
-    return d
+    # stored_json writes them as JSON (numpy numbers as Python numbers, tuples as lists)
+    return [asdict(r) for r in _evaluate_chapter(chapter)]
 
 
 _NESTED: dict[str, type] = {"stability": Stability, "ensemble": Ensemble}
