@@ -20,11 +20,8 @@ under one perturbation at a time and returns a tidy table, one row per perturbat
 
 Conventions
 -----------
-* Picard's unmixing matrices follow :func:`hca.estimator.domain_ica`: ``M_k`` maps the
-  centred scores ``x - mean_k`` to sources with unit variance (ddof=0) in the domain.
-  Picard-O constrains the sources to be white, as FastICA does; Picard drops that
-  constraint (sources rescaled to unit variance). Both use Picard's extended density model
-  (sub- and super-Gaussian sources).
+* Picard-O constrains the sources to be white, as FastICA does; Picard drops that constraint
+  (:func:`hca.estimator.domain_ica` rescales its sources to unit variance).
 * The search is exhaustive when ``(d0!)^K <= 10,000`` row orders (the estimator's default
   for the paper's fit) and the certified sequential search otherwise (e.g. four components);
   a certified sequential result is the exhaustive optimum.

@@ -187,10 +187,8 @@ def chapter_summary(
     Returns
     -------
     str
-        What the paper claims (the lead claim, and how many claims the chapter judges), per
-        setup the verdict counts of the analysis claims, the main difference with its reason
-        and a link to its figure (one sentence for both setups when they agree on it), and how
-        many claims the setups judge differently.
+        The sentences the module docstring describes (one on the main difference when both
+        setups agree on it), then how many claims the setups judge differently.
     """
     setups = _check_rows(rows)
     first = lead_claim(rows, lead)
