@@ -78,9 +78,7 @@ class _Writer:
         return node
 
     def node(self, obj: Any) -> Any:  # noqa: C901 - one branch per kind of value
-        if obj is None or type(obj) in (bool, str):  # a subclass (a str Enum) is refused
-            return obj
-        if type(obj) is int:
+        if obj is None or type(obj) in (bool, str, int):  # a subclass (a str Enum) is refused
             return obj
         if type(obj) is float:
             return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
@@ -363,15 +361,9 @@ def _class(name: Any) -> type:
     module, qualname = name.split(":")
     if not (module == "hca" or module.startswith("hca.")):
         raise ValueError(f"refusing to rebuild {name}: not a class of hca")
-    parts = module.split(".") + qualname.split(".")
-    if (
-        any(not p.isidentifier() for p in parts)
-        or any(
-            p.startswith("_")
-            for p in module.split(".")  # no private module (hca.__main__)
-        )
-        or any(p.startswith("__") for p in qualname.split("."))
-    ):  # no dunder attribute
+    private = any(p.startswith("_") for p in module.split("."))  # hca.__main__
+    dunder = any(p.startswith("__") for p in qualname.split("."))
+    if private or dunder or not all(p.isidentifier() for p in (module + "." + qualname).split(".")):
         raise ValueError(f"refusing to rebuild {name}: a private or invalid name")
     obj: Any = importlib.import_module(module)
     for part in qualname.split("."):
