@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
 from hca.attribution.identify import identify
 from hca.data.tables import pretraining_tokens
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "pretraining_tokens",

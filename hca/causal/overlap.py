@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
 from hca.causal.ate import check_trim, ipw_mask, propensity_scores, support_mask
 from hca.validation import check_frame, check_same_length, check_vector
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "stratum_effects",

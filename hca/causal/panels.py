@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,9 +21,6 @@ from hca.causal.sigmoid import (
 )
 from hca.estimator.results import r_squared
 from hca.validation import check_fraction, check_frame, check_vector
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "SigmoidPanel",

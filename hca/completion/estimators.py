@@ -739,30 +739,6 @@ class SoftImpute(MatrixCompleter):
 
 
 # --------------------------------------------------------------------------- SMC
-def smc_rule(
-    V1: np.ndarray,
-    B1: np.ndarray,
-    A21: np.ndarray,
-    m1: int,
-    rank: int | None,
-    c_T: float,
-    thresholding: str,
-    n_rows: int,
-    n_cols: int,
-) -> tuple[np.ndarray, int, float]:
-    """Rank rule and estimate of Cai, Cai & Zhang (2016) from the rotated blocks.
-
-    ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
-    singular value) and ``B1 = U2^T [A11, A12] = S2 V2^T`` (rows by decreasing singular
-    value; the first ``m2`` columns belong to ``A11``). One problem of
-    :func:`smc_rule_batch`.
-    """
-    A22, r, thr = smc_rule_batch(
-        V1[None], B1[None], A21[None], m1, rank, c_T, thresholding, n_rows, n_cols
-    )
-    return A22[0], int(r[0]), thr
-
-
 def smc_rule_batch(
     V1: np.ndarray,
     B1: np.ndarray,
@@ -774,7 +750,12 @@ def smc_rule_batch(
     n_rows: int,
     n_cols: int,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`smc_rule` for ``R`` problems of one shape at once.
+    """Rank rule and estimate of Cai, Cai & Zhang (2016) from the rotated blocks, for ``R``
+    problems of one shape at once.
+
+    ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
+    singular value) and ``B1 = U2^T [A11, A12] = S2 V2^T`` (rows by decreasing singular
+    value; the first ``m2`` columns belong to ``A11``).
 
     Every problem takes the rank the one-problem rule would take: the candidate ranks are
     tried from the largest down, each on the problems not yet decided, and the estimate of
@@ -854,9 +835,11 @@ def smc_block(
     V1 = np.linalg.svd(R1)[2].T
     R2 = np.linalg.qr(np.hstack([A11, A12]), mode="r")
     _, s2, V2t = np.linalg.svd(R2, full_matrices=False)
-    return smc_rule(
-        V1, s2[:, None] * V2t, A21, A11.shape[0], rank, c_T, thresholding, n_rows, n_cols
+    B1 = s2[:, None] * V2t
+    A22, r, thr = smc_rule_batch(
+        V1[None], B1[None], A21[None], A11.shape[0], rank, c_T, thresholding, n_rows, n_cols
     )
+    return A22[0], int(r[0]), thr
 
 
 def eig_desc(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
