@@ -55,9 +55,7 @@ AUTHORS_V1_LABELS: dict[str, str] = {
 }
 
 
-# ----------------------------------------------------------------------------------------
-# The authors' domain rule (for the comparison in the recovery chapter)
-# ----------------------------------------------------------------------------------------
+# --------------------------- The authors' domain rule (for the comparison in the recovery chapter)
 # A re-implementation, written from its behaviour, of the "Identified base model" column that
 # the authors' notebook scripts/find_token_size.ipynb (hlzhang109/causal-eval) adds to the
 # leaderboard and that scripts/main.ipynb groups domains by. Four steps, first hit wins:

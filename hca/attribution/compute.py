@@ -17,9 +17,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# Pretraining tokens and compute
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------ Pretraining tokens and compute
 
 
 def _compute_row(row: pd.Series, params_b: float | None, include_estimates: bool) -> float:

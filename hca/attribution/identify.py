@@ -49,9 +49,7 @@ _NAME_REL_TOL = 0.12
 _FAMILY_REL_TOL = 0.03
 
 
-# --------------------------------------------------------------------------------------
-# Attribution result
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------ Attribution result
 
 
 @dataclass(frozen=True)
@@ -79,9 +77,7 @@ class Attribution:
         return f"{self.base_model} [{self.layer}] ({self.evidence})"
 
 
-# --------------------------------------------------------------------------------------
-# Name parsing
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------ Name parsing
 
 # Spans that look like a family keyword but are other model families; removed before parsing.
 _VETO = re.compile(
@@ -231,9 +227,7 @@ def _alias_hits(name: str) -> list[BaseModel]:
     return list(found.values())
 
 
-# --------------------------------------------------------------------------------------
-# Parameter / architecture / date checks
-# --------------------------------------------------------------------------------------
+# ---------------------------------------------------------- Parameter / architecture / date checks
 
 
 def _param_interval(params_b: float | None) -> tuple[float, float] | None:
@@ -340,25 +334,12 @@ def _date_ok(b: BaseModel, date: str | None) -> bool:
     return date >= _EARLIEST[b.name]
 
 
-# --------------------------------------------------------------------------------------
-# Hub column
-# --------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------------------- Hub column
 
-_TRUSTED_ORGS = {
-    "meta-llama",
-    "qwen",
-    "mistralai",
+_TRUSTED_ORGS = _DEVELOPER_ORGS | {
     "mistral-community",
-    "google",
-    "microsoft",
-    "01-ai",
-    "tiiuae",
-    "huggingfacetb",
-    "upstage",
     "unsloth",
     "nousresearch",
-    "deepseek-ai",
-    "codellama",
     "huggyllama",
     "allenai",
     "nvidia",
@@ -424,9 +405,7 @@ class _Lookup:
         return found
 
 
-# --------------------------------------------------------------------------------------
-# identify_name
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------- identify_name
 
 
 def _fmt_params(params_b: float | None) -> str:
@@ -718,9 +697,7 @@ def identify_name(
     )
 
 
-# --------------------------------------------------------------------------------------
-# identify (data frames)
-# --------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------- identify (data frames)
 
 _DATE_COLUMNS = ("upload_date", "submission_date", "date")
 
