@@ -83,6 +83,16 @@ def _check_not_all_missing(missing: np.ndarray) -> None:
         )
 
 
+def _check_columns_observed(missing: np.ndarray, cols: list, who: str) -> None:
+    """Every column needs an observed entry (and so X one)."""
+    _check_not_all_missing(missing)
+    empty = np.flatnonzero(missing.all(axis=0))
+    if empty.size:
+        raise ValueError(
+            f"{who} cannot fill columns without any observed entry: {show_labels(cols, empty)}"
+        )
+
+
 # --------------------------------------------------------------------------- soft-impute core
 def svt_weights(
     G: np.ndarray, lam: np.ndarray, max_rank: int | None
@@ -568,13 +578,7 @@ class SoftImpute(MatrixCompleter):
         return np.sort(grid)[::-1]
 
     def _check_mask(self, missing: np.ndarray, rows: list, cols: list) -> np.ndarray:
-        _check_not_all_missing(missing)
-        empty_cols = np.flatnonzero(missing.all(axis=0))
-        if empty_cols.size:
-            raise ValueError(
-                f"SoftImpute cannot fill columns without any observed entry: "
-                f"{show_labels(cols, empty_cols)}"
-            )
+        _check_columns_observed(missing, cols, "SoftImpute")
         empty_rows = np.flatnonzero(missing.all(axis=1))
         if empty_rows.size and self.empty_row != "ignore":
             msg = (
@@ -930,30 +934,22 @@ class StructuredCompletion(MatrixCompleter):
             self.n_unused_observed_ = 0
             return self
         _check_not_all_missing(missing)
-        if R1.size == 0:
-            empty = np.flatnonzero(missing.all(axis=0))
-            extra = (
-                f"; columns without any observed entry: {show_labels(cols, empty)}"
-                if empty.size
-                else ""
-            )
-            raise ValueError(
-                "StructuredCompletion needs at least one fully observed row; "
-                f"every row has a missing entry: rows {show_labels(rows, np.arange(n))}"
-                f"{extra}"
-            )
-        if C1.size == 0:
-            empty = np.flatnonzero(missing.all(axis=1))
-            extra = (
-                f"; rows without any observed entry: {show_labels(rows, empty)}"
-                if empty.size
-                else ""
-            )
-            raise ValueError(
-                "StructuredCompletion needs at least one fully observed "
-                "column; every column has a missing entry: columns "
-                f"{show_labels(cols, np.arange(d))}{extra}"
-            )
+        for full, what, names, other, other_names, axis in (
+            (R1, "row", rows, "column", cols, 0),
+            (C1, "column", cols, "row", rows, 1),
+        ):
+            if full.size == 0:
+                empty = np.flatnonzero(missing.all(axis=axis))
+                extra = (
+                    f"; {other}s without any observed entry: {show_labels(other_names, empty)}"
+                    if empty.size
+                    else ""
+                )
+                raise ValueError(
+                    f"StructuredCompletion needs at least one fully observed {what}; every "
+                    f"{what} has a missing entry: {what}s "
+                    f"{show_labels(names, np.arange(len(names)))}{extra}"
+                )
         R2 = np.flatnonzero(missing.any(axis=1))
         C2 = np.flatnonzero(missing.any(axis=0))
         top = arr[R1]
@@ -1009,13 +1005,7 @@ class ColumnMeans(MatrixCompleter):
         arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
-        _check_not_all_missing(missing)
-        empty = np.flatnonzero(missing.all(axis=0))
-        if empty.size:
-            raise ValueError(
-                f"ColumnMeans cannot fill columns without any observed entry: "
-                f"{show_labels(cols, empty)}"
-            )
+        _check_columns_observed(missing, cols, "ColumnMeans")
         count = (~missing).sum(axis=0)
         mean = np.where(missing, 0.0, arr).sum(axis=0) / count
         self.missing_ = missing
