@@ -602,21 +602,13 @@ class SoftImpute(MatrixCompleter):
         lam = np.asarray(lam_rel, dtype=float) * lam_max
         Z0 = np.zeros((lam.size,) + Xc.shape[1:])
         max_rank = None if self.max_rank is None else int(self.max_rank)
-        Z, W, n_iter, conv = soft_impute_batch(
-            Xc,
-            observed,
-            G,
-            lam,
-            Z0,
-            max_rank,
-            int(self.max_iter),
-            float(self.tol),
-            stopping=self.stopping,
+        settings = (max_rank, int(self.max_iter), float(self.tol))
+        Z, _, n_iter, conv = soft_impute_batch(
+            Xc, observed, G, lam, Z0, *settings, stopping=self.stopping
         )
         return {
             "inc": inc,
             "Z": Z,
-            "W": W,
             "mean": mean[0],
             "sd": sd[0],
             "lam": lam,

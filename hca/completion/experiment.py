@@ -143,6 +143,7 @@ def _soft_impute_runs(
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").choose_shrinkage(design.matrix(0))
     max_rank = None if est.max_rank is None else int(est.max_rank)
+    settings = (max_rank, int(est.max_iter), float(est.tol))
     rank, n_iter = np.empty(R, dtype=int), np.empty(R, dtype=int)
     Z_all, mean_all, sd_all = np.empty((R, n, d)), np.empty((R, d)), np.empty((R, d))
     chunk = max(1, min(250, _SOFT_IMPUTE_ENTRIES // (n * d)))
@@ -154,15 +155,7 @@ def _soft_impute_runs(
         )
         lam = shrink * lambda_max(Xc, G)
         Z, _, n_iter[sl], conv = soft_impute_batch(
-            Xc,
-            observed,
-            G,
-            lam,
-            np.zeros_like(Xc),
-            max_rank,
-            int(est.max_iter),
-            float(est.tol),
-            stopping=est.stopping,
+            Xc, observed, G, lam, np.zeros_like(Xc), *settings, stopping=est.stopping
         )
         if not conv.all() and est.stopping == "limit":
             warnings.warn(
