@@ -29,19 +29,12 @@ __all__ = [
 _DATE_MARGIN_DAYS = 7
 # The developers' own organisations upload official checkpoints before the public release;
 # their models are exempt from the date check.
-_DEVELOPER_ORGS = {
-    "meta-llama",
-    "qwen",
-    "mistralai",
-    "google",
-    "microsoft",
-    "01-ai",
-    "tiiuae",
-    "huggingfacetb",
-    "upstage",
-    "deepseek-ai",
-    "codellama",
-}
+_DEVELOPER_ORGS = set(
+    """
+    meta-llama qwen mistralai google microsoft 01-ai tiiuae huggingfacetb upstage deepseek-ai
+    codellama
+    """.split()
+)
 # Relative tolerance of the parameter-consistency check in the name and hub layers
 # (fine-tunes with resized vocabularies, LoRA merges, counting artefacts).
 _NAME_REL_TOL = 0.12
@@ -336,23 +329,12 @@ def _date_ok(b: BaseModel, date: str | None) -> bool:
 
 # -------------------------------------------------------------------------------------- Hub column
 
-_TRUSTED_ORGS = _DEVELOPER_ORGS | {
-    "mistral-community",
-    "unsloth",
-    "nousresearch",
-    "huggyllama",
-    "allenai",
-    "nvidia",
-    "arcee-ai",
-    "huggingfaceh4",
-    "openchat",
-    "intel",
-    "nexusflow",
-    "berkeley-nest",
-    "teknium",
-    "akjindal53244",
-    "alpindale",
-}
+_TRUSTED_ORGS = _DEVELOPER_ORGS | set(
+    """
+    mistral-community unsloth nousresearch huggyllama allenai nvidia arcee-ai huggingfaceh4
+    openchat intel nexusflow berkeley-nest teknium akjindal53244 alpindale
+    """.split()
+)
 _HUB_SUFFIX = re.compile(r"(?:-(?:bnb-4bit|4bit|8bit|unsloth-bnb-4bit|fp8|awq|gptq|hf|gguf))+$")
 
 
