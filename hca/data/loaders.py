@@ -159,28 +159,11 @@ def load_leaderboard_v2(
         df[col] = df[col].astype("string")
     df["authors_pretrain"] = df["authors_pretrain"].astype(bool)
     keep = [
-        "model_id",
-        "eval_name",
-        "precision",
-        "type",
-        "weight_type",
-        "architecture",
-        "params_b",
-        "moe",
-        "merged",
-        "official_providers",
-        "flagged",
-        "chat_template",
-        "available_on_hub",
-        "hub_license",
-        "hub_likes",
-        "co2_kg",
-        "model_sha",
-        "base_model_hub",
-        "upload_date",
-        "submission_date",
-        "generation",
-        "average",
+        *"""
+        model_id eval_name precision type weight_type architecture params_b moe merged
+        official_providers flagged chat_template available_on_hub hub_license hub_likes co2_kg
+        model_sha base_model_hub upload_date submission_date generation average
+        """.split(),
         *V2_BENCHMARKS,
         *(f"{b}_raw" for b in V2_BENCHMARKS),
         "authors_tokens",
@@ -296,21 +279,10 @@ def load_leaderboard_v1(dedupe: bool = True) -> pd.DataFrame:
     for col in ("architecture", "precision", "weight_type", "hub_license", "model_sha"):
         df[col] = df[col].astype("string")
     keep = [
-        "model_id",
-        "type",
-        "architecture",
-        "weight_type",
-        "precision",
-        "params_b",
-        "moe",
-        "merged",
-        "flagged",
-        "available_on_hub",
-        "hub_license",
-        "hub_likes",
-        "model_sha",
-        "date",
-        "average",
+        *"""
+        model_id type architecture weight_type precision params_b moe merged flagged
+        available_on_hub hub_license hub_likes model_sha date average
+        """.split(),
         *V1_BENCHMARKS,
     ]
     df = df[keep]
