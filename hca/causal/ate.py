@@ -407,7 +407,7 @@ def check_trim(trim: float) -> None:
         raise ValueError(f"trim must be in [0, 0.5), found {trim}")
 
 
-def _hajek_means(e: np.ndarray, t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+def hajek_means(e: np.ndarray, t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Hajek-normalised IPW means of the two arms, ``(mu1, mu0)``."""
     w1, w0 = t / e, (1 - t) / (1 - e)
     return float(np.sum(w1 * y) / w1.sum()), float(np.sum(w0 * y) / w0.sum())
@@ -484,7 +484,7 @@ def ate_ipw(
         xi, ti, yi = xx[idx], tt[idx], yy[idx]
         e = _propensity(xi, ti, degree, penalty, propensities)
         keep = ipw_mask(e, ti, trim, common_support)
-        return (*_hajek_means(e[keep], ti[keep], yi[keep]), int(keep.sum()), details)
+        return (*hajek_means(e[keep], ti[keep], yi[keep]), int(keep.sum()), details)
 
     return _make_result("ipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
@@ -612,7 +612,7 @@ def ate_ipw_strata(
             raise ValueError("fewer than 2 units in an arm inside the common strata")
         e = _propensity(xi, ti, degree, penalty, propensities)
         k2 = ipw_mask(e, ti, trim, False)
-        return (*_hajek_means(e[k2], ti[k2], yi[k2]), int(k2.sum()), details)
+        return (*hajek_means(e[k2], ti[k2], yi[k2]), int(k2.sum()), details)
 
     return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
