@@ -757,16 +757,8 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         if "params_b" in frame.columns
         else pd.Series(np.nan, index=frame.index)
     )
-    arch = (
-        frame["architecture"]
-        if "architecture" in frame.columns
-        else pd.Series([None] * n, index=frame.index)
-    )
-    hub = (
-        frame["base_model_hub"]
-        if "base_model_hub" in frame.columns
-        else pd.Series([None] * n, index=frame.index)
-    )
+    none = pd.Series([None] * n, index=frame.index)
+    arch, hub = frame.get("architecture", none), frame.get("base_model_hub", none)
     dates = _earliest_date(frame)
     merges = _merge_flags(frame)
     pretrained = _pretrained_flags(frame)
@@ -787,15 +779,11 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         if key not in done:
             done[key] = _identify_one(lookup, *key)
         results.append(done[key])
-    out = pd.DataFrame(
-        {
-            "base_model": pd.array([r.base_model for r in results], dtype="string"),
-            "layer": pd.array([r.layer for r in results], dtype="string"),
-            "evidence": pd.array([r.evidence for r in results], dtype="string"),
-        },
+    columns = ("base_model", "layer", "evidence")
+    return pd.DataFrame(
+        {c: pd.array([getattr(r, c) for r in results], dtype="string") for c in columns},
         index=frame.index,
     )
-    return out
 
 
 def domain_sizes(attributed: pd.DataFrame | pd.Series, top: int | None = None) -> pd.Series:
