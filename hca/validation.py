@@ -190,6 +190,16 @@ def check_matrix(
     return arr
 
 
+#: ``check_array``'s conversion to float64 alone (any shape; the checks here come after it).
+_TO_FLOAT: dict[str, Any] = {
+    "dtype": np.float64,
+    "ensure_all_finite": False,
+    "ensure_2d": False,
+    "allow_nd": True,
+    "ensure_min_samples": 0,
+}
+
+
 def _as_float_array(X: Any, name: str) -> np.ndarray:
     """``check_array``'s conversion to float64 (any dimension; the checks come after).
 
@@ -204,15 +214,7 @@ def _as_float_array(X: Any, name: str) -> np.ndarray:
     ):
         return X.to_numpy(dtype=np.float64)
     try:
-        return check_array(
-            X,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            ensure_2d=False,
-            allow_nd=True,
-            ensure_min_samples=0,
-            ensure_min_features=0,
-        )
+        return check_array(X, **_TO_FLOAT, ensure_min_features=0)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be a numeric array or DataFrame ({err})") from None
 
@@ -271,14 +273,7 @@ def check_vector(a: Any, name: str, *, binary: bool = False) -> np.ndarray:
     if binary and arr.dtype == bool:
         arr = arr.astype(float)
     try:
-        arr = check_array(
-            arr,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            ensure_2d=False,
-            allow_nd=True,
-            ensure_min_samples=0,
-        )
+        arr = check_array(arr, **_TO_FLOAT)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be numeric, could not convert: {exc}") from exc
     if arr.ndim != 1:

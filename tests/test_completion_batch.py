@@ -25,7 +25,7 @@ from hca.completion import (
     mask_random,
     mask_randoms,
 )
-from hca.completion.estimators import eig_desc, smc_block, smc_rule, smc_rule_batch
+from hca.completion.estimators import eig_desc, smc_block, smc_rule_batch
 from hca.completion.experiment import _Design, _smc_runs  # the code under test
 from hca.paper.appendix_g import AppendixGDesign, _tasks, run_appendix_g
 
@@ -124,8 +124,10 @@ def test_mask_blocks_draw_the_former_stream(same_rows, p):
     former = np.stack([mask_block(37, 6, [0, 2, 4], p, rng1, same_rows) for _ in range(25)])
     np.testing.assert_array_equal(mask_blocks(37, 6, [0, 2, 4], p, rng2, same_rows, 25), former)
     assert rng1.random() == rng2.random()  # the generators are left in the same state
-    np.testing.assert_array_equal(mask_block(37, 6, [4, 0, 2], p, 3, same_rows),
-                                  mask_blocks(37, 6, [0, 2, 4], p, 3, same_rows, 1)[0])
+    np.testing.assert_array_equal(
+        mask_block(37, 6, [4, 0, 2], p, 3, same_rows),
+        mask_blocks(37, 6, [0, 2, 4], p, 3, same_rows, 1)[0],
+    )
 
 
 def test_mask_randoms_draw_the_former_stream():
@@ -143,8 +145,13 @@ def _check_smc(params: dict, scope: str, same_rows: bool) -> np.ndarray:
     est = StructuredCompletion(**params)
     rng = np.random.default_rng(11)
     n_masked = X.shape[0] if scope == "all" else dom.size
-    masks = np.stack([mask_block(n_masked, 6, [1, 3, 4], p, rng, same_rows)
-                      for p in (0.2, 0.5, 0.7) for _ in range(12)])
+    masks = np.stack(
+        [
+            mask_block(n_masked, 6, [1, 3, 4], p, rng, same_rows)
+            for p in (0.2, 0.5, 0.7)
+            for _ in range(12)
+        ]
+    )
     if scope == "all":
         design = _Design(X, masks, None, dom, "global")
     else:
@@ -158,8 +165,16 @@ def _check_smc(params: dict, scope: str, same_rows: bool) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"thresholding": "column"}, {"rank": 1}, {"rank": 2}, {"rank": 3},
-     {"scale": True}, {"center": False}, {"threshold_constant": 0.3}],
+    [
+        {},
+        {"thresholding": "column"},
+        {"rank": 1},
+        {"rank": 2},
+        {"rank": 3},
+        {"scale": True},
+        {"center": False},
+        {"threshold_constant": 0.3},
+    ],
 )
 @pytest.mark.parametrize("scope", ["domain", "all"])
 @pytest.mark.parametrize("same_rows", [True, False])
@@ -196,7 +211,10 @@ def test_smc_rule_batch_equals_the_rule_one_problem_at_a_time():
             seen.update(r.tolist())
             for i, (V1, B1, A21) in enumerate(probs):
                 a0, r0, t0 = _former_smc_rule(V1, B1, A21, 30, None, c_T, thresholding, 60, 6)
-                a1, r1, _ = smc_rule(V1, B1, A21, 30, None, c_T, thresholding, 60, 6)
+                a1, r1, _ = smc_rule_batch(
+                    V1[None], B1[None], A21[None], 30, None, c_T, thresholding, 60, 6
+                )
+                a1, r1 = a1[0], r1[0]
                 assert r[i] == r0 == r1 and thr == t0
                 np.testing.assert_allclose(A22[i], a0, rtol=1e-10, atol=1e-12)
                 np.testing.assert_allclose(a1, a0, rtol=1e-10, atol=1e-12)
@@ -209,8 +227,15 @@ def test_global_vs_local_smc_equals_the_former_code_and_estimator():
     X, dom = _data(n_out=120, n_dom=30, seed=9)
     frame = pd.DataFrame(X, columns=list("abcdef"))
     local = np.isin(np.arange(len(X)), dom)
-    df = global_vs_local(frame, local, pattern="block", p=0.5, n_reps=6,
-                         observed_cols=["a", "c", "d"], random_state=4)
+    df = global_vs_local(
+        frame,
+        local,
+        pattern="block",
+        p=0.5,
+        n_reps=6,
+        observed_cols=["a", "c", "d"],
+        random_state=4,
+    )
     rng = np.random.default_rng(4)
     for r in range(6):
         m = mask_block(dom.size, 6, [0, 2, 3], 0.5, rng)
@@ -228,26 +253,66 @@ def test_global_vs_local_many_equals_one_setting_at_a_time():
     local = np.isin(np.arange(len(X)), dom)
     authors = dict(AUTHORS_SOFT_IMPUTE)
     settings = [
-        {"pattern": "random", "p": 0.2, "n_reps": 3, "method": "soft_impute",
-         "method_params": authors, "mask_scope": "all", "random_state": 1},
-        {"pattern": "block", "p": 0.5, "n_reps": 2, "method": "soft_impute",
-         "method_params": authors, "mask_scope": "all", "random_state": 2,
-         "observed_cols": ["a", "b", "c"], "same_rows": False},
-        {"pattern": "random", "p": 0.7, "n_reps": 4, "method": "soft_impute",
-         "method_params": {"shrinkage": 0.1}, "random_state": 3},
-        {"pattern": "random", "p": 0.5, "n_reps": 2, "method": "soft_impute",
-         "method_params": {"shrinkage": 0.1}, "random_state": 4},
+        {
+            "pattern": "random",
+            "p": 0.2,
+            "n_reps": 3,
+            "method": "soft_impute",
+            "method_params": authors,
+            "mask_scope": "all",
+            "random_state": 1,
+        },
+        {
+            "pattern": "block",
+            "p": 0.5,
+            "n_reps": 2,
+            "method": "soft_impute",
+            "method_params": authors,
+            "mask_scope": "all",
+            "random_state": 2,
+            "observed_cols": ["a", "b", "c"],
+            "same_rows": False,
+        },
+        {
+            "pattern": "random",
+            "p": 0.7,
+            "n_reps": 4,
+            "method": "soft_impute",
+            "method_params": {"shrinkage": 0.1},
+            "random_state": 3,
+        },
+        {
+            "pattern": "random",
+            "p": 0.5,
+            "n_reps": 2,
+            "method": "soft_impute",
+            "method_params": {"shrinkage": 0.1},
+            "random_state": 4,
+        },
         {"pattern": "random", "p": 0.5, "n_reps": 2, "method": "soft_impute", "random_state": 5},
-        {"pattern": "block", "p": 0.3, "n_reps": 3, "observed_cols": ["b", "d", "f"],
-         "random_state": 6},
+        {
+            "pattern": "block",
+            "p": 0.3,
+            "n_reps": 3,
+            "observed_cols": ["b", "d", "f"],
+            "random_state": 6,
+        },
         {"pattern": "random", "p": 0.4, "n_reps": 3, "method": ColumnMeans(), "random_state": 7},
-        {"pattern": "random", "p": 0.3, "n_reps": 1, "method": "soft_impute",
-         "method_params": authors, "mask_scope": "all", "random_state": 8},
+        {
+            "pattern": "random",
+            "p": 0.3,
+            "n_reps": 1,
+            "method": "soft_impute",
+            "method_params": authors,
+            "mask_scope": "all",
+            "random_state": 8,
+        },
     ]
     many = global_vs_local_many(frame, local, settings)
     for kw, got in zip(settings, many):
-        pd.testing.assert_frame_equal(got, global_vs_local(frame, local, **kw),
-                                      check_exact=False, rtol=1e-10, atol=0)
+        pd.testing.assert_frame_equal(
+            got, global_vs_local(frame, local, **kw), check_exact=False, rtol=1e-10, atol=0
+        )
     assert many[0].n_iter.between(2, 100).all() and (many[2].shrinkage == 0.1).all()
     with pytest.raises(ValueError, match="repetition 0: column"):
         global_vs_local_many(frame, local, [settings[2], {**settings[3], "p": 0.99}])
@@ -275,8 +340,9 @@ def test_run_appendix_g_jobs_equal_one_task_at_a_time(max_reps, n_jobs):
     X, local = _data(n_out=80, n_dom=25, seed=13, signal=3.0)
     frame = pd.DataFrame(X, columns=list("abcdef"))
     mask = np.isin(np.arange(len(X)), local)
-    d = AppendixGDesign.authors(random_runs=((0.2, 3), (0.5, 2)), ps_block=(0.3, 0.5),
-                                n_reps_block=1, n_reps_sets=2)
+    d = AppendixGDesign.authors(
+        random_runs=((0.2, 3), (0.5, 2)), ps_block=(0.3, 0.5), n_reps_block=1, n_reps_sets=2
+    )
     res = run_appendix_g(frame, mask, d, n_jobs=n_jobs, max_reps_per_task=max_reps)
     former = _former_appendix_g_frame(frame, mask, d, max_reps or 3)
     pd.testing.assert_frame_equal(res.frame, former, check_exact=False, rtol=1e-10, atol=0)

@@ -55,9 +55,7 @@ AUTHORS_V1_LABELS: dict[str, str] = {
 }
 
 
-# ----------------------------------------------------------------------------------------
-# The authors' domain rule (for the comparison in the recovery chapter)
-# ----------------------------------------------------------------------------------------
+# --------------------------- The authors' domain rule (for the comparison in the recovery chapter)
 # A re-implementation, written from its behaviour, of the "Identified base model" column that
 # the authors' notebook scripts/find_token_size.ipynb (hlzhang109/causal-eval) adds to the
 # leaderboard and that scripts/main.ipynb groups domains by. Four steps, first hit wins:
@@ -72,41 +70,12 @@ AUTHORS_V1_LABELS: dict[str, str] = {
 _SEP = r"[\-_]?"
 _SIZE = r"(\d+\.?\d*)b"
 _KNOWN_FAMILIES = frozenset(
-    {
-        "llama-3",
-        "llama-3.1",
-        "llama-3.2",
-        "llama-2",
-        "llama-1",
-        "mistral-7b",
-        "mixtral",
-        "gemma-2-2b",
-        "gemma-2-9b",
-        "gemma-2-27b",
-        "gemma-1",
-        "qwen2.5",
-        "qwen2",
-        "qwen1",
-        "yi-1.5",
-        "yi-1",
-        "phi-3",
-        "phi-2",
-        "phi-1.5",
-        "phi-1",
-        "falcon-180b",
-        "falcon-40b",
-        "falcon-7b",
-        "glm3",
-        "glm2",
-        "deepseek2",
-        "deepseek",
-        "mpt-30b",
-        "mpt-7b",
-        "stablelm",
-        "bloom",
-        "baichuan-3",
-        "baichuan-2",
-    }
+    """
+    llama-3 llama-3.1 llama-3.2 llama-2 llama-1 mistral-7b mixtral gemma-2-2b gemma-2-9b
+    gemma-2-27b gemma-1 qwen2.5 qwen2 qwen1 yi-1.5 yi-1 phi-3 phi-2 phi-1.5 phi-1 falcon-180b
+    falcon-40b falcon-7b glm3 glm2 deepseek2 deepseek mpt-30b mpt-7b stablelm bloom baichuan-3
+    baichuan-2
+    """.split()
 )
 _SPELLED = tuple(
     (re.compile(p), t)

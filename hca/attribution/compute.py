@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
 from hca.attribution.identify import identify
 from hca.data.tables import pretraining_tokens
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "pretraining_tokens",
@@ -22,9 +17,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# Pretraining tokens and compute
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------ Pretraining tokens and compute
 
 
 def _compute_row(row: pd.Series, params_b: float | None, include_estimates: bool) -> float:

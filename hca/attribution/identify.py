@@ -29,19 +29,12 @@ __all__ = [
 _DATE_MARGIN_DAYS = 7
 # The developers' own organisations upload official checkpoints before the public release;
 # their models are exempt from the date check.
-_DEVELOPER_ORGS = {
-    "meta-llama",
-    "qwen",
-    "mistralai",
-    "google",
-    "microsoft",
-    "01-ai",
-    "tiiuae",
-    "huggingfacetb",
-    "upstage",
-    "deepseek-ai",
-    "codellama",
-}
+_DEVELOPER_ORGS = set(
+    """
+    meta-llama qwen mistralai google microsoft 01-ai tiiuae huggingfacetb upstage deepseek-ai
+    codellama
+    """.split()
+)
 # Relative tolerance of the parameter-consistency check in the name and hub layers
 # (fine-tunes with resized vocabularies, LoRA merges, counting artefacts).
 _NAME_REL_TOL = 0.12
@@ -49,9 +42,7 @@ _NAME_REL_TOL = 0.12
 _FAMILY_REL_TOL = 0.03
 
 
-# --------------------------------------------------------------------------------------
-# Attribution result
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------ Attribution result
 
 
 @dataclass(frozen=True)
@@ -79,9 +70,7 @@ class Attribution:
         return f"{self.base_model} [{self.layer}] ({self.evidence})"
 
 
-# --------------------------------------------------------------------------------------
-# Name parsing
-# --------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------ Name parsing
 
 # Spans that look like a family keyword but are other model families; removed before parsing.
 _VETO = re.compile(
@@ -231,9 +220,7 @@ def _alias_hits(name: str) -> list[BaseModel]:
     return list(found.values())
 
 
-# --------------------------------------------------------------------------------------
-# Parameter / architecture / date checks
-# --------------------------------------------------------------------------------------
+# ---------------------------------------------------------- Parameter / architecture / date checks
 
 
 def _param_interval(params_b: float | None) -> tuple[float, float] | None:
@@ -340,38 +327,14 @@ def _date_ok(b: BaseModel, date: str | None) -> bool:
     return date >= _EARLIEST[b.name]
 
 
-# --------------------------------------------------------------------------------------
-# Hub column
-# --------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------------------- Hub column
 
-_TRUSTED_ORGS = {
-    "meta-llama",
-    "qwen",
-    "mistralai",
-    "mistral-community",
-    "google",
-    "microsoft",
-    "01-ai",
-    "tiiuae",
-    "huggingfacetb",
-    "upstage",
-    "unsloth",
-    "nousresearch",
-    "deepseek-ai",
-    "codellama",
-    "huggyllama",
-    "allenai",
-    "nvidia",
-    "arcee-ai",
-    "huggingfaceh4",
-    "openchat",
-    "intel",
-    "nexusflow",
-    "berkeley-nest",
-    "teknium",
-    "akjindal53244",
-    "alpindale",
-}
+_TRUSTED_ORGS = _DEVELOPER_ORGS | set(
+    """
+    mistral-community unsloth nousresearch huggyllama allenai nvidia arcee-ai huggingfaceh4
+    openchat intel nexusflow berkeley-nest teknium akjindal53244 alpindale
+    """.split()
+)
 _HUB_SUFFIX = re.compile(r"(?:-(?:bnb-4bit|4bit|8bit|unsloth-bnb-4bit|fp8|awq|gptq|hf|gguf))+$")
 
 
@@ -424,9 +387,7 @@ class _Lookup:
         return found
 
 
-# --------------------------------------------------------------------------------------
-# identify_name
-# --------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------- identify_name
 
 
 def _fmt_params(params_b: float | None) -> str:
@@ -718,9 +679,7 @@ def identify_name(
     )
 
 
-# --------------------------------------------------------------------------------------
-# identify (data frames)
-# --------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------- identify (data frames)
 
 _DATE_COLUMNS = ("upload_date", "submission_date", "date")
 
@@ -798,16 +757,8 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         if "params_b" in frame.columns
         else pd.Series(np.nan, index=frame.index)
     )
-    arch = (
-        frame["architecture"]
-        if "architecture" in frame.columns
-        else pd.Series([None] * n, index=frame.index)
-    )
-    hub = (
-        frame["base_model_hub"]
-        if "base_model_hub" in frame.columns
-        else pd.Series([None] * n, index=frame.index)
-    )
+    none = pd.Series([None] * n, index=frame.index)
+    arch, hub = frame.get("architecture", none), frame.get("base_model_hub", none)
     dates = _earliest_date(frame)
     merges = _merge_flags(frame)
     pretrained = _pretrained_flags(frame)
@@ -828,15 +779,11 @@ def identify(frame: pd.DataFrame) -> pd.DataFrame:
         if key not in done:
             done[key] = _identify_one(lookup, *key)
         results.append(done[key])
-    out = pd.DataFrame(
-        {
-            "base_model": pd.array([r.base_model for r in results], dtype="string"),
-            "layer": pd.array([r.layer for r in results], dtype="string"),
-            "evidence": pd.array([r.evidence for r in results], dtype="string"),
-        },
+    columns = ("base_model", "layer", "evidence")
+    return pd.DataFrame(
+        {c: pd.array([getattr(r, c) for r in results], dtype="string") for c in columns},
         index=frame.index,
     )
-    return out
 
 
 def domain_sizes(attributed: pd.DataFrame | pd.Series, top: int | None = None) -> pd.Series:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hca.causal import ate, frames, overlap, panels
+from hca.causal import ate, frames, overlap, panels, sigmoid
 from hca.causal.ate import (  # noqa: F401
     ATEResult,
     ate_aipw,
@@ -37,21 +37,13 @@ from hca.causal.sigmoid import (  # noqa: F401
     PARAM_NAMES,
     SigmoidBootstrap,
     SigmoidFit,
+    WarmRefits,
     fit_sigmoid_curve_fit,
     fit_sigmoid_law,
     sigmoid_law,
+    warm_refit,
+    warm_refit_batch,
+    warm_refit_counted,
 )
 
-__all__ = [
-    *ate.__all__,
-    *frames.__all__,
-    *overlap.__all__,
-    *panels.__all__,
-    "PARAM_NAMES",
-    "sigmoid_law",
-    "SigmoidFit",
-    "fit_sigmoid_law",
-    "AUTHORS_LOG_OFFSET",
-    "fit_sigmoid_curve_fit",
-    "SigmoidBootstrap",
-]
+__all__ = [*ate.__all__, *frames.__all__, *overlap.__all__, *panels.__all__, *sigmoid.__all__]

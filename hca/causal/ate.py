@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -16,9 +15,6 @@ from hca.validation import (
     check_same_length,
     check_vector,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "ATEResult",
@@ -411,6 +407,12 @@ def check_trim(trim: float) -> None:
         raise ValueError(f"trim must be in [0, 0.5), found {trim}")
 
 
+def hajek_means(e: np.ndarray, t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Hajek-normalised IPW means of the two arms, ``(mu1, mu0)``."""
+    w1, w0 = t / e, (1 - t) / (1 - e)
+    return float(np.sum(w1 * y) / w1.sum()), float(np.sum(w0 * y) / w0.sum())
+
+
 def _ipw_details(degree: int, penalty: float, trim: float, common_support: bool) -> str:
     cs = "min-max common support on e(x), " if common_support else ""
     return (
@@ -482,14 +484,7 @@ def ate_ipw(
         xi, ti, yi = xx[idx], tt[idx], yy[idx]
         e = _propensity(xi, ti, degree, penalty, propensities)
         keep = ipw_mask(e, ti, trim, common_support)
-        e, ti, yi = e[keep], ti[keep], yi[keep]
-        w1, w0 = ti / e, (1 - ti) / (1 - e)
-        return (
-            float(np.sum(w1 * yi) / w1.sum()),
-            float(np.sum(w0 * yi) / w0.sum()),
-            int(keep.sum()),
-            details,
-        )
+        return (*hajek_means(e[keep], ti[keep], yi[keep]), int(keep.sum()), details)
 
     return _make_result("ipw", point, xx, tt, yy, n_boot, ci, random_state, domains)
 
@@ -531,11 +526,7 @@ def ate_aipw(
     n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
     propensities : dict, optional
-        Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
-        caller creates and passes to every call, as :mod:`hca.paper.scaling` does across
-        outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
-        outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
-        once the caller drops the dict.
+        As in :func:`ate_ipw`.
 
     Returns
     -------
@@ -599,11 +590,7 @@ def ate_ipw_strata(
     n_boot, ci, random_state, domains
         As in :func:`ate_backdoor`.
     propensities : dict, optional
-        Fitted propensities to share between calls on the same ``(x, t)`` (an empty dict the
-        caller creates and passes to every call, as :mod:`hca.paper.scaling` does across
-        outcomes: the bootstrap resamples, hence the propensity fits, are the same for every
-        outcome). Keyed by the resample's data, ``degree`` and ``penalty``; nothing is kept
-        once the caller drops the dict.
+        As in :func:`ate_ipw`.
 
     Returns
     -------
@@ -625,14 +612,7 @@ def ate_ipw_strata(
             raise ValueError("fewer than 2 units in an arm inside the common strata")
         e = _propensity(xi, ti, degree, penalty, propensities)
         k2 = ipw_mask(e, ti, trim, False)
-        e, ti, yi = e[k2], ti[k2], yi[k2]
-        w1, w0 = ti / e, (1 - ti) / (1 - e)
-        return (
-            float(np.sum(w1 * yi) / w1.sum()),
-            float(np.sum(w0 * yi) / w0.sum()),
-            int(k2.sum()),
-            details,
-        )
+        return (*hajek_means(e[k2], ti[k2], yi[k2]), int(k2.sum()), details)
 
     return _make_result("ipw_strata", point, xx, tt, yy, n_boot, ci, random_state, domains)
 

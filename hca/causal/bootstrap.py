@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 
 # ----------------------------------------------------------------------------- bootstrap core
 def resampler(
     t: np.ndarray, domains: np.ndarray | None, within: bool = False
 ) -> Callable[[np.random.Generator], np.ndarray]:
-    """The bootstrap resampling of :func:`resample_indices` with its groups found once:
-    ``resampler(t, domains, within)(rng)`` draws what ``resample_indices(rng, t, domains,
-    within)`` draws (the same calls of ``rng``), without sorting the labels again for every
-    replicate."""
+    """A bootstrap draw ``rng -> indices``: units within each arm, or whole clusters when
+    ``domains`` (with ``within=True``: units within each cluster, every cluster kept once);
+    the groups are found once, not for every replicate."""
     if domains is not None and within:
         groups = [np.flatnonzero(domains == g) for g in np.unique(domains)]
         return lambda rng: np.concatenate([m[rng.integers(0, len(m), size=len(m))] for m in groups])
@@ -29,17 +24,6 @@ def resampler(
         return lambda rng: np.concatenate([members[g] for g in rng.integers(0, n, size=n)])
     arms = [a for a in (np.flatnonzero(t == arm) for arm in (0, 1)) if len(a)]
     return lambda rng: np.concatenate([a[rng.integers(0, len(a), size=len(a))] for a in arms])
-
-
-def resample_indices(
-    rng: np.random.Generator,
-    t: np.ndarray,
-    domains: np.ndarray | None,
-    within: bool = False,
-) -> np.ndarray:
-    """One bootstrap resample: units within each arm, or whole clusters when ``domains``
-    (with ``within=True``: units within each cluster, every cluster kept once)."""
-    return resampler(t, domains, within)(rng)
 
 
 def run_bootstrap(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -14,9 +13,6 @@ from hca.attribution.authors import authors_base_model, authors_token_families
 from hca.attribution.compute import add_compute, pretraining_tokens
 from hca.data.tables import authors_tokens
 from hca.validation import check_fraction, check_frame
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "PRETRAINED_TYPES",

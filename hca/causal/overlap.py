@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
-from hca.causal.ate import check_trim, ipw_mask, propensity_scores, support_mask
+from hca.causal.ate import check_trim, hajek_means, ipw_mask, propensity_scores, support_mask
 from hca.validation import check_frame, check_same_length, check_vector
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "stratum_effects",
@@ -91,9 +86,8 @@ def ipw_balance(
     keep = ipw_mask(e, tt, trim, False)
     xk, tk, ek = xx[keep], tt[keep], e[keep]
     sd = float(np.sqrt((xk[tk == 1].var() + xk[tk == 0].var()) / 2.0))
-    w1, w0 = tk / ek, (1 - tk) / (1 - ek)
     raw = (float(xk[tk == 1].mean()), float(xk[tk == 0].mean()))
-    ipw = (float(np.sum(w1 * xk) / w1.sum()), float(np.sum(w0 * xk) / w0.sum()))
+    ipw = hajek_means(ek, tk, xk)
     rows = {
         name: {
             "mean_x_treated": m1,

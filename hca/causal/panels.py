@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,9 +21,6 @@ from hca.causal.sigmoid import (
 )
 from hca.estimator.results import r_squared
 from hca.validation import check_fraction, check_frame, check_vector
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "SigmoidPanel",
@@ -410,22 +406,10 @@ def fit_sigmoid_panel(
             prepared[name] = (i, sub_fits)
             # one batch of warm refits per subset in one process; blocks for the workers
             n_blocks = 1 if n_jobs == 1 else max(1, min(n_boot, 4 * max(1, n_jobs)))
+            fixed, starts = sub_fits[0].tau_fixed, [f.params for f in sub_fits]
             for block in np.array_split(np.arange(n_boot), n_blocks):
-                jobs.append(
-                    (
-                        xx,
-                        tt,
-                        Y,
-                        g,
-                        sub_fits[0].tau_fixed,
-                        [f.params for f in sub_fits],
-                        n_starts,
-                        seed,
-                        i,
-                        block.tolist(),
-                        resample == "within",
-                    )
-                )
+                block_args = (n_starts, seed, i, block.tolist(), resample == "within")
+                jobs.append((xx, tt, Y, g, fixed, starts, *block_args))
     if n_boot:
         results = _run_jobs(_sigmoid_boot_block, jobs, n_jobs)
         per_subset: dict[int, list] = {}
@@ -466,6 +450,12 @@ def fit_sigmoid_panel(
         n_boot=n_boot,
         domains=domains,
     )
+
+
+#: The fields of :class:`ATEResult` in :attr:`ATEPanel.table`, in column order.
+_ATE_TABLE_FIELDS = (
+    "ate ci_low ci_high n_treated n_control n_used mu1 mu0 naive n_boot_failed".split()
+)
 
 
 def _ate_job(name, x, t, y, n_boot, ci, seed, domains, kwargs):
@@ -627,40 +617,14 @@ def ate_panel(
         g = _domain_codes(frame, domains, mask)
         xx, tt = d[x].to_numpy(dtype=float), d[t].to_numpy()
         for o in outcomes:
+            y = d[o].to_numpy(dtype=float)
             for e in estimators:
-                jobs.append(
-                    (
-                        e,
-                        xx,
-                        tt,
-                        d[o].to_numpy(dtype=float),
-                        n_boot,
-                        ci,
-                        sub_seed,
-                        g,
-                        dict(kwargs.get(e, {})),
-                    )
-                )
+                jobs.append((e, xx, tt, y, n_boot, ci, sub_seed, g, dict(kwargs.get(e, {}))))
                 keys.append((name, o, e))
     results = _run_jobs(_ate_job, jobs, n_jobs)
     table, samples = [], {}
     for (name, o, e), res in zip(keys, results):
-        table.append(
-            {
-                "subset": name,
-                "outcome": o,
-                "estimator": e,
-                "ate": res.ate,
-                "ci_low": res.ci_low,
-                "ci_high": res.ci_high,
-                "n_treated": res.n_treated,
-                "n_control": res.n_control,
-                "n_used": res.n_used,
-                "mu1": res.mu1,
-                "mu0": res.mu0,
-                "naive": res.naive,
-                "n_boot_failed": res.n_boot_failed,
-            }
-        )
+        values = {k: getattr(res, k) for k in _ATE_TABLE_FIELDS}
+        table.append({"subset": name, "outcome": o, "estimator": e, **values})
         samples[(name, o, e)] = res.boot_samples
     return ATEPanel(table=pd.DataFrame(table), samples=samples, rows=rows, ci=ci)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,9 +17,6 @@ from hca.validation import (
     check_same_length,
     check_vector,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
 
 __all__ = [
     "PARAM_NAMES",
@@ -254,17 +250,27 @@ def _warm_problem(x: np.ndarray, y: np.ndarray, start: Mapping[str, float], use_
         raise ValueError("constant log_c or y in the resample")
     u, v = (x - xm) / xs, (y - ym) / ys
     lo, hi, idx = _scaled_bounds(u, v, use_tau)
-    p0 = _scaled_start(start, xm, xs, ym, ys)[idx]
+    p0 = _inside(_scaled_start(start, xm, xs, ym, ys)[idx], lo, hi)
+    return u, v, lo, hi, idx, p0, (xm, xs, ym, ys)
+
+
+def _inside(p: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``p`` clipped just inside the bounds (an infinite bound stays infinite)."""
     eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
     eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
-    return u, v, lo, hi, idx, np.clip(p0, eps_lo, eps_hi), (xm, xs, ym, ys)
+    return np.clip(p, eps_lo, eps_hi)
 
 
 def _original_units(p: np.ndarray, resid: np.ndarray, v: np.ndarray, units) -> np.ndarray:
     """``[L, k, log_c0, tau, b, R^2]`` in original units from scaled parameters ``p`` (5)."""
     xm, xs, ym, ys = units
-    r2 = r_squared(v, resid)
-    return np.array([ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym, r2])
+    return np.array([*_unscaled(p, xm, xs, ym, ys), r_squared(v, resid)])
+
+
+def _unscaled(p: np.ndarray, xm: float, xs: float, ym: float, ys: float) -> list[float]:
+    """Scaled ``(L, k_u, u0, tau, b)`` in original units: ``L``, ``tau`` scale with ``ys``;
+    ``b = ys b_v + ym``; ``k = k_u / xs``; ``log_c0 = xm + xs u0``."""
+    return [ys * p[0], p[1] / xs, xm + xs * p[2], ys * p[3], ys * p[4] + ym]
 
 
 def warm_refit_counted(
@@ -508,9 +514,7 @@ def _fit_scaled(
     resid, jac = _scaled_residuals(u, t, v, use_tau)
     best = None
     for start in starts:
-        eps_lo = lo + 1e-9 * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))  # -inf stays
-        eps_hi = hi - 1e-9 * (1 + np.abs(np.where(np.isfinite(hi), hi, 0.0)))
-        p0 = np.clip(np.where(np.isfinite(start[idx]), start[idx], 0.0), eps_lo, eps_hi)
+        p0 = _inside(np.where(np.isfinite(start[idx]), start[idx], 0.0), lo, hi)
         res = least_squares(
             resid,
             p0,
@@ -550,6 +554,15 @@ def _original_covariance(res, idx: list[int], scale: np.ndarray, dof: int) -> np
         d = scale[idx]  # the scaled -> original map is affine with diagonal D
         cov[np.ix_(idx, idx)] = s2_v * jtj_inv * np.outer(d, d)
     return cov
+
+
+def _standard_errors(cov: np.ndarray) -> dict[str, float]:
+    """Square roots of the diagonal of ``cov`` by parameter name (NaN where not >= 0)."""
+    diag = np.diag(cov)
+    return {
+        p: float(np.sqrt(diag[j])) if np.isfinite(diag[j]) and diag[j] >= 0 else float("nan")
+        for j, p in enumerate(PARAM_NAMES)
+    }
 
 
 def _params_at_bound(
@@ -629,24 +642,10 @@ def fit_sigmoid_law(
         extra = _scaled_start(start, xm, xs, ym, ys)
 
     res, lo, hi, idx = _fit_scaled(u, tt, v, use_tau, n_starts, extra)
-    p_scaled = _expand(res.x, use_tau)
-    # back to original units: L, tau scale with ys; b = ys*b_v + ym; k = k_u/xs; x0 = xm + xs*u0
-    params = np.array(
-        [
-            ys * p_scaled[0],
-            p_scaled[1] / xs,
-            xm + xs * p_scaled[2],
-            ys * p_scaled[3],
-            ys * p_scaled[4] + ym,
-        ]
-    )
+    params = np.array(_unscaled(_expand(res.x, use_tau), xm, xs, ym, ys))
     dof = n - len(idx)
     cov = _original_covariance(res, idx, np.array([ys, 1.0 / xs, xs, ys, ys]), dof)
-    diag = np.diag(cov)
-    se = {
-        name: float(np.sqrt(diag[i])) if np.isfinite(diag[i]) and diag[i] >= 0 else float("nan")
-        for i, name in enumerate(PARAM_NAMES)
-    }
+    se = _standard_errors(cov)
     rss = float(np.sum(res.fun**2)) * ys**2
     at_bound = _params_at_bound(res.x, lo, hi, idx)
     converged = bool(res.success and res.status > 0 and np.all(np.isfinite(cov[np.ix_(idx, idx)])))
@@ -754,11 +753,7 @@ def fit_sigmoid_curve_fit(log_c, t, y, *, offset: float = AUTHORS_LOG_OFFSET) ->
     idx = pos if use_tau else [i for i, p in zip(pos, PARAM_NAMES) if p != "tau"]
     keep = [j for j, p in enumerate(PARAM_NAMES) if use_tau or p != "tau"]
     cov[np.ix_(keep, keep)] = pcov[np.ix_(idx, idx)]
-    diag = np.diag(cov)
-    se = {
-        p: float(np.sqrt(diag[j])) if np.isfinite(diag[j]) and diag[j] >= 0 else float("nan")
-        for j, p in enumerate(PARAM_NAMES)
-    }
+    se = _standard_errors(cov)
     resid = law((u, tt.astype(float)), *popt) - yy
     n = len(yy)
     at_bound = ("L",) if popt[0] <= 1e-6 * (1 + abs(p0[0])) else ()

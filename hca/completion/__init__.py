@@ -4,6 +4,7 @@ global and local completion of one domain (Appendix G's designs: :mod:`hca.paper
 
 from __future__ import annotations
 
+from hca.completion import estimators, experiment, masks
 from hca.completion.estimators import (  # noqa: F401
     ColumnMeans,
     SoftImpute,
@@ -30,24 +31,4 @@ from hca.completion.masks import (  # noqa: F401
     rmse_on_mask,
 )
 
-__all__ = [
-    "SoftImpute",
-    "StructuredCompletion",
-    "default_shrinkage_grid",
-    "ColumnMeans",
-    "mask_random",
-    "mask_randoms",
-    "mask_block",
-    "mask_blocks",
-    "rmse_on_mask",
-    "observed_column_sets",
-    "global_vs_local",
-    "global_vs_local_many",
-    "domain_matrix",
-    "paired_rmse",
-    "compare_approaches",
-    "AUTHORS_SOFT_IMPUTE",
-    "rmse_by_row_observed",
-    "random_mask_diagnostics",
-    "local_row_positions",
-]
+__all__ = [*estimators.__all__, *masks.__all__, *experiment.__all__]

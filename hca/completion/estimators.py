@@ -83,6 +83,16 @@ def _check_not_all_missing(missing: np.ndarray) -> None:
         )
 
 
+def _check_columns_observed(missing: np.ndarray, cols: list, who: str) -> None:
+    """Every column needs an observed entry (and so X one)."""
+    _check_not_all_missing(missing)
+    empty = np.flatnonzero(missing.all(axis=0))
+    if empty.size:
+        raise ValueError(
+            f"{who} cannot fill columns without any observed entry: {show_labels(cols, empty)}"
+        )
+
+
 # --------------------------------------------------------------------------- soft-impute core
 def svt_weights(
     G: np.ndarray, lam: np.ndarray, max_rank: int | None
@@ -568,13 +578,7 @@ class SoftImpute(MatrixCompleter):
         return np.sort(grid)[::-1]
 
     def _check_mask(self, missing: np.ndarray, rows: list, cols: list) -> np.ndarray:
-        _check_not_all_missing(missing)
-        empty_cols = np.flatnonzero(missing.all(axis=0))
-        if empty_cols.size:
-            raise ValueError(
-                f"SoftImpute cannot fill columns without any observed entry: "
-                f"{show_labels(cols, empty_cols)}"
-            )
+        _check_columns_observed(missing, cols, "SoftImpute")
         empty_rows = np.flatnonzero(missing.all(axis=1))
         if empty_rows.size and self.empty_row != "ignore":
             msg = (
@@ -598,21 +602,13 @@ class SoftImpute(MatrixCompleter):
         lam = np.asarray(lam_rel, dtype=float) * lam_max
         Z0 = np.zeros((lam.size,) + Xc.shape[1:])
         max_rank = None if self.max_rank is None else int(self.max_rank)
-        Z, W, n_iter, conv = soft_impute_batch(
-            Xc,
-            observed,
-            G,
-            lam,
-            Z0,
-            max_rank,
-            int(self.max_iter),
-            float(self.tol),
-            stopping=self.stopping,
+        settings = (max_rank, int(self.max_iter), float(self.tol))
+        Z, _, n_iter, conv = soft_impute_batch(
+            Xc, observed, G, lam, Z0, *settings, stopping=self.stopping
         )
         return {
             "inc": inc,
             "Z": Z,
-            "W": W,
             "mean": mean[0],
             "sd": sd[0],
             "lam": lam,
@@ -739,30 +735,6 @@ class SoftImpute(MatrixCompleter):
 
 
 # --------------------------------------------------------------------------- SMC
-def smc_rule(
-    V1: np.ndarray,
-    B1: np.ndarray,
-    A21: np.ndarray,
-    m1: int,
-    rank: int | None,
-    c_T: float,
-    thresholding: str,
-    n_rows: int,
-    n_cols: int,
-) -> tuple[np.ndarray, int, float]:
-    """Rank rule and estimate of Cai, Cai & Zhang (2016) from the rotated blocks.
-
-    ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
-    singular value) and ``B1 = U2^T [A11, A12] = S2 V2^T`` (rows by decreasing singular
-    value; the first ``m2`` columns belong to ``A11``). One problem of
-    :func:`smc_rule_batch`.
-    """
-    A22, r, thr = smc_rule_batch(
-        V1[None], B1[None], A21[None], m1, rank, c_T, thresholding, n_rows, n_cols
-    )
-    return A22[0], int(r[0]), thr
-
-
 def smc_rule_batch(
     V1: np.ndarray,
     B1: np.ndarray,
@@ -774,7 +746,12 @@ def smc_rule_batch(
     n_rows: int,
     n_cols: int,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`smc_rule` for ``R`` problems of one shape at once.
+    """Rank rule and estimate of Cai, Cai & Zhang (2016) from the rotated blocks, for ``R``
+    problems of one shape at once.
+
+    ``V1`` holds the right singular vectors of ``[A11; A21]`` (columns, by decreasing
+    singular value) and ``B1 = U2^T [A11, A12] = S2 V2^T`` (rows by decreasing singular
+    value; the first ``m2`` columns belong to ``A11``).
 
     Every problem takes the rank the one-problem rule would take: the candidate ranks are
     tried from the largest down, each on the problems not yet decided, and the estimate of
@@ -854,9 +831,11 @@ def smc_block(
     V1 = np.linalg.svd(R1)[2].T
     R2 = np.linalg.qr(np.hstack([A11, A12]), mode="r")
     _, s2, V2t = np.linalg.svd(R2, full_matrices=False)
-    return smc_rule(
-        V1, s2[:, None] * V2t, A21, A11.shape[0], rank, c_T, thresholding, n_rows, n_cols
+    B1 = s2[:, None] * V2t
+    A22, r, thr = smc_rule_batch(
+        V1[None], B1[None], A21[None], A11.shape[0], rank, c_T, thresholding, n_rows, n_cols
     )
+    return A22[0], int(r[0]), thr
 
 
 def eig_desc(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -947,30 +926,22 @@ class StructuredCompletion(MatrixCompleter):
             self.n_unused_observed_ = 0
             return self
         _check_not_all_missing(missing)
-        if R1.size == 0:
-            empty = np.flatnonzero(missing.all(axis=0))
-            extra = (
-                f"; columns without any observed entry: {show_labels(cols, empty)}"
-                if empty.size
-                else ""
-            )
-            raise ValueError(
-                "StructuredCompletion needs at least one fully observed row; "
-                f"every row has a missing entry: rows {show_labels(rows, np.arange(n))}"
-                f"{extra}"
-            )
-        if C1.size == 0:
-            empty = np.flatnonzero(missing.all(axis=1))
-            extra = (
-                f"; rows without any observed entry: {show_labels(rows, empty)}"
-                if empty.size
-                else ""
-            )
-            raise ValueError(
-                "StructuredCompletion needs at least one fully observed "
-                "column; every column has a missing entry: columns "
-                f"{show_labels(cols, np.arange(d))}{extra}"
-            )
+        for full, what, names, other, other_names, axis in (
+            (R1, "row", rows, "column", cols, 0),
+            (C1, "column", cols, "row", rows, 1),
+        ):
+            if full.size == 0:
+                empty = np.flatnonzero(missing.all(axis=axis))
+                extra = (
+                    f"; {other}s without any observed entry: {show_labels(other_names, empty)}"
+                    if empty.size
+                    else ""
+                )
+                raise ValueError(
+                    f"StructuredCompletion needs at least one fully observed {what}; every "
+                    f"{what} has a missing entry: {what}s "
+                    f"{show_labels(names, np.arange(len(names)))}{extra}"
+                )
         R2 = np.flatnonzero(missing.any(axis=1))
         C2 = np.flatnonzero(missing.any(axis=0))
         top = arr[R1]
@@ -1026,13 +997,7 @@ class ColumnMeans(MatrixCompleter):
         arr = check_matrix(X, allow_nan=True)
         rows, cols = labels_of(X)
         missing = np.isnan(arr)
-        _check_not_all_missing(missing)
-        empty = np.flatnonzero(missing.all(axis=0))
-        if empty.size:
-            raise ValueError(
-                f"ColumnMeans cannot fill columns without any observed entry: "
-                f"{show_labels(cols, empty)}"
-            )
+        _check_columns_observed(missing, cols, "ColumnMeans")
         count = (~missing).sum(axis=0)
         mean = np.where(missing, 0.0, arr).sum(axis=0) / count
         self.missing_ = missing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
@@ -89,20 +90,16 @@ def _cols_index(observed_cols: Any, columns: list) -> np.ndarray:
     return np.array(out, dtype=int)
 
 
+@dataclass(frozen=True)
 class _Design:
     """One approach of the experiment: rows that carry masks, fixed complete rows, and
     the positions (within the masked rows) of the domain rows that are scored."""
 
-    def __init__(
-        self,
-        X_rows: np.ndarray,
-        masks: np.ndarray,
-        X_fixed: np.ndarray | None,
-        scored: np.ndarray,
-        label: str,
-    ) -> None:
-        self.X_rows, self.masks, self.X_fixed = X_rows, masks, X_fixed
-        self.scored, self.label = scored, label
+    X_rows: np.ndarray
+    masks: np.ndarray
+    X_fixed: np.ndarray | None
+    scored: np.ndarray
+    label: str
 
     def matrix(self, r: int) -> np.ndarray:
         """The masked matrix of repetition ``r`` (masked rows first, then fixed rows)."""
@@ -146,6 +143,7 @@ def _soft_impute_runs(
     if shrink is None:  # the validation rule on the first draw, then held fixed
         shrink = clone(est).set_params(empty_row="ignore").choose_shrinkage(design.matrix(0))
     max_rank = None if est.max_rank is None else int(est.max_rank)
+    settings = (max_rank, int(est.max_iter), float(est.tol))
     rank, n_iter = np.empty(R, dtype=int), np.empty(R, dtype=int)
     Z_all, mean_all, sd_all = np.empty((R, n, d)), np.empty((R, d)), np.empty((R, d))
     chunk = max(1, min(250, _SOFT_IMPUTE_ENTRIES // (n * d)))
@@ -157,15 +155,7 @@ def _soft_impute_runs(
         )
         lam = shrink * lambda_max(Xc, G)
         Z, _, n_iter[sl], conv = soft_impute_batch(
-            Xc,
-            observed,
-            G,
-            lam,
-            np.zeros_like(Xc),
-            max_rank,
-            int(est.max_iter),
-            float(est.tol),
-            stopping=est.stopping,
+            Xc, observed, G, lam, np.zeros_like(Xc), *settings, stopping=est.stopping
         )
         if not conv.all() and est.stopping == "limit":
             warnings.warn(
@@ -472,20 +462,19 @@ def global_vs_local_many(
     return [run.frame(part) for run, part in zip(runs, parts)]
 
 
+@dataclass(frozen=True)
 class _Run:
     """One setting of :func:`global_vs_local`, checked, with its masks drawn."""
 
-    def __init__(
-        self,
-        designs: tuple[_Design, _Design],
-        est: Any,
-        name: str,
-        n_missing: np.ndarray,
-        labels: dict[str, Any],
-    ) -> None:
-        self.designs, self.est, self.name = designs, est, name
-        self.n_missing, self.labels = n_missing, labels
-        self.mask_scope = labels["mask_scope"]
+    designs: tuple[_Design, _Design]
+    est: Any
+    name: str
+    n_missing: np.ndarray
+    labels: dict[str, Any]
+
+    @property
+    def mask_scope(self) -> str:
+        return self.labels["mask_scope"]
 
     def frame(self, parts: list[dict[str, np.ndarray]]) -> pd.DataFrame:
         """The output frame of :func:`global_vs_local` from the two approaches' results."""
@@ -760,24 +749,9 @@ def compare_approaches(
             row["verdict"] = "no clear difference"
         rows.append(row)
         index.append(key)
-    cols = [
-        "n",
-        "global_mean",
-        "global_lo",
-        "global_hi",
-        "local_mean",
-        "local_lo",
-        "local_hi",
-        "global_median",
-        "local_median",
-        "ratio_median",
-        "share_local_better",
-        "diff_mean",
-        "diff_lo",
-        "diff_hi",
-        "verdict",
-    ]
-    out = pd.DataFrame(rows, columns=cols)
+    mean_ci = [f"{a}_{s}" for a in ("global", "local", "diff") for s in ("mean", "lo", "hi")]
+    medians = ["global_median", "local_median", "ratio_median", "share_local_better"]
+    out = pd.DataFrame(rows, columns=["n", *mean_ci[:6], *medians, *mean_ci[6:], "verdict"])
     if by:
         out.index = (
             pd.MultiIndex.from_tuples(index, names=by)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hca.data import frames, loaders
+from hca.data import frames, loaders, registry, tables
 from hca.data.frames import domain_data  # noqa: F401
 from hca.data.loaders import (  # noqa: F401
     load_leaderboard_v1,
@@ -27,9 +27,13 @@ from hca.data.registry import (  # noqa: F401
     fetch,
     fetch_file,
     provenance_table,
+    role_position,
     sha256sum,
 )
 from hca.data.tables import (  # noqa: F401
+    BASE_MODEL_COLUMNS,
+    FIGURE8_CHECKPOINTS,
+    FIGURE8_COLUMNS,
     TABLES,
     authors_code_values,
     authors_edge_weights,
@@ -42,31 +46,4 @@ from hca.data.tables import (  # noqa: F401
     table_path,
 )
 
-__all__ = [
-    *frames.__all__,
-    *loaders.__all__,
-    "TABLES",
-    "authors_code_values",
-    "authors_edge_weights",
-    "authors_tokens",
-    "base_models_table",
-    "load_paper_values",
-    "paper_figure8_sft",
-    "parse_tolerance",
-    "pretraining_tokens",
-    "table_path",
-    "DataFile",
-    "DataIntegrityError",
-    "DataDownloadError",
-    "REGISTRY",
-    "V2_BENCHMARKS",
-    "V1_BENCHMARKS",
-    "MMLU_SUBJECTS",
-    "BENCHMARK_LABELS",
-    "fetch",
-    "fetch_file",
-    "sha256sum",
-    "provenance_table",
-    "alignment_text",
-    "benchmark_label",
-]
+__all__ = [*frames.__all__, *loaders.__all__, *registry.__all__, *tables.__all__]

@@ -10,7 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hca.data.registry import MMLU_SUBJECTS, V1_BENCHMARKS, V2_BENCHMARKS, fetch
+from hca.data.registry import (
+    BENCHMARK_LABELS,
+    MMLU_SUBJECTS,
+    V1_BENCHMARKS,
+    V2_BENCHMARKS,
+    fetch,
+)
 from hca.validation import check_frame
 
 __all__ = [
@@ -99,18 +105,8 @@ _V2_RENAME = {
     "Tokens": "authors_tokens",
     "base_model": "authors_base_model",
     "pretrain": "authors_pretrain",
-    "IFEval": "ifeval",
-    "BBH": "bbh",
-    "MATH Lvl 5": "math_lvl_5",
-    "GPQA": "gpqa",
-    "MUSR": "musr",
-    "MMLU-PRO": "mmlu_pro",
-    "IFEval Raw": "ifeval_raw",
-    "BBH Raw": "bbh_raw",
-    "MATH Lvl 5 Raw": "math_lvl_5_raw",
-    "GPQA Raw": "gpqa_raw",
-    "MUSR Raw": "musr_raw",
-    "MMLU-PRO Raw": "mmlu_pro_raw",
+    **{BENCHMARK_LABELS[b]: b for b in V2_BENCHMARKS},
+    **{f"{BENCHMARK_LABELS[b]} Raw": f"{b}_raw" for b in V2_BENCHMARKS},
 }
 
 
@@ -163,28 +159,11 @@ def load_leaderboard_v2(
         df[col] = df[col].astype("string")
     df["authors_pretrain"] = df["authors_pretrain"].astype(bool)
     keep = [
-        "model_id",
-        "eval_name",
-        "precision",
-        "type",
-        "weight_type",
-        "architecture",
-        "params_b",
-        "moe",
-        "merged",
-        "official_providers",
-        "flagged",
-        "chat_template",
-        "available_on_hub",
-        "hub_license",
-        "hub_likes",
-        "co2_kg",
-        "model_sha",
-        "base_model_hub",
-        "upload_date",
-        "submission_date",
-        "generation",
-        "average",
+        *"""
+        model_id eval_name precision type weight_type architecture params_b moe merged
+        official_providers flagged chat_template available_on_hub hub_license hub_likes co2_kg
+        model_sha base_model_hub upload_date submission_date generation average
+        """.split(),
         *V2_BENCHMARKS,
         *(f"{b}_raw" for b in V2_BENCHMARKS),
         "authors_tokens",
@@ -250,18 +229,8 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
     parser = _TableParser()
     parser.feed(Path(fetch("open_llm_leaderboard_v2_final.html")).read_text(encoding="utf-8"))
     header, *body = parser.rows
-    expected = [
-        "Rank",
-        "Model",
-        "Average Score",
-        "Parameters(B)",
-        "IFEval",
-        "BBH",
-        "MATH",
-        "GPQA",
-        "MUSR",
-        "MMLU-PRO",
-    ]
+    scores = ["IFEval", "BBH", "MATH", "GPQA", "MUSR", "MMLU-PRO"]
+    expected = ["Rank", "Model", "Average Score", "Parameters(B)", *scores]
     if header != expected:
         raise ValueError(
             f"open_llm_leaderboard_v2_final.html: unexpected table header {header}, "
@@ -278,12 +247,7 @@ def load_leaderboard_v2_final_html() -> pd.DataFrame:
 _V1_RENAME = {
     "Model": "model_id",
     "Average ⬆️": "average",
-    "ARC": "arc",
-    "HellaSwag": "hellaswag",
-    "MMLU": "mmlu",
-    "TruthfulQA": "truthfulqa",
-    "Winogrande": "winogrande",
-    "GSM8K": "gsm8k",
+    **{BENCHMARK_LABELS[b]: b for b in V1_BENCHMARKS},
     "Architecture": "architecture",
     "Weight type": "weight_type",
     "Precision": "precision",
@@ -315,21 +279,10 @@ def load_leaderboard_v1(dedupe: bool = True) -> pd.DataFrame:
     for col in ("architecture", "precision", "weight_type", "hub_license", "model_sha"):
         df[col] = df[col].astype("string")
     keep = [
-        "model_id",
-        "type",
-        "architecture",
-        "weight_type",
-        "precision",
-        "params_b",
-        "moe",
-        "merged",
-        "flagged",
-        "available_on_hub",
-        "hub_license",
-        "hub_likes",
-        "model_sha",
-        "date",
-        "average",
+        *"""
+        model_id type architecture weight_type precision params_b moe merged flagged
+        available_on_hub hub_license hub_likes model_sha date average
+        """.split(),
         *V1_BENCHMARKS,
     ]
     df = df[keep]
@@ -346,19 +299,8 @@ def load_mmlu_by_task(dedupe: bool = True) -> pd.DataFrame:
     """
     raw = pd.read_csv(fetch("mmlu_by_task_leaderboard.csv"))
     subjects = [f"MMLU_{s}" for s in MMLU_SUBJECTS]
-    check_frame(
-        raw,
-        [
-            "fullname",
-            "Model Name",
-            "Parameters",
-            "arc:challenge|25",
-            "hellaswag|10",
-            "MMLU_average",
-            *subjects,
-        ],
-        name="mmlu_by_task_leaderboard.csv",
-    )
+    needed = ["fullname", "Model Name", "Parameters", "arc:challenge|25", "hellaswag|10"]
+    check_frame(raw, [*needed, "MMLU_average", *subjects], name="mmlu_by_task_leaderboard.csv")
     df = pd.DataFrame(
         {
             "model_id": raw["fullname"].astype("string"),
@@ -386,9 +328,7 @@ def load_lifearchitect() -> pd.DataFrame:
     """LifeArchitect models table (one row per model family): parameters and tokens (B)."""
     raw = pd.read_csv(fetch("lifearchitect_models_table.csv"))
     df = raw.rename(columns=_snake)
-    return df.rename(
-        columns={"parameters_b": "params_b", "tokens_trained_b": "tokens_b", "model": "model"}
-    )
+    return df.rename(columns={"parameters_b": "params_b", "tokens_trained_b": "tokens_b"})
 
 
 def load_sloth_base_models() -> pd.DataFrame:
@@ -396,13 +336,7 @@ def load_sloth_base_models() -> pd.DataFrame:
     raw = pd.read_csv(fetch("sloth_base_models.csv"))
     raw = raw.drop(columns=[c for c in raw.columns if c.startswith("Unnamed")])
     df = raw.rename(columns=_snake)
-    return df.rename(
-        columns={
-            "params_b": "params_b",
-            "pretraining_data_size_t": "tokens_t",
-            "flops_1e21": "flops_1e21",
-        }
-    )
+    return df.rename(columns={"pretraining_data_size_t": "tokens_t"})
 
 
 def load_obsscaling_base_models() -> pd.DataFrame:

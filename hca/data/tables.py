@@ -63,46 +63,20 @@ TABLES: tuple[str, ...] = (
     "base_models",
 )
 
-_TOKENS_COLUMNS = (
-    "base_model",
-    "family",
-    "params_b",
-    "active_params_b",
-    "tokens_t",
-    "tokens_kind",
-    "source",
-    "note",
+_TOKENS_COLUMNS = tuple(
+    """
+    base_model family params_b active_params_b tokens_t tokens_kind source note
+    """.split()
 )
-_PAPER_COLUMNS = (
-    "id",
-    "section",
-    "claim",
-    "paper",
-    "value",
-    "tolerance",
-    "criterion",
-    "citation",
-    "kind",
-)
+_PAPER_COLUMNS = tuple("id section claim paper value tolerance criterion citation kind".split())
 _KINDS = ("analysis", "lookup")
 _AUTHORS_COLUMNS = ("id", "chapter", "quantity", "value", "source", "note")
 #: The columns of ``base_models.csv``, in file order (``tables/README.md``).
-BASE_MODEL_COLUMNS: tuple[str, ...] = (
-    "name",
-    "family",
-    "key",
-    "version",
-    "variant",
-    "sizes",
-    "params_b",
-    "alt_params_b",
-    "archs",
-    "arch_rule",
-    "released",
-    "parent",
-    "hub_names",
-    "aliases",
-    "note",
+BASE_MODEL_COLUMNS: tuple[str, ...] = tuple(
+    """
+    name family key version variant sizes params_b alt_params_b archs arch_rule released parent
+    hub_names aliases note
+    """.split()
 )
 _SFT_COLUMNS = ("model", "config", *FIGURE8_COLUMNS, "scale", "reported_by", "source")
 
