@@ -64,8 +64,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _raised_in_hca(err: BaseException) -> bool:
-    """Whether the innermost frame of ``err``'s traceback is in hca's own code (not numpy's,
-    scipy's, pandas' or scikit-learn's)."""
+    """Whether the innermost frame of ``err``'s traceback is in hca's own code."""
     tb = err.__traceback__
     if tb is None:
         return False
@@ -76,14 +75,9 @@ def _raised_in_hca(err: BaseException) -> bool:
 
 
 def is_user_error(err: BaseException) -> bool:
-    """Whether ``err`` reports bad input (shown in one line, exit code 2) rather than a bug.
-
-    The library's own input errors (:class:`hca.validation.InputError`, scikit-learn's
-    ``InvalidParameterError`` from the parameter checks), an ``OSError`` (a file), and a
-    ``ValueError``, ``TypeError`` or ``LookupError`` raised by hca's own code. The same
-    classes raised inside another library (numpy's ``LinAlgError`` "Eigenvalues did not
-    converge", a pandas ``KeyError``) and every other exception are bugs.
-    """
+    """Whether ``err`` reports bad input (shown in one line, exit code 2) rather than a bug,
+    by the rule of the module docstring (numpy's ``LinAlgError`` "Eigenvalues did not
+    converge" or a pandas ``KeyError`` are bugs: raised outside hca's own code)."""
     if isinstance(err, OSError):
         return True
     validation = sys.modules.get("hca.validation")  # loaded if it raised (keeps --help light)

@@ -147,12 +147,10 @@ def table_markdown(frame: pd.DataFrame, caption: str | None = None, name: str | 
     caption = caption or frame.attrs.get("caption") or _default_caption(frame)
     name = name or frame.attrs.get("name")
     df = clean_frame(frame)
-
-    def _numeric(col: pd.Series) -> bool:
-        return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
+    types = pd.api.types
     numeric = [False] * (df.shape[1] - frame.shape[1]) + [
-        _numeric(frame.iloc[:, i]) for i in range(frame.shape[1])
+        types.is_numeric_dtype(col) and not types.is_bool_dtype(col)
+        for col in (frame.iloc[:, i] for i in range(frame.shape[1]))
     ]
     head = "| " + " | ".join(_escape(c) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
@@ -166,13 +164,9 @@ def table_markdown(frame: pd.DataFrame, caption: str | None = None, name: str | 
     )
 
 
-def _markdown_repr(frame: pd.DataFrame) -> str:
-    return table_markdown(frame)
-
-
 def register_formatter(ipython: Any) -> None:
     """Give DataFrames in ``ipython`` a ``text/markdown`` form, :func:`table_markdown`.
 
     The book renders it (``_config.yml`` ranks ``text/markdown`` above ``text/html``); Jupyter
     still shows pandas' HTML, which it prefers."""
-    ipython.display_formatter.formatters["text/markdown"].for_type(pd.DataFrame, _markdown_repr)
+    ipython.display_formatter.formatters["text/markdown"].for_type(pd.DataFrame, table_markdown)
