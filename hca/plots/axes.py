@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = [
+    "annotate_cells",
     "benchmark_label",
     "get_axes",
     "get_axes_grid",
@@ -51,3 +52,13 @@ def get_axes_grid(
 
     _, grid = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, **subplots_kw)
     return grid
+
+
+def annotate_cells(ax: Axes, texts: Any, dark: Any, **kwargs: Any) -> None:
+    """Write ``texts[i][j]`` in the middle of every cell of a heatmap (none where it is None),
+    white where ``dark[i][j]``, black elsewhere; ``kwargs`` go to :meth:`Axes.text`."""
+    for i, row in enumerate(texts):
+        for j, text in enumerate(row):
+            if text is not None:
+                color = "white" if dark[i][j] else "black"
+                ax.text(j, i, text, ha="center", va="center", color=color, **kwargs)

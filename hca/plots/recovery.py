@@ -1,8 +1,4 @@
-"""Figures of the recovery chapter: recovered DGPs, causal graphs of all domains, shares.
-
-Each function takes ``ax=None`` (or ``axes=None`` for a multi-panel figure) and returns what it
-drew on; the defaults fit the book's text column (8 in wide, text at least 9 pt).
-"""
+"""Figures of the recovery chapter: recovered DGPs, causal graphs of all domains, shares."""
 
 from __future__ import annotations
 

@@ -25,7 +25,6 @@ def _truthy(value: Any) -> bool:
     return value is not None and not pd.isna(value) and bool(value)
 
 
-# =========================================================================== plots
 def plot_robustness(result: Any, ax: Axes | None = None, *, show_replicates: bool = True) -> Axes:
     """MIC of every perturbation with its interval, coloured by the recovered order.
 
