@@ -120,14 +120,6 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {one_line(message)} (see --help)\n")
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The sub-command named in ``argv`` (the first argument not starting with ``-``)."""
-    for arg in argv:
-        if not arg.startswith("-"):
-            return arg
-    return None
-
-
 def _load_command(name: str | None) -> None:
     """Import the module of ``name`` (if it is a known command): it registers the command."""
     if name in COMMAND_MODULES and name not in _COMMANDS:
@@ -158,7 +150,7 @@ def build_parser(command: str | None = None) -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m hca``; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = _command_in(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)  # the sub-command
     try:
         _load_command(command)
         parser = build_parser(command)

@@ -233,12 +233,9 @@ def reference_draws(
     """How many random rotations the MIC reference uses (one search each, of about
     ``search_seconds``: the fit's own search, measured).
 
-    ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
-    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in :func:`reference_budget` (a minute, or
-    the fit's time when longer, so that on large inputs the reference costs no more than
-    the fit); none when fewer than :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note
-    when fewer than the default are used, or when the draws asked for would take longer
-    than the budget."""
+    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) as many as
+    :data:`DEFAULT_NULL_DRAWS` says. ``announce`` gets a note when fewer than the default are
+    used, or when the draws asked for would take longer than :func:`reference_budget`."""
     if requested == 0:
         return 0
     one = max(search_seconds, 1e-9)

@@ -11,12 +11,7 @@ from hca.data.registry import benchmark_label  # noqa: F401  (part of hca.plots'
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = [
-    "annotate_cells",
-    "benchmark_label",
-    "get_axes",
-    "get_axes_grid",
-]
+__all__ = ["annotate_cells", "benchmark_label", "get_axes", "get_axes_grid"]
 
 
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:

@@ -15,11 +15,7 @@ from hca.plots.axes import annotate_cells, get_axes, get_axes_grid
 from hca.plots.estimator import plot_matrix, plot_mic_by_subset, plot_mixing
 from hca.plots.subspace import plot_explained_variance
 
-__all__ = [
-    "plot_clustered_correlation",
-    "plot_subject_panels",
-    "plot_mic_panels",
-]
+__all__ = ["plot_clustered_correlation", "plot_subject_panels", "plot_mic_panels"]
 
 
 def plot_clustered_correlation(

@@ -14,10 +14,7 @@ from matplotlib.patches import Rectangle
 
 from hca.plots.axes import get_axes
 
-__all__ = [
-    "plot_robustness",
-    "plot_s_inv_membership",
-]
+__all__ = ["plot_robustness", "plot_s_inv_membership"]
 
 
 def _truthy(value: Any) -> bool:
