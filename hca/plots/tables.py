@@ -3,10 +3,8 @@
 Every DataFrame a notebook displays goes through :func:`table_markdown` (the display formatter
 that :func:`hca.plots.use_book_style` installs): in the book it becomes a MyST ``{table}``
 directive with a caption, which the book numbers per chapter like its figures ("Table 3.1");
-Jupyter still shows pandas' own HTML. The cells are
-cleaned on the way: a missing value reads "–", a boolean "yes"/"no", a whole float has no
-".0", negative zero is "0", a machine path is reduced to its file name, nothing is truncated,
-and a plain 0..n-1 index is dropped (a meaningful index becomes the first column).
+Jupyter still shows pandas' own HTML. The cells are cleaned on the way (:func:`clean_frame`:
+a plain 0..n-1 index dropped, every cell through :func:`format_cell`), nothing truncated.
 
 A caption is given with :func:`captioned` (``captioned(df, "Paper Table 3: ...", "tab-...")``
 as the last line of a cell); a frame without one gets a caption listing what its rows and
