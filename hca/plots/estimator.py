@@ -106,17 +106,16 @@ def plot_unmixing(
     ax: Axes | None = None,
     *,
     factor_names: Sequence[str] | None = None,
-    title: str | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns."""
+    """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns
+    (``kwargs``, e.g. ``title``, go to :func:`plot_matrix`)."""
     arr = check_matrix(H, name="H")
     return plot_matrix(
         arr,
         _factor_labels(arr.shape[0], factor_names),
         [benchmark_label(b) for b in benchmarks],
         ax,
-        title=title,
         **kwargs,
     )
 
@@ -127,17 +126,16 @@ def plot_mixing(
     ax: Axes | None = None,
     *,
     factor_names: Sequence[str] | None = None,
-    title: str | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns."""
+    """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns
+    (``kwargs``, e.g. ``title``, go to :func:`plot_matrix`)."""
     arr = check_matrix(G, name="G")
     return plot_matrix(
         arr,
         [benchmark_label(b) for b in benchmarks],
         _factor_labels(arr.shape[1], factor_names),
         ax,
-        title=title,
         **kwargs,
     )
 
