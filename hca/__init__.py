@@ -46,7 +46,7 @@ completion/       matrix completion, global vs local (Remark 1, Appendix G)
   experiment        global vs local completion of one domain, sweeps and their summaries
   masks             missing-entry masks and the error on hidden entries
 plots/            every figure function (ax=None, returns the axes; pyplot imported lazily)
-  axes              get_axes / get_axes_grid (the one "use ax or make a figure" helper)
+  axes              get_axes / get_axes_grid ("use ax or make a figure"), annotate_cells
   estimator         HCA fits: matrices, causal graphs, MIC by subset
   subspace          spectra and subspace distances
   interpret         the factors' alignment, compute and instruct shifts

@@ -1,4 +1,4 @@
-"""Shared helpers of every figure function: axes and benchmark labels."""
+"""Shared helpers of every figure function: axes, heatmap cell texts and benchmark labels."""
 
 from __future__ import annotations
 
