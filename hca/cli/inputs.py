@@ -385,12 +385,8 @@ def load_leaderboard(
                 f"{path}: {what} (data row {row + 1}); pass --dropna to drop "
                 "incomplete rows, or complete them"
             )
-        names = (
-            labels[incomplete]
-            .astype(object)
-            .where(labels[incomplete].notna(), MISSING_DOMAIN)
-            .astype(str)
-        )
+        lost = labels[incomplete].astype(object)
+        names = lost.where(lost.notna(), MISSING_DOMAIN).astype(str)
         dropped = {str(k): int(v) for k, v in names.value_counts(sort=False).sort_index().items()}
         X, labels = X[~incomplete], labels[~incomplete]
         if X.empty:
