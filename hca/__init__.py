@@ -12,8 +12,7 @@ data/             the data: pinned public files and their tidy loaders
   tables            the small cited tables shipped inside the package (importlib.resources)
   frames            leaderboard frame -> (X, domains), the one step every estimator starts from
 attribution/      leaderboard models -> base models (the paper's domains), pretraining compute
-  catalogue         the canonical base models (BaseModel, BASE_MODELS): names, sizes,
-                    architectures, release dates, read from data/tables/base_models.csv
+  catalogue         the canonical base models (BaseModel, BASE_MODELS), from base_models.csv
   identify          layered identification of every model's base model (Appendix B)
   authors           the authors' own domain rule, re-implemented as a labelled variant
   compute           pretraining tokens and compute C = 6 N D
@@ -23,20 +22,16 @@ subspace/         per-domain PCA and principal subspaces (Section 2)
   pca               spectra, effective ranks, principal subspaces and angles
   distances         subspace distances, split-half nulls, the invariant set S_inv
 estimator/        the HCA estimator (Section 3, Appendix C)
-  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts; many
-                    seeds in one FastICA batch per domain)
+  ica               step 1: ICA per domain (FastICA, Picard-O, Picard; restarts; seed batches)
   fastica_batch     FastICA from many seeds at once (vectorised; equal to scikit-learn's)
-  search            steps 2-3: row residuals and the search over row orders (MIC), many
-                    problems in one batch
+  search            steps 2-3: row residuals and the search over row orders (MIC), batched
   search_tree       the tree of row-order prefixes with MIC bounds and its beam search
   results           DomainSCM, OLSAdjustment, the OLS adjustment and r_squared
   model             the HCA class, clone_hca, mic_by_subset (Figure 18)
-  ensemble          the per-domain ICA of an analysis as one value (domain_icas), the
-                    rounding check of a fit's ICA (ica_reproducible), ICA local optima
+  ensemble          the per-domain ICA as one value (domain_icas), ica_reproducible, optima
   progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
-stability         seed, bootstrap and subset sweeps of HCA (take an HCA and clone it); the MIC
-                  under random rotations; recovery of a known order vs the data's size
+stability         seed, bootstrap and subset sweeps of HCA; MIC under rotations; recovery study
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
   sigmoid           the sigmoid scaling law and its bootstrap; warm refits, one or a batch
@@ -51,7 +46,7 @@ completion/       matrix completion, global vs local (Remark 1, Appendix G)
   experiment        global vs local completion of one domain, sweeps and their summaries
   masks             missing-entry masks and the error on hidden entries
 plots/            every figure function (ax=None, returns the axes; pyplot imported lazily)
-  axes              get_axes / get_axes_grid (the one "use ax or make a figure" helper)
+  axes              get_axes / get_axes_grid ("use ax or make a figure"), annotate_cells
   estimator         HCA fits: matrices, causal graphs, MIC by subset
   subspace          spectra and subspace distances
   interpret         the factors' alignment, compute and instruct shifts

@@ -64,8 +64,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _raised_in_hca(err: BaseException) -> bool:
-    """Whether the innermost frame of ``err``'s traceback is in hca's own code (not numpy's,
-    scipy's, pandas' or scikit-learn's)."""
+    """Whether the innermost frame of ``err``'s traceback is in hca's own code."""
     tb = err.__traceback__
     if tb is None:
         return False
@@ -76,14 +75,9 @@ def _raised_in_hca(err: BaseException) -> bool:
 
 
 def is_user_error(err: BaseException) -> bool:
-    """Whether ``err`` reports bad input (shown in one line, exit code 2) rather than a bug.
-
-    The library's own input errors (:class:`hca.validation.InputError`, scikit-learn's
-    ``InvalidParameterError`` from the parameter checks), an ``OSError`` (a file), and a
-    ``ValueError``, ``TypeError`` or ``LookupError`` raised by hca's own code. The same
-    classes raised inside another library (numpy's ``LinAlgError`` "Eigenvalues did not
-    converge", a pandas ``KeyError``) and every other exception are bugs.
-    """
+    """Whether ``err`` reports bad input (shown in one line, exit code 2) rather than a bug,
+    by the rule of the module docstring (numpy's ``LinAlgError`` "Eigenvalues did not
+    converge" or a pandas ``KeyError`` are bugs: raised outside hca's own code)."""
     if isinstance(err, OSError):
         return True
     validation = sys.modules.get("hca.validation")  # loaded if it raised (keeps --help light)
@@ -126,14 +120,6 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {one_line(message)} (see --help)\n")
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The sub-command named in ``argv`` (the first argument not starting with ``-``)."""
-    for arg in argv:
-        if not arg.startswith("-"):
-            return arg
-    return None
-
-
 def _load_command(name: str | None) -> None:
     """Import the module of ``name`` (if it is a known command): it registers the command."""
     if name in COMMAND_MODULES and name not in _COMMANDS:
@@ -164,7 +150,7 @@ def build_parser(command: str | None = None) -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m hca``; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = _command_in(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)  # the sub-command
     try:
         _load_command(command)
         parser = build_parser(command)

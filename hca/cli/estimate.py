@@ -5,20 +5,16 @@ and its cost depends on the number of domains ``K``, of factors ``d0`` and of be
 (through ``q = min(n_benchmarks, K d0)``, the span the search works in). Rather than a
 formula whose constants would depend on the machine, the cost of one evaluated prefix is
 *measured* here, now: :func:`search_rate` runs the library's own search on random
-orthonormal matrices of the fit's shape with a small budget of prefixes (doubled while it
-takes less than :data:`PROBE_SECONDS`). One search then costs at most that rate times the
+orthonormal matrices of the fit's shape with a small budget of prefixes (multiplied by four while
+it takes less than :data:`PROBE_SECONDS`). One search then costs at most that rate times the
 prefixes it may evaluate: every one of the ``(d0!)^K`` orders' prefixes for
 ``--search exhaustive`` (whose branch and bound usually evaluates far fewer: those bounded
 above a known order's MIC are not expanded), at most ``--max-nodes`` for ``--search
 sequential`` (which stops sooner when it certifies its answer). The ICA step is timed on one
-domain's whitening.
-A small probe evaluates prefixes at a higher cost than a long search (its levels are too
-small to batch: up to about three times), and a sequential search often stops far below
-``--max-nodes`` (it certifies its answer, or no wider beam would change it), so the estimates
-are upper ones and can be far above the run: on 20 domains of 505 models and 500 benchmarks
-the estimate said 16 min and the whole run took 53 s (14 s of CPU) on the loaded 2-core
-machine; on 50 domains of 510 models and 500 benchmarks it said 2.5 h and the run, allowed
-to start, had not finished its search after 16 min (it then ran out of memory).
+domain's whitening. A small probe evaluates prefixes at up to about three times the cost of
+a long search (its levels are too small to batch), and a sequential search often stops far
+below ``--max-nodes``, so the estimates are upper ones and can be far above the run (20
+domains of 505 models and 500 benchmarks: estimated 16 min, ran in 53 s).
 
 :func:`estimate_work` adds up the fit, the ``--seeds`` refits and the MIC reference
 (``--null-draws``, one search per draw; by default at most its time budget, the draws being
@@ -50,7 +46,7 @@ __all__ = [
     "duration",
 ]
 
-#: The probe's node budget is doubled while one probe takes less than this (seconds).
+#: The probe's node budget is multiplied by four while one probe takes less than this (seconds).
 PROBE_SECONDS = 0.3
 #: Node budgets of the probe: the first, and the largest tried.
 PROBE_NODES = (200, 20_000)
@@ -73,10 +69,7 @@ def search_prefixes(search: str, n_domains: int, n_components: int, max_nodes: i
     (``sum_j (d0! / (d0 - j)!)^K``), at most ``max_nodes`` for ``"sequential"``."""
     if search == "sequential":
         return int(max_nodes)
-    total = 0
-    for j in range(1, n_components + 1):
-        total += (math.factorial(n_components) // math.factorial(n_components - j)) ** n_domains
-    return total
+    return sum(math.perm(n_components, j) ** n_domains for j in range(1, n_components + 1))
 
 
 def search_table_bytes(n_domains: int, n_components: int, n_benchmarks: int) -> int:
@@ -213,12 +206,9 @@ def estimate_work(
     max_nodes: int,
     seeds: int,
     null_draws: int,
-    reference_cap: float = 0.0,
 ) -> WorkEstimate:
-    """Estimate the work of a run before it starts (a few seconds at most).
-
-    ``null_draws`` searches of the MIC reference (``--null-draws``), or with 0 at most
-    ``reference_cap`` seconds (the default reference's budget)."""
+    """Estimate the work of a run before it starts (a few seconds at most), with
+    ``null_draws`` searches of the MIC reference (``--null-draws``)."""
     K, p = len(board.domain_sizes()), board.X.shape[1]
     table = search_table_bytes(K, n_components, p)
     if table > MAX_TABLE_BYTES:
@@ -240,7 +230,6 @@ def estimate_work(
         exact=whole,
         seeds=seeds,
         null_draws=null_draws,
-        reference_cap=0.0 if null_draws else reference_cap,
     )
 
 

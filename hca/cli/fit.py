@@ -1,22 +1,13 @@
 """``python -m hca fit``: run HCA on a user's own leaderboard CSV.
 
-Reads a CSV with one row per model, a column naming each model's domain (its base model)
-and one numeric column per benchmark; prints the recovered causal order (also in benchmark
-terms), the MIC with its range under random rotations of the ICA sources and what it means,
-the one-to-one alignment of factors with benchmarks, each domain's structural equations
-after the OLS ambiguity adjustment, and the stability over FastICA seeds; ``--json PATH``
-also writes the full report (every setting and diagnostic, described by
-``hca/cli/report.schema.json``) and ``--plot PATH`` the unmixing matrix, the alignment's R^2
-table and the causal graphs (SVG, PNG or PDF). Outputs never harm a file
-(:mod:`hca.cli.outputs`).
-
-Everything that can be checked before fitting is checked first (options, output paths,
-the CSV, the scale of the scores, domain sizes by the library's own rule, the size of an
-exhaustive search), each problem in one line. Python warnings become one-line notes on
-stderr; progress (with an ETA per domain's ICA and per search level) appears on stderr as a
-bar on a terminal, or as plain lines with ``--progress``.
-
-This module imports only :mod:`argparse` at import time so that ``--help`` is fast.
+Reads a CSV with one row per model, a domain column and one numeric column per benchmark;
+prints the causal order (also in benchmark terms), the MIC against its range under random
+rotations of the ICA sources, the one-to-one alignment of factors with benchmarks, each
+domain's structural equations after the OLS adjustment and the stability over FastICA
+seeds (:mod:`hca.cli.report`); ``--json`` and ``--plot`` also write the report and its figure
+(:mod:`hca.cli.outputs`). Everything that can be checked before fitting is checked first,
+each problem in one line; warnings become one-line notes and progress goes to stderr
+(:mod:`hca.cli.notes`). Only :mod:`argparse` is imported at import time (fast ``--help``).
 """
 
 from __future__ import annotations
@@ -28,12 +19,16 @@ from hca.cli import COMMAND_MODULES, ESTIMATE_NOTE_SECONDS, register_command
 __all__ = ["capped_n_jobs"]
 
 
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
 def _int_at_least(low: int):
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        value = _integer(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
         return value
@@ -73,10 +68,7 @@ def _positive_float(text: str) -> float:
 
 def _n_jobs(text: str) -> int:
     """``--n-jobs``: an integer other than 0 (joblib's convention: -1 every core)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    value = _integer(text)
     if value == 0:
         raise argparse.ArgumentTypeError(
             "0 jobs cannot run anything: give 1 for one process, N for N processes or -1 "
@@ -262,24 +254,11 @@ def _run(args: argparse.Namespace) -> int:
 
     import joblib
 
+    from hca.cli import report as rep
     from hca.cli.estimate import check_work, estimate_work
     from hca.cli.inputs import PLOT_SUFFIXES, load_leaderboard
     from hca.cli.notes import Notes, Progress
     from hca.cli.outputs import check_output_path, write_outputs
-    from hca.cli.report import (
-        FitSettings,
-        build_report,
-        convergence_note,
-        duplicates_note,
-        fit_seeds,
-        format_report,
-        mic_reference,
-        plot_report,
-        reference_budget,
-        reference_draws,
-        search_note,
-        trust_note,
-    )
     from hca.validation import InputError, check_params
 
     early: list[str] = []
@@ -289,7 +268,7 @@ def _run(args: argparse.Namespace) -> int:
         early.append(line)
 
     n_jobs, note = capped_n_jobs(args.n_jobs, joblib.cpu_count())
-    settings = FitSettings(
+    settings = rep.FitSettings(
         n_components=args.n_components,
         search=args.search,
         max_nodes=args.max_nodes,
@@ -345,48 +324,37 @@ def _run(args: argparse.Namespace) -> int:
         null_draws=args.null_draws or 0,
     )
     if args.null_draws is None:  # the default reference: at most its budget
-        estimate = dataclasses.replace(estimate, reference_cap=reference_budget(estimate.fit))
+        estimate = dataclasses.replace(estimate, reference_cap=rep.reference_budget(estimate.fit))
     check_work(estimate, args.time_limit, args.search)
     if estimate.total - estimate.reference_cap > ESTIMATE_NOTE_SECONDS:  # the default
         announce(estimate.text())  # reference's cap alone (a minute) needs no note
     if args.null_draws:
-        reference_draws(estimate.search, estimate.fit, args.null_draws, announce)
+        rep.reference_draws(estimate.search, estimate.fit, args.null_draws, announce)
     notes = Notes()
-    note = duplicates_note(
-        {
-            "duplicated_rows": board.duplicated_rows,
-            "rows_dropped_duplicates": board.dropped_duplicates,
-        }
-    )
+    note = rep.duplicates_note(board.duplicated_rows, board.dropped_duplicates)
     if note:
         announce(note)
     steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
     with Progress(steps, enabled=args.progress) as progress:
-        fits = fit_seeds(board, settings, notes, progress, announce=announce)
+        fits = rep.fit_seeds(board, settings, notes, progress, announce=announce)
         for category in ("UncertifiedSearchWarning", "ConvergenceWarning"):
             notes.drop(category)  # one note each below, instead of one per seed or domain
         if args.null_draws is None:  # the default: from the fit's measured search
-            draws = reference_draws(fits.search_seconds, fits.seconds, None, announce)
+            draws = rep.reference_draws(fits.search_seconds, fits.seconds, None, announce)
         else:
             draws = args.null_draws
         settings = dataclasses.replace(settings, null_draws=draws)
         reference = None
         if draws > 0:
             progress.stage(f"MIC reference ({draws} random rotations)")
-            reference = mic_reference(fits.reference.model, draws, progress=progress.listener)
+            reference = rep.mic_reference(fits.reference.model, draws, progress=progress.listener)
             progress.advance()
-        report = build_report(
+        report = rep.build_report(
             board, settings, fits, csv=args.csv, domain_col=args.domain_col, reference=reference
         )
         for line in early:
             notes.add(line)
-        note = search_note(report)
-        if note:
-            n_unc = sum(not f["certified"] for f in report["stability"]["fits"])
-            if args.seeds > 1:
-                note += f" (not certified in {n_unc} of {args.seeds} seeds)"
-            notes.add(note)
-        for note in (convergence_note(report), trust_note(report)):
+        for note in (rep.search_note(report), rep.convergence_note(report), rep.trust_note(report)):
             if note:
                 notes.add(note)
         if len(report["domains"]) > 12 and "--plot" in outputs:
@@ -399,13 +367,13 @@ def _run(args: argparse.Namespace) -> int:
         writers = {}
         if "--plot" in outputs:
             progress.stage("figure")
-            writers[outputs["--plot"]] = lambda tmp: plot_report(fits.reference, tmp)
+            writers[outputs["--plot"]] = lambda tmp: rep.plot_report(fits.reference, tmp)
         if "--json" in outputs:
             writers[outputs["--json"]] = lambda tmp: tmp.write_text(text, encoding="utf-8")
         written = write_outputs(writers)  # all or none; streams written through
         if "--plot" in outputs:
             progress.advance()
-    print(format_report(report), file=report_out)
+    print(rep.format_report(report), file=report_out)
     for out in written[::-1]:
         print(f"wrote {out.path}", file=report_out)
     for line in report["notes"]:

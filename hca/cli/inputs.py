@@ -21,13 +21,7 @@ import numpy as np
 import pandas as pd
 
 from hca.data import domain_data
-from hca.validation import (
-    MAX_ABS_SCORE,
-    MAX_SPREAD_RATIO,
-    MIN_SPREAD,
-    InputError,
-    domain_spreads,
-)
+from hca.validation import MAX_ABS_SCORE, MAX_SPREAD_RATIO, MIN_SPREAD, InputError, domain_spreads
 
 __all__ = [
     "Leaderboard",
@@ -261,11 +255,7 @@ def _normalised_labels(labels: pd.Series) -> tuple[pd.Series, list[str]]:
     "é" are one domain; a note says so), then refused when two still print the same (they
     differ only in invisible characters or surrounding spaces), naming both."""
     notes = []
-
-    def nfc(v: object) -> object:
-        return unicodedata.normalize("NFC", v) if isinstance(v, str) else v
-
-    normal = labels.map(nfc)
+    normal = labels.map(lambda v: unicodedata.normalize("NFC", v) if isinstance(v, str) else v)
     raw = pd.unique(labels.dropna().astype(str))
     merged: dict[str, list[str]] = {}
     for r in raw:
@@ -395,12 +385,8 @@ def load_leaderboard(
                 f"{path}: {what} (data row {row + 1}); pass --dropna to drop "
                 "incomplete rows, or complete them"
             )
-        names = (
-            labels[incomplete]
-            .astype(object)
-            .where(labels[incomplete].notna(), MISSING_DOMAIN)
-            .astype(str)
-        )
+        lost = labels[incomplete].astype(object)
+        names = lost.where(lost.notna(), MISSING_DOMAIN).astype(str)
         dropped = {str(k): int(v) for k, v in names.value_counts(sort=False).sort_index().items()}
         X, labels = X[~incomplete], labels[~incomplete]
         if X.empty:

@@ -115,14 +115,13 @@ class Progress:
                 unit="step",
                 bar_format="{desc}: {n}/{total}{postfix} [{elapsed}]",
             )
-            self._delay = delay
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
 
     def _tick(self) -> None:
         while not self._stop.wait(0.5):
             bar = self.bar
-            if bar is not None and time.time() >= bar.start_t + self._delay:
+            if bar is not None and time.time() >= bar.start_t + self.delay:
                 bar.refresh()
                 bar.last_print_t = time.time()  # so that close() clears the line
 

@@ -145,16 +145,6 @@ def _umask() -> int:
     return mask
 
 
-def _as_output(path: str | os.PathLike | Output) -> Output:
-    if isinstance(path, Output):
-        return path
-    path = Path(path)
-    if _kind(path) == "stream":
-        return Output(path, path, True)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    return Output(path, target, _kind(target) == "stream")
-
-
 def _temporary(out: Output) -> Path:
     """A new empty temporary file: next to the target, or in the temp folder for a stream."""
     folder = None if out.stream else out.target.parent
@@ -208,7 +198,6 @@ def write_outputs(outputs: Mapping[Output, Callable[[Path], None]]) -> list[Outp
     return [out for out, _ in staged]
 
 
-def write_atomic(path: str | os.PathLike | Output, write: Callable[[Path], None]) -> None:
-    """Write one output (see :func:`write_outputs`): ``write(tmp)`` fills a temporary file
-    that replaces a regular file (a link's target) or is copied into a device or FIFO."""
-    write_outputs({_as_output(path): write})
+def write_atomic(out: Output, write: Callable[[Path], None]) -> None:
+    """Write one output checked by :func:`check_output_path` (see :func:`write_outputs`)."""
+    write_outputs({out: write})

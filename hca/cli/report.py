@@ -117,13 +117,8 @@ class Fit:
 
     @property
     def assignment(self) -> pd.DataFrame:
-        """The one-to-one alignment of the factors with benchmarks
-        (:func:`hca.estimator.results.one_to_one_alignment`)."""
+        """The one-to-one alignment of the factors with benchmarks."""
         return one_to_one_alignment(self.adjusted.r2)
-
-    @property
-    def alignment(self) -> tuple:
-        return tuple(self.assignment["benchmark"])
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,11 +131,6 @@ class Fits:
     records: list = field(default_factory=list)
     seconds: float = 0.0
     search_seconds: float = 0.0
-
-    def __getitem__(self, i: int) -> Fit:  # ``fits[0]``, as in the first version
-        if i != 0:
-            raise IndexError("only the reference fit is kept; see .records")
-        return self.reference
 
 
 def seed_record(model: HCA) -> dict:
@@ -157,9 +147,9 @@ def seed_record(model: HCA) -> dict:
 def fit_seeds(
     board: Leaderboard,
     settings: FitSettings,
-    notes: Notes | None = None,
-    progress: Progress | None = None,
-    announce: Callable[[str], None] | None = None,
+    notes: Notes,
+    progress: Progress,
+    announce: Callable[[str], None],
 ) -> Fits:
     """Fit HCA with the first seed (timed; warnings become ``notes``), then refit the other
     seeds with :func:`hca.stability.seed_stability` (through joblib: any backend).
@@ -167,11 +157,9 @@ def fit_seeds(
     When the other seeds would take longer than :data:`hca.cli.ESTIMATE_NOTE_SECONDS` (from the
     measured time of the first fit), ``announce`` gets a note with the estimate first.
     """
-    notes = notes if notes is not None else Notes()
     seeds = settings.seed_list()
-    listener = progress.listener if progress is not None else (lambda *a: None)
-    if progress is not None:
-        progress.stage(f"seed {seeds[0]} (1/{len(seeds)})")
+    listener = progress.listener
+    progress.stage(f"seed {seeds[0]} (1/{len(seeds)})")
     start = time.perf_counter()
     ica_done = [start]
 
@@ -186,21 +174,19 @@ def fit_seeds(
         adjusted = model.adjust(board.X)
     seconds = time.perf_counter() - start
     search_seconds = search_end - ica_done[0]
-    if progress is not None:
-        progress.advance()
+    progress.advance()
     reference = Fit(seeds[0], model, adjusted)
     records = [{"seed": seeds[0], **seed_record(model)}]
     rest = seeds[1:]
     if rest:
         estimate = seconds * len(rest)
-        if estimate > ESTIMATE_NOTE_SECONDS and announce is not None:
+        if estimate > ESTIMATE_NOTE_SECONDS:
             announce(
                 f"--seeds {len(seeds)}: one fit took {duration(seconds)}, so the other "
                 f"{len(rest)} seeds will take about {duration(estimate)} on one core "
                 "(fewer --seeds, or a joblib backend with more workers, is faster)"
             )
-        if progress is not None:
-            progress.stage(f"seeds {rest[0]}-{rest[-1]} ({len(rest)} more)")
+        progress.stage(f"seeds {rest[0]}-{rest[-1]} ({len(rest)} more)")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # what they say is in the records
             sweep = seed_stability(
@@ -213,8 +199,7 @@ def fit_seeds(
                 progress=listener,
             )
         records += sweep.records.to_dict("records")
-        if progress is not None:
-            progress.advance(len(rest))
+        progress.advance(len(rest))
     return Fits(reference, records, seconds, search_seconds)
 
 
@@ -248,12 +233,9 @@ def reference_draws(
     """How many random rotations the MIC reference uses (one search each, of about
     ``search_seconds``: the fit's own search, measured).
 
-    ``requested`` (``--null-draws``) is honoured as given. By default (``None``)
-    :data:`DEFAULT_NULL_DRAWS`, or as many as fit in :func:`reference_budget` (a minute, or
-    the fit's time when longer, so that on large inputs the reference costs no more than
-    the fit); none when fewer than :data:`MIN_NULL_DRAWS` fit. ``announce`` gets a note
-    when fewer than the default are used, or when the draws asked for would take longer
-    than the budget."""
+    ``requested`` (``--null-draws``) is honoured as given; by default (``None``) as many as
+    :data:`DEFAULT_NULL_DRAWS` says. ``announce`` gets a note when fewer than the default are
+    used, or when the draws asked for would take longer than :func:`reference_budget`."""
     if requested == 0:
         return 0
     one = max(search_seconds, 1e-9)
@@ -423,7 +405,6 @@ def build_report(
     *,
     csv: str = "",
     domain_col: str = "",
-    notes: list[str] | None = None,
     reference: dict | None = None,
 ) -> dict:
     """The JSON-ready report of a run (see ``report.schema.json``)."""
@@ -496,16 +477,18 @@ def build_report(
         "unmixing": adj.unmixing.tolist(),
         "orientation": dict(ORIENTATION),
         "stability": seed_agreement(fits),
-        "notes": list(notes or []),
+        "notes": [],
     }
 
 
 def search_note(report: dict) -> str | None:
-    """A plain note when the search did not certify its answer, with what to do."""
-    s = report["search"]
+    """A plain note when the search did not certify its answer, with what to do (and, over
+    several seeds, in how many it did not)."""
+    s, seeds = report["search"], report["settings"]["seeds"]
     if s["certified"]:
         return None
     d, K = report["settings"]["n_components"], len(report["domains"])
+    n_unc = sum(not f["certified"] for f in report["stability"]["fits"])
     how = (
         "some levels of the search tree had more than --max-nodes prefixes and were "
         "explored from a few starting directions; "
@@ -522,7 +505,7 @@ def search_note(report: dict) -> str | None:
         f"the sequential search did not certify its answer: MIC = {report['mic']:.4f} "
         f"may not be the smallest ({how}{s['nodes_evaluated']:,} prefixes evaluated with "
         f"--max-nodes {report['settings']['max_nodes']:,}); raise --max-nodes{exhaustive}"
-    )
+    ) + (f" (not certified in {n_unc} of {seeds} seeds)" if seeds > 1 else "")
 
 
 def convergence_note(report: dict) -> str | None:
@@ -633,9 +616,9 @@ def trust_note(report: dict) -> str | None:
     )
 
 
-def duplicates_note(inp: dict) -> str | None:
+def duplicates_note(duplicated: int, dropped: int) -> str | None:
     """A note for duplicated model rows that were kept."""
-    n = inp["duplicated_rows"] - inp["rows_dropped_duplicates"]
+    n = duplicated - dropped
     if n <= 0:
         return None
     return (

@@ -1,12 +1,9 @@
 """``python -m hca scorecard``: the replication scorecard (:mod:`hca.paper.scorecard`).
 
-Importing any module of :mod:`hca.paper` loads pandas, scipy and scikit-learn (seconds, more
-on a loaded machine). So that ``scorecard --help`` answers as fast as ``fit --help``, this
-module declares the arguments with nothing but :mod:`argparse` and imports the paper only to
-run the command; ``tests/test_cli_issue35.py`` checks that :data:`CHAPTERS` are the paper's
-chapters (``hca.paper.claims.CHAPTERS``). The ``--json`` file is checked before any work and
-written as ``hca fit`` writes its outputs (:mod:`hca.cli.outputs`: a link's target written
-through, a device or FIFO written through, never replaced).
+The arguments are declared with :mod:`argparse` alone and the paper (seconds of imports) is
+imported only to run the command, so that ``--help`` is fast; ``tests/test_cli_issue35.py``
+checks :data:`CHAPTERS` against ``hca.paper.claims.CHAPTERS``. ``--json`` is checked before
+any work and written as ``hca fit`` writes its outputs (:mod:`hca.cli.outputs`).
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    # Imported here, not at the top: the paper's modules (and numpy, which hca.cli.outputs
-    # loads through hca.validation) take seconds to import, and ``--help`` must not wait.
+    # here, not at the top: the paper (and numpy, via hca.cli.outputs) take seconds to import
     from hca.cli.outputs import check_output_path, write_atomic
     from hca.paper.scorecard import build_scorecard
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from hca.plots import causal, completion, estimator, interpret, mmlu, recovery, robustness, subspace
-from hca.plots.axes import (  # noqa: F401
-    benchmark_label,
-)
+from hca.plots.axes import benchmark_label  # noqa: F401
 from hca.plots.causal import (  # noqa: F401
     plot_ate,
     plot_ate_steps,
@@ -51,10 +49,7 @@ from hca.plots.recovery import (  # noqa: F401
     plot_claim_shares,
     plot_recovered_dgp,
 )
-from hca.plots.robustness import (  # noqa: F401
-    plot_robustness,
-    plot_s_inv_membership,
-)
+from hca.plots.robustness import plot_robustness, plot_s_inv_membership  # noqa: F401
 from hca.plots.scorecard import VERDICT_COLORS, plot_verdict_summary  # noqa: F401
 from hca.plots.style import use_book_style  # noqa: F401
 from hca.plots.subspace import (  # noqa: F401

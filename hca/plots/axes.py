@@ -1,4 +1,4 @@
-"""Shared helpers of every figure function: axes and benchmark labels."""
+"""Shared helpers of every figure function: axes, heatmap cell texts and benchmark labels."""
 
 from __future__ import annotations
 
@@ -11,11 +11,7 @@ from hca.data.registry import benchmark_label  # noqa: F401  (part of hca.plots'
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = [
-    "benchmark_label",
-    "get_axes",
-    "get_axes_grid",
-]
+__all__ = ["annotate_cells", "benchmark_label", "get_axes", "get_axes_grid"]
 
 
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:
@@ -51,3 +47,13 @@ def get_axes_grid(
 
     _, grid = plt.subplots(nrows, ncols, figsize=figsize, squeeze=False, **subplots_kw)
     return grid
+
+
+def annotate_cells(ax: Axes, texts: Any, dark: Any, **kwargs: Any) -> None:
+    """Write ``texts[i][j]`` in the middle of every cell of a heatmap (none where it is None),
+    white where ``dark[i][j]``, black elsewhere; ``kwargs`` go to :meth:`Axes.text`."""
+    for i, row in enumerate(texts):
+        for j, text in enumerate(row):
+            if text is not None:
+                color = "white" if dark[i][j] else "black"
+                ax.text(j, i, text, ha="center", va="center", color=color, **kwargs)

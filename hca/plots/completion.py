@@ -9,15 +9,9 @@ from matplotlib.axes import Axes
 from hca.completion.experiment import compare_approaches, paired_rmse
 from hca.plots.axes import get_axes
 
-__all__ = [
-    "plot_rmse_distributions",
-    "plot_rmse_vs_p",
-    "plot_rmse_vs_share",
-    "plot_set_means",
-]
+__all__ = ["plot_rmse_distributions", "plot_rmse_vs_p", "plot_rmse_vs_share", "plot_set_means"]
 
 
-# --------------------------------------------------------------------------- plots
 _APPROACH_COLORS = {"global": "#4C72B0", "local": "#DD8452"}
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import Circle, FancyArrowPatch, Patch
 
-from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
+from hca.plots.axes import annotate_cells, benchmark_label, get_axes, get_axes_grid
 from hca.validation import check_labels, check_matrix
 
 __all__ = [
@@ -75,19 +75,11 @@ def plot_matrix(
     limit = float(vmax) if vmax is not None else float(np.max(np.abs(arr))) or 1.0
     shown = np.ma.masked_where(arr == 0, arr) if mask_zero else arr
     im = ax.imshow(shown, cmap=cmap, vmin=-limit, vmax=limit, aspect="auto")
-    for (i, j), value in np.ndenumerate(arr):
-        if mask_zero and value == 0:
-            continue
-        dark = abs(value) > 0.6 * limit
-        ax.text(
-            j,
-            i,
-            _no_negative_zero(fmt.format(value)),
-            ha="center",
-            va="center",
-            fontsize=fontsize,
-            color="white" if dark else "black",
-        )
+    texts = [
+        [None if mask_zero and v == 0 else _no_negative_zero(fmt.format(v)) for v in row]
+        for row in arr
+    ]
+    annotate_cells(ax, texts, np.abs(arr) > 0.6 * limit, fontsize=fontsize)
     ax.set_xticks(range(arr.shape[1]))
     ax.set_yticks(range(arr.shape[0]))
     ax.set_xticklabels(
@@ -114,17 +106,16 @@ def plot_unmixing(
     ax: Axes | None = None,
     *,
     factor_names: Sequence[str] | None = None,
-    title: str | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns."""
+    """The unmixing matrix ``H`` (``z = H x``): factors as rows, benchmarks as columns
+    (``kwargs``, e.g. ``title``, go to :func:`plot_matrix`)."""
     arr = check_matrix(H, name="H")
     return plot_matrix(
         arr,
         _factor_labels(arr.shape[0], factor_names),
         [benchmark_label(b) for b in benchmarks],
         ax,
-        title=title,
         **kwargs,
     )
 
@@ -135,17 +126,16 @@ def plot_mixing(
     ax: Axes | None = None,
     *,
     factor_names: Sequence[str] | None = None,
-    title: str | None = None,
     **kwargs: Any,
 ) -> Axes:
-    """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns."""
+    """The mixing matrix ``G`` (``x = G z``): benchmarks as rows, factors as columns
+    (``kwargs``, e.g. ``title``, go to :func:`plot_matrix`)."""
     arr = check_matrix(G, name="G")
     return plot_matrix(
         arr,
         [benchmark_label(b) for b in benchmarks],
         _factor_labels(arr.shape[1], factor_names),
         ax,
-        title=title,
         **kwargs,
     )
 

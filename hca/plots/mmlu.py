@@ -11,15 +11,11 @@ from matplotlib.axes import Axes
 
 from hca.data.registry import benchmark_label
 from hca.interpret import cluster_order
-from hca.plots.axes import get_axes, get_axes_grid
+from hca.plots.axes import annotate_cells, get_axes, get_axes_grid
 from hca.plots.estimator import plot_matrix, plot_mic_by_subset, plot_mixing
 from hca.plots.subspace import plot_explained_variance
 
-__all__ = [
-    "plot_clustered_correlation",
-    "plot_subject_panels",
-    "plot_mic_panels",
-]
+__all__ = ["plot_clustered_correlation", "plot_subject_panels", "plot_mic_panels"]
 
 
 def plot_clustered_correlation(
@@ -59,16 +55,8 @@ def plot_clustered_correlation(
     ax.set_xticks(range(len(order)), names, rotation=90)
     ax.set_yticks(range(len(order)), names)
     if annotate:
-        for i in range(len(order)):
-            for j in range(len(order)):
-                ax.text(
-                    j,
-                    i,
-                    f"{mat.iat[i, j]:.2f}",
-                    ha="center",
-                    va="center",
-                    color="white" if mat.iat[i, j] < (lo + 1) / 2 else "black",
-                )
+        values = mat.to_numpy()
+        annotate_cells(ax, [[f"{v:.2f}" for v in row] for row in values], values < (lo + 1) / 2)
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Pearson correlation")
     return ax
 

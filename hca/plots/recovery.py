@@ -1,8 +1,4 @@
-"""Figures of the recovery chapter: recovered DGPs, causal graphs of all domains, shares.
-
-Each function takes ``ax=None`` (or ``axes=None`` for a multi-panel figure) and returns what it
-drew on; the defaults fit the book's text column (8 in wide, text at least 9 pt).
-"""
+"""Figures of the recovery chapter: recovered DGPs, causal graphs of all domains, shares."""
 
 from __future__ import annotations
 
@@ -14,19 +10,9 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from hca.plots.axes import benchmark_label, get_axes, get_axes_grid
-from hca.plots.estimator import (
-    plot_causal_graph,
-    plot_mixing,
-    plot_scm_weights,
-    plot_unmixing,
-)
+from hca.plots.estimator import plot_causal_graph, plot_mixing, plot_scm_weights, plot_unmixing
 
-__all__ = [
-    "plot_recovered_dgp",
-    "plot_causal_graphs",
-    "plot_claim_shares",
-    "plot_benchmark_ratios",
-]
+__all__ = ["plot_recovered_dgp", "plot_causal_graphs", "plot_claim_shares", "plot_benchmark_ratios"]
 
 _SETUP_COLORS = ("#dd8452", "#4c72b0", "#55a868", "#8172b3")
 

@@ -14,10 +14,7 @@ from matplotlib.patches import Rectangle
 
 from hca.plots.axes import get_axes
 
-__all__ = [
-    "plot_robustness",
-    "plot_s_inv_membership",
-]
+__all__ = ["plot_robustness", "plot_s_inv_membership"]
 
 
 def _truthy(value: Any) -> bool:
@@ -25,7 +22,6 @@ def _truthy(value: Any) -> bool:
     return value is not None and not pd.isna(value) and bool(value)
 
 
-# =========================================================================== plots
 def plot_robustness(result: Any, ax: Axes | None = None, *, show_replicates: bool = True) -> Axes:
     """MIC of every perturbation with its interval, coloured by the recovered order.
 

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from hca.plots.axes import get_axes_grid
+
 __all__ = ["VERDICT_COLORS", "plot_verdict_summary"]
 
 #: One colour per verdict (colour-blind safe; the book's scorecard table uses the same).
@@ -48,20 +50,15 @@ def plot_verdict_summary(
     setups = list(dict.fromkeys(counts.columns.get_level_values(0)))
     verdicts = [v for v in VERDICT_COLORS if v in set(counts.columns.get_level_values(1))]
     n, m = len(counts), 0 if shares is None else len(shares)
-    if axes is None:
-        # lazy: matplotlib loads only when drawing (no pyplot at import)
-        import matplotlib.pyplot as plt
-
-        nrows = 2 if shares is not None else 1
-        fig, grid = plt.subplots(
-            nrows,
-            1,
-            figsize=(4.8, 0.62 * (n + m) + 1.3 * nrows),
-            gridspec_kw={"height_ratios": [n + 0.9, m + 0.9][:nrows]},
-            squeeze=False,
-            layout="constrained",  # room for the legend below panel (a)
-        )
-        axes = list(grid[:, 0])
+    nrows = 2 if shares is not None else 1
+    axes = get_axes_grid(
+        axes,
+        nrows,
+        1,
+        figsize=(4.8, 0.62 * (n + m) + 1.3 * nrows),
+        gridspec_kw={"height_ratios": [n + 0.9, m + 0.9][:nrows]},
+        layout="constrained",  # room for the legend below panel (a)
+    ).ravel()
     height = 0.8 / max(len(setups), 2) * 0.7
     ax = axes[0]
     y0 = np.arange(n)[::-1].astype(float)

@@ -196,14 +196,15 @@ def figure_data(fig: Any) -> pd.DataFrame:
                     out[round(float(loc), 9)] = text
         return out
 
-    def add(panel, title, series, kind, xs, ys, values=None) -> None:
+    def add(panel, artist, kind, xs, ys, values=None) -> None:
+        label = str(artist.get_label()) if artist is not None else "image"
         values = [None] * len(xs) if values is None else values
         for x, y, v in zip(xs, ys, values):
             rows.append(
                 {
                     "panel": panel,
                     "panel_title": title,
-                    "series": series,
+                    "series": "" if label.startswith("_") else label,
                     "kind": kind,
                     "x": x,
                     "y": y,
@@ -217,7 +218,6 @@ def figure_data(fig: Any) -> pd.DataFrame:
         title = ax.get_title() or ax.get_title(loc="left")
         xlab, ylab = ticks(ax.xaxis), ticks(ax.yaxis)
         for line in ax.get_lines():
-            label = str(line.get_label())
             xs, ys = line.get_xdata(orig=True), line.get_ydata(orig=True)
             try:
                 xs, ys = np.asarray(xs, float), np.asarray(ys, float)
@@ -225,35 +225,26 @@ def figure_data(fig: Any) -> pd.DataFrame:
                 continue
             if xs.ndim == 0 or len(xs) != len(ys):
                 continue
-            add(k, title, "" if label.startswith("_") else label, "line", xs, ys)
+            add(k, line, "line", xs, ys)
         for coll in ax.collections:
             if isinstance(coll, PathCollection):
                 off = np.asarray(coll.get_offsets(), float)
                 if off.ndim == 2 and len(off):
-                    label = str(coll.get_label())
-                    add(
-                        k,
-                        title,
-                        "" if label.startswith("_") else label,
-                        "points",
-                        off[:, 0],
-                        off[:, 1],
-                    )
+                    add(k, coll, "points", off[:, 0], off[:, 1])
         for cont in ax.containers:
             if isinstance(cont, BarContainer):
-                label = str(cont.get_label())
                 xs = [p.get_x() + p.get_width() / 2 for p in cont.patches]
                 ys = [p.get_height() for p in cont.patches]
                 if cont.orientation == "horizontal":
                     xs = [p.get_width() for p in cont.patches]
                     ys = [p.get_y() + p.get_height() / 2 for p in cont.patches]
-                add(k, title, "" if label.startswith("_") else label, "bar", xs, ys)
+                add(k, cont, "bar", xs, ys)
         for im in ax.get_images():
             if isinstance(im, AxesImage):
                 arr = np.ma.filled(np.ma.asarray(im.get_array(), dtype=float), np.nan)
                 if arr.ndim == 2:
                     i, j = np.indices(arr.shape)
-                    add(k, title, "image", "cell", j.ravel(), i.ravel(), arr.ravel())
+                    add(k, None, "cell", j.ravel(), i.ravel(), arr.ravel())
     return pd.DataFrame(
         rows,
         columns=["panel", "panel_title", "series", "kind", "x", "y", "x_label", "y_label", "value"],

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from hca.plots.axes import get_axes
+from hca.plots.axes import annotate_cells, get_axes
 from hca.subspace.distances import BootstrapDistances, check_distance_matrix
 from hca.subspace.pca import ExplainedVariance, explained_variance
 
@@ -20,9 +20,6 @@ __all__ = [
     "plot_null_distributions",
     "plot_leverage",
 ]
-
-
-# --------------------------------------------------------------------------- plots
 
 
 def plot_explained_variance(
@@ -47,7 +44,11 @@ def plot_explained_variance(
     -------
     matplotlib Axes
     """
-    fields = {"ratio": "ratios", "cumulative": "cumulative", "eigenvalue": "eigenvalues"}
+    fields = {
+        "ratio": ("ratios", "explained variance ratio"),
+        "cumulative": ("cumulative", "cumulative ratio"),
+        "eigenvalue": ("eigenvalues", "eigenvalue (variance)"),
+    }
     if kind not in fields:
         raise ValueError(f"kind must be one of {tuple(fields)}, got {kind!r}")
     if isinstance(ev_or_dict, Mapping):
@@ -60,19 +61,13 @@ def plot_explained_variance(
     for label, ev in items:
         if not isinstance(ev, ExplainedVariance):
             ev = explained_variance(ev)
-        y = getattr(ev, fields[kind])
+        y = getattr(ev, fields[kind][0])
         name = None if label is None else str(label)
         ax.plot(np.arange(1, len(y) + 1), y, marker="o", label=name)
     if threshold is not None:
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel("principal component")
-    ax.set_ylabel(
-        {
-            "ratio": "explained variance ratio",
-            "cumulative": "cumulative ratio",
-            "eigenvalue": "eigenvalue (variance)",
-        }[kind]
-    )
+    ax.set_ylabel(fields[kind][1])
     if any(label is not None for label, _ in items):
         ax.legend(fontsize="small")
     return ax
@@ -143,20 +138,11 @@ def plot_distance_matrix(
     if annotate:
         mid = vmin + 0.5 * (vmax - vmin)
         size = fontsize if fontsize is not None else ("small" if lower is None else "x-small")
-        for i in range(k):
-            for j in range(k):
-                text = format(D[i, j], fmt)
-                if lower is not None and i != j:
-                    text += f"\n[{format(lower.iat[i, j], fmt)}, {format(upper.iat[i, j], fmt)}]"
-                ax.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=size,
-                    color="white" if D[i, j] > mid else "black",
-                )
+        texts = [[format(v, fmt) for v in row] for row in D]
+        for i, j in np.ndindex(k, k):
+            if lower is not None and i != j:
+                texts[i][j] += f"\n[{format(lower.iat[i, j], fmt)}, {format(upper.iat[i, j], fmt)}]"
+        annotate_cells(ax, texts, D > mid, fontsize=size)
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="subspace distance")
     return ax
@@ -280,16 +266,7 @@ def plot_leverage(
     im = ax.imshow(arr, cmap="Greens", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(arr.shape[1]), [str(c) for c in leverage.columns], rotation=30, ha="right")
     ax.set_yticks(range(arr.shape[0]), [str(i) for i in leverage.index])
-    for (i, j), v in np.ndenumerate(arr):
-        ax.text(
-            j,
-            i,
-            format(v, fmt),
-            ha="center",
-            va="center",
-            fontsize="small",
-            color="white" if v > 0.6 else "black",
-        )
+    annotate_cells(ax, [[format(v, fmt) for v in row] for row in arr], arr > 0.6, fontsize="small")
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="leverage")
     return ax

@@ -3,10 +3,8 @@
 Every DataFrame a notebook displays goes through :func:`table_markdown` (the display formatter
 that :func:`hca.plots.use_book_style` installs): in the book it becomes a MyST ``{table}``
 directive with a caption, which the book numbers per chapter like its figures ("Table 3.1");
-Jupyter still shows pandas' own HTML. The cells are
-cleaned on the way: a missing value reads "–", a boolean "yes"/"no", a whole float has no
-".0", negative zero is "0", a machine path is reduced to its file name, nothing is truncated,
-and a plain 0..n-1 index is dropped (a meaningful index becomes the first column).
+Jupyter still shows pandas' own HTML. The cells are cleaned on the way (:func:`clean_frame`:
+a plain 0..n-1 index dropped, every cell through :func:`format_cell`), nothing truncated.
 
 A caption is given with :func:`captioned` (``captioned(df, "Paper Table 3: ...", "tab-...")``
 as the last line of a cell); a frame without one gets a caption listing what its rows and
@@ -147,12 +145,10 @@ def table_markdown(frame: pd.DataFrame, caption: str | None = None, name: str | 
     caption = caption or frame.attrs.get("caption") or _default_caption(frame)
     name = name or frame.attrs.get("name")
     df = clean_frame(frame)
-
-    def _numeric(col: pd.Series) -> bool:
-        return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
+    types = pd.api.types
     numeric = [False] * (df.shape[1] - frame.shape[1]) + [
-        _numeric(frame.iloc[:, i]) for i in range(frame.shape[1])
+        types.is_numeric_dtype(col) and not types.is_bool_dtype(col)
+        for col in (frame.iloc[:, i] for i in range(frame.shape[1]))
     ]
     head = "| " + " | ".join(_escape(c) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
@@ -166,13 +162,9 @@ def table_markdown(frame: pd.DataFrame, caption: str | None = None, name: str | 
     )
 
 
-def _markdown_repr(frame: pd.DataFrame) -> str:
-    return table_markdown(frame)
-
-
 def register_formatter(ipython: Any) -> None:
     """Give DataFrames in ``ipython`` a ``text/markdown`` form, :func:`table_markdown`.
 
     The book renders it (``_config.yml`` ranks ``text/markdown`` above ``text/html``); Jupyter
     still shows pandas' HTML, which it prefers."""
-    ipython.display_formatter.formatters["text/markdown"].for_type(pd.DataFrame, _markdown_repr)
+    ipython.display_formatter.formatters["text/markdown"].for_type(pd.DataFrame, table_markdown)
