@@ -230,13 +230,21 @@ def test_small_domain_hint(scm_frame, tmp_path, capsys, no_fit):
     assert "--min-domain-size 5" in err
 
 
-@pytest.mark.parametrize("suffix, magic", [(".svg", b"<?xml"), (".png", b"\x89PNG")])
+@pytest.mark.parametrize(
+    "suffix, magic", [(".svg", b"<?xml"), (".png", b"\x89PNG"), (".pdf", b"%PDF")]
+)
 def test_plot(scm_csv, tmp_path, capsys, suffix, magic):
     dest = tmp_path / f"fig{suffix}"
     code, out, err = _run(_fit_args(scm_csv, "--plot", dest), capsys)
     assert code == 0, err
     assert dest.read_bytes().startswith(magic) and f"wrote {dest}" in out
     assert _files(tmp_path) == {dest.name}
+    # the same fit draws the same bytes: no creation date, fixed SVG ids
+    again = tmp_path / "again" / dest.name
+    again.parent.mkdir()
+    code, _, err = _run(_fit_args(scm_csv, "--plot", again), capsys)
+    assert code == 0, err
+    assert again.read_bytes() == dest.read_bytes()
 
 
 # --------------------------------------------------------------------------- bad outputs

@@ -110,5 +110,8 @@ def _draw_report(adj: OLSAdjustment, assignment: pd.DataFrame, path: Path, max_d
     for i, dom in enumerate(doms):
         ax = fig.add_subplot(grid[first + i // ncols, i % ncols])
         plot_causal_graph(adj.models[dom], ax, title=str(dom), node_labels=node_labels)
-    fig.savefig(path, format=path.suffix.lstrip(".").lower())
+    fmt = path.suffix.lstrip(".").lower()
+    # no creation date: the same fit draws the same file (PNG records none)
+    metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
+    fig.savefig(path, format=fmt, metadata=metadata)
     return len(doms)
