@@ -7,21 +7,12 @@ fit (Table 2b, Figure 3b), and reads the factors with outside evidence: pretrain
 for ``z_1``, official instruct checkpoints and its own instruction fine-tuning for ``z_2``
 (Figure 8), MATH for ``z_3`` (Appendix D). This module holds those steps.
 
-* :func:`align` turns a fitted :class:`~hca.estimator.HCA` and its
-  :class:`~hca.estimator.OLSAdjustment` into an :class:`Alignment`: the adjusted unmixing
-  matrix (Figure 3a), and for every factor the chosen benchmark with the intercept and slope
-  of its fitted OLS line (Figure 3b), which ``OLSAdjustment`` does not store.
-* :func:`out_of_sample_r2` is Table 2b: the R^2 of the *fitted* (not refitted) OLS on other
-  base-model domains. The default follows the authors' code
-  (``scripts/find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval): the prediction of
-  ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the unadjusted
-  ``z_i`` of the new domain, so the earlier factors help; ``controls=False`` asks the stricter
-  question of how much of the *adjusted* factor the benchmark alone tracks.
-* :func:`base_checkpoint_mask` picks the official base checkpoints; :func:`official_pairs`
-  and :func:`instruct_shift` compare official instruct checkpoints with their bases
-  (Appendix D, ``z_2``); :func:`figure8_table` and :func:`paper_figure8_sft` rebuild the
-  table of Figure 8; :func:`noise_shares` gives the share of each factor's variance that is
-  its own noise (Appendix I).
+:func:`align` adds to an :class:`~hca.estimator.OLSAdjustment` the intercept and slope of
+every factor's fitted OLS line (Figure 3b). :func:`out_of_sample_r2` is Table 2b, following the
+authors' code (``scripts/find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval): the
+prediction of ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the
+unadjusted ``z_i`` of the new domain; ``controls=False`` asks how much of the *adjusted*
+factor the benchmark alone tracks.
 
 Conventions: factors are ``z = H x`` on the leaderboard's normalized scores (0-100), not
 centred, as in :meth:`hca.estimator.HCA.transform`; adjusted factors are ``L z``.
@@ -60,9 +51,6 @@ __all__ = [
 
 
 _TOL = 1e-6
-
-
-# =========================================================================== helpers
 
 
 # =========================================================================== alignment

@@ -185,6 +185,16 @@ def check_ica(ica: str) -> str:
     return ica
 
 
+def _ica_settings(ica: str, tol: float | None, n_restarts: int) -> tuple[str, float, int]:
+    """The checked algorithm, its tolerance (default :data:`DEFAULT_TOL`) and restarts."""
+    ica = check_ica(ica)
+    return (
+        ica,
+        DEFAULT_TOL[ica] if tol is None else float(tol),
+        check_positive_int(n_restarts, "n_restarts"),
+    )
+
+
 def _relay_warnings(caught, is_convergence) -> bool:
     """Re-emit caught warnings except the convergence one; return whether it converged."""
     converged = True
@@ -197,8 +207,7 @@ def _relay_warnings(caught, is_convergence) -> bool:
 
 
 def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
-    """One FastICA run; return ``(ica, converged)`` with warnings other than convergence
-    re-emitted."""
+    """One FastICA run: ``(ica, converged)``."""
     ica = FastICA(
         n_components=d,
         whiten="unit-variance",
@@ -213,8 +222,7 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
 
 
 def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
-    """One FastICA run (unit-variance sources) with its negentropy (scikit-learn's FastICA;
-    used for seeds that are not integers)."""
+    """One scikit-learn FastICA run with its negentropy (for seeds that are not ints)."""
     ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
     return ICARun(
@@ -229,15 +237,9 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
 def fastica_runs(
     Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000, tol: float = 1e-4
 ) -> list[ICARun]:
-    """FastICA on one domain's data from every seed of ``seeds``.
-
-    The distinct integer seeds run together in one vectorised batch
-    (:func:`hca.estimator.fastica_batch.fastica_stack`, equal to scikit-learn's ``FastICA``
-    with the same seed; a start's result does not depend on the other starts of its batch);
-    other seeds (``None``, ``RandomState``) run scikit-learn's ``FastICA`` one at a time.
-    Returns one run per seed (unmixing, mean, converged, n_iter, negentropy objective); every
-    run owns its arrays.
-    """
+    """FastICA on one domain's data from every seed of ``seeds``, one run per seed (each
+    owning its arrays): the integer seeds in one vectorised batch (equal to scikit-learn's
+    ``FastICA`` with the same seed), other seeds with scikit-learn's ``FastICA``."""
     return fastica_runs_many([Xk], d, seeds, max_iter, tol)[0]
 
 
@@ -251,15 +253,11 @@ def fastica_runs_many(
     paired: bool = False,
     on_done: Callable[[int], None] | None = None,
 ) -> list[list[ICARun]]:
-    """:func:`fastica_runs` of several data matrices (for example the bootstrap resamples of
-    one domain, or the domains of several data sets): the integer seeds of all matrices
-    iterate in lockstep (:func:`hca.estimator.fastica_batch.fastica_lockstep`; the matrices
-    of one number of samples in one stack). Entry ``g`` equals
-    ``fastica_runs(Xks[g], d, seeds, ...)``; with ``paired=True``, ``seeds[g]`` is the
-    sequence of seeds of ``Xks[g]`` alone (for example simulated data sets that each have
-    their own seed) and entry ``g`` equals ``fastica_runs(Xks[g], d, seeds[g], ...)``.
-    ``on_done``, if given, is called as ``on_done(g)`` once the batched runs of ``Xks[g]``
-    have stopped (its runs from seeds that are not integers follow after the batch)."""
+    """:func:`fastica_runs` of several data matrices, the integer seeds of all of them
+    iterating in lockstep (:func:`hca.estimator.fastica_batch.fastica_lockstep`). Entry ``g``
+    equals ``fastica_runs(Xks[g], d, seeds, ...)``, or with ``paired=True``
+    ``fastica_runs(Xks[g], d, seeds[g], ...)``. ``on_done(g)`` is called once the batched
+    runs of ``Xks[g]`` have stopped."""
     Xks = [np.asarray(X, dtype=np.float64) for X in Xks]
     if paired and len(seeds) != len(Xks):
         raise ValueError(f"paired: {len(seeds)} seed lists for {len(Xks)} data matrices")
@@ -379,8 +377,7 @@ def _keep_best_run(
     max_iter: int,
     tol: float,
 ) -> DomainICA:
-    """The run of ``runs`` (the restarts of one fit) with the largest negentropy among the
-    converged ones; warn (naming the domain) when the kept run did not converge."""
+    """The converged run with the largest negentropy; warn when it did not converge."""
     any_converged = any(r.converged for r in runs)
     scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
     best = int(np.nanargmax(scores)) if len(runs) > 1 else 0
@@ -416,15 +413,13 @@ def _fit_one_ica(
     tol: float,
     n_restarts: int,
 ) -> DomainICA:
-    """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
-    convergence one with the domain name."""
+    """ICA on one domain (best of ``n_restarts`` by negentropy)."""
     runs = _domain_runs(Xk, label, d, ica, restart_seeds(random_state, n_restarts), max_iter, tol)
     return _keep_best_run(runs, label, int(Xk.shape[0]), ica, max_iter, tol)
 
 
 def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
-    """:func:`_fit_one_ica` with its warnings returned (to re-emit them in the caller's
-    process, whatever joblib backend ran it)."""
+    """:func:`_fit_one_ica` with its warnings returned (to re-emit them in the caller)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = _fit_one_ica(*args)
@@ -449,16 +444,10 @@ def fit_icas(
 
     ``n_jobs`` (other than ``None`` and 1) runs the domains in parallel with
     :class:`joblib.Parallel`; every domain gets the same ``random_state`` either way, so the
-    result does not depend on ``n_jobs`` (a ``RandomState`` instance, whose draws depend on
-    the order of the domains, always runs the domains one after another). In one process,
-    FastICA with an integer ``random_state`` runs every domain in one lockstep loop
-    (:func:`fit_icas_many`; the same result as one domain at a time). Progress is
-    reported per domain to ``progress`` (:func:`hca.estimator.progress.report`, stage
-    ``"ICA"``; None: not reported).
+    result does not depend on ``n_jobs`` (a ``RandomState`` instance always runs the domains
+    one after another). Progress is reported per domain (stage ``"ICA"``).
     """
-    ica = check_ica(ica)
-    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
-    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    ica, tol, n_restarts = _ica_settings(ica, tol, n_restarts)
     if ica == "fastica" and n_jobs in (None, 1) and is_int(random_state):
         return fit_icas_many(
             [(values, domains)],
@@ -506,10 +495,7 @@ def fit_icas_seeds(
 ) -> list[dict[Hashable, DomainICA]]:
     """:func:`fit_icas` for every seed of ``seeds``, the seeds' runs batched per domain.
 
-    For every domain, the FastICA runs of all seeds and of their restarts
-    (:func:`restart_seeds`) run in one vectorised batch (:func:`fastica_runs`); Picard runs
-    one seed after another. Entry ``i`` equals ``fit_icas(..., random_state=seeds[i])``
-    (a FastICA start does not depend on the other starts of its batch).
+    Entry ``i`` equals ``fit_icas(..., random_state=seeds[i])``.
 
     Parameters
     ----------
@@ -559,12 +545,9 @@ def fit_icas_many(
     orders: Sequence[Sequence[Hashable]] | None = None,
     paired: bool = False,
 ) -> list[list[dict[Hashable, DomainICA]]]:
-    """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples, or one
-    table and its rows reversed), the FastICA runs of every data set, seed and restart
-    iterating in lockstep (:func:`fastica_runs_many`: every domain of every data set in one
-    loop, one stack per number of samples). A domain whose scores are the same in several
-    data sets (equal arrays) is fitted once for all of them. ``progress`` hears of a domain
-    once all its runs have stopped (domains finish in the order of their slowest run).
+    """:func:`fit_icas_seeds` of several data sets, the FastICA runs of every data set, seed
+    and restart iterating in lockstep (:func:`fastica_runs_many`). A domain whose scores are
+    the same in several data sets is fitted once for all of them.
 
     Parameters
     ----------
@@ -576,10 +559,8 @@ def fit_icas_many(
         The domains of each data set (each within ``order``); default: every data set holds
         every domain of ``order``.
     paired : bool, default=False
-        If True, ``seeds[g]`` is the seed of data set ``g`` alone (one per data set, for
-        example simulated data sets with a seed each): ``out[g]`` holds one entry, equal to
-        ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``; every data set
-        and domain still iterates in the one lockstep loop.
+        If True, ``seeds[g]`` is the seed of data set ``g`` alone: ``out[g]`` holds one
+        entry, equal to ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``.
 
     Returns
     -------
@@ -595,9 +576,7 @@ def fit_icas_many(
         If ``orders`` does not give one domain list per data set within ``order``, or
         ``paired`` seeds are not one per data set.
     """
-    ica = check_ica(ica)
-    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
-    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    ica, tol, n_restarts = _ica_settings(ica, tol, n_restarts)
     bad = [s for s in seeds if not is_int(s)]
     if bad:
         raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
@@ -652,9 +631,7 @@ def _domain_runs_many(
     progress: Listener | None,
 ) -> list[list[list[ICARun]]]:
     """The ICA runs of every matrix ``Xks[j][k]`` of every domain ``order[j]`` from every seed
-    of ``seeds`` (``paired``: ``seeds[j][k]`` are those of ``Xks[j][k]``). FastICA: every
-    matrix of every domain in one lockstep batch (:func:`fastica_runs_many`), a domain
-    reported to ``progress`` once all its runs have stopped; Picard: domain by domain."""
+    of ``seeds`` (``paired``: ``seeds[j][k]``); FastICA in one lockstep batch."""
     if ica != "fastica":
         out = []
         for j, label in enumerate(order):

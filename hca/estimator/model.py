@@ -107,9 +107,7 @@ class HCA(TransformerMixin, BaseEstimator):
         refused). Every domain gets the same seed, so the fit does not depend on ``n_jobs``.
 
     Every parameter is checked in :meth:`fit` against :attr:`_parameter_constraints` by
-    scikit-learn's own validation (:func:`hca.validation.check_params`), with its wording:
-    ``HCA(max_iter=0).fit(...)`` raises "The 'max_iter' parameter of HCA must be an int in
-    the range [1, inf). Got 0 instead." before any work.
+    scikit-learn's own validation, before any work.
 
     Attributes
     ----------
@@ -232,9 +230,8 @@ class HCA(TransformerMixin, BaseEstimator):
         """Fit HCA from per-domain ICA results computed elsewhere (steps 2-3 only).
 
         ``HCA(random_state=s).fit(X, domains)`` equals
-        ``HCA(random_state=s).fit_from_ica(X, domains, icas)`` with the ICA of that fit,
-        e.g. one entry of :func:`hca.estimator.ica.fit_icas_seeds` (FastICA batched over
-        seeds); :func:`fit_many_from_ica` fits many estimators with one batched search.
+        ``HCA(random_state=s).fit_from_ica(X, domains, icas)`` with the ICA of that fit;
+        :func:`fit_many_from_ica` fits many estimators with one batched search.
 
         Parameters
         ----------
@@ -255,8 +252,6 @@ class HCA(TransformerMixin, BaseEstimator):
         return self._fit_search()
 
     def _check_params_and_data(self, X: Any, domains: Any):
-        """Every parameter by scikit-learn's validation (:attr:`_parameter_constraints`),
-        then the data (:func:`hca.validation.check_fit_data`)."""
         self._validate_params()
         return check_fit_data(X, domains, self.n_components)
 
@@ -570,8 +565,7 @@ def fit_many_from_ica(
 
     ``fit_many_from_ica(estimators, X, domains, icas)[i]`` is ``estimators[i]`` fitted as by
     ``estimators[i].fit_from_ica(X, domains, icas[i])``; the searches of all estimators with
-    the same search settings run in one :func:`hca.estimator.search.hca_search_batch`
-    (stacked linear algebra instead of one search after another; the same results).
+    the same search settings run in one :func:`hca.estimator.search.hca_search_batch`.
 
     Parameters
     ----------
@@ -709,10 +703,8 @@ def mic_by_subset(
         factor (:meth:`HCA.alignment`, on the subset's rows), ``None`` for the other subsets.
         The column is added only when ``align`` is given.
     n_jobs : int, optional
-        The searches run as one batch (:func:`hca.estimator.search.hca_search_batch`), split
-        into one chunk per job of :class:`joblib.Parallel` (``None``: the active joblib
-        backend's default, one job unless inside ``joblib.parallel_backend``). The result does
-        not depend on ``n_jobs``.
+        The batch of searches is split into one chunk per job of :class:`joblib.Parallel`;
+        the result does not depend on ``n_jobs``.
 
     Returns
     -------
@@ -747,9 +739,7 @@ def mic_by_subset_many(
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
 ) -> list[list[pd.DataFrame]]:
     """:func:`mic_by_subset` of every data set of ``datasets`` under every FastICA seed of
-    ``seeds``, as one batch: the ICA runs of all data sets, domains, seeds and restarts in one
-    lockstep loop of iterations (:func:`hca.estimator.ica.fit_icas_many`), the searches of
-    every subset of every fit in one :func:`~hca.estimator.search.hca_search_batch`.
+    ``seeds``, as one batch of ICA runs and one batch of searches.
 
     Parameters
     ----------
@@ -805,23 +795,17 @@ def mic_by_subset_many(
 
 
 def _checked_subsets(est: HCA, cands: Sequence[Hashable], min_size: int, align) -> tuple:
-    """The subsets of :func:`mic_by_subset` and the targets of ``align`` among them, after
-    checking ``min_size`` and the size of the search (before any ICA)."""
+    """The subsets of :func:`mic_by_subset` and the targets of ``align`` among them."""
     if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
         raise ValueError(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
     check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
-    subsets = _subsets(cands, min_size)
-    return subsets, _align_targets(align, subsets)
-
-
-def _subsets(cands: Sequence[Hashable], min_size: int) -> list[tuple]:
-    """Every subset of ``cands`` with at least ``min_size`` domains, by size."""
-    return [
+    subsets = [
         s for size in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, size)
     ]
+    return subsets, _align_targets(align, subsets)
 
 
 def _subset_tables(
@@ -832,8 +816,7 @@ def _subset_tables(
     targets: set,
     n_jobs: int | None,
 ) -> list[pd.DataFrame]:
-    """The table of :func:`mic_by_subset` of every fit (validated data, ICA of every
-    candidate), the searches of all fits and subsets in one batch."""
+    """The table of :func:`mic_by_subset` of every fit, all searches in one batch."""
     problems = [{c: icas[c].unmixing for c in subset} for _, icas in fits for subset in subsets]
     results = search_many(problems, est.search_options(), n_jobs)
     tables = []
@@ -843,7 +826,7 @@ def _subset_tables(
                 res,
                 subset,
                 cands,
-                _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
+                (data.values[np.isin(data.labels, subset)], list(data.feature_names))
                 if frozenset(subset) in targets
                 else None,
             )
@@ -862,8 +845,7 @@ def search_many(
     n_jobs: int | None = None,
 ) -> list[HCASearchResult]:
     """:func:`hca.estimator.search.hca_search_batch` of ``problems`` with the search
-    ``options`` (keywords of :func:`~hca.estimator.search.hca_search`), split into one
-    batch per joblib job (``n_jobs`` as in :func:`mic_by_subset`; the same results)."""
+    ``options``, split into one batch per joblib job (the same results)."""
     jobs = min(effective_n_jobs(n_jobs), len(problems))
     if jobs <= 1:
         return hca_search_batch(problems, **options)
@@ -888,21 +870,17 @@ def _align_targets(align: Sequence[Sequence[Hashable]], subsets: Sequence[tuple]
     return targets
 
 
-class _Rows:
-    """Scores of a subset's models and the benchmark names (to read its fit's alignment)."""
-
-    def __init__(self, values: np.ndarray, names: Sequence[str]):
-        self.values, self.names = values, list(names)
-
-
 def _subset_record(
-    res: HCASearchResult, subset: tuple, candidates: Sequence, rows: _Rows | None = None
+    res: HCASearchResult, subset: tuple, candidates: Sequence, rows: tuple | None = None
 ) -> dict:
+    """One row of :func:`mic_by_subset`; ``rows`` (the subset's scores and the benchmark
+    names) to read the fit's alignment."""
     row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}
     alphas = dict(zip(subset, res.alphas))
     row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in candidates})
     row["alignment"] = None
     if rows is not None:
-        _, _, chosen, _ = ols_adjustment(rows.values @ res.unmixing.T, rows.values, rows.names)
-        row["alignment"] = tuple(rows.names[c] for c in chosen)
+        values, names = rows
+        _, _, chosen, _ = ols_adjustment(values @ res.unmixing.T, values, names)
+        row["alignment"] = tuple(names[c] for c in chosen)
     return row

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -48,6 +49,7 @@ RANK_TOL = 1e-10
 # by a few ulps), far below any difference between the MICs of two orders that matters.
 PRUNE_MARGIN = 1e-9
 GREEDY_WIDTH = 8  # beam width of the search for the order that sets the pruning threshold
+_P = TypeVar("_P", bound="_Prefixes")
 
 
 def swap(A: np.ndarray) -> np.ndarray:
@@ -56,8 +58,32 @@ def swap(A: np.ndarray) -> np.ndarray:
 
 
 # =========================================================================== search tree
+class _Prefixes:
+    """Arrays with one entry per prefix (the fields of a dataclass, ``rows`` and ``lb``
+    among them), taken and concatenated field by field."""
+
+    rows: np.ndarray
+    lb: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.lb)
+
+    @property
+    def depth(self) -> int:
+        return int(self.rows.shape[2])
+
+    def take(self: _P, idx: Any) -> _P:
+        names = [f.name for f in fields(cast(Any, self))]
+        return cast(Any, type(self))(*(getattr(self, n)[idx] for n in names))
+
+    @classmethod
+    def concat(cls: type[_P], parts: Sequence[_P]) -> _P:
+        names = [f.name for f in fields(cast(Any, cls))]
+        return cast(Any, cls)(*(np.concatenate([getattr(p, n) for p in parts]) for n in names))
+
+
 @dataclass
-class Nodes:
+class Nodes(_Prefixes):
     """A batch of prefixes (rows chosen at positions ``1..depth`` in every domain)."""
 
     rows: np.ndarray  # (N, K, depth) row of M_k placed at each position
@@ -65,21 +91,6 @@ class Nodes:
     H: np.ndarray  # (N, depth, q) orthonormal h_1..h_depth (reduced coordinates)
     csum: np.ndarray  # (N, K) sum over positions of c_{k,i}
     lb: np.ndarray  # (N,) lower bound on the MIC of every completion
-
-    def __len__(self) -> int:
-        return len(self.lb)
-
-    @property
-    def depth(self) -> int:
-        return self.rows.shape[2]
-
-    def take(self, idx) -> Nodes:
-        return Nodes(self.rows[idx], self.mask[idx], self.H[idx], self.csum[idx], self.lb[idx])
-
-    @staticmethod
-    def concat(parts: Sequence[Nodes]) -> Nodes:
-        names = ("rows", "mask", "H", "csum", "lb")
-        return Nodes(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
 
 
 @dataclass
@@ -122,6 +133,13 @@ def _top_direction(R: np.ndarray) -> np.ndarray:
         _, V = np.linalg.eigh(R.transpose(0, 2, 1) @ R)
         h = V[:, :, -1]
     return h / np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+
+
+def _gram_schmidt(h: np.ndarray, Hp: np.ndarray) -> np.ndarray:
+    """The directions ``h`` (n, q) orthogonalised against the rows of ``Hp`` (n, j, q)."""
+    h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
+    h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+    return h
 
 
 def _free_table(d: int) -> np.ndarray:
@@ -182,10 +200,6 @@ class SearchTree:
         """Number ``n_free ** K`` of children of a prefix with ``n_free`` rows left."""
         return n_free**self.K
 
-    def combos(self, n_free: int, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """Choices ``start..stop-1`` of one free row per domain (see :func:`row_choices`)."""
-        return row_choices(self.K, n_free, start, stop)
-
     def root(self) -> Nodes:
         K, q = self.K, self.M.shape[2]
         return Nodes(
@@ -209,9 +223,7 @@ class SearchTree:
     def _orthogonalise(self, nodes: Nodes, parent: np.ndarray, h: np.ndarray) -> np.ndarray:
         """Gram-Schmidt of the directions ``h`` against ``h_1..h_j`` of their prefixes."""
         if nodes.depth and self.residual == "domain":
-            Hp = nodes.H[parent]
-            h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
-            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+            return _gram_schmidt(h, nodes.H[parent])
         return h
 
     def _projected(self, nodes: Nodes) -> np.ndarray:
@@ -268,7 +280,7 @@ class SearchTree:
             if not len(parents):
                 continue
             for c0 in range(0, n_combos, step):
-                combos = self.combos(n_free, c0, c0 + step)
+                combos = row_choices(self.K, n_free, c0, c0 + step)
                 self.n_nodes += len(parents) * len(combos)
                 yield self.expand(parents, combos)
 
@@ -579,7 +591,7 @@ def sequential(
 
 # =========================================================================== many problems
 @dataclass
-class Batch:
+class Batch(_Prefixes):
     """Prefixes of the search trees of many problems (sorted by problem)."""
 
     prob: np.ndarray  # (N,) problem of every prefix
@@ -588,28 +600,6 @@ class Batch:
     H: np.ndarray  # (N, depth, q)
     csum: np.ndarray  # (N, K)
     lb: np.ndarray  # (N,)
-
-    def __len__(self) -> int:
-        return len(self.lb)
-
-    @property
-    def depth(self) -> int:
-        return int(self.rows.shape[2])
-
-    def take(self, idx: slice | np.ndarray) -> Batch:
-        return Batch(
-            self.prob[idx],
-            self.rows[idx],
-            self.mask[idx],
-            self.H[idx],
-            self.csum[idx],
-            self.lb[idx],
-        )
-
-    @staticmethod
-    def concat(parts: Sequence[Batch]) -> Batch:
-        names = ("prob", "rows", "mask", "H", "csum", "lb")
-        return Batch(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
 
 
 def _smallest_per_problem(prob: np.ndarray, lb: np.ndarray, width: int) -> np.ndarray:
@@ -769,11 +759,7 @@ class BatchTree:
             h = _top_direction(R)[inverse.ravel()]
         else:
             h = _top_direction(self.res[prob[:, None], kk, masks, rows])
-        if nodes.depth:
-            Hp = nodes.H[parent]
-            h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
-            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
-        return h
+        return _gram_schmidt(h, nodes.H[parent]) if nodes.depth else h
 
     def children(self, nodes: Batch) -> Iterator[Batch]:
         """All children of the prefixes ``nodes`` not pruned (bound above ``prune_above``

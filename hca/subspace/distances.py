@@ -49,10 +49,7 @@ __all__ = [
 
 
 def _split_by_domain(X: Any, domains: Any, order: Sequence | None = None) -> tuple[list, dict]:
-    """The rows of ``X`` of every domain: ``(order, {label: ndarray})``.
-
-    ``order`` defaults to every domain, most frequent first (see :func:`distance_matrix`).
-    """
+    """The rows of ``X`` of every domain: ``(order, {label: ndarray})``."""
     arr = check_matrix(X)
     dom = check_domains(domains, X, order=order, by="size")
     return dom.order, {lab: arr[dom.labels == lab] for lab in dom.order}
@@ -185,23 +182,17 @@ class BootstrapDistances:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per unordered pair: point, lower, upper, boot_mean."""
-        labels = list(self.point.index)
-        rows = []
-        mean = self.samples.mean(axis=0)
-        for i in range(len(labels)):
-            for j in range(i + 1, len(labels)):
-                rows.append(
-                    {
-                        "group_a": labels[i],
-                        "group_b": labels[j],
-                        "point": self.point.iat[i, j],
-                        "lower": self.lower.iat[i, j],
-                        "upper": self.upper.iat[i, j],
-                        "boot_mean": mean[i, j],
-                    }
-                )
-        columns = ["group_a", "group_b", "point", "lower", "upper", "boot_mean"]
-        return pd.DataFrame(rows, columns=columns)
+        i, j = _pairs(self.point)
+        return pd.DataFrame(
+            {
+                "group_a": [self.point.index[a] for a in i],
+                "group_b": [self.point.index[b] for b in j],
+                "point": self.point.to_numpy()[i, j],
+                "lower": self.lower.to_numpy()[i, j],
+                "upper": self.upper.to_numpy()[i, j],
+                "boot_mean": self.samples.mean(axis=0)[i, j],
+            }
+        )
 
     def summary(self) -> str:
         """Short text report."""
@@ -220,6 +211,11 @@ class BootstrapDistances:
             + ", ".join(f"{lab}: {v:.3f}" for lab, v in zip(self.point.index, noise))
         )
         return "\n".join(lines)
+
+
+def _pairs(square: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column positions of the unordered pairs of a square frame, row by row."""
+    return np.triu_indices(len(square), 1)
 
 
 #: Numbers in one stack of resampled matrices (8 MB): larger batches are split.
@@ -281,8 +277,8 @@ def redraw_until_full_rank(
 def _bases_of_draws(
     parts: list[np.ndarray], k: int, method: str, draws: list
 ) -> tuple[list, np.ndarray]:
-    """The bases of the resampled matrices ``parts[i][rows]`` of ``draws`` (``(i, rows,
-    seed)``), batched by shape for PCA: ``(bases, full_rank)``."""
+    """``(bases, full_rank)`` of the resampled matrices ``parts[i][rows]`` of ``draws``
+    (``(i, rows, seed)``)."""
     n = len(draws)
     bases: list = [None] * n
     full = np.zeros(n, dtype=bool)
@@ -334,11 +330,6 @@ def bootstrap_distance_matrix(
     with nearly the same subspace the percentile interval can therefore lie entirely
     above the point estimate; it describes variability, and whether a distance is larger
     than noise is judged against :func:`split_half_null`.
-
-    The random draws are made one resample at a time, in the order replicate by replicate
-    and domain by domain; the PCA bases of all resamples of a domain are then computed in
-    stacks (:func:`~hca.subspace.principal_subspaces`) and the distances of all replicates
-    at once (:func:`~hca.subspace.subspace_distances`), see :func:`redraw_until_full_rank`.
 
     Parameters
     ----------
@@ -431,9 +422,6 @@ def split_half_null(
     for declaring two domains different* (it errs towards calling them the same, i.e.
     towards a larger invariant set). To compare at matched sample sizes, pass a smaller
     ``half_size`` to the larger domain or subsample the data.
-
-    The splits are drawn one at a time and their PCA bases computed in stacks, with the
-    draws, redraws and results of one split at a time (:func:`redraw_until_full_rank`).
 
     Parameters
     ----------
@@ -858,23 +846,17 @@ class GroupComparison:
     def to_frame(self) -> pd.DataFrame:
         """One row per unordered pair: ``distance``, ``pair_threshold``, ``beyond_noise``
         (distance above the pair threshold)."""
-        labels = list(self.dist.index)
-        rows = []
-        for i in range(len(labels)):
-            for j in range(i + 1, len(labels)):
-                d = float(self.dist.iat[i, j])
-                t = float(self.pair_threshold.iat[i, j])
-                rows.append(
-                    {
-                        "group_a": labels[i],
-                        "group_b": labels[j],
-                        "distance": d,
-                        "pair_threshold": t,
-                        "beyond_noise": d > t,
-                    }
-                )
+        i, j = _pairs(self.dist)
+        d = self.dist.to_numpy(dtype=float)[i, j]
+        t = self.pair_threshold.to_numpy(dtype=float)[i, j]
         return pd.DataFrame(
-            rows, columns=["group_a", "group_b", "distance", "pair_threshold", "beyond_noise"]
+            {
+                "group_a": [self.dist.index[a] for a in i],
+                "group_b": [self.dist.index[b] for b in j],
+                "distance": d,
+                "pair_threshold": t,
+                "beyond_noise": d > t,
+            }
         )
 
     def summary(self) -> str:
