@@ -53,7 +53,7 @@ from hca.estimator.ensemble import (
     int_seeds,
     reversed_rows,
 )
-from hca.estimator.ica import DomainICA, fit_icas_many, fit_icas_seeds
+from hca.estimator.ica import DomainICA, fit_icas_many
 from hca.estimator.model import (
     HCA,
     clone_hca,
@@ -117,10 +117,9 @@ def matches_alignment(alignment: Sequence[str], pattern: Pattern, *, strict: boo
     pattern : sequence of sets of str
         The allowed benchmarks of every position (a *role*).
     strict : bool, default=True
-        With ``strict`` an alignment of another length never matches (False). Otherwise an
-        alignment with more factors matches when the first factor of every role exists and
-        these come in the pattern's order (the extra factors are ignored), and one with fewer
-        factors gives ``pandas.NA`` (undefined).
+        With ``strict`` an alignment of another length never matches. Otherwise one with more
+        factors matches when the first factor of every role exists and these come in the
+        pattern's order, and one with fewer factors gives ``pandas.NA``.
 
     Returns
     -------
@@ -170,8 +169,7 @@ def fit_record(model: HCA, X: Any = None, *, patterns: Mapping[str, Pattern] | N
         ``" > "``), one bool per name of ``patterns``, ``rank1[z<i>]``,
         ``alpha[<domain>]``, ``unmixing_error[<domain>]``, ``w[<domain>] z<j>->z<i>`` and
         ``scale[<domain>] eps<i>`` (adjusted SCM), ``ica_converged`` and ``certified``
-        (the search's result is the optimum over all row orders: always with
-        ``search="exhaustive"``, when certified with ``search="sequential"``).
+        (the search's result is the optimum over all row orders).
     """
     adj = model.adjust(X)
     d = model.n_components
@@ -324,12 +322,10 @@ def seed_fits(
     seeds : sequence of int
         ICA seeds, one fit each (duplicates allowed).
     progress : callable, optional
-        ``progress(stage, done, total)`` after every domain's batched ICA and every step of
-        the batched searches (as in :meth:`hca.estimator.HCA.fit`); None: nothing reported.
+        As in :meth:`hca.estimator.HCA.fit`.
     icas : sequence of mapping, optional
         The per-domain ICA of every seed, computed before with the estimator's settings
-        (:func:`domain_icas`, which fits the ICA of several analyses of the same domains in
-        one batch); None: computed here.
+        (:func:`domain_icas`); None: computed here.
 
     Returns
     -------
@@ -346,15 +342,14 @@ def seed_fits(
     data = check_fit_data(X, domains, base.n_components)
     check_search_size(base.search, len(data.order), data.n_components)  # before any ICA
     if icas is None:
-        icas = fit_icas_seeds(
-            data.values,
-            data.labels,
+        icas = fit_icas_many(
+            [(data.values, data.labels)],
             data.order,
             data.n_components,
             seeds,
             **ica_options(base),
             progress=progress,
-        )
+        )[0]
     else:
         icas = check_icas(icas, len(seeds), data.order, "icas")
     ests = [clone_hca(base, random_state=s) for s in seeds]
@@ -437,8 +432,7 @@ def seed_stability(
         As in :meth:`hca.estimator.HCA.fit`.
     seeds : iterable of int, default=range(20)
     patterns : mapping of str to pattern, optional
-        Named alignment patterns flagged in every record of the default ``record``
-        (:func:`fit_record`); a custom ``record`` adds its own columns.
+        Named alignment patterns flagged in every record of the default ``record``.
     n_jobs : int, optional
         Jobs of :class:`joblib.Parallel` for the records of the refits (the refits themselves
         run as one batch, :func:`seed_fits`); the records do not depend on ``n_jobs``.
@@ -446,8 +440,7 @@ def seed_stability(
         ``record(fitted_model) -> dict``, the columns of a refit's row (a module-level
         function, so that it can be sent to other processes).
     progress : callable, optional
-        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`); None
-        (default): nothing is reported.
+        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`).
     fits : sequence of HCA, optional
         The refits, computed before: ``fits[i]`` is :func:`seed_fits` of ``estimator``,
         ``X`` and ``domains`` for ``seeds[i]``; None (default): computed here.
@@ -489,12 +482,8 @@ def bootstrap_index(domains: np.ndarray, rng: np.random.Generator) -> np.ndarray
 def bootstrap_samples(
     X: Any, domains: Any, n_boot: Any, random_state: Any = 0
 ) -> list[tuple[pd.DataFrame, np.ndarray]]:
-    """``n_boot`` within-domain resamples ``(X_b, domains_b)``, all drawn in advance.
-
-    ``X_b`` is a DataFrame (``X``'s columns, a fresh 0-based index) and ``domains_b`` an object
-    array; the draws come from ``numpy.random.default_rng(random_state)`` in order, so a
-    sweep over the samples gives the same result for any number of parallel jobs.
-    """
+    """``n_boot`` within-domain resamples ``(X_b, domains_b)`` (a DataFrame with a fresh
+    index, an object array), all drawn in advance from ``default_rng(random_state)``."""
     n_boot = check_positive_int(n_boot, "n_boot")
     labels = check_domains(domains, X).labels
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
@@ -569,12 +558,10 @@ def subset_stability(
     """The MIC of every subset of ``candidates`` (Figure 18), repeated.
 
     With ``n_boot == 0`` the sweep (:func:`hca.estimator.mic_by_subset`) is repeated for every
-    ICA seed in ``seeds`` on the same data; with ``n_boot > 0`` it is repeated on ``n_boot``
-    within-domain bootstrap resamples (seed ``random_state`` for the resampling, the first of
-    ``seeds`` for ICA). ``estimator`` gives the other settings (cloned); ``n_jobs`` runs the
-    repetitions in parallel (as in :func:`seed_stability`). With ``n_boot == 0``, ``icas``
-    (one ``{domain: DomainICA}`` per seed, :func:`domain_icas` of ``X`` and ``domains``)
-    gives the per-domain ICA computed before.
+    ICA seed in ``seeds`` on the same data (``icas``: one ``{domain: DomainICA}`` per seed
+    computed before); with ``n_boot > 0`` on ``n_boot`` within-domain bootstrap resamples
+    (seed ``random_state``; the first of ``seeds`` for ICA). ``n_jobs`` splits the batch of
+    searches (as in :func:`hca.estimator.mic_by_subset`).
 
     Returns
     -------
@@ -627,10 +614,9 @@ def ranked_orders(
 ) -> pd.DataFrame:
     """The ``n`` row orders with the smallest MIC for a fitted model's ICA matrices.
 
-    Every row order of the model's per-domain ICA unmixing matrices is scored (all
-    ``(d0!)^K`` of them, so keep ``K`` small); for the best ``n`` the alignment of the
-    factors after the OLS adjustment is computed on the training data; ``patterns`` flags the
-    alignments that follow named patterns (as in :func:`fit_record`).
+    Every row order is scored (all ``(d0!)^K``, so keep ``K`` small); for the best ``n`` the
+    alignment after the OLS adjustment is computed on the training data; ``patterns`` flags
+    the alignments that follow named patterns (as in :func:`fit_record`).
 
     Returns
     -------
@@ -681,11 +667,10 @@ def rotation_null(
     n_draws : int, default=20
         Random rotations (their searches run in one batch).
     random_state : int, default=0
-        Seed of ``numpy.random.default_rng``; the rotations are drawn domain by domain
-        (sorted), draw after draw.
+        Seed of ``numpy.random.default_rng`` (rotations drawn domain by domain, draw after
+        draw).
     progress : callable, optional
-        ``progress(stage, done, total)`` after every step of the batched search
-        (:func:`hca.estimator.search.hca_search_batch`); None (default): nothing reported.
+        ``progress(stage, done, total)`` after every step of the batched search.
 
     Returns
     -------
@@ -726,11 +711,9 @@ RECOVERY_TOLERANCE = 0.2
 def order_recovered(model: HCA, G: np.ndarray, tol: float = RECOVERY_TOLERANCE) -> bool:
     """Whether a fit recovered the true causal order of simulated data with mixing ``G``.
 
-    ``z_hat = H_hat x = (H_hat G) z``: with the true order every recovered factor is a
-    combination of the true factors up to its position, so ``T = H_hat G`` is lower
-    triangular (HCA's ambiguity, Theorem 1). The order counts as recovered when, with the
-    rows of ``T`` scaled to unit norm, no row has more than ``tol`` of its norm above the
-    diagonal.
+    With the true order ``T = H_hat G`` is lower triangular (HCA's ambiguity, Theorem 1); the
+    order counts as recovered when no unit-norm row of ``T`` has more than ``tol`` of its norm
+    above the diagonal.
     """
     check_is_fitted(model, "unmixing_")
     T = model.unmixing_ @ np.asarray(G, dtype=float)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many, fit_icas_seeds
+from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many
 from hca.estimator.model import HCA, clone_hca, ica_options
 from hca.validation import check_fit_data, check_is_fitted, check_params
 
@@ -148,14 +148,13 @@ def ica_solutions(
     seeds = int_seeds(seeds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        by_seed = fit_icas_seeds(
-            data.values,
-            data.labels,
+        by_seed = fit_icas_many(
+            [(data.values, data.labels)],
             data.order,
             data.n_components,
             seeds,
             **ica_options(est),
-        )
+        )[0]
     rows = []
     for label in data.order:
         clusters: list[dict] = []
@@ -280,9 +279,8 @@ def ica_reproducible_many(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for (ica, max_iter, tol, n_restarts), members in groups.items():
-            runs = fit_icas_seeds(
-                values,
-                labels,
+            runs = fit_icas_many(
+                [(values, labels)],
                 data.order,
                 data.n_components,
                 [int(models[i].random_state) for i in members],
@@ -290,7 +288,7 @@ def ica_reproducible_many(
                 max_iter=max_iter,
                 tol=tol,
                 n_restarts=n_restarts,
-            )
+            )[0]
             for i, run in zip(members, runs):
                 runs_again[i] = run
         for i, m in enumerate(models):

@@ -83,11 +83,8 @@ def initial_matrices(seeds: Sequence[int], n_components: int) -> np.ndarray:
 
 
 def _sym_decorrelation(W: np.ndarray) -> np.ndarray:
-    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d).
-
-    The eigenvalues ``s`` are clipped below at the smallest normal number, and ``1 / sqrt(s)``
-    is computed in place (``np.clip`` without an upper bound is ``np.maximum``): operation for
-    operation the arithmetic of ``(u * (1 / sqrt(clip(s)))) @ u^T @ W``."""
+    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d): operation for
+    operation scikit-learn's ``(u * (1 / sqrt(clip(s)))) @ u^T @ W``, in place."""
     s, u = np.linalg.eigh(W @ W.swapaxes(-1, -2))
     np.maximum(s, np.finfo(W.dtype).tiny, out=s)
     np.sqrt(s, out=s)
@@ -132,26 +129,17 @@ def _iterate_blocks(
     converged.
 
     A block ``(X1, which, b)`` is one white data matrix ``X1`` (d, n) shared by its ``b``
-    starts (``which`` None), or a stack (g, d, n) of matrices of one shape with ``which``
-    (b,) naming the matrix of every start. ``W`` (sum of the b, d, d) holds the starts of
-    the first block, then those of the second, and so on; blocks may differ in ``n``, not in
-    ``d``. Every iteration computes the parts that involve the data (``W @ X``, ``tanh``, the
-    mean over samples, the product with ``X^T``) block by block, and the parts of shape
-    (d, d) (the symmetric decorrelation, the convergence test) once, on the stack of the
-    active starts of every block. ``on_stop``, if given, is called with the indices (into
-    ``W``) of the starts that stop at an iteration (converged), in increasing order, and once
+    starts (``which`` None), or a stack (g, d, n) with ``which`` (b,) naming the matrix of
+    every start; ``W`` holds the starts block after block. The parts that involve the data
+    run block by block, the (d, d) parts once on the stack of every active start.
+    ``on_stop`` is called with the indices of the starts that stop at an iteration, and once
     after the loop with those that never converged.
 
-    The loop keeps only the starts still iterating (``Wa``; a block's data ``Xa`` and its
-    transposed view are gathered again only when one of its starts stops) and writes a
-    start's ``W`` out when it stops. Temporaries are updated in place and ``np.mean`` is
-    spelled as what it does (``np.add.reduce``, then a division by the count), but every
-    operation is the plain update's on operands of the same values and layout (the matrix
-    products' operands included), and every operation acts on every start's slice alone
-    (stacked ``matmul`` and ``eigh`` matrix by matrix, the rest elementwise or along a
-    start's own axis), so the results are bitwise those of gathering ``W[active]`` and
-    ``X1[which[active]]`` afresh at every iteration for every block on its own
-    (``tests/test_fastica_loop.py`` checks this against that plain loop)."""
+    Only the starts still iterating are kept (a block's data gathered again when one of its
+    starts stops). Temporaries are updated in place and ``np.mean`` is spelled as
+    ``np.add.reduce`` and a division, but every operation is the plain update's on operands
+    of the same values and layout, acting on every start's slice alone, so the results are
+    bitwise those of the plain loop (``tests/test_fastica_loop.py``)."""
     W = _sym_decorrelation(W)
     B = W.shape[0]
     if sum(b for _, _, b in blocks) != B:

@@ -30,7 +30,7 @@ __all__ = [
     "restart_seeds",
     "check_ica",
     "fastica_runs",
-    "fit_icas_seeds",
+    "fit_icas_many",
     "ICARun",
 ]
 
@@ -51,10 +51,8 @@ GAUSSIAN_LOGCOSH: float = float(np.sum(_WEIGHTS * np.log(np.cosh(_NODES))) / np.
 def ica_negentropy(sources: Any) -> np.ndarray:
     """FastICA's negentropy approximation of every source (Hyvarinen, 1999).
 
-    ``J(y) = (E[G(y)] - E[G(nu)])^2`` with ``G(u) = log cosh(u)`` (scikit-learn's default
-    contrast ``fun="logcosh"``), ``y`` standardised and ``nu`` standard normal. FastICA
-    looks for directions that make ``J`` large; the sum over the sources is the objective
-    used to choose between restarts (``n_restarts``).
+    ``J(y) = (E[G(y)] - E[G(nu)])^2`` with ``G(u) = log cosh(u)``, ``y`` standardised and
+    ``nu`` standard normal; the sum over the sources chooses between restarts.
 
     Parameters
     ----------
@@ -100,8 +98,7 @@ class DomainICA:
     restart : int
         Index of the restart kept (0 when ``n_restarts=1``).
     restart_objectives : tuple of float
-        Objective of every restart (NaN for restarts that did not converge when at least
-        one did, as those are never kept).
+        Objective of every restart (NaN for unconverged ones when at least one converged).
     """
 
     domain: Hashable
@@ -131,18 +128,8 @@ class DomainICA:
 
 @dataclass(frozen=True, eq=False)
 class ICARun:
-    """One ICA run on one domain (before the choice between restarts).
-
-    Attributes
-    ----------
-    unmixing : ndarray of shape (n_components, n_benchmarks)
-        Unit-variance sources ``(x - mean) @ unmixing.T``.
-    mean : ndarray of shape (n_benchmarks,)
-    converged : bool
-    n_iter : int
-    objective : float
-        Sum over the sources of :func:`ica_negentropy`.
-    """
+    """One ICA run on one domain (before the choice between restarts); fields as in
+    :class:`DomainICA`."""
 
     unmixing: np.ndarray
     mean: np.ndarray
@@ -157,12 +144,8 @@ class ICARun:
 
 
 def restart_seeds(random_state: Any, n_restarts: int) -> list:
-    """The ``random_state`` of every ICA restart.
-
-    An int seed ``s`` gives ``s, s + 1, ..., s + n_restarts - 1`` (so restart 0 is the
-    single fit of ``n_restarts=1``); ``None`` gives ``None`` each time (not reproducible);
-    a ``numpy.random.RandomState`` gives ``n_restarts`` integers drawn from it.
-    """
+    """The ``random_state`` of every ICA restart: ``s, s + 1, ...`` for an int ``s``, ``None``
+    each time for ``None``, integers drawn from a ``numpy.random.RandomState``."""
     n_restarts = check_positive_int(n_restarts, "n_restarts")
     if random_state is None:
         return [None] * n_restarts
@@ -312,7 +295,7 @@ def _picard_module():
 def _one_picard(
     Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
 ) -> ICARun:
-    """One Picard run (extended density model); sources rescaled to unit variance."""
+    """One Picard run, sources rescaled to unit variance."""
     picard = _picard_module()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -480,57 +463,6 @@ def fit_icas(
     return out
 
 
-def fit_icas_seeds(
-    values: np.ndarray,
-    domains: np.ndarray,
-    order: Sequence[Hashable],
-    d: int,
-    seeds: Sequence[int],
-    *,
-    ica: str = "fastica",
-    max_iter: int = 1000,
-    tol: float | None = None,
-    n_restarts: int = 1,
-    progress: Listener | None = None,
-) -> list[dict[Hashable, DomainICA]]:
-    """:func:`fit_icas` for every seed of ``seeds``, the seeds' runs batched per domain.
-
-    Entry ``i`` equals ``fit_icas(..., random_state=seeds[i])``.
-
-    Parameters
-    ----------
-    values, domains, order, d
-        Validated data, as in :func:`fit_icas`.
-    seeds : sequence of int
-        ICA seeds (``random_state`` of every fit).
-    ica, max_iter, tol, n_restarts
-        As in :func:`domain_ica`.
-    progress : callable, optional
-        Called as ``progress("ICA", done, n_domains)`` after every domain (None: nothing).
-
-    Returns
-    -------
-    list of dict
-        One ``{domain: DomainICA}`` per seed, in the order of ``seeds``.
-
-    Raises
-    ------
-    TypeError
-        If a seed is not an int.
-    """
-    return fit_icas_many(
-        [(values, domains)],
-        order,
-        d,
-        seeds,
-        ica=ica,
-        max_iter=max_iter,
-        tol=tol,
-        n_restarts=n_restarts,
-        progress=progress,
-    )[0]
-
-
 def fit_icas_many(
     datasets: Sequence[tuple[np.ndarray, np.ndarray]],
     order: Sequence[Hashable],
@@ -545,16 +477,22 @@ def fit_icas_many(
     orders: Sequence[Sequence[Hashable]] | None = None,
     paired: bool = False,
 ) -> list[list[dict[Hashable, DomainICA]]]:
-    """:func:`fit_icas_seeds` of several data sets, the FastICA runs of every data set, seed
-    and restart iterating in lockstep (:func:`fastica_runs_many`). A domain whose scores are
-    the same in several data sets is fitted once for all of them.
+    """:func:`fit_icas` of several data sets under every seed of ``seeds``, the FastICA runs of
+    every data set, seed and restart iterating in lockstep (:func:`fastica_runs_many`). A
+    domain whose scores are the same in several data sets is fitted once for all of them.
 
     Parameters
     ----------
     datasets : sequence of (values, domains)
         Validated data, as in :func:`fit_icas`.
-    order, d, seeds, ica, max_iter, tol, n_restarts, progress
-        As in :func:`fit_icas_seeds`; ``order`` lists every domain of every data set.
+    order, d
+        As in :func:`fit_icas`; ``order`` lists every domain of every data set.
+    seeds : sequence of int
+        ICA seeds (``random_state`` of every fit).
+    ica, max_iter, tol, n_restarts
+        As in :func:`domain_ica`.
+    progress : callable, optional
+        Called as ``progress("ICA", done, n_domains)`` once all runs of a domain have stopped.
     orders : sequence of sequence, optional
         The domains of each data set (each within ``order``); default: every data set holds
         every domain of ``order``.
@@ -697,10 +635,9 @@ def domain_ica(
     n_components : int, default=3
         Number of sources ``d0``.
     ica : {"fastica", "picard-o", "picard"}, default="fastica"
-        scikit-learn's ``FastICA``; Picard-O (Picard with FastICA's constraint of white
-        sources) or Picard (without it), both from ``python-picard`` with the extended
-        density model (sub- and super-Gaussian sources) (Ablin, Cardoso & Gramfort, 2018).
-        Every algorithm returns unit-variance (ddof=0) sources.
+        scikit-learn's ``FastICA``; Picard-O (with FastICA's constraint of white sources) or
+        Picard, both from ``python-picard`` with the extended density model (Ablin, Cardoso
+        & Gramfort, 2018). Every algorithm returns unit-variance (ddof=0) sources.
     random_state : int, RandomState or None, default=0
         Seed of every run (see :func:`restart_seeds` for the restarts).
     max_iter : int, default=1000
@@ -709,9 +646,8 @@ def domain_ica(
         Tolerance; default :data:`DEFAULT_TOL` of the algorithm (FastICA 1e-4, Picard 1e-7).
     n_restarts : int, default=1
         Runs per domain from different initialisations; the converged run with the largest
-        negentropy (:func:`ica_negentropy`, FastICA's own objective) is kept. The choice
-        never looks at the MIC. ``1`` (the default) is a single run with ``random_state``,
-        as in the authors' code.
+        negentropy (:func:`ica_negentropy`) is kept, never looking at the MIC. ``1`` is the
+        authors' single run.
 
     Returns
     -------
