@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many
 from hca.estimator.model import HCA, clone_hca, ica_options
-from hca.validation import check_fit_data, check_is_fitted, check_params
+from hca.validation import check_fit_data, check_is_fitted, check_params, is_int
 
 __all__ = [
     "domain_icas",
@@ -127,13 +127,12 @@ def ica_solutions(
     *,
     seeds: Iterable[int] = range(30),
     threshold: float = 0.99,
-    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """Distinct ICA local optima of every domain over many seeds (ICASSO-style).
 
     Two solutions are the same when every unit-norm row of one has absolute cosine at
     least ``threshold`` with a distinct row of the other (rows up to order and sign). The
-    ICA settings are the estimator's; ``n_jobs`` is accepted for compatibility and not used.
+    ICA settings are the estimator's.
 
     Returns
     -------
@@ -273,21 +272,14 @@ def ica_reproducible_many(
     runs_again: list[Mapping[Hashable, DomainICA] | None] = [None] * len(models)
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
-        seed = m.random_state
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            groups.setdefault((m.ica, m.max_iter, m.tol, m.n_restarts), []).append(i)
+        if is_int(m.random_state):
+            groups.setdefault(tuple(ica_options(m).items()), []).append(i)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for (ica, max_iter, tol, n_restarts), members in groups.items():
+        for key, members in groups.items():
+            seeds = [int(models[i].random_state) for i in members]
             runs = fit_icas_many(
-                [(values, labels)],
-                data.order,
-                data.n_components,
-                [int(models[i].random_state) for i in members],
-                ica=ica,
-                max_iter=max_iter,
-                tol=tol,
-                n_restarts=n_restarts,
+                [(values, labels)], data.order, data.n_components, seeds, **dict(key)
             )[0]
             for i, run in zip(members, runs):
                 runs_again[i] = run
@@ -298,11 +290,8 @@ def ica_reproducible_many(
                     labels,
                     data.order,
                     data.n_components,
-                    ica=m.ica,
                     random_state=m.random_state,
-                    max_iter=m.max_iter,
-                    tol=m.tol,
-                    n_restarts=m.n_restarts,
+                    **ica_options(m),
                 )
     return _compare_runs(models, [r for r in runs_again if r is not None], threshold)
 

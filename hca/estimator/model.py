@@ -263,13 +263,10 @@ class HCA(TransformerMixin, BaseEstimator):
             labels,
             order,
             int(self.n_components),
-            ica=self.ica,
             random_state=self.random_state,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_restarts=self.n_restarts,
             n_jobs=self.n_jobs,
             progress=progress,
+            **ica_options(self),
         )
 
     def _set_data(self, data: FitData, stacklevel: int) -> None:

@@ -88,15 +88,8 @@ def n_row_orders_text(n_domains: int, n_components: int) -> str:
 def check_search_size(
     search: str, n_domains: int, n_components: int, hint: str = "use search='sequential'"
 ) -> None:
-    """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders.
-
-    Cheap (no ICA needed): call it as soon as the number of domains is known.
-
-    Raises
-    ------
-    ValueError
-        One short line with the number of row orders and ``hint``.
-    """
+    """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders
+    (ValueError naming their number and ``hint``); cheap, so call it before any ICA."""
     if search != "exhaustive" or n_domains < 1 or n_components < 1:
         return
     log10 = n_domains * math.lgamma(n_components + 1) / math.log(10)
@@ -143,8 +136,7 @@ class HCASearchResult:
         Complete row orders whose MIC was computed.
     n_pruned : int
         Complete row orders that ``"exhaustive"`` left out because a prefix of theirs was
-        bounded above the MIC of a known order (none of them can be the best); with
-        ``n_evaluated``, every order (0 for ``"sequential"``).
+        bounded above the MIC of a known order (0 for ``"sequential"``).
     n_nodes : int
         Prefixes (nodes of the search tree, complete orders included) evaluated.
     beam_width : int
@@ -154,9 +146,7 @@ class HCASearchResult:
         (always for ``"exhaustive"``).
     enumerated : bool
         False when ``"sequential"`` met a level of the search tree with more than
-        ``max_nodes`` prefixes and explored it from a few starting directions instead of
-        enumerating it (the result is then certified only if its MIC is at most the
-        bounds of the prefixes so explored; never when the first level was too large).
+        ``max_nodes`` prefixes and explored it from a few starting directions instead.
     """
 
     domains: tuple
@@ -438,9 +428,7 @@ def hca_search(
         Budget of prefixes evaluated by ``"sequential"``; a level of the search tree is
         enumerated only when it has at most ``max_nodes`` prefixes.
     progress : callable, optional
-        ``progress(stage, done, total)`` after every step (:mod:`hca.estimator.progress`):
-        the complete orders evaluated by ``"exhaustive"`` (stage ``"search"``), the levels
-        of every beam of ``"sequential"``. None (default): nothing is reported.
+        ``progress(stage, done, total)`` after every step (:mod:`hca.estimator.progress`).
 
     Returns
     -------
@@ -460,9 +448,8 @@ def hca_search(
 
     Notes
     -----
-    The result is invariant to the order and signs of the rows of every ``M_k``. It is
-    invariant to their scale only for an exact SCM (the MIC weighs domains and rows by
-    their scale), so pass unit-variance ICA unmixing matrices.
+    The result is invariant to the order and signs of the rows of every ``M_k``, but to
+    their scale only for an exact SCM: pass unit-variance ICA unmixing matrices.
     """
     check_search_options(search, residual, beam_width, max_nodes)
     return _search_problems(
@@ -492,8 +479,7 @@ def hca_search_batch(
     search, residual, beam_width, max_nodes
         As in :func:`hca_search`, the same for every problem.
     progress : callable, optional
-        As in :func:`hca_search` (the exhaustive searches of one shape report their complete
-        orders together).
+        As in :func:`hca_search`.
 
     Returns
     -------

@@ -167,10 +167,9 @@ class SearchTree:
     ``M_k`` (which preserves every inner product and projection).
     """
 
-    def __init__(self, M: np.ndarray, residual: str, max_children: int = MAX_CHILDREN):
+    def __init__(self, M: np.ndarray, residual: str):
         self.K, self.d, p = M.shape
         self.residual = residual
-        self.max_children = max_children
         _, s, vt = np.linalg.svd(M.reshape(-1, p), full_matrices=False)
         basis = vt[: int(np.sum(s > RANK_TOL * s[0]))]
         self.M = M @ basis.T  # (K, d, q)
@@ -259,8 +258,8 @@ class SearchTree:
         ``>= threshold()`` (the smallest skipped bound kept in ``self.skipped``)."""
         n_free = self.d - nodes.depth
         n_combos = self.n_combos(n_free)
-        per_parent = max(1, self.max_children // n_combos)
-        step = min(n_combos, self.max_children)
+        per_parent = max(1, MAX_CHILDREN // n_combos)
+        step = min(n_combos, MAX_CHILDREN)
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))
             if threshold is not None:
@@ -602,10 +601,9 @@ class BatchTree:
     ``(d0!)^K``.
     """
 
-    def __init__(self, M: np.ndarray, residual: str, max_children: int = MAX_CHILDREN):
+    def __init__(self, M: np.ndarray, residual: str):
         self.P, self.K, self.d, self.q = M.shape  # M in reduced coordinates (P, K, d, q)
         self.residual = residual
-        self.max_children = max_children
         self.M = M
         self.Q = swap(M) @ np.linalg.inv(M @ swap(M))  # (P, K, q, d)
         # every problem's M_k and Q_k side by side, for one product per problem
@@ -722,8 +720,8 @@ class BatchTree:
     def children(self, nodes: Batch) -> Iterator[Batch]:
         """All children of the prefixes ``nodes`` not pruned, in batches."""
         n_combos = self.n_combos(self.d - nodes.depth)
-        per_parent = max(1, self.max_children // n_combos)
-        step = min(n_combos, self.max_children)
+        per_parent = max(1, MAX_CHILDREN // n_combos)
+        step = min(n_combos, MAX_CHILDREN)
         below = math.factorial(self.d - nodes.depth) ** self.K  # complete orders per prefix
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))

@@ -101,19 +101,18 @@ class ExplainedVariance:
             index=idx,
         )
 
+    def _rank_text(self, rule: str) -> str:
+        try:
+            return str(self.effective_rank(0.9, rule=rule))
+        except ValueError:
+            return "n/a (spectrum truncated)"
+
     def summary(self) -> str:
         """Short text report."""
         name = f" ({self.label})" if self.label is not None else ""
         ratios = ", ".join(f"{r:.3f}" for r in self.ratios)
         cum = ", ".join(f"{c:.3f}" for c in self.cumulative)
-        try:
-            kaiser = str(self.effective_rank(rule="kaiser"))
-        except ValueError:
-            kaiser = "n/a (spectrum truncated)"
-        try:
-            cum_rank = str(self.effective_rank(0.9))
-        except ValueError:
-            cum_rank = "n/a (spectrum truncated)"
+        kaiser, cum_rank = (self._rank_text(rule) for rule in ("kaiser", "cumulative"))
         return (
             f"ExplainedVariance{name}: {self.n_samples} rows x {self.n_features} benchmarks\n"
             f"  ratios:     {ratios}\n"
