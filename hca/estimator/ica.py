@@ -189,8 +189,8 @@ def _relay_warnings(caught, is_convergence) -> bool:
     return converged
 
 
-def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
-    """One FastICA run: ``(ica, converged)``."""
+def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
+    """One scikit-learn FastICA run with its negentropy (for seeds that are not ints)."""
     ica = FastICA(
         n_components=d,
         whiten="unit-variance",
@@ -201,12 +201,7 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ica.fit(Xk)
-    return ica, _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
-
-
-def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
-    """One scikit-learn FastICA run with its negentropy (for seeds that are not ints)."""
-    ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
+    converged = _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
     return ICARun(
         np.array(ica.components_, dtype=float),
@@ -282,21 +277,16 @@ def fastica_runs_many(
     return out
 
 
-def _picard_module():
+def _one_picard(
+    Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
+) -> ICARun:
+    """One Picard run, sources rescaled to unit variance."""
     try:  # an optional dependency, imported only when Picard is asked for
         import picard
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             "ica='picard' needs the python-picard package (pip install python-picard)"
         ) from err
-    return picard
-
-
-def _one_picard(
-    Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
-) -> ICARun:
-    """One Picard run, sources rescaled to unit variance."""
-    picard = _picard_module()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         K, W, _, mean, n_iter = picard.picard(
