@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, TypeVar, cast
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
@@ -59,6 +59,7 @@ class _Prefixes:
     """Arrays with one entry per prefix (the fields of a dataclass, ``rows`` and ``lb``
     among them), taken and concatenated field by field."""
 
+    __dataclass_fields__: ClassVar[dict[str, Any]]
     rows: np.ndarray
     lb: np.ndarray
 
@@ -70,12 +71,12 @@ class _Prefixes:
         return int(self.rows.shape[2])
 
     def take(self: _P, idx: Any) -> _P:
-        names = [f.name for f in fields(cast(Any, self))]
+        names = self.__dataclass_fields__  # the fields, in order
         return cast(Any, type(self))(*(getattr(self, n)[idx] for n in names))
 
     @classmethod
     def concat(cls: type[_P], parts: Sequence[_P]) -> _P:
-        names = [f.name for f in fields(cast(Any, cls))]
+        names = cls.__dataclass_fields__
         return cast(Any, cls)(*(np.concatenate([getattr(p, n) for p in parts]) for n in names))
 
 
