@@ -1,8 +1,8 @@
 """Time the batched FastICA fixed-point loop against a reference version, and check the two agree
 bit for bit.
 
-The loop (``_iterate`` in :mod:`hca.estimator.fastica_batch`, with ``_sym_decorrelation``) is
-timed through the public :func:`~hca.estimator.fastica_batch.fastica_stack` and
+The loop (``_iterate_blocks`` in :mod:`hca.estimator.fastica_batch`, with ``_sym_decorrelation``)
+is timed through the public :func:`~hca.estimator.fastica_batch.fastica_stack` and
 :func:`~hca.estimator.fastica_batch.fastica_batch` on three cases:
 
 (a) the MMLU physics subjects on Llama-2-70B's 29 models (3 x 29 white matrix): 40 seeds, of

@@ -7,21 +7,12 @@ fit (Table 2b, Figure 3b), and reads the factors with outside evidence: pretrain
 for ``z_1``, official instruct checkpoints and its own instruction fine-tuning for ``z_2``
 (Figure 8), MATH for ``z_3`` (Appendix D). This module holds those steps.
 
-* :func:`align` turns a fitted :class:`~hca.estimator.HCA` and its
-  :class:`~hca.estimator.OLSAdjustment` into an :class:`Alignment`: the adjusted unmixing
-  matrix (Figure 3a), and for every factor the chosen benchmark with the intercept and slope
-  of its fitted OLS line (Figure 3b), which ``OLSAdjustment`` does not store.
-* :func:`out_of_sample_r2` is Table 2b: the R^2 of the *fitted* (not refitted) OLS on other
-  base-model domains. The default follows the authors' code
-  (``scripts/find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval): the prediction of
-  ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the unadjusted
-  ``z_i`` of the new domain, so the earlier factors help; ``controls=False`` asks the stricter
-  question of how much of the *adjusted* factor the benchmark alone tracks.
-* :func:`base_checkpoint_mask` picks the official base checkpoints; :func:`official_pairs`
-  and :func:`instruct_shift` compare official instruct checkpoints with their bases
-  (Appendix D, ``z_2``); :func:`figure8_table` and :func:`paper_figure8_sft` rebuild the
-  table of Figure 8; :func:`noise_shares` gives the share of each factor's variance that is
-  its own noise (Appendix I).
+:func:`align` adds to an :class:`~hca.estimator.OLSAdjustment` the intercept and slope of
+every factor's fitted OLS line (Figure 3b). :func:`out_of_sample_r2` is Table 2b, following the
+authors' code (``scripts/find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval): the
+prediction of ``z_i`` is ``c + a . z_{<i} + gamma x_B`` and the R^2 is taken against the
+unadjusted ``z_i`` of the new domain; ``controls=False`` asks how much of the *adjusted*
+factor the benchmark alone tracks.
 
 Conventions: factors are ``z = H x`` on the leaderboard's normalized scores (0-100), not
 centred, as in :meth:`hca.estimator.HCA.transform`; adjusted factors are ``L z``.
@@ -60,9 +51,6 @@ __all__ = [
 
 
 _TOL = 1e-6
-
-
-# =========================================================================== helpers
 
 
 # =========================================================================== alignment
@@ -114,12 +102,9 @@ class Alignment:
         return np.array([self.feature_names.index(b) for b in self.benchmarks])
 
     def unmixing_frame(self, benchmark_units: bool = False) -> pd.DataFrame:
-        """Adjusted unmixing matrix as a labelled frame (factors x benchmarks).
-
-        With ``benchmark_units=True`` every row is divided by its slope ``gamma_i``, so the
-        factor is measured in points of its chosen benchmark (the authors' scaling: a factor
-        identical to its benchmark has the row ``e_B``).
-        """
+        """Adjusted unmixing matrix as a labelled frame (factors x benchmarks); with
+        ``benchmark_units=True`` every row is divided by its slope ``gamma_i`` (the authors'
+        scaling: factors in points of their chosen benchmark)."""
         U = self.unmixing / self.slopes[:, None] if benchmark_units else self.unmixing
         return pd.DataFrame(
             U,
@@ -156,9 +141,8 @@ class Alignment:
         X : DataFrame or array
             Benchmark scores.
         controls : bool, default True
-            True: the paper's definition, the prediction ``c + a . z_{<i} + gamma x_B`` of the
-            unadjusted ``z_i`` (earlier factors help). False: the line ``c + gamma x_B`` as a
-            prediction of the adjusted factor (the benchmark alone).
+            True: the paper's definition, ``c + a . z_{<i} + gamma x_B`` predicting the
+            unadjusted ``z_i``. False: the line ``c + gamma x_B`` predicting the adjusted factor.
 
         Returns
         -------
@@ -329,8 +313,8 @@ _INSTRUCT_NAME = re.compile(r"(?i)(?:instruct|chat|-it$|-it-)")
 
 def base_checkpoint_mask(frame: pd.DataFrame) -> pd.Series:
     """Official base checkpoints: ``type == "pretrained"``, ``official_providers`` true, and
-    no ``instruct``/``chat``/``-it`` in the name (the leaderboard types a few chat models,
-    e.g. ``meta-llama/Llama-2-7b-chat-hf``, as pretrained)."""
+    no ``instruct``/``chat``/``-it`` in the name (the leaderboard types a few chat models as
+    pretrained)."""
     check_frame(frame, ["model_id", "type", "official_providers"], context="base_checkpoint_mask")
     official = frame["official_providers"].fillna(False).astype(bool)
     named = frame["model_id"].astype(str).str.contains(_INSTRUCT_NAME)
@@ -355,11 +339,9 @@ _INSTRUCT_RULES: tuple[tuple[str, str], ...] = (
 def official_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     """Pairs of an official base checkpoint and the same developer's instruct checkpoint.
 
-    Rule: among models with ``official_providers`` true, every ``pretrained`` model
-    ``org/name`` is paired with each official model named ``org/name-Instruct``,
-    ``-instruct``, ``-it``, ``-Chat`` or ``-chat``, or with ``-Base``/``-base`` replaced
-    by ``-Instruct``/``-instruct``/``-chat``, ``-hf`` by ``-chat-hf``, or ``-v0.N`` by
-    ``-Instruct-v0.N`` (Mistral). Nothing else is paired.
+    Rule: among official models, every ``pretrained`` model ``org/name`` is paired with each
+    one whose name follows from it by a rule of ``_INSTRUCT_RULES`` (``-Instruct``, ``-it``,
+    ``-chat``, ``-Base`` -> ``-Instruct``, ...). Nothing else is paired.
 
     Returns
     -------
@@ -509,9 +491,8 @@ def figure8_table(
 def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
     """Share of each factor's variance that is its own noise, per domain.
 
-    For ``z = A z + diag(omega) eps`` with unit-variance sources,
-    ``Var(z_i) = sum_j T_ij^2`` with ``T = (I - A)^{-1} diag(omega)``, and the share is
-    ``omega_i^2 / Var(z_i)`` (1 for the root). Scale-free, so it compares factors.
+    For ``z = A z + diag(omega) eps`` with unit-variance sources the share is
+    ``omega_i^2 / Var(z_i)``, ``Var(z_i) = sum_j T_ij^2`` with ``T = (I - A)^{-1} diag(omega)``.
 
     Parameters
     ----------
@@ -540,8 +521,7 @@ def noise_shares(models: Mapping[Any, Any]) -> pd.DataFrame:
 def cluster_order(corr: pd.DataFrame, method: str = "average") -> list:
     """Order of the variables of a correlation matrix by hierarchical clustering.
 
-    Agglomerative clustering (``scipy.cluster.hierarchy.linkage``) on the distance
-    ``1 - corr`` with optimal leaf ordering, so that similar subjects sit side by side.
+    Agglomerative clustering on the distance ``1 - corr`` with optimal leaf ordering.
 
     Parameters
     ----------

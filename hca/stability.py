@@ -6,34 +6,13 @@ the causal order (which benchmark each factor aligns with after the OLS adjustme
 Section 4) and the adjusted structural equations (edge weights and source scales).
 
 Every sweep takes an :class:`~hca.estimator.HCA` instance for the settings of its refits and
-clones it (:func:`hca.estimator.clone_hca`), as scikit-learn's model-selection tools do, and
-runs its independent work through :class:`joblib.Parallel` (``n_jobs``; inside
-``joblib.parallel_backend`` on a Dask or Ray cluster): the bootstrap refits, the records of
-the seed refits, chunks of a batch of searches. Seeds and resamples are fixed before the
-refits start, so the result is the same for any ``n_jobs`` and keeps the input order.
-
-* :func:`seed_fits` fits one model per ICA seed: the ensemble as a value (the FastICA of all
-  seeds in one batch per domain, the searches of all seeds in one batch).
-* :func:`fit_record` turns one fitted :class:`~hca.estimator.HCA` into such a record.
-* :func:`seed_stability` refits with different ICA seeds (same data).
-* :func:`bootstrap_stability` resamples the models *within* every domain with replacement
-  (each domain keeps its size) and refits with a fixed seed.
-* :func:`subset_stability` repeats the MIC-by-subset sweep of Figure 18 over seeds (or
-  bootstrap resamples) and says how often each subset comes out best.
-* :func:`ranked_orders` lists the runner-up row orders of one fit: how far the chosen
-  causal order is ahead of the next ones.
-* :func:`rotation_null` gives a reference for the MIC on the same data: its values after
-  rotating every domain's ICA sources at random.
-* :func:`recovery_study` measures, on simulated data with a known causal order, how often
-  HCA recovers it for a given number of domains and models per domain.
-* :func:`ica_solutions`, :func:`ica_reproducible` / :func:`ica_reproducible_many` (whether
-  a fit's ICA is a property of the data or of rounding), :func:`domain_icas` (the ICA of an
-  analysis as one value) and :func:`reversed_rows` live in :mod:`hca.estimator.ensemble` and
-  are re-exported here.
-
-Many searches run as one batch (:func:`hca.estimator.search.hca_search_batch`: the subsets
-and seeds of :func:`subset_stability`, the draws of :func:`rotation_null`, the seeds of
-:func:`seed_fits`); nothing is memoised between calls.
+clones it (:func:`hca.estimator.clone_hca`), and runs its independent work through
+:class:`joblib.Parallel` (``n_jobs``). Seeds and resamples are fixed before the refits start,
+so the result is the same for any ``n_jobs`` and keeps the input order. Many searches run as
+one batch (:func:`hca.estimator.search.hca_search_batch`); nothing is memoised between calls.
+:func:`ica_solutions`, :func:`ica_reproducible` / :func:`ica_reproducible_many`,
+:func:`domain_icas` and :func:`reversed_rows` live in :mod:`hca.estimator.ensemble` and are
+re-exported here.
 
 Conventions
 -----------
@@ -53,7 +32,6 @@ Conventions
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,14 +53,14 @@ from hca.estimator.ensemble import (
     int_seeds,
     reversed_rows,
 )
-from hca.estimator.ica import DomainICA, fit_icas_many, fit_icas_seeds
+from hca.estimator.ica import DomainICA, fit_icas_many
 from hca.estimator.model import (
     HCA,
     clone_hca,
     fit_each_from_ica,
     fit_many_from_ica,
     ica_options,
-    search_many,
+    mic_by_subset_many,
 )
 from hca.estimator.progress import Listener
 from hca.estimator.search import (
@@ -139,10 +117,9 @@ def matches_alignment(alignment: Sequence[str], pattern: Pattern, *, strict: boo
     pattern : sequence of sets of str
         The allowed benchmarks of every position (a *role*).
     strict : bool, default=True
-        With ``strict`` an alignment of another length never matches (False). Otherwise an
-        alignment with more factors matches when the first factor of every role exists and
-        these come in the pattern's order (the extra factors are ignored), and one with fewer
-        factors gives ``pandas.NA`` (undefined).
+        With ``strict`` an alignment of another length never matches. Otherwise one with more
+        factors matches when the first factor of every role exists and these come in the
+        pattern's order, and one with fewer factors gives ``pandas.NA``.
 
     Returns
     -------
@@ -192,8 +169,7 @@ def fit_record(model: HCA, X: Any = None, *, patterns: Mapping[str, Pattern] | N
         ``" > "``), one bool per name of ``patterns``, ``rank1[z<i>]``,
         ``alpha[<domain>]``, ``unmixing_error[<domain>]``, ``w[<domain>] z<j>->z<i>`` and
         ``scale[<domain>] eps<i>`` (adjusted SCM), ``ica_converged`` and ``certified``
-        (the search's result is the optimum over all row orders: always with
-        ``search="exhaustive"``, when certified with ``search="sequential"``).
+        (the search's result is the optimum over all row orders).
     """
     adj = model.adjust(X)
     d = model.n_components
@@ -309,18 +285,16 @@ def _fit_record(
     record: Callable = fit_record,
     patterns: Mapping[str, Pattern] | None = None,
 ) -> dict:
-    """Fit a clone of ``estimator`` (ConvergenceWarnings silenced: they are recorded in the
-    model) and return ``record(model)`` (default :func:`fit_record`)."""
+    """``record`` of a fitted clone (ConvergenceWarnings are recorded in the model)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = clone_hca(estimator).fit(X, domains)
-    return fit_record(model, patterns=patterns) if record is fit_record else record(model)
+    return _model_record(model, record, patterns)
 
 
 def _model_record(
     model: HCA, record: Callable = fit_record, patterns: Mapping[str, Pattern] | None = None
 ) -> dict:
-    """``record(model)`` (default :func:`fit_record` with ``patterns``)."""
     return fit_record(model, patterns=patterns) if record is fit_record else record(model)
 
 
@@ -336,12 +310,8 @@ def seed_fits(
     """Fitted clones of ``estimator``, one per seed (``random_state=seed``).
 
     Entry ``i`` equals ``clone_hca(estimator, random_state=seeds[i]).fit(X, domains)`` (to
-    1e-10): the per-domain ICA of every seed and of its restarts runs in one FastICA batch per
-    domain (:func:`hca.estimator.ica.fit_icas_seeds`, :mod:`hca.estimator.fastica_batch`),
-    then the searches of all seeds run in one batch
-    (:func:`hca.estimator.model.fit_many_from_ica`,
-    :func:`hca.estimator.search.hca_search_batch`). The ensemble of an analysis is this
-    value: nothing is memoised.
+    1e-10); the ICA of all seeds runs in one FastICA batch per domain, the searches in one
+    batch.
 
     Parameters
     ----------
@@ -352,12 +322,10 @@ def seed_fits(
     seeds : sequence of int
         ICA seeds, one fit each (duplicates allowed).
     progress : callable, optional
-        ``progress(stage, done, total)`` after every domain's batched ICA and every step of
-        the batched searches (as in :meth:`hca.estimator.HCA.fit`); None: nothing reported.
+        As in :meth:`hca.estimator.HCA.fit`.
     icas : sequence of mapping, optional
         The per-domain ICA of every seed, computed before with the estimator's settings
-        (:func:`domain_icas`, which fits the ICA of several analyses of the same domains in
-        one batch); None: computed here.
+        (:func:`domain_icas`); None: computed here.
 
     Returns
     -------
@@ -368,21 +336,20 @@ def seed_fits(
     ConvergenceWarning
         For every seed and domain whose kept ICA run did not converge (as ``fit`` does).
     """
-    seeds = _seeds(seeds)
+    seeds = int_seeds(seeds)
     base = clone_hca(estimator)
     check_params(base)  # every parameter (max_iter, tol, ...) by scikit-learn's validation
     data = check_fit_data(X, domains, base.n_components)
     check_search_size(base.search, len(data.order), data.n_components)  # before any ICA
     if icas is None:
-        icas = fit_icas_seeds(
-            data.values,
-            data.labels,
+        icas = fit_icas_many(
+            [(data.values, data.labels)],
             data.order,
             data.n_components,
             seeds,
             **ica_options(base),
             progress=progress,
-        )
+        )[0]
     else:
         icas = check_icas(icas, len(seeds), data.order, "icas")
     ests = [clone_hca(base, random_state=s) for s in seeds]
@@ -396,9 +363,7 @@ def resample_fits(
     ``samples`` (for example :func:`bootstrap_samples`), as one batch.
 
     Entry ``b`` equals ``clone_hca(estimator, random_state=seed).fit(*samples[b])`` (to
-    1e-10): the FastICA runs of every sample and domain run in one lockstep loop
-    (:func:`hca.estimator.ica.fit_icas_many`), the searches of all samples in one batch
-    (:func:`hca.estimator.model.fit_each_from_ica`).
+    1e-10).
 
     Parameters
     ----------
@@ -445,10 +410,6 @@ def resample_fits(
     )
 
 
-def _seeds(seeds: Iterable[int]) -> list[int]:
-    return int_seeds(seeds)
-
-
 def seed_stability(
     estimator: HCA,
     X: Any,
@@ -471,32 +432,25 @@ def seed_stability(
         As in :meth:`hca.estimator.HCA.fit`.
     seeds : iterable of int, default=range(20)
     patterns : mapping of str to pattern, optional
-        Named alignment patterns flagged in every record of the default ``record``
-        (:func:`fit_record`); a custom ``record`` adds its own columns.
+        Named alignment patterns flagged in every record of the default ``record``.
     n_jobs : int, optional
-        The records of the refits (``record``) are computed in parallel by
-        :class:`joblib.Parallel` (``None``: the active joblib backend's default, e.g. a Dask
-        or Ray cluster inside ``joblib.parallel_backend``); the refits themselves run as one
-        batch (:func:`seed_fits`). The records do not depend on ``n_jobs`` and keep the order
-        of ``seeds``.
+        Jobs of :class:`joblib.Parallel` for the records of the refits (the refits themselves
+        run as one batch, :func:`seed_fits`); the records do not depend on ``n_jobs``.
     record : callable, default=fit_record
         ``record(fitted_model) -> dict``, the columns of a refit's row (a module-level
         function, so that it can be sent to other processes).
     progress : callable, optional
-        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`); None
-        (default): nothing is reported.
+        ``progress(stage, done, total)`` during the refits (:func:`seed_fits`).
     fits : sequence of HCA, optional
         The refits, computed before: ``fits[i]`` is :func:`seed_fits` of ``estimator``,
-        ``X`` and ``domains`` for ``seeds[i]`` (e.g. the fits of an ensemble with the same
-        seeds, so that they are not computed twice); only their records are made here.
-        None (default): computed here.
+        ``X`` and ``domains`` for ``seeds[i]``; None (default): computed here.
 
     Raises
     ------
     ValueError
         If ``fits`` does not hold one fitted model per seed, with that seed.
     """
-    seeds = _seeds(seeds)
+    seeds = int_seeds(seeds)
     if fits is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in every model
@@ -528,12 +482,8 @@ def bootstrap_index(domains: np.ndarray, rng: np.random.Generator) -> np.ndarray
 def bootstrap_samples(
     X: Any, domains: Any, n_boot: Any, random_state: Any = 0
 ) -> list[tuple[pd.DataFrame, np.ndarray]]:
-    """``n_boot`` within-domain resamples ``(X_b, domains_b)``, all drawn in advance.
-
-    ``X_b`` is a DataFrame (``X``'s columns, a fresh 0-based index) and ``domains_b`` an object
-    array; the draws come from ``numpy.random.default_rng(random_state)`` in order, so a
-    sweep over the samples gives the same result for any number of parallel jobs.
-    """
+    """``n_boot`` within-domain resamples ``(X_b, domains_b)`` (a DataFrame with a fresh
+    index, an object array), all drawn in advance from ``default_rng(random_state)``."""
     n_boot = check_positive_int(n_boot, "n_boot")
     labels = check_domains(domains, X).labels
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
@@ -608,12 +558,10 @@ def subset_stability(
     """The MIC of every subset of ``candidates`` (Figure 18), repeated.
 
     With ``n_boot == 0`` the sweep (:func:`hca.estimator.mic_by_subset`) is repeated for every
-    ICA seed in ``seeds`` on the same data; with ``n_boot > 0`` it is repeated on ``n_boot``
-    within-domain bootstrap resamples (seed ``random_state`` for the resampling, the first of
-    ``seeds`` for ICA). ``estimator`` gives the other settings (cloned); ``n_jobs`` runs the
-    repetitions in parallel (as in :func:`seed_stability`). With ``n_boot == 0``, ``icas``
-    (one ``{domain: DomainICA}`` per seed, :func:`domain_icas` of ``X`` and ``domains``)
-    gives the per-domain ICA computed before.
+    ICA seed in ``seeds`` on the same data (``icas``: one ``{domain: DomainICA}`` per seed
+    computed before); with ``n_boot > 0`` on ``n_boot`` within-domain bootstrap resamples
+    (seed ``random_state``; the first of ``seeds`` for ICA). ``n_jobs`` splits the batch of
+    searches (as in :func:`hca.estimator.mic_by_subset`).
 
     Returns
     -------
@@ -622,55 +570,31 @@ def subset_stability(
         ``rank`` (1 = smallest MIC in that repetition), ``best`` (bool) and ``certified``
         (as in :func:`hca.estimator.mic_by_subset`).
     """
-    seeds = _seeds(seeds)
+    seeds = int_seeds(seeds)
     est = clone_hca(estimator)
     data = check_fit_data(X, domains, est.n_components)
     cands = check_domains(data.labels, data.values, order=candidates, order_name="candidate").order
     if not 2 <= min_size <= len(cands):
         raise ValueError(f"min_size must be between 2 and {len(cands)}, got {min_size}")
-    subsets = [s for k in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, k)]
     check_search_size(est.search, len(cands), data.n_components)  # before any ICA
+    given = None
+    if n_boot > 0:
+        if icas is not None:
+            raise ValueError("icas is for the sweeps over seeds (n_boot=0)")
+        datasets, fit_seeds = bootstrap_samples(X, domains, n_boot, random_state), seeds[:1]
+    else:
+        datasets, fit_seeds = [(X, domains)], seeds
+        if icas is not None:
+            given = [check_icas(icas, len(seeds), data.order, "icas")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if n_boot > 0:
-            if icas is not None:
-                raise ValueError("icas is for the sweeps over seeds (n_boot=0)")
-            boots = [
-                check_fit_data(Xb, lb, est.n_components)
-                for Xb, lb in bootstrap_samples(X, domains, n_boot, random_state)
-            ]
-            icas = [
-                per_seed[0]
-                for per_seed in fit_icas_many(
-                    [(db.values, db.labels) for db in boots],
-                    cands,
-                    data.n_components,
-                    [seeds[0]],
-                    **ica_options(est),
-                )
-            ]
-        elif icas is None:
-            icas = fit_icas_seeds(
-                data.values,
-                data.labels,
-                cands,
-                data.n_components,
-                seeds,
-                **ica_options(est),
-            )
-        else:
-            icas = check_icas(icas, len(seeds), data.order, "icas")
-    problems = [{c: fits[c].unmixing for c in sub} for fits in icas for sub in subsets]
-    results = search_many(problems, est.search_options(), n_jobs)
-    sweeps = [
-        [(res.mic, res.certified) for res in results[r * len(subsets) : (r + 1) * len(subsets)]]
-        for r in range(len(icas))
-    ]
+        tables = mic_by_subset_many(
+            est, datasets, fit_seeds, cands, min_size, n_jobs=n_jobs, icas=given
+        )
     rows = []
-    for rep, sweep in enumerate(sweeps):
-        mics = [m for m, _ in sweep]
-        ranks = pd.Series(mics).rank(method="min").astype(int).to_numpy()
-        for sub, (mic, cert), rank in zip(subsets, sweep, ranks):
+    for rep, table in enumerate(t for per_set in tables for t in per_set):
+        ranks = table["mic"].rank(method="min").astype(int).to_numpy()
+        for sub, mic, cert, rank in zip(table["subset"], table["mic"], table["certified"], ranks):
             rows.append(
                 {
                     "rep": rep,
@@ -690,10 +614,9 @@ def ranked_orders(
 ) -> pd.DataFrame:
     """The ``n`` row orders with the smallest MIC for a fitted model's ICA matrices.
 
-    Every row order of the model's per-domain ICA unmixing matrices is scored (all
-    ``(d0!)^K`` of them, so keep ``K`` small); for the best ``n`` the alignment of the
-    factors after the OLS adjustment is computed on the training data; ``patterns`` flags the
-    alignments that follow named patterns (as in :func:`fit_record`).
+    Every row order is scored (all ``(d0!)^K``, so keep ``K`` small); for the best ``n`` the
+    alignment after the OLS adjustment is computed on the training data; ``patterns`` flags
+    the alignments that follow named patterns (as in :func:`fit_record`).
 
     Returns
     -------
@@ -732,12 +655,10 @@ def rotation_null(
 ) -> np.ndarray:
     """MIC after rotating every domain's ICA unmixing matrix by a random rotation.
 
-    A reference for the MIC on the same data: each draw keeps every domain's whitened
-    subspace and unit-variance sources but replaces its independent components by a random
-    rotation of them (``scipy.stats.special_ortho_group``), then runs the search with the
-    model's settings. If the domains' ICA sources share a hierarchy, the fitted MIC lies
-    clearly below these values; inside their range, the hierarchy is no better than
-    arbitrary sources'.
+    A reference for the MIC on the same data: each draw replaces every domain's independent
+    components by a random rotation of them (``scipy.stats.special_ortho_group``) and runs
+    the search with the model's settings. If the domains' ICA sources share a hierarchy, the
+    fitted MIC lies clearly below these values.
 
     Parameters
     ----------
@@ -746,11 +667,10 @@ def rotation_null(
     n_draws : int, default=20
         Random rotations (their searches run in one batch).
     random_state : int, default=0
-        Seed of ``numpy.random.default_rng``; the rotations are drawn domain by domain
-        (sorted), draw after draw.
+        Seed of ``numpy.random.default_rng`` (rotations drawn domain by domain, draw after
+        draw).
     progress : callable, optional
-        ``progress(stage, done, total)`` after every step of the batched search
-        (:func:`hca.estimator.search.hca_search_batch`); None (default): nothing reported.
+        ``progress(stage, done, total)`` after every step of the batched search.
 
     Returns
     -------
@@ -791,11 +711,9 @@ RECOVERY_TOLERANCE = 0.2
 def order_recovered(model: HCA, G: np.ndarray, tol: float = RECOVERY_TOLERANCE) -> bool:
     """Whether a fit recovered the true causal order of simulated data with mixing ``G``.
 
-    ``z_hat = H_hat x = (H_hat G) z``: with the true order every recovered factor is a
-    combination of the true factors up to its position, so ``T = H_hat G`` is lower
-    triangular (HCA's ambiguity, Theorem 1). The order counts as recovered when, with the
-    rows of ``T`` scaled to unit norm, no row has more than ``tol`` of its norm above the
-    diagonal.
+    With the true order ``T = H_hat G`` is lower triangular (HCA's ambiguity, Theorem 1); the
+    order counts as recovered when no unit-norm row of ``T`` has more than ``tol`` of its norm
+    above the diagonal.
     """
     check_is_fitted(model, "unmixing_")
     T = model.unmixing_ @ np.asarray(G, dtype=float)
@@ -812,8 +730,7 @@ def _recovery_cell(
     random_state: int,
 ) -> list[bool]:
     """Whether each of the ``n_reps`` fits of one cell of :func:`recovery_study` recovered
-    the order: the simulations of the cell are fitted as one batch (:func:`resample_fits`,
-    replication ``rep`` with FastICA seed ``rep``), equal to one ``HCA.fit`` each."""
+    the order (replication ``rep`` with FastICA seed ``rep``, fitted as one batch)."""
     sims = [
         simulate_scm(
             n_domains=n_domains,
@@ -852,9 +769,8 @@ def recovery_study(
     For every cell of the grid, ``n_reps`` exact SCMs are simulated
     (:func:`hca.synthetic.simulate_scm`, default settings) and fitted with ``HCA`` (FastICA
     seed ``rep``; exhaustive search up to 5 domains, sequential beyond); a fit counts when
-    :func:`order_recovered` holds. The fits of a cell run as one batch (:func:`resample_fits`:
-    the FastICA of every replication and domain in one loop, the searches in one batch; the
-    same results as one ``HCA.fit`` each); ``n_jobs`` spreads the cells over processes.
+    :func:`order_recovered` holds. The fits of a cell run as one batch (:func:`resample_fits`);
+    ``n_jobs`` spreads the cells over processes.
 
     Returns
     -------

@@ -154,9 +154,7 @@ def sample_sources(name: str, size: int, rng: np.random.Generator) -> np.ndarray
     name : str
         One of :data:`SOURCE_DISTRIBUTIONS`.
     size : int
-        Number of samples.
     rng : numpy.random.Generator
-        Random generator.
 
     Returns
     -------
@@ -193,7 +191,6 @@ def make_inexact_mixing(n_components: int, alpha: float, rng: np.random.Generato
     alpha : float
         Inexactness in ``[0, 1)``; must be 0 when ``n_components == 1``.
     rng : numpy.random.Generator
-        Random generator.
 
     Returns
     -------
@@ -214,20 +211,17 @@ def make_inexact_mixing(n_components: int, alpha: float, rng: np.random.Generato
 
 
 def _inexactness(U: np.ndarray) -> float:
-    """``(1/d0) sum_{i != j} U_ij^2``."""
     return float(np.sum(U**2) - np.sum(np.diag(U) ** 2)) / len(U)
 
 
 def _strictly_lower_weights(
     d: int, low: float, high: float, rng: np.random.Generator
 ) -> np.ndarray:
-    """Strictly lower-triangular weights with magnitudes in ``[low, high]`` and random signs."""
     A = rng.uniform(low, high, (d, d)) * rng.choice([-1.0, 1.0], (d, d))
     return np.tril(A, -1)
 
 
 def _per_domain(value, n_domains: int, name: str) -> list:
-    """Broadcast a scalar (or check a sequence) to one value per domain."""
     if np.ndim(value) == 0:
         return [value] * n_domains
     values = list(value)
@@ -237,7 +231,6 @@ def _per_domain(value, n_domains: int, name: str) -> list:
 
 
 def _check_range(pair: Sequence[float], name: str) -> tuple[float, float]:
-    """Check a ``(low, high)`` pair with ``0 < low <= high``."""
     low, high = (float(v) for v in pair)
     if not 0.0 < low <= high:
         raise ValueError(f"{name} must be (low, high) with 0 < low <= high, got {tuple(pair)}")
@@ -245,7 +238,6 @@ def _check_range(pair: Sequence[float], name: str) -> tuple[float, float]:
 
 
 def _check_sizes(n_domains: int, n_components: int, n_benchmarks: int) -> None:
-    """Validate the dimensions of the simulation."""
     if n_domains < 1:
         raise ValueError(f"n_domains must be >= 1, got {n_domains}")
     if n_components < 1:
@@ -301,9 +293,7 @@ def simulate_scm(
         Inexactness coefficient of every domain (0: exact SCM), in ``[0, 1)``.
     weight_range : (float, float), default=(0.25, 1.0)
         Range of the magnitudes of the edge weights ``A_k[i, j]`` (random signs). Large
-        weights relative to the source scales make the MIC sensitive to ICA estimation
-        error (a few percent of error in ``M_k`` can then give ``alpha_k`` of a few
-        percent even for an exact SCM).
+        weights relative to the source scales make the MIC sensitive to ICA estimation error.
     scale_range : (float, float), default=(0.7, 1.5)
         Range of the source scales ``diag(Omega_k^{1/2})``.
     distributions : sequence of str, optional

@@ -1,25 +1,14 @@
 """The per-domain ICA of an analysis as a value, and whether a fit's ICA is reproducible.
 
-An ensemble of HCA fits (:func:`hca.stability.seed_fits`) and the sweeps around it fit the
-same domains many times. The FastICA fixed-point iterations of a loop run until its slowest
-start has converged, and every iteration pays the fixed cost of its numpy calls once however
-many starts it holds, so separate loops cost more than one loop of the same starts (the
-arithmetic per start, ``tanh`` and ``eigh`` above all, is the same either way):
-
-* :func:`domain_icas` computes step 1 of HCA (the per-domain ICA) of several data sets under
-  several seeds in one call: one lockstep loop of iterations for every domain and data set
-  (:func:`hca.estimator.fastica_batch.fastica_lockstep`), and a domain whose
-  scores are equal in several data sets (a table and a larger table holding the same domains)
-  fitted once. The result is passed on as an argument: the ``icas`` of
-  :func:`hca.stability.seed_fits`, :func:`hca.stability.subset_stability` and
-  :func:`hca.estimator.mic_by_subset_many`, the ``again`` of :func:`ica_reproducible_many`.
-* :func:`reversed_rows` is the data set of the rounding check: the same models in reverse order.
-* :func:`ica_reproducible` / :func:`ica_reproducible_many` say whether a fit's ICA is a
-  property of the data or of rounding (the same ICA on the models in reverse order).
-* :func:`ica_solutions` groups the ICA solutions of every domain over many seeds into
-  distinct local optima, with their share of seeds and their negentropy.
-
-All of them are re-exported by :mod:`hca.stability`.
+One lockstep loop of FastICA iterations costs less than separate loops of the same starts
+(every iteration pays the fixed cost of its numpy calls once), so :func:`domain_icas` fits
+the per-domain ICA of several data sets under several seeds in one call, and the result is
+passed on as the ``icas`` of :func:`hca.stability.seed_fits`,
+:func:`hca.stability.subset_stability` and :func:`hca.estimator.mic_by_subset_many`, or the
+``again`` of :func:`ica_reproducible_many`. :func:`ica_reproducible` says whether a fit's ICA
+is a property of the data or of rounding (the same ICA on the models in reverse order,
+:func:`reversed_rows`); :func:`ica_solutions` groups the ICA solutions of every domain over
+many seeds into distinct local optima. All of them are re-exported by :mod:`hca.stability`.
 """
 
 from __future__ import annotations
@@ -32,9 +21,9 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many, fit_icas_seeds
+from hca.estimator.ica import DomainICA, fit_icas, fit_icas_many
 from hca.estimator.model import HCA, clone_hca, ica_options
-from hca.validation import check_fit_data, check_is_fitted, check_params
+from hca.validation import check_fit_data, check_is_fitted, check_params, is_int
 
 __all__ = [
     "domain_icas",
@@ -86,16 +75,8 @@ def domain_icas(
     estimator: HCA, datasets: Sequence[tuple[Any, Any]], seeds: Sequence[int]
 ) -> list[list[dict[Hashable, DomainICA]]]:
     """Step 1 of HCA (the per-domain ICA, with ``estimator``'s settings) of every data set
-    under every seed, in one batch: for every domain, the FastICA runs of all data sets, seeds
-    and restarts iterate in one lockstep loop (:func:`hca.estimator.ica.fit_icas_many`), and a
-    domain whose scores are the same in several data sets is fitted once.
-
-    An analysis that fits the same domains several ways (the fits of a table, the subset
-    sweep of a larger table holding the same domains, the rows reversed for
-    :func:`ica_reproducible_many`) computes their ICA here and passes it on as the ``icas``
-    of :func:`seed_fits`, :func:`subset_stability` and
-    :func:`hca.estimator.mic_by_subset_many`, or the ``again`` of
-    :func:`ica_reproducible_many`.
+    under every seed, in one batch (:func:`hca.estimator.ica.fit_icas_many`); a domain whose
+    scores are the same in several data sets is fitted once.
 
     Parameters
     ----------
@@ -146,16 +127,12 @@ def ica_solutions(
     *,
     seeds: Iterable[int] = range(30),
     threshold: float = 0.99,
-    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """Distinct ICA local optima of every domain over many seeds (ICASSO-style).
 
     Two solutions are the same when every unit-norm row of one has absolute cosine at
     least ``threshold`` with a distinct row of the other (rows up to order and sign). The
-    ICA settings (``n_components``, ``ica``, ``max_iter``, ``tol``, ``n_restarts``) are the
-    estimator's. The seeds' runs are batched per domain
-    (:func:`hca.estimator.ica.fit_icas_seeds`); ``n_jobs`` is accepted for compatibility and
-    not used.
+    ICA settings are the estimator's.
 
     Returns
     -------
@@ -170,14 +147,13 @@ def ica_solutions(
     seeds = int_seeds(seeds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        by_seed = fit_icas_seeds(
-            data.values,
-            data.labels,
+        by_seed = fit_icas_many(
+            [(data.values, data.labels)],
             data.order,
             data.n_components,
             seeds,
             **ica_options(est),
-        )
+        )[0]
     rows = []
     for label in data.order:
         clusters: list[dict] = []
@@ -217,15 +193,11 @@ def ica_reproducible(
 ) -> dict[Hashable, bool]:
     """Whether each domain's ICA in a fitted HCA is a property of the data, not of rounding.
 
-    The same ICA (the model's algorithm, seed, ``max_iter``, ``tol`` and restarts) is run again
-    on every domain's models listed in reverse order: exact arithmetic gives the same result,
-    so a run that lands elsewhere was steered by rounding (an ICA that wanders for thousands of
-    iterations on a flat objective, e.g. a domain with few models; such a run also lands in
-    different optima on different processors). Two unmixings agree when every unit-norm row of
-    one has absolute cosine at least ``threshold`` with a distinct row of the other (as in
-    :func:`ica_solutions`; on the book's data the same optimum agrees to better than 1e-3 and
-    different optima differ by more than 0.05). For the fits of many seeds use
-    :func:`ica_reproducible_many` (one FastICA batch per domain).
+    The same ICA is run again on every domain's models listed in reverse order: exact
+    arithmetic gives the same result, so a run that lands elsewhere was steered by rounding
+    (such a run also lands in different optima on different processors). Two unmixings agree
+    when every unit-norm row of one has absolute cosine at least ``threshold`` with a distinct
+    row of the other (as in :func:`ica_solutions`).
 
     Parameters
     ----------
@@ -258,9 +230,8 @@ def ica_reproducible_many(
 ) -> list[dict[Hashable, bool]]:
     """:func:`ica_reproducible` of every fitted model of ``models`` (e.g. :func:`seed_fits`).
 
-    The reversed-row ICA of all models with integer seeds and the same ICA settings runs in
-    one FastICA batch per domain (:func:`hca.estimator.ica.fit_icas_seeds`); entry ``i``
-    equals ``ica_reproducible(models[i], X, domains, threshold=threshold)``.
+    Entry ``i`` equals ``ica_reproducible(models[i], X, domains, threshold=threshold)``; the
+    reversed-row ICA of the models with integer seeds runs in one batch.
 
     Parameters
     ----------
@@ -272,8 +243,7 @@ def ica_reproducible_many(
     again : sequence of mapping, optional
         The reordered runs, computed before: ``again[i]`` is the per-domain ICA of
         ``models[i]``'s settings and seed on :func:`reversed_rows` of ``X`` and ``domains``
-        (:func:`domain_icas`, which batches them with the models' own ICA); None: computed
-        here.
+        (:func:`domain_icas`); None: computed here.
 
     Returns
     -------
@@ -302,23 +272,15 @@ def ica_reproducible_many(
     runs_again: list[Mapping[Hashable, DomainICA] | None] = [None] * len(models)
     groups: dict[tuple, list[int]] = {}
     for i, m in enumerate(models):
-        seed = m.random_state
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            groups.setdefault((m.ica, m.max_iter, m.tol, m.n_restarts), []).append(i)
+        if is_int(m.random_state):
+            groups.setdefault(tuple(ica_options(m).items()), []).append(i)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for (ica, max_iter, tol, n_restarts), members in groups.items():
-            runs = fit_icas_seeds(
-                values,
-                labels,
-                data.order,
-                data.n_components,
-                [int(models[i].random_state) for i in members],
-                ica=ica,
-                max_iter=max_iter,
-                tol=tol,
-                n_restarts=n_restarts,
-            )
+        for key, members in groups.items():
+            seeds = [int(models[i].random_state) for i in members]
+            runs = fit_icas_many(
+                [(values, labels)], data.order, data.n_components, seeds, **dict(key)
+            )[0]
             for i, run in zip(members, runs):
                 runs_again[i] = run
         for i, m in enumerate(models):
@@ -328,11 +290,8 @@ def ica_reproducible_many(
                     labels,
                     data.order,
                     data.n_components,
-                    ica=m.ica,
                     random_state=m.random_state,
-                    max_iter=m.max_iter,
-                    tol=m.tol,
-                    n_restarts=m.n_restarts,
+                    **ica_options(m),
                 )
     return _compare_runs(models, [r for r in runs_again if r is not None], threshold)
 

@@ -1,20 +1,16 @@
 """FastICA over many starts at once: scikit-learn's parallel FastICA, vectorised over seeds.
 
-HCA reads its claims from ensembles of FastICA runs (one per seed). The starts differ only in
-the initial matrix ``w_init``; the whitening of a domain's data does not depend on the seed.
-:func:`whiten` computes scikit-learn's whitening once, and :func:`fastica_batch` runs the
-fixed-point iterations of every start together on a stack of matrices (``numpy`` only), each
-start stopping at its own iteration, exactly as :class:`sklearn.decomposition.FastICA` with
-``algorithm="parallel"``, ``fun="logcosh"``, ``whiten="unit-variance"`` and
-``whiten_solver="svd"`` does one start at a time (``tests/test_estimator.py`` checks the two
-agree to 1e-10 with the same iteration counts).
-
+The starts of an ensemble differ only in the initial matrix ``w_init``; the whitening of a
+domain's data does not depend on the seed. :func:`whiten` computes scikit-learn's whitening
+once, and :func:`fastica_batch` runs the fixed-point iterations of every start together on a
+stack of matrices, each start stopping at its own iteration, exactly as
+:class:`sklearn.decomposition.FastICA` with ``algorithm="parallel"``, ``fun="logcosh"``,
+``whiten="unit-variance"`` and ``whiten_solver="svd"`` does one start at a time
+(``tests/test_estimator.py`` checks the two agree to 1e-10 with the same iteration counts).
 Every start is computed from its own slice of the stack with the same operations as a stack of
 one, so a seed's result does not depend on which other seeds share its batch.
-:func:`fastica_stack` iterates the starts of several data matrices of one shape together, and
-:func:`fastica_lockstep` those of data matrices of any numbers of samples (the domains of an
-analysis) in one loop: the steps that involve the data per number of samples, the steps on
-(d, d) matrices (the decorrelation, the convergence test) once on the stack of every start.
+:func:`fastica_stack` and :func:`fastica_lockstep` iterate the starts of several data matrices
+(of one shape, or of any numbers of samples) together.
 """
 
 from __future__ import annotations
@@ -87,11 +83,8 @@ def initial_matrices(seeds: Sequence[int], n_components: int) -> np.ndarray:
 
 
 def _sym_decorrelation(W: np.ndarray) -> np.ndarray:
-    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d).
-
-    The eigenvalues ``s`` are clipped below at the smallest normal number, and ``1 / sqrt(s)``
-    is computed in place (``np.clip`` without an upper bound is ``np.maximum``): operation for
-    operation the arithmetic of ``(u * (1 / sqrt(clip(s)))) @ u^T @ W``."""
+    """``(W W^T)^{-1/2} W`` of every matrix of the stack ``W`` (b, d, d): operation for
+    operation scikit-learn's ``(u * (1 / sqrt(clip(s)))) @ u^T @ W``, in place."""
     s, u = np.linalg.eigh(W @ W.swapaxes(-1, -2))
     np.maximum(s, np.finfo(W.dtype).tiny, out=s)
     np.sqrt(s, out=s)
@@ -125,12 +118,6 @@ class FastICABatch:
         )
 
 
-def _iterate(X1: np.ndarray, W: np.ndarray, tol: float, max_iter: int):
-    """Fixed-point iterations of every start of ``W`` (b, d, d) on the white data ``X1``
-    (d, n) they share; return W, n_iter, converged (one block of :func:`_iterate_blocks`)."""
-    return _iterate_blocks([(X1, None, W.shape[0])], W, tol, max_iter)
-
-
 def _iterate_blocks(
     blocks: Sequence[tuple[np.ndarray, np.ndarray | None, int]],
     W: np.ndarray,
@@ -142,26 +129,17 @@ def _iterate_blocks(
     converged.
 
     A block ``(X1, which, b)`` is one white data matrix ``X1`` (d, n) shared by its ``b``
-    starts (``which`` None), or a stack (g, d, n) of matrices of one shape with ``which``
-    (b,) naming the matrix of every start. ``W`` (sum of the b, d, d) holds the starts of
-    the first block, then those of the second, and so on; blocks may differ in ``n``, not in
-    ``d``. Every iteration computes the parts that involve the data (``W @ X``, ``tanh``, the
-    mean over samples, the product with ``X^T``) block by block, and the parts of shape
-    (d, d) (the symmetric decorrelation, the convergence test) once, on the stack of the
-    active starts of every block. ``on_stop``, if given, is called with the indices (into
-    ``W``) of the starts that stop at an iteration (converged), in increasing order, and once
+    starts (``which`` None), or a stack (g, d, n) with ``which`` (b,) naming the matrix of
+    every start; ``W`` holds the starts block after block. The parts that involve the data
+    run block by block, the (d, d) parts once on the stack of every active start.
+    ``on_stop`` is called with the indices of the starts that stop at an iteration, and once
     after the loop with those that never converged.
 
-    The loop keeps only the starts still iterating (``Wa``; a block's data ``Xa`` and its
-    transposed view are gathered again only when one of its starts stops) and writes a
-    start's ``W`` out when it stops. Temporaries are updated in place and ``np.mean`` is
-    spelled as what it does (``np.add.reduce``, then a division by the count), but every
-    operation is the plain update's on operands of the same values and layout (the matrix
-    products' operands included), and every operation acts on every start's slice alone
-    (stacked ``matmul`` and ``eigh`` matrix by matrix, the rest elementwise or along a
-    start's own axis), so the results are bitwise those of gathering ``W[active]`` and
-    ``X1[which[active]]`` afresh at every iteration for every block on its own
-    (``tests/test_fastica_loop.py`` checks this against that plain loop)."""
+    Only the starts still iterating are kept (a block's data gathered again when one of its
+    starts stops). Temporaries are updated in place and ``np.mean`` is spelled as
+    ``np.add.reduce`` and a division, but every operation is the plain update's on operands
+    of the same values and layout, acting on every start's slice alone, so the results are
+    bitwise those of the plain loop (``tests/test_fastica_loop.py``)."""
     W = _sym_decorrelation(W)
     B = W.shape[0]
     if sum(b for _, _, b in blocks) != B:
@@ -221,9 +199,8 @@ def _iterate_blocks(
 
 
 def _drop_stopped(state: list[list[Any]], keep: np.ndarray) -> list[list[Any]]:
-    """The blocks' state after the starts not in ``keep`` (over the active starts of every
-    block, in order) stopped: a block's data gathered again, a block without starts left
-    out."""
+    """The blocks' state after the starts not in ``keep`` stopped (a block without starts
+    left out)."""
     out = []
     lo = 0
     for block in state:
@@ -287,7 +264,9 @@ def fastica_batch(
         raise ValueError(
             f"w_init must have shape (n_starts, {n_components}, {n_components}), got {W0.shape}"
         )
-    W, n_iter, converged = _iterate(wh.X1, W0, float(tol), int(max_iter))
+    W, n_iter, converged = _iterate_blocks(
+        [(wh.X1, None, W0.shape[0])], W0, float(tol), int(max_iter)
+    )
     return _finish(W, wh, n_iter, converged)
 
 
@@ -309,11 +288,7 @@ def fastica_stack(
     """:func:`fastica_batch` of several data matrices of one shape, all their starts in one
     stack of fixed-point iterations.
 
-    The bootstrap resamples of a domain have the domain's shape, so every start of every
-    resample (and of every seed) iterates together: one batched ``eigh`` per iteration
-    instead of one per resample. Every start is computed from its own slice of the stack, so
-    entry ``g`` equals ``fastica_batch(..., w_init=w_init[g], whitened=whitened[g])``
-    (``tests/test_estimator.py`` checks them against each other).
+    Entry ``g`` equals ``fastica_batch(..., w_init=w_init[g], whitened=whitened[g])``.
 
     Parameters
     ----------
@@ -356,13 +331,9 @@ def fastica_lockstep(
     starts iterating in lockstep.
 
     The starts of the matrices with the same number of samples form one stack for the steps
-    that involve the data; the steps on (d, d) matrices (the symmetric decorrelation with its
-    ``eigh``, the convergence test) run once per iteration on the stack of every active
-    start of every matrix. A loop over the data sets and domains of an analysis thus makes
-    the numpy calls of the slowest start's iterations once, instead of once per shape.
-    Every start is computed from its own slice of the stack with the same operations, so
-    entry ``i`` equals ``fastica_batch(..., w_init=w_init[i], whitened=whitened[i])``
-    bit for bit (``tests/test_fastica_loop.py`` checks them against each other).
+    that involve the data; the steps on (d, d) matrices run once per iteration on the stack
+    of every active start. Entry ``i`` equals ``fastica_batch(..., w_init=w_init[i],
+    whitened=whitened[i])`` bit for bit (``tests/test_fastica_loop.py``).
 
     Parameters
     ----------

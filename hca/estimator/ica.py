@@ -30,7 +30,7 @@ __all__ = [
     "restart_seeds",
     "check_ica",
     "fastica_runs",
-    "fit_icas_seeds",
+    "fit_icas_many",
     "ICARun",
 ]
 
@@ -51,10 +51,8 @@ GAUSSIAN_LOGCOSH: float = float(np.sum(_WEIGHTS * np.log(np.cosh(_NODES))) / np.
 def ica_negentropy(sources: Any) -> np.ndarray:
     """FastICA's negentropy approximation of every source (Hyvarinen, 1999).
 
-    ``J(y) = (E[G(y)] - E[G(nu)])^2`` with ``G(u) = log cosh(u)`` (scikit-learn's default
-    contrast ``fun="logcosh"``), ``y`` standardised and ``nu`` standard normal. FastICA
-    looks for directions that make ``J`` large; the sum over the sources is the objective
-    used to choose between restarts (``n_restarts``).
+    ``J(y) = (E[G(y)] - E[G(nu)])^2`` with ``G(u) = log cosh(u)``, ``y`` standardised and
+    ``nu`` standard normal; the sum over the sources chooses between restarts.
 
     Parameters
     ----------
@@ -100,8 +98,7 @@ class DomainICA:
     restart : int
         Index of the restart kept (0 when ``n_restarts=1``).
     restart_objectives : tuple of float
-        Objective of every restart (NaN for restarts that did not converge when at least
-        one did, as those are never kept).
+        Objective of every restart (NaN for unconverged ones when at least one converged).
     """
 
     domain: Hashable
@@ -131,18 +128,8 @@ class DomainICA:
 
 @dataclass(frozen=True, eq=False)
 class ICARun:
-    """One ICA run on one domain (before the choice between restarts).
-
-    Attributes
-    ----------
-    unmixing : ndarray of shape (n_components, n_benchmarks)
-        Unit-variance sources ``(x - mean) @ unmixing.T``.
-    mean : ndarray of shape (n_benchmarks,)
-    converged : bool
-    n_iter : int
-    objective : float
-        Sum over the sources of :func:`ica_negentropy`.
-    """
+    """One ICA run on one domain (before the choice between restarts); fields as in
+    :class:`DomainICA`."""
 
     unmixing: np.ndarray
     mean: np.ndarray
@@ -157,12 +144,8 @@ class ICARun:
 
 
 def restart_seeds(random_state: Any, n_restarts: int) -> list:
-    """The ``random_state`` of every ICA restart.
-
-    An int seed ``s`` gives ``s, s + 1, ..., s + n_restarts - 1`` (so restart 0 is the
-    single fit of ``n_restarts=1``); ``None`` gives ``None`` each time (not reproducible);
-    a ``numpy.random.RandomState`` gives ``n_restarts`` integers drawn from it.
-    """
+    """The ``random_state`` of every ICA restart: ``s, s + 1, ...`` for an int ``s``, ``None``
+    each time for ``None``, integers drawn from a ``numpy.random.RandomState``."""
     n_restarts = check_positive_int(n_restarts, "n_restarts")
     if random_state is None:
         return [None] * n_restarts
@@ -185,6 +168,16 @@ def check_ica(ica: str) -> str:
     return ica
 
 
+def _ica_settings(ica: str, tol: float | None, n_restarts: int) -> tuple[str, float, int]:
+    """The checked algorithm, its tolerance (default :data:`DEFAULT_TOL`) and restarts."""
+    ica = check_ica(ica)
+    return (
+        ica,
+        DEFAULT_TOL[ica] if tol is None else float(tol),
+        check_positive_int(n_restarts, "n_restarts"),
+    )
+
+
 def _relay_warnings(caught, is_convergence) -> bool:
     """Re-emit caught warnings except the convergence one; return whether it converged."""
     converged = True
@@ -196,9 +189,8 @@ def _relay_warnings(caught, is_convergence) -> bool:
     return converged
 
 
-def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
-    """One FastICA run; return ``(ica, converged)`` with warnings other than convergence
-    re-emitted."""
+def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
+    """One scikit-learn FastICA run with its negentropy (for seeds that are not ints)."""
     ica = FastICA(
         n_components=d,
         whiten="unit-variance",
@@ -209,13 +201,7 @@ def _one_fastica(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ica.fit(Xk)
-    return ica, _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
-
-
-def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -> ICARun:
-    """One FastICA run (unit-variance sources) with its negentropy (scikit-learn's FastICA;
-    used for seeds that are not integers)."""
-    ica, converged = _one_fastica(Xk, d, seed, max_iter, tol)
+    converged = _relay_warnings(caught, lambda w: issubclass(w.category, ConvergenceWarning))
     objective = float(np.sum(ica_negentropy((Xk - ica.mean_) @ ica.components_.T)))
     return ICARun(
         np.array(ica.components_, dtype=float),
@@ -229,15 +215,9 @@ def _fastica_run(Xk: np.ndarray, d: int, seed: Any, max_iter: int, tol: float) -
 def fastica_runs(
     Xk: np.ndarray, d: int, seeds: Sequence[Any], max_iter: int = 1000, tol: float = 1e-4
 ) -> list[ICARun]:
-    """FastICA on one domain's data from every seed of ``seeds``.
-
-    The distinct integer seeds run together in one vectorised batch
-    (:func:`hca.estimator.fastica_batch.fastica_stack`, equal to scikit-learn's ``FastICA``
-    with the same seed; a start's result does not depend on the other starts of its batch);
-    other seeds (``None``, ``RandomState``) run scikit-learn's ``FastICA`` one at a time.
-    Returns one run per seed (unmixing, mean, converged, n_iter, negentropy objective); every
-    run owns its arrays.
-    """
+    """FastICA on one domain's data from every seed of ``seeds``, one run per seed (each
+    owning its arrays): the integer seeds in one vectorised batch (equal to scikit-learn's
+    ``FastICA`` with the same seed), other seeds with scikit-learn's ``FastICA``."""
     return fastica_runs_many([Xk], d, seeds, max_iter, tol)[0]
 
 
@@ -251,15 +231,11 @@ def fastica_runs_many(
     paired: bool = False,
     on_done: Callable[[int], None] | None = None,
 ) -> list[list[ICARun]]:
-    """:func:`fastica_runs` of several data matrices (for example the bootstrap resamples of
-    one domain, or the domains of several data sets): the integer seeds of all matrices
-    iterate in lockstep (:func:`hca.estimator.fastica_batch.fastica_lockstep`; the matrices
-    of one number of samples in one stack). Entry ``g`` equals
-    ``fastica_runs(Xks[g], d, seeds, ...)``; with ``paired=True``, ``seeds[g]`` is the
-    sequence of seeds of ``Xks[g]`` alone (for example simulated data sets that each have
-    their own seed) and entry ``g`` equals ``fastica_runs(Xks[g], d, seeds[g], ...)``.
-    ``on_done``, if given, is called as ``on_done(g)`` once the batched runs of ``Xks[g]``
-    have stopped (its runs from seeds that are not integers follow after the batch)."""
+    """:func:`fastica_runs` of several data matrices, the integer seeds of all of them
+    iterating in lockstep (:func:`hca.estimator.fastica_batch.fastica_lockstep`). Entry ``g``
+    equals ``fastica_runs(Xks[g], d, seeds, ...)``, or with ``paired=True``
+    ``fastica_runs(Xks[g], d, seeds[g], ...)``. ``on_done(g)`` is called once the batched
+    runs of ``Xks[g]`` have stopped."""
     Xks = [np.asarray(X, dtype=np.float64) for X in Xks]
     if paired and len(seeds) != len(Xks):
         raise ValueError(f"paired: {len(seeds)} seed lists for {len(Xks)} data matrices")
@@ -301,21 +277,16 @@ def fastica_runs_many(
     return out
 
 
-def _picard_module():
+def _one_picard(
+    Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
+) -> ICARun:
+    """One Picard run, sources rescaled to unit variance."""
     try:  # an optional dependency, imported only when Picard is asked for
         import picard
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             "ica='picard' needs the python-picard package (pip install python-picard)"
         ) from err
-    return picard
-
-
-def _one_picard(
-    Xk: np.ndarray, label: Hashable, d: int, seed: Any, max_iter: int, tol: float, ortho: bool
-) -> ICARun:
-    """One Picard run (extended density model); sources rescaled to unit variance."""
-    picard = _picard_module()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         K, W, _, mean, n_iter = picard.picard(
@@ -379,8 +350,7 @@ def _keep_best_run(
     max_iter: int,
     tol: float,
 ) -> DomainICA:
-    """The run of ``runs`` (the restarts of one fit) with the largest negentropy among the
-    converged ones; warn (naming the domain) when the kept run did not converge."""
+    """The converged run with the largest negentropy; warn when it did not converge."""
     any_converged = any(r.converged for r in runs)
     scores = [r.objective if (r.converged or not any_converged) else np.nan for r in runs]
     best = int(np.nanargmax(scores)) if len(runs) > 1 else 0
@@ -416,15 +386,13 @@ def _fit_one_ica(
     tol: float,
     n_restarts: int,
 ) -> DomainICA:
-    """ICA on one domain (best of ``n_restarts`` by negentropy); re-emit warnings, the
-    convergence one with the domain name."""
+    """ICA on one domain (best of ``n_restarts`` by negentropy)."""
     runs = _domain_runs(Xk, label, d, ica, restart_seeds(random_state, n_restarts), max_iter, tol)
     return _keep_best_run(runs, label, int(Xk.shape[0]), ica, max_iter, tol)
 
 
 def _fit_one_ica_quietly(*args: Any) -> tuple[DomainICA, list]:
-    """:func:`_fit_one_ica` with its warnings returned (to re-emit them in the caller's
-    process, whatever joblib backend ran it)."""
+    """:func:`_fit_one_ica` with its warnings returned (to re-emit them in the caller)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = _fit_one_ica(*args)
@@ -449,16 +417,10 @@ def fit_icas(
 
     ``n_jobs`` (other than ``None`` and 1) runs the domains in parallel with
     :class:`joblib.Parallel`; every domain gets the same ``random_state`` either way, so the
-    result does not depend on ``n_jobs`` (a ``RandomState`` instance, whose draws depend on
-    the order of the domains, always runs the domains one after another). In one process,
-    FastICA with an integer ``random_state`` runs every domain in one lockstep loop
-    (:func:`fit_icas_many`; the same result as one domain at a time). Progress is
-    reported per domain to ``progress`` (:func:`hca.estimator.progress.report`, stage
-    ``"ICA"``; None: not reported).
+    result does not depend on ``n_jobs`` (a ``RandomState`` instance always runs the domains
+    one after another). Progress is reported per domain (stage ``"ICA"``).
     """
-    ica = check_ica(ica)
-    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
-    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    ica, tol, n_restarts = _ica_settings(ica, tol, n_restarts)
     if ica == "fastica" and n_jobs in (None, 1) and is_int(random_state):
         return fit_icas_many(
             [(values, domains)],
@@ -491,60 +453,6 @@ def fit_icas(
     return out
 
 
-def fit_icas_seeds(
-    values: np.ndarray,
-    domains: np.ndarray,
-    order: Sequence[Hashable],
-    d: int,
-    seeds: Sequence[int],
-    *,
-    ica: str = "fastica",
-    max_iter: int = 1000,
-    tol: float | None = None,
-    n_restarts: int = 1,
-    progress: Listener | None = None,
-) -> list[dict[Hashable, DomainICA]]:
-    """:func:`fit_icas` for every seed of ``seeds``, the seeds' runs batched per domain.
-
-    For every domain, the FastICA runs of all seeds and of their restarts
-    (:func:`restart_seeds`) run in one vectorised batch (:func:`fastica_runs`); Picard runs
-    one seed after another. Entry ``i`` equals ``fit_icas(..., random_state=seeds[i])``
-    (a FastICA start does not depend on the other starts of its batch).
-
-    Parameters
-    ----------
-    values, domains, order, d
-        Validated data, as in :func:`fit_icas`.
-    seeds : sequence of int
-        ICA seeds (``random_state`` of every fit).
-    ica, max_iter, tol, n_restarts
-        As in :func:`domain_ica`.
-    progress : callable, optional
-        Called as ``progress("ICA", done, n_domains)`` after every domain (None: nothing).
-
-    Returns
-    -------
-    list of dict
-        One ``{domain: DomainICA}`` per seed, in the order of ``seeds``.
-
-    Raises
-    ------
-    TypeError
-        If a seed is not an int.
-    """
-    return fit_icas_many(
-        [(values, domains)],
-        order,
-        d,
-        seeds,
-        ica=ica,
-        max_iter=max_iter,
-        tol=tol,
-        n_restarts=n_restarts,
-        progress=progress,
-    )[0]
-
-
 def fit_icas_many(
     datasets: Sequence[tuple[np.ndarray, np.ndarray]],
     order: Sequence[Hashable],
@@ -559,27 +467,28 @@ def fit_icas_many(
     orders: Sequence[Sequence[Hashable]] | None = None,
     paired: bool = False,
 ) -> list[list[dict[Hashable, DomainICA]]]:
-    """:func:`fit_icas_seeds` of several data sets (for example bootstrap resamples, or one
-    table and its rows reversed), the FastICA runs of every data set, seed and restart
-    iterating in lockstep (:func:`fastica_runs_many`: every domain of every data set in one
-    loop, one stack per number of samples). A domain whose scores are the same in several
-    data sets (equal arrays) is fitted once for all of them. ``progress`` hears of a domain
-    once all its runs have stopped (domains finish in the order of their slowest run).
+    """:func:`fit_icas` of several data sets under every seed of ``seeds``, the FastICA runs of
+    every data set, seed and restart iterating in lockstep (:func:`fastica_runs_many`). A
+    domain whose scores are the same in several data sets is fitted once for all of them.
 
     Parameters
     ----------
     datasets : sequence of (values, domains)
         Validated data, as in :func:`fit_icas`.
-    order, d, seeds, ica, max_iter, tol, n_restarts, progress
-        As in :func:`fit_icas_seeds`; ``order`` lists every domain of every data set.
+    order, d
+        As in :func:`fit_icas`; ``order`` lists every domain of every data set.
+    seeds : sequence of int
+        ICA seeds (``random_state`` of every fit).
+    ica, max_iter, tol, n_restarts
+        As in :func:`domain_ica`.
+    progress : callable, optional
+        Called as ``progress("ICA", done, n_domains)`` once all runs of a domain have stopped.
     orders : sequence of sequence, optional
         The domains of each data set (each within ``order``); default: every data set holds
         every domain of ``order``.
     paired : bool, default=False
-        If True, ``seeds[g]`` is the seed of data set ``g`` alone (one per data set, for
-        example simulated data sets with a seed each): ``out[g]`` holds one entry, equal to
-        ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``; every data set
-        and domain still iterates in the one lockstep loop.
+        If True, ``seeds[g]`` is the seed of data set ``g`` alone: ``out[g]`` holds one
+        entry, equal to ``fit_icas(*datasets[g], orders[g], d, random_state=seeds[g], ...)``.
 
     Returns
     -------
@@ -595,9 +504,7 @@ def fit_icas_many(
         If ``orders`` does not give one domain list per data set within ``order``, or
         ``paired`` seeds are not one per data set.
     """
-    ica = check_ica(ica)
-    tol = DEFAULT_TOL[ica] if tol is None else float(tol)
-    n_restarts = check_positive_int(n_restarts, "n_restarts")
+    ica, tol, n_restarts = _ica_settings(ica, tol, n_restarts)
     bad = [s for s in seeds if not is_int(s)]
     if bad:
         raise TypeError(f"seeds must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
@@ -652,9 +559,7 @@ def _domain_runs_many(
     progress: Listener | None,
 ) -> list[list[list[ICARun]]]:
     """The ICA runs of every matrix ``Xks[j][k]`` of every domain ``order[j]`` from every seed
-    of ``seeds`` (``paired``: ``seeds[j][k]`` are those of ``Xks[j][k]``). FastICA: every
-    matrix of every domain in one lockstep batch (:func:`fastica_runs_many`), a domain
-    reported to ``progress`` once all its runs have stopped; Picard: domain by domain."""
+    of ``seeds`` (``paired``: ``seeds[j][k]``); FastICA in one lockstep batch."""
     if ica != "fastica":
         out = []
         for j, label in enumerate(order):
@@ -720,10 +625,9 @@ def domain_ica(
     n_components : int, default=3
         Number of sources ``d0``.
     ica : {"fastica", "picard-o", "picard"}, default="fastica"
-        scikit-learn's ``FastICA``; Picard-O (Picard with FastICA's constraint of white
-        sources) or Picard (without it), both from ``python-picard`` with the extended
-        density model (sub- and super-Gaussian sources) (Ablin, Cardoso & Gramfort, 2018).
-        Every algorithm returns unit-variance (ddof=0) sources.
+        scikit-learn's ``FastICA``; Picard-O (with FastICA's constraint of white sources) or
+        Picard, both from ``python-picard`` with the extended density model (Ablin, Cardoso
+        & Gramfort, 2018). Every algorithm returns unit-variance (ddof=0) sources.
     random_state : int, RandomState or None, default=0
         Seed of every run (see :func:`restart_seeds` for the restarts).
     max_iter : int, default=1000
@@ -732,9 +636,8 @@ def domain_ica(
         Tolerance; default :data:`DEFAULT_TOL` of the algorithm (FastICA 1e-4, Picard 1e-7).
     n_restarts : int, default=1
         Runs per domain from different initialisations; the converged run with the largest
-        negentropy (:func:`ica_negentropy`, FastICA's own objective) is kept. The choice
-        never looks at the MIC. ``1`` (the default) is a single run with ``random_state``,
-        as in the authors' code.
+        negentropy (:func:`ica_negentropy`) is kept, never looking at the MIC. ``1`` is the
+        authors' single run.
 
     Returns
     -------

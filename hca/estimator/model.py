@@ -89,8 +89,8 @@ class HCA(TransformerMixin, BaseEstimator):
     beam_width : int, default=32
         Initial beam width of ``search="sequential"`` (doubled until certified).
     max_nodes : int, default=1_000_000
-        Budget of evaluated prefixes for ``search="sequential"`` (it also bounds every level
-        of the search tree, hence its memory; see :func:`hca.estimator.hca_search`).
+        Budget of evaluated prefixes for ``search="sequential"`` (see
+        :func:`hca.estimator.hca_search`).
     random_state : int, RandomState or None, default=0
         Seed of every ICA run.
     max_iter : int, default=1000
@@ -99,17 +99,13 @@ class HCA(TransformerMixin, BaseEstimator):
         ICA tolerance; default the algorithm's (FastICA 1e-4, Picard 1e-7).
     n_restarts : int, default=1
         ICA runs per domain; the converged run with the largest negentropy is kept
-        (see :func:`domain_ica`). The default, one run seeded with ``random_state``, is the
-        authors' setting; FastICA can stop in different local optima for different seeds.
+        (see :func:`domain_ica`). The default, one run, is the authors' setting.
     n_jobs : int, optional
         Domains whose ICA runs in parallel (:class:`joblib.Parallel`; ``None``: one after
-        another; negative: joblib's count from the number of cores, -1 all of them; 0 is
-        refused). Every domain gets the same seed, so the fit does not depend on ``n_jobs``.
+        another); every domain gets the same seed, so the fit does not depend on ``n_jobs``.
 
     Every parameter is checked in :meth:`fit` against :attr:`_parameter_constraints` by
-    scikit-learn's own validation (:func:`hca.validation.check_params`), with its wording:
-    ``HCA(max_iter=0).fit(...)`` raises "The 'max_iter' parameter of HCA must be an int in
-    the range [1, inf). Got 0 instead." before any work.
+    scikit-learn's own validation, before any work.
 
     Attributes
     ----------
@@ -214,10 +210,8 @@ class HCA(TransformerMixin, BaseEstimator):
             ``X``'s index when ``X`` is a DataFrame.
         progress : callable, optional
             ``progress(stage, done, total)``, called after every domain's ICA (stage
-            ``"ICA"``) and every step of the search (:func:`hca.estimator.hca_search`), e.g.
-            to draw a progress bar (:mod:`hca.estimator.progress`). An argument of the fit,
-            not a parameter of the estimator (``get_params`` and ``clone`` do not see it).
-            None (default): nothing is reported.
+            ``"ICA"``) and every step of the search (:mod:`hca.estimator.progress`); an
+            argument of the fit, not a parameter of the estimator. None: nothing reported.
 
         Returns
         -------
@@ -232,9 +226,8 @@ class HCA(TransformerMixin, BaseEstimator):
         """Fit HCA from per-domain ICA results computed elsewhere (steps 2-3 only).
 
         ``HCA(random_state=s).fit(X, domains)`` equals
-        ``HCA(random_state=s).fit_from_ica(X, domains, icas)`` with the ICA of that fit,
-        e.g. one entry of :func:`hca.estimator.ica.fit_icas_seeds` (FastICA batched over
-        seeds); :func:`fit_many_from_ica` fits many estimators with one batched search.
+        ``HCA(random_state=s).fit_from_ica(X, domains, icas)`` with the ICA of that fit;
+        :func:`fit_many_from_ica` fits many estimators with one batched search.
 
         Parameters
         ----------
@@ -255,8 +248,6 @@ class HCA(TransformerMixin, BaseEstimator):
         return self._fit_search()
 
     def _check_params_and_data(self, X: Any, domains: Any):
-        """Every parameter by scikit-learn's validation (:attr:`_parameter_constraints`),
-        then the data (:func:`hca.validation.check_fit_data`)."""
         self._validate_params()
         return check_fit_data(X, domains, self.n_components)
 
@@ -267,23 +258,18 @@ class HCA(TransformerMixin, BaseEstimator):
         order: Sequence,
         progress: Listener | None = None,
     ) -> dict:
-        """Step 1 with this estimator's ICA settings, on validated data."""
         return fit_icas(
             values,
             labels,
             order,
             int(self.n_components),
-            ica=self.ica,
             random_state=self.random_state,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_restarts=self.n_restarts,
             n_jobs=self.n_jobs,
             progress=progress,
+            **ica_options(self),
         )
 
     def _set_data(self, data: FitData, stacklevel: int) -> None:
-        """Record the validated training data (before any ICA)."""
         order, d = data.order, data.n_components
         check_search_size(self.search, len(order), d)
         if len(order) < d:
@@ -304,7 +290,6 @@ class HCA(TransformerMixin, BaseEstimator):
         self._labels_train = data.labels
 
     def _set_icas(self, icas: Mapping[Hashable, DomainICA]) -> None:
-        """Record step 1 (the ICA of every domain, in the order of ``domains_``)."""
         self.ica_ = {label: icas[label] for label in self.domains_}
         self.ica_converged_ = {label: ica.converged for label, ica in self.ica_.items()}
         self.n_iter_ = max(int(ica.n_iter) for ica in self.ica_.values())
@@ -321,16 +306,12 @@ class HCA(TransformerMixin, BaseEstimator):
     def _unmixings(self) -> dict[Hashable, np.ndarray]:
         return {label: self.ica_[label].unmixing for label in self.domains_}
 
-    def _search(self, unmixings: Mapping, progress: Listener | None = None) -> HCASearchResult:
-        """Steps 2-3 with this estimator's search settings."""
-        return hca_search(unmixings, **self.search_options(), progress=progress)
-
     def _fit_search(self, progress: Listener | None = None) -> HCA:
-        """Run the search on the fitted ICA matrices and build the per-domain models."""
-        return self._set_search(self._search(self._unmixings(), progress))
+        """Steps 2-3: the search on the fitted ICA matrices, then the per-domain models."""
+        res = hca_search(self._unmixings(), **self.search_options(), progress=progress)
+        return self._set_search(res)
 
     def _set_search(self, res: HCASearchResult) -> HCA:
-        """Record steps 2-3 (the search's result) and build the per-domain models."""
         order = self.domains_
         self.search_result_ = res
         self.certified_ = res.certified
@@ -362,7 +343,6 @@ class HCA(TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- transform
     def _as_input(self, X: Any) -> np.ndarray:
-        """Validate new data against the fitted benchmarks."""
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             return check_matrix(X, columns=list(self.feature_names_in_))
         n_columns = np.shape(X)[1] if np.ndim(X) == 2 else None
@@ -399,13 +379,10 @@ class HCA(TransformerMixin, BaseEstimator):
         return self.fit(X, domains).transform(X)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the factors :meth:`transform` returns: ``z1, ..., z{n_components}`` in
-        causal order.
+        """Names of the factors :meth:`transform` returns: ``z1, ..., z{n_components}``.
 
-        ``input_features`` follows scikit-learn's convention: for a model fitted on a
-        DataFrame it must be the fitted benchmarks (``feature_names_in_``); for a model
-        fitted without names (e.g. after a scaler in a pipeline) any names of the right
-        number are accepted.
+        ``input_features`` follows scikit-learn's convention: the fitted benchmarks for a model
+        fitted on a DataFrame, else any names of the right number.
         """
         self._check_fitted()
         if input_features is None:
@@ -424,9 +401,7 @@ class HCA(TransformerMixin, BaseEstimator):
         return np.array([f"z{i + 1}" for i in range(len(self.unmixing_))], dtype=object)
 
     def __sklearn_tags__(self) -> Any:
-        """scikit-learn tags: a transformer whose ``fit`` needs the domains as its second
-        argument (``y`` in scikit-learn's checks); see :data:`EXPECTED_FAILED_CHECKS` for the
-        common checks that cannot apply."""
+        """scikit-learn tags: ``fit`` needs the domains as its second argument (``y``)."""
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True  # the domains
         tags.input_tags.allow_nan = False
@@ -437,12 +412,10 @@ class HCA(TransformerMixin, BaseEstimator):
     def adjust(self, X: Any = None) -> OLSAdjustment:
         """OLS ambiguity adjustment of Section 4.
 
-        For ``i = 1..d0`` and every benchmark ``B`` the OLS
-        ``z_i ~ z_1..z_{i-1} + x_B + const`` is fitted on the pooled data; the benchmark
-        with the largest R^2 is chosen and ``z_i`` is replaced by
-        ``z_i - sum_{j<i} a_ij z_j``. The composed map is a unit lower-triangular ``L``:
-        the adjusted unmixing matrix is ``L H_hat`` and ``B_k`` becomes ``B_k L^{-1}``
-        (still lower-triangular, same ``Omega_k``, same sources).
+        For ``i = 1..d0`` the OLS ``z_i ~ z_1..z_{i-1} + x_B + const`` is fitted on the pooled
+        data for every benchmark ``B``; the one with the largest R^2 is chosen and ``z_i`` is
+        replaced by ``z_i - sum_{j<i} a_ij z_j``. The composed map is a unit lower-triangular
+        ``L``: the adjusted unmixing matrix is ``L H_hat`` and ``B_k`` becomes ``B_k L^{-1}``.
 
         Parameters
         ----------
@@ -474,12 +447,8 @@ class HCA(TransformerMixin, BaseEstimator):
         )
 
     def alignment(self, unmixing: Any = None) -> tuple[str, ...]:
-        """The benchmark the OLS adjustment (:meth:`adjust`) picks for every factor.
-
-        Computed on the training data. ``unmixing`` (shape ``(n_components, n_benchmarks)``)
-        replaces the fitted ``H_hat``, e.g. by the unmixing matrix of another row order of the
-        search, so that alternatives are read exactly as the fit is.
-        """
+        """The benchmark the OLS adjustment (:meth:`adjust`) picks for every factor, on the
+        training data; ``unmixing`` replaces the fitted ``H_hat`` (e.g. another row order's)."""
         self._check_fitted()
         H = self.unmixing_ if unmixing is None else np.asarray(unmixing, dtype=float)
         values = self._X_train
@@ -535,7 +504,7 @@ class HCA(TransformerMixin, BaseEstimator):
 
 # =========================================================================== many fits
 def _checked_icas(icas: Any, data: FitData) -> dict[Hashable, DomainICA]:
-    """``icas`` checked against validated data: one DomainICA of the right shape per domain."""
+    """``icas`` checked to hold one DomainICA of the right shape per domain of ``data``."""
     if not isinstance(icas, Mapping):
         raise TypeError(f"icas must be a mapping domain -> DomainICA, got {type(icas).__name__}")
     missing = [label for label in data.order if label not in icas]
@@ -570,8 +539,7 @@ def fit_many_from_ica(
 
     ``fit_many_from_ica(estimators, X, domains, icas)[i]`` is ``estimators[i]`` fitted as by
     ``estimators[i].fit_from_ica(X, domains, icas[i])``; the searches of all estimators with
-    the same search settings run in one :func:`hca.estimator.search.hca_search_batch`
-    (stacked linear algebra instead of one search after another; the same results).
+    the same search settings run in one :func:`hca.estimator.search.hca_search_batch`.
 
     Parameters
     ----------
@@ -591,7 +559,7 @@ def fit_many_from_ica(
         The fitted estimators, in order.
     """
     ests = list(estimators)
-    return _fit_from_icas(ests, [(X, domains)] * len(ests), icas, 4, progress)
+    return _fit_from_icas(ests, [(X, domains)] * len(ests), icas, progress)
 
 
 def fit_each_from_ica(
@@ -601,18 +569,15 @@ def fit_each_from_ica(
     *,
     progress: Listener | None = None,
 ) -> tuple[HCA, ...]:
-    """:func:`fit_many_from_ica` with data of its own for every estimator (for example
-    bootstrap resamples): ``estimators[i]`` is fitted on ``datasets[i] = (X, domains)`` from
-    ``icas[i]``; the searches of all estimators with the same search settings run in one
-    batch. A data set passed for several estimators (the same objects) is validated once."""
-    return _fit_from_icas(estimators, datasets, icas, 4, progress)
+    """:func:`fit_many_from_ica` with data of its own for every estimator: ``estimators[i]``
+    is fitted on ``datasets[i] = (X, domains)`` from ``icas[i]``."""
+    return _fit_from_icas(estimators, datasets, icas, progress)
 
 
 def _fit_from_icas(
     estimators: Sequence[HCA],
     datasets: Sequence[tuple[Any, Any]],
     icas: Sequence[Mapping[Hashable, DomainICA]],
-    stacklevel: int,
     progress: Listener | None,
 ) -> tuple[HCA, ...]:
     ests = list(estimators)
@@ -639,7 +604,7 @@ def _fit_from_icas(
         check_search_size(e.search, len(data.order), data.n_components)
         checked.append((data, _checked_icas(ica, data)))
     for i, (e, (data, ica)) in enumerate(zip(ests, checked)):  # every input checked: now fit
-        e._set_data(data, stacklevel=stacklevel)
+        e._set_data(data, stacklevel=4)
         e._set_icas(ica)
         groups.setdefault(tuple(sorted(e.search_options().items())), []).append(i)
     for key, members in groups.items():
@@ -652,12 +617,7 @@ def _fit_from_icas(
 
 # =========================================================================== sweeps
 def clone_hca(estimator: Any, **params: Any) -> HCA:
-    """An unfitted copy of an :class:`HCA` (:func:`sklearn.base.clone`) with ``params`` set.
-
-    The sweeps of :mod:`hca.stability`, :func:`mic_by_subset` and the paper's analyses take an
-    ``HCA`` instance for the settings of every refit and clone it, as scikit-learn's
-    model-selection tools do.
-    """
+    """An unfitted copy of an :class:`HCA` (:func:`sklearn.base.clone`) with ``params`` set."""
     if not isinstance(estimator, HCA):
         raise TypeError(
             f"estimator must be an HCA instance (e.g. HCA(n_components=3)), got "
@@ -668,8 +628,7 @@ def clone_hca(estimator: Any, **params: Any) -> HCA:
 
 def ica_options(estimator: HCA) -> dict[str, Any]:
     """The per-domain ICA settings of ``estimator`` (``ica``, ``max_iter``, ``tol``,
-    ``n_restarts``) as keyword arguments of :func:`hca.estimator.ica.fit_icas_seeds` and
-    :func:`~hca.estimator.ica.fit_icas_many`."""
+    ``n_restarts``) as keyword arguments of :func:`hca.estimator.ica.fit_icas_many`."""
     return {
         "ica": estimator.ica,
         "max_iter": estimator.max_iter,
@@ -690,8 +649,8 @@ def mic_by_subset(
 ) -> pd.DataFrame:
     """MIC of HCA on every subset of the candidate domains (Figure 18).
 
-    ICA is fitted once per candidate domain (with the estimator's settings) and reused by
-    every subset; the searches of all subsets run as one batch.
+    ICA is fitted once per candidate domain and reused by every subset; the searches of all
+    subsets run as one batch.
 
     Parameters
     ----------
@@ -704,15 +663,12 @@ def mic_by_subset(
     min_size : int, default=3
         Smallest subset size (at least 2).
     align : sequence of subsets, optional
-        Subsets (any order of their domains) whose fit is also read as the paper reads a
-        fit: column ``alignment`` holds the benchmark the OLS adjustment picks for every
-        factor (:meth:`HCA.alignment`, on the subset's rows), ``None`` for the other subsets.
-        The column is added only when ``align`` is given.
+        Subsets whose fit is also read as the paper reads a fit: column ``alignment`` (added
+        only with ``align``) holds the benchmark the OLS adjustment picks for every factor
+        (on the subset's rows), ``None`` for the other subsets.
     n_jobs : int, optional
-        The searches run as one batch (:func:`hca.estimator.search.hca_search_batch`), split
-        into one chunk per job of :class:`joblib.Parallel` (``None``: the active joblib
-        backend's default, one job unless inside ``joblib.parallel_backend``). The result does
-        not depend on ``n_jobs``.
+        The batch of searches is split into one chunk per job of :class:`joblib.Parallel`;
+        the result does not depend on ``n_jobs``.
 
     Returns
     -------
@@ -747,9 +703,7 @@ def mic_by_subset_many(
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
 ) -> list[list[pd.DataFrame]]:
     """:func:`mic_by_subset` of every data set of ``datasets`` under every FastICA seed of
-    ``seeds``, as one batch: the ICA runs of all data sets, domains, seeds and restarts in one
-    lockstep loop of iterations (:func:`hca.estimator.ica.fit_icas_many`), the searches of
-    every subset of every fit in one :func:`~hca.estimator.search.hca_search_batch`.
+    ``seeds``, as one batch of ICA runs and one batch of searches.
 
     Parameters
     ----------
@@ -805,23 +759,17 @@ def mic_by_subset_many(
 
 
 def _checked_subsets(est: HCA, cands: Sequence[Hashable], min_size: int, align) -> tuple:
-    """The subsets of :func:`mic_by_subset` and the targets of ``align`` among them, after
-    checking ``min_size`` and the size of the search (before any ICA)."""
+    """The subsets of :func:`mic_by_subset` and the targets of ``align`` among them."""
     if not isinstance(min_size, (int, np.integer)) or not 2 <= min_size <= len(cands):
         raise ValueError(
             f"min_size must be between 2 and the number of candidates ({len(cands)}), "
             f"got {min_size}"
         )
     check_search_size(est.search, len(cands), int(est.n_components))  # before any ICA
-    subsets = _subsets(cands, min_size)
-    return subsets, _align_targets(align, subsets)
-
-
-def _subsets(cands: Sequence[Hashable], min_size: int) -> list[tuple]:
-    """Every subset of ``cands`` with at least ``min_size`` domains, by size."""
-    return [
+    subsets = [
         s for size in range(min_size, len(cands) + 1) for s in itertools.combinations(cands, size)
     ]
+    return subsets, _align_targets(align, subsets)
 
 
 def _subset_tables(
@@ -832,8 +780,7 @@ def _subset_tables(
     targets: set,
     n_jobs: int | None,
 ) -> list[pd.DataFrame]:
-    """The table of :func:`mic_by_subset` of every fit (validated data, ICA of every
-    candidate), the searches of all fits and subsets in one batch."""
+    """The table of :func:`mic_by_subset` of every fit, all searches in one batch."""
     problems = [{c: icas[c].unmixing for c in subset} for _, icas in fits for subset in subsets]
     results = search_many(problems, est.search_options(), n_jobs)
     tables = []
@@ -843,7 +790,7 @@ def _subset_tables(
                 res,
                 subset,
                 cands,
-                _Rows(data.values[np.isin(data.labels, subset)], data.feature_names)
+                (data.values[np.isin(data.labels, subset)], list(data.feature_names))
                 if frozenset(subset) in targets
                 else None,
             )
@@ -862,8 +809,7 @@ def search_many(
     n_jobs: int | None = None,
 ) -> list[HCASearchResult]:
     """:func:`hca.estimator.search.hca_search_batch` of ``problems`` with the search
-    ``options`` (keywords of :func:`~hca.estimator.search.hca_search`), split into one
-    batch per joblib job (``n_jobs`` as in :func:`mic_by_subset`; the same results)."""
+    ``options``, split into one batch per joblib job (the same results)."""
     jobs = min(effective_n_jobs(n_jobs), len(problems))
     if jobs <= 1:
         return hca_search_batch(problems, **options)
@@ -888,21 +834,17 @@ def _align_targets(align: Sequence[Sequence[Hashable]], subsets: Sequence[tuple]
     return targets
 
 
-class _Rows:
-    """Scores of a subset's models and the benchmark names (to read its fit's alignment)."""
-
-    def __init__(self, values: np.ndarray, names: Sequence[str]):
-        self.values, self.names = values, list(names)
-
-
 def _subset_record(
-    res: HCASearchResult, subset: tuple, candidates: Sequence, rows: _Rows | None = None
+    res: HCASearchResult, subset: tuple, candidates: Sequence, rows: tuple | None = None
 ) -> dict:
+    """One row of :func:`mic_by_subset`; ``rows`` (the subset's scores and the benchmark
+    names) to read the fit's alignment."""
     row = {"subset": subset, "size": len(subset), "mic": res.mic, "certified": res.certified}
     alphas = dict(zip(subset, res.alphas))
     row.update({f"alpha_{c}": alphas.get(c, np.nan) for c in candidates})
     row["alignment"] = None
     if rows is not None:
-        _, _, chosen, _ = ols_adjustment(rows.values @ res.unmixing.T, rows.values, rows.names)
-        row["alignment"] = tuple(rows.names[c] for c in chosen)
+        values, names = rows
+        _, _, chosen, _ = ols_adjustment(values @ res.unmixing.T, values, names)
+        row["alignment"] = tuple(names[c] for c in chosen)
     return row

@@ -1,12 +1,9 @@
 """Progress of long fits: ICA per domain and the levels of the search, for a callback.
 
-The functions that run the long steps take a keyword argument ``progress``: a
-:data:`Listener` ``progress(stage, done, total)`` called after every step (``stage``, steps
-done, steps in all), or ``None`` (the default: nothing is reported). They pass it on
-explicitly, from :meth:`hca.estimator.HCA.fit` to :func:`hca.estimator.ica.fit_icas` and
-:func:`hca.estimator.search.hca_search`; :func:`report` is the one call that reports a step.
-The command line uses it for its progress bar with an ETA. The callback runs in the caller's
-process (joblib workers never call it), and nothing is held in module-level state.
+The functions that run the long steps take a keyword argument ``progress``, a
+:data:`Listener` ``progress(stage, done, total)`` or ``None`` (nothing is reported), and pass
+it on explicitly; :func:`report` is the one call that reports a step. The callback runs in the
+caller's process (joblib workers never call it), and nothing is held in module-level state.
 """
 
 from __future__ import annotations

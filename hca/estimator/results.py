@@ -100,10 +100,8 @@ class OLSAdjustment:
     Attributes
     ----------
     L : ndarray of shape (d0, d0)
-        Unit lower-triangular with ``z_adj = L z``. The steps are
-        ``z_adj_i = z_i - sum_{j<i} a_ij z_adj_j``, so ``L = (I + a)^{-1}``. (Regressing
-        on the adjusted or on the original ``z_1..z_{i-1}`` gives the same ``z_adj_i``:
-        both span the same space.)
+        Unit lower-triangular with ``z_adj = L z``: the steps are
+        ``z_adj_i = z_i - sum_{j<i} a_ij z_adj_j``, so ``L = (I + a)^{-1}``.
     coefficients : ndarray of shape (d0, d0)
         The strictly lower-triangular ``a``: OLS coefficients of ``z_adj_j`` in the
         regression of ``z_i`` with the chosen benchmark.
@@ -147,10 +145,8 @@ class OLSAdjustment:
 def r_squared(y: np.ndarray, residuals: np.ndarray) -> float:
     """Coefficient of determination ``1 - sum(residuals^2) / sum((y - mean y)^2)``.
 
-    The one R^2 of the library. ``residuals`` are ``y`` minus any prediction (an OLS fit, or
-    a line fitted on other data, so the value can be negative out of sample). For a constant
-    ``y`` the ratio is undefined and the result is NaN (never a number that could be mistaken
-    for a fit).
+    ``residuals`` are ``y`` minus any prediction (so the value can be negative out of
+    sample); NaN for a constant ``y``.
     """
     y = np.asarray(y, dtype=float)
     residuals = np.asarray(residuals, dtype=float)
@@ -199,10 +195,9 @@ WEAK_MATCH_R2 = 0.5
 def one_to_one_alignment(r2: pd.DataFrame, weak: float = WEAK_MATCH_R2) -> pd.DataFrame:
     """Match factors to distinct benchmarks, maximising the total R^2.
 
-    The OLS adjustment picks, for every factor, the benchmark with the largest R^2 (Section
-    4), so two factors can pick the same benchmark. This is the assignment
-    (:func:`scipy.optimize.linear_sum_assignment`) of one distinct benchmark to every factor
-    with the largest sum of R^2 (of ``z_i ~ z_1..z_{i-1} + x_B``, the table ``r2``).
+    The OLS adjustment picks, for every factor, the benchmark with the largest R^2, so two
+    factors can pick the same one; this assigns one distinct benchmark to every factor with
+    the largest sum of R^2 (:func:`scipy.optimize.linear_sum_assignment`).
 
     Parameters
     ----------

@@ -4,29 +4,16 @@ A row order places one row of every domain's ICA unmixing matrix ``M_k`` at each
 position; there are ``(d0!)^K`` of them. Prefixes (the rows placed at the first ``j``
 positions) form a tree whose nodes carry a lower bound on the MIC of every completion.
 
-* ``search="exhaustive"`` finds the best of all complete orders; it refuses problems with
-  more than :data:`MAX_EXHAUSTIVE_ORDERS` orders (:func:`check_search_size`, cheap enough to
-  call before any ICA). It is a branch and bound: the prefixes whose bound exceeds the MIC of
-  a greedy order are not expanded, since no completion of theirs can be the best; its result
-  is that of evaluating every order (the first order with the smallest MIC), and
-  ``n_evaluated + n_pruned`` is the number of orders.
+* ``search="exhaustive"`` finds the best of all complete orders by branch and bound (the
+  prefixes whose bound exceeds the MIC of a greedy order are not expanded); it refuses
+  problems with more than :data:`MAX_EXHAUSTIVE_ORDERS` orders (:func:`check_search_size`).
 * ``search="sequential"`` is a beam search over positions whose width doubles until the
-  best complete order is *certified*: its MIC is at most the bound of every prefix left out,
-  so no order beats it. Memory and work are bounded by ``max_nodes`` whatever the number of
-  domains: the children of the root (``d0^K`` of them) are streamed and only the best few
-  kept; a level with more than ``max_nodes`` prefixes is not enumerated, each prefix getting
-  a few children proposed by alternating search (every domain takes the row that best fits
-  a direction, the direction is recomputed from the chosen rows) and their one-domain
-  neighbours. An answer found that way is certified only if its MIC does not exceed the
-  bounds of the prefixes so explored (never when the first level was too large), and every
-  uncertified answer comes with an :class:`UncertifiedSearchWarning` and
-  ``certified=False``. On every problem whose levels have at most ``max_nodes`` prefixes
-  (e.g. up to 12 domains with three components at the default budget) the search is the
-  plain beam search, and a certified answer is the exhaustive optimum.
+  best complete order is *certified*: its MIC is at most the bound of every prefix left out.
+  Memory and work are bounded by ``max_nodes``: a level with more prefixes is not
+  enumerated, each prefix getting a few children proposed by alternating search, and an
+  answer found that way may stay uncertified (:class:`UncertifiedSearchWarning`).
 
-This module holds the options, the result type, the evaluation of one order and the drivers
-of :func:`hca_search` and :func:`hca_search_batch`; the tree of prefixes and the beam search
-on it are in :mod:`hca.estimator.search_tree`.
+The tree of prefixes and the beam search on it are in :mod:`hca.estimator.search_tree`.
 """
 
 from __future__ import annotations
@@ -101,15 +88,8 @@ def n_row_orders_text(n_domains: int, n_components: int) -> str:
 def check_search_size(
     search: str, n_domains: int, n_components: int, hint: str = "use search='sequential'"
 ) -> None:
-    """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders.
-
-    Cheap (no ICA needed): call it as soon as the number of domains is known.
-
-    Raises
-    ------
-    ValueError
-        One short line with the number of row orders and ``hint``.
-    """
+    """Refuse ``search="exhaustive"`` on more than :data:`MAX_EXHAUSTIVE_ORDERS` row orders
+    (ValueError naming their number and ``hint``); cheap, so call it before any ICA."""
     if search != "exhaustive" or n_domains < 1 or n_components < 1:
         return
     log10 = n_domains * math.lgamma(n_components + 1) / math.log(10)
@@ -156,8 +136,7 @@ class HCASearchResult:
         Complete row orders whose MIC was computed.
     n_pruned : int
         Complete row orders that ``"exhaustive"`` left out because a prefix of theirs was
-        bounded above the MIC of a known order (none of them can be the best); with
-        ``n_evaluated``, every order (0 for ``"sequential"``).
+        bounded above the MIC of a known order (0 for ``"sequential"``).
     n_nodes : int
         Prefixes (nodes of the search tree, complete orders included) evaluated.
     beam_width : int
@@ -167,9 +146,7 @@ class HCASearchResult:
         (always for ``"exhaustive"``).
     enumerated : bool
         False when ``"sequential"`` met a level of the search tree with more than
-        ``max_nodes`` prefixes and explored it from a few starting directions instead of
-        enumerating it (the result is then certified only if its MIC is at most the
-        bounds of the prefixes so explored; never when the first level was too large).
+        ``max_nodes`` prefixes and explored it from a few starting directions instead.
     """
 
     domains: tuple
@@ -220,8 +197,8 @@ def _as_unmixing_list(unmixings: Any) -> tuple[np.ndarray, tuple]:
 
 
 def _as_unmixing_lists(problems: Sequence[Any], where: str = "") -> list[tuple[np.ndarray, tuple]]:
-    """:func:`_as_unmixing_list` of every problem (the rank checks of all matrices of one shape
-    in one stacked SVD); ``where`` prefixes the messages with ``problems[i]: ``."""
+    """:func:`_as_unmixing_list` of every problem; ``where`` prefixes the messages with
+    ``problems[i]: ``."""
     out = []
     for i, unmixings in enumerate(problems):
         at = f"problems[{i}]: " if where else ""
@@ -268,10 +245,8 @@ def _as_unmixing_lists(problems: Sequence[Any], where: str = "") -> list[tuple[n
 
 # =========================================================================== single order
 def _place_rows(M: np.ndarray, perms: np.ndarray, residual: str):
-    """Row-residual extraction for one row order of every problem.
-
-    ``M`` (P, K, d, p), ``perms`` (P, K, d); returns ``H_hat`` (P, d, p), the rank-1 errors
-    (P, d) and the placed rows ``M_k[perms_k]`` (P, K, d, p)."""
+    """Row-residual extraction for one row order of every problem: ``H_hat`` (P, d, p), the
+    rank-1 errors (P, d) and the placed rows ``M_k[perms_k]`` (P, K, d, p)."""
     P, K, d, p = M.shape
     Mp = np.take_along_axis(M, perms[..., None], axis=2)
     H = np.zeros((P, d, p))
@@ -299,8 +274,7 @@ def _place_rows(M: np.ndarray, perms: np.ndarray, residual: str):
 def _evaluate(
     problems: Sequence[tuple[np.ndarray, tuple]], perms: np.ndarray, residual: str
 ) -> list[HCASearchResult]:
-    """:func:`evaluate_order` of one row order per problem (problems of one shape: ``M``
-    (K, d, p) with their domain names; ``perms`` (P, K, d)), in stacked linear algebra."""
+    """:func:`evaluate_order` of one row order per problem of one shape, stacked."""
     M = np.stack([m for m, _ in problems])
     H, errors, Mp = _place_rows(M, perms, residual)
     B = np.tril(Mp @ swap(H)[:, None])  # (P, K, d, d)
@@ -368,8 +342,7 @@ def _exhaustive_batch(
     residual: str,
     progress: Listener | None = None,
 ) -> list[HCASearchResult]:
-    """Exhaustive search of problems of one shape ``(K, d, p)``: one tree over all of them
-    (complete orders reported to ``progress``)."""
+    """Exhaustive search of problems of one shape: one tree over all of them."""
     M = np.stack([m for m, _ in problems])
     P, K, d, p = M.shape
     _, s, vt = np.linalg.svd(M.reshape(P, K * d, p), full_matrices=False)
@@ -444,24 +417,18 @@ def hca_search(
         ICA unmixing matrices ``M_k`` (``d0 x n_benchmarks``, full row rank), one per
         domain; a mapping gives the domain names.
     search : {"exhaustive", "sequential"}, default="exhaustive"
-        ``"exhaustive"``: the best of all ``(d0!)^K`` orders (Algorithm 2; branch and
-        bound, see the module docstring). ``"sequential"``: beam
-        search over positions, widened until certified optimal (see the module docstring).
+        ``"exhaustive"``: the best of all ``(d0!)^K`` orders (Algorithm 2). ``"sequential"``:
+        beam search over positions, widened until certified optimal (module docstring).
     residual : {"domain", "shared"}, default="domain"
         ``"domain"``: project out the domain's own earlier rows (Algorithm 1);
         ``"shared"``: project out the recovered rows of ``H_hat`` (authors' code).
     beam_width : int, default=32
         Initial beam width of ``"sequential"``; doubled while the result is not certified.
     max_nodes : int, default=1_000_000
-        Budget of prefixes evaluated by ``"sequential"``. A level of the search tree is
-        enumerated only when it has at most ``max_nodes`` prefixes (otherwise a few
-        children per prefix are proposed by alternating search, and the result can no
-        longer be certified); no wider beam is started when it would exceed the budget.
-        An uncertified result comes with a warning and ``certified=False``.
+        Budget of prefixes evaluated by ``"sequential"``; a level of the search tree is
+        enumerated only when it has at most ``max_nodes`` prefixes.
     progress : callable, optional
-        ``progress(stage, done, total)`` after every step (:mod:`hca.estimator.progress`):
-        the complete orders evaluated by ``"exhaustive"`` (stage ``"search"``), the levels
-        of every beam of ``"sequential"``. None (default): nothing is reported.
+        ``progress(stage, done, total)`` after every step (:mod:`hca.estimator.progress`).
 
     Returns
     -------
@@ -481,9 +448,8 @@ def hca_search(
 
     Notes
     -----
-    The result is invariant to the order and signs of the rows of every ``M_k``. It is
-    invariant to their scale only for an exact SCM (the MIC weighs domains and rows by
-    their scale), so pass unit-variance ICA unmixing matrices.
+    The result is invariant to the order and signs of the rows of every ``M_k``, but to
+    their scale only for an exact SCM: pass unit-variance ICA unmixing matrices.
     """
     check_search_options(search, residual, beam_width, max_nodes)
     return _search_problems(
@@ -502,13 +468,9 @@ def hca_search_batch(
 ) -> list[HCASearchResult]:
     """:func:`hca_search` of many independent problems at once.
 
-    Equal to ``[hca_search(p, search=search, ...) for p in problems]``: the same orders,
-    signs, weights and MICs (ties broken alike), and the same warnings. The exhaustive
-    searches of all problems with the same shape ``(n_domains, d0, n_benchmarks)`` (e.g. the
-    subsets of one size of a Figure 18 sweep, or one fit per seed of an ensemble) run as one
-    tree: every step is one stacked numpy call over the prefixes of all of them, instead of
-    a Python loop per search. Sequential searches (whose beams widen problem by problem) run
-    one after another; their final evaluation is batched.
+    Equal to ``[hca_search(p, search=search, ...) for p in problems]`` (ties broken alike,
+    the same warnings). The exhaustive searches of all problems of one shape run as one
+    tree, every step one stacked numpy call; sequential searches run one after another.
 
     Parameters
     ----------
@@ -517,8 +479,7 @@ def hca_search_batch(
     search, residual, beam_width, max_nodes
         As in :func:`hca_search`, the same for every problem.
     progress : callable, optional
-        As in :func:`hca_search` (the exhaustive searches of one shape report their complete
-        orders together).
+        As in :func:`hca_search`.
 
     Returns
     -------
@@ -568,12 +529,8 @@ def _sequential_batch(
     max_nodes: int,
     progress: Listener | None = None,
 ) -> list[HCASearchResult]:
-    """Sequential searches of problems of one shape.
-
-    The first beam (width ``beam_width``) of all problems runs as one tree when every level
-    of it is enumerated in one batch (:func:`_first_round_batchable`); a problem whose first
-    beam neither certifies its order nor exhausts the budget, and every problem of a larger
-    shape, then runs :func:`sequential` on its own. The orders are evaluated together."""
+    """Sequential searches of problems of one shape: the first beam of all problems as one
+    tree when possible (:func:`_first_round_batchable`), the rest one by one."""
     K, d = problems[0][0].shape[:2]
     P = len(problems)
     perms = np.zeros((P, K, d), dtype=np.intp)
@@ -615,9 +572,7 @@ def _sequential_batch(
 
 def _first_round_batchable(probe: SearchTree, width: int, max_nodes: int) -> bool:
     """Whether the first beam of :func:`sequential` enumerates every level in one batch of
-    children (then no prefix is skipped and the levels' sizes are the same for every problem
-    of the shape): the children of the root and of every level's beam number at most
-    ``max_nodes`` and :data:`MAX_CHILDREN`."""
+    at most ``max_nodes`` and :data:`MAX_CHILDREN` children."""
     K, d = probe.K, probe.d
     limit = min(max_nodes, MAX_CHILDREN)
     if d < 2 or d**K > limit:
@@ -632,9 +587,8 @@ def _first_round_batchable(probe: SearchTree, width: int, max_nodes: int) -> boo
 
 
 def _keep_best(level: Batch, n: int, width: int) -> tuple[Batch, np.ndarray]:
-    """The beam of every one of the ``n`` problems of ``level`` (the same number of children
-    each, in generation order): all children if at most ``width``, else the ``width`` with
-    the smallest bounds (stable); and the smallest bound left out (``inf`` if none)."""
+    """The beam of ``width`` of every one of the ``n`` problems of ``level`` (stable) and
+    the smallest bound left out (``inf`` if none)."""
     lb = level.lb.reshape(n, -1)
     m = lb.shape[1]
     if m <= width:
@@ -655,9 +609,8 @@ def _first_rounds(
     info: list[tuple[int, int, bool, int, bool, float]],
     progress: Listener | None = None,
 ) -> list[int]:
-    """The first beam of :func:`sequential` for every problem as one tree per rank (see
-    :func:`_sequential_batch`); fill ``perms`` and ``info`` of the problems it settles and
-    return the others (the levels reported to ``progress``)."""
+    """The first beam of :func:`sequential` for every problem as one tree per rank; fill
+    ``perms`` and ``info`` of the problems it settles and return the others."""
     K, d = probe.K, probe.d
     M = np.stack([m for m, _ in problems])
     P, _, _, p = M.shape

@@ -1,12 +1,9 @@
 """The search tree of row-order prefixes behind :mod:`hca.estimator.search` (Algorithm 2).
 
 A prefix (the rows placed at the first ``j`` causal positions of every domain) carries a lower
-bound on the MIC of every completion. :class:`SearchTree` evaluates the children of a batch of
-prefixes of one problem in stacked linear algebra; :func:`sequential` runs the beam searches of
-``search="sequential"`` on it (levels too large to enumerate explored by alternating search);
-:class:`BatchTree` is the same tree over many problems of one shape at once (the exhaustive
-search of a batch). The public API, the options and the result type are in
-:mod:`hca.estimator.search`.
+bound on the MIC of every completion. :class:`SearchTree` evaluates the children of prefixes of
+one problem in stacked linear algebra, :func:`sequential` runs the beam searches on it, and
+:class:`BatchTree` is the same tree over many problems of one shape at once.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
@@ -48,6 +46,7 @@ RANK_TOL = 1e-10
 # by a few ulps), far below any difference between the MICs of two orders that matters.
 PRUNE_MARGIN = 1e-9
 GREEDY_WIDTH = 8  # beam width of the search for the order that sets the pruning threshold
+_P = TypeVar("_P", bound="_Prefixes")
 
 
 def swap(A: np.ndarray) -> np.ndarray:
@@ -56,8 +55,33 @@ def swap(A: np.ndarray) -> np.ndarray:
 
 
 # =========================================================================== search tree
+class _Prefixes:
+    """Arrays with one entry per prefix (the fields of a dataclass, ``rows`` and ``lb``
+    among them), taken and concatenated field by field."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    rows: np.ndarray
+    lb: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.lb)
+
+    @property
+    def depth(self) -> int:
+        return int(self.rows.shape[2])
+
+    def take(self: _P, idx: Any) -> _P:
+        names = self.__dataclass_fields__  # the fields, in order
+        return cast(Any, type(self))(*(getattr(self, n)[idx] for n in names))
+
+    @classmethod
+    def concat(cls: type[_P], parts: Sequence[_P]) -> _P:
+        names = cls.__dataclass_fields__
+        return cast(Any, cls)(*(np.concatenate([getattr(p, n) for p in parts]) for n in names))
+
+
 @dataclass
-class Nodes:
+class Nodes(_Prefixes):
     """A batch of prefixes (rows chosen at positions ``1..depth`` in every domain)."""
 
     rows: np.ndarray  # (N, K, depth) row of M_k placed at each position
@@ -65,21 +89,6 @@ class Nodes:
     H: np.ndarray  # (N, depth, q) orthonormal h_1..h_depth (reduced coordinates)
     csum: np.ndarray  # (N, K) sum over positions of c_{k,i}
     lb: np.ndarray  # (N,) lower bound on the MIC of every completion
-
-    def __len__(self) -> int:
-        return len(self.lb)
-
-    @property
-    def depth(self) -> int:
-        return self.rows.shape[2]
-
-    def take(self, idx) -> Nodes:
-        return Nodes(self.rows[idx], self.mask[idx], self.H[idx], self.csum[idx], self.lb[idx])
-
-    @staticmethod
-    def concat(parts: Sequence[Nodes]) -> Nodes:
-        names = ("rows", "mask", "H", "csum", "lb")
-        return Nodes(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
 
 
 @dataclass
@@ -124,6 +133,13 @@ def _top_direction(R: np.ndarray) -> np.ndarray:
     return h / np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
 
 
+def _gram_schmidt(h: np.ndarray, Hp: np.ndarray) -> np.ndarray:
+    """The directions ``h`` (n, q) orthogonalised against the rows of ``Hp`` (n, j, q)."""
+    h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
+    h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+    return h
+
+
 def _free_table(d: int) -> np.ndarray:
     """``free[mask]`` lists the rows not in ``mask`` first (padded with 0)."""
     table = np.zeros((1 << d, d), dtype=np.intp)
@@ -152,10 +168,9 @@ class SearchTree:
     ``M_k`` (which preserves every inner product and projection).
     """
 
-    def __init__(self, M: np.ndarray, residual: str, max_children: int = MAX_CHILDREN):
+    def __init__(self, M: np.ndarray, residual: str):
         self.K, self.d, p = M.shape
         self.residual = residual
-        self.max_children = max_children
         _, s, vt = np.linalg.svd(M.reshape(-1, p), full_matrices=False)
         basis = vt[: int(np.sum(s > RANK_TOL * s[0]))]
         self.M = M @ basis.T  # (K, d, q)
@@ -179,12 +194,7 @@ class SearchTree:
         return res
 
     def n_combos(self, n_free: int) -> int:
-        """Number ``n_free ** K`` of children of a prefix with ``n_free`` rows left."""
         return n_free**self.K
-
-    def combos(self, n_free: int, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """Choices ``start..stop-1`` of one free row per domain (see :func:`row_choices`)."""
-        return row_choices(self.K, n_free, start, stop)
 
     def root(self) -> Nodes:
         K, q = self.K, self.M.shape[2]
@@ -209,9 +219,7 @@ class SearchTree:
     def _orthogonalise(self, nodes: Nodes, parent: np.ndarray, h: np.ndarray) -> np.ndarray:
         """Gram-Schmidt of the directions ``h`` against ``h_1..h_j`` of their prefixes."""
         if nodes.depth and self.residual == "domain":
-            Hp = nodes.H[parent]
-            h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
-            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
+            return _gram_schmidt(h, nodes.H[parent])
         return h
 
     def _projected(self, nodes: Nodes) -> np.ndarray:
@@ -220,14 +228,13 @@ class SearchTree:
         return (self.M[None] @ P[:, None]) @ self.Q[None]
 
     def expand(self, nodes: Nodes, combos: np.ndarray) -> Children:
-        """Children of ``nodes`` for the given choices of free rows (same for every parent)."""
+        """Children of ``nodes`` for the choices ``combos`` of free rows (for every parent)."""
         N, B, K = len(nodes), len(combos), self.K
         rows = self.free[nodes.mask][:, np.arange(K), combos]  # (N, B, K)
         return self.expand_rows(nodes, np.repeat(np.arange(N), B), rows.reshape(N * B, K))
 
     def expand_rows(self, nodes: Nodes, parent: np.ndarray, rows: np.ndarray) -> Children:
-        """Children ``(nodes[parent[i]], rows[i])``: ``rows[i, k]`` is the row of ``M_k``
-        placed at the next position."""
+        """Children ``(nodes[parent[i]], rows[i])`` (``rows[i, k]``: the row of ``M_k``)."""
         K, j = self.K, nodes.depth
         kk = np.arange(K)
         h = _top_direction(self._residual_stack(nodes, parent, rows))
@@ -248,16 +255,12 @@ class SearchTree:
     def children(
         self, nodes: Nodes, threshold: Callable[[], float] | None = None
     ) -> Iterator[Children]:
-        """Yield all children of ``nodes`` in batches.
-
-        Parents are visited in the given order; when ``threshold`` is given, parents whose
-        bound is ``>= threshold()`` are skipped (every child's bound is at least its
-        parent's) and the smallest skipped bound is kept in ``self.skipped``.
-        """
+        """Yield all children of ``nodes`` in batches, skipping parents whose bound is
+        ``>= threshold()`` (the smallest skipped bound kept in ``self.skipped``)."""
         n_free = self.d - nodes.depth
         n_combos = self.n_combos(n_free)
-        per_parent = max(1, self.max_children // n_combos)
-        step = min(n_combos, self.max_children)
+        per_parent = max(1, MAX_CHILDREN // n_combos)
+        step = min(n_combos, MAX_CHILDREN)
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))
             if threshold is not None:
@@ -268,7 +271,7 @@ class SearchTree:
             if not len(parents):
                 continue
             for c0 in range(0, n_combos, step):
-                combos = self.combos(n_free, c0, c0 + step)
+                combos = row_choices(self.K, n_free, c0, c0 + step)
                 self.n_nodes += len(parents) * len(combos)
                 yield self.expand(parents, combos)
 
@@ -287,8 +290,7 @@ class SearchTree:
 
     def _row_scores(self, old: np.ndarray, h: np.ndarray) -> np.ndarray:
         """``c_{k,r}`` (n, K, d) of placing row ``r`` of ``M_k`` next, for directions ``h``
-        (n, q) and ``old = M_k P_{V_j} Q_k`` (n, K, d, d) of their prefixes: the squared
-        normalised diagonal of row ``j+1`` of ``J_k`` (as in :meth:`expand_rows`)."""
+        and ``old = M_k P_{V_j} Q_k`` of their prefixes (as in :meth:`expand_rows`)."""
         n, q = h.shape
         K, d = self.K, self.d
         mh = (h @ self.M.reshape(K * d, q).T).reshape(n, K, d)  # m_{k,r} . h
@@ -301,10 +303,9 @@ class SearchTree:
     def _align(
         self, nodes: Nodes, parent: np.ndarray, h: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Alternate from the directions ``h`` (n, q) of prefixes ``nodes[parent]``: every
-        domain takes the free row that fits ``h`` best (largest ``c_{k,r}``), then ``h`` is
-        recomputed from the chosen rows, until a fixed point. Starts that meet are merged;
-        returns the distinct ``(parent, rows)`` reached, in order of first appearance."""
+        """Alternate from the directions ``h`` of prefixes ``nodes[parent]``: every domain
+        takes the free row that fits ``h`` best, then ``h`` is recomputed from the chosen rows,
+        until a fixed point; the distinct ``(parent, rows)`` reached, in order."""
         old = self._projected(nodes)
         placed = (nodes.mask[:, :, None] >> np.arange(self.d)) & 1  # (N, K, d)
         penalty = np.where(placed, -np.inf, 0.0)
@@ -325,14 +326,9 @@ class SearchTree:
         return parent, rows
 
     def propose(self, nodes: Nodes, n_children: int) -> Iterator[Children]:
-        """Yield, in batches, up to ``n_children`` promising children of every prefix.
-
-        For levels with too many children to enumerate. From starting directions (the
-        residuals of the free rows of up to :data:`_MAX_STARTS` domains spread evenly),
-        :meth:`_align` alternates between choosing each domain's best-fitting row and
-        recomputing the direction. The distinct fixed points, then their neighbours (one
-        domain placing another free row), are evaluated exactly.
-        """
+        """Yield, in batches, up to ``n_children`` promising children of every prefix (for
+        levels too large to enumerate): the fixed points of :meth:`_align` from starting
+        directions of up to :data:`_MAX_STARTS` domains, then their one-domain neighbours."""
         n_free, K = self.d - nodes.depth, self.K
         ks, fs = self._start_pairs(n_free, min(_MAX_STARTS, K * n_free, n_children))
         per_batch = max(1, _MAX_ELEMENTS // (len(ks) * K * self.d**2))
@@ -357,8 +353,7 @@ class SearchTree:
 
 
 def _first_seen(parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Indices of the distinct ``(parent, rows)`` pairs, in order of first appearance
-    (the small non-negative ``rows`` are packed into few int64 keys for sorting)."""
+    """Indices of the distinct ``(parent, rows)`` pairs, in order of first appearance."""
     bits = max(1, int(rows.max(initial=0)).bit_length())
     per_key = 62 // bits
     keys = [parent.astype(np.int64)]
@@ -375,11 +370,8 @@ def _first_seen(parent: np.ndarray, rows: np.ndarray) -> np.ndarray:
 def _with_neighbours(
     parent: np.ndarray, rows: np.ndarray, free: np.ndarray, limit: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate children: the distinct choices ``rows`` (n, K) of prefixes ``parent``,
-    then each choice changed in one domain to another free row (``free``: (N, K, n_free)).
-
-    Returns ``(parent, rows)``: at most ``limit`` per parent, grouped by parent, each group
-    in that order (fixed points first)."""
+    """Candidate children ``(parent, rows)``: the distinct choices ``rows``, then each changed
+    in one domain to another free row; at most ``limit`` per parent, grouped by parent."""
     K, n_free = free.shape[1], free.shape[2]
     order = np.argsort(parent, kind="stable")
     parent, rows = parent[order], rows[order]
@@ -447,13 +439,9 @@ def _beam_level(tree: SearchTree, nodes: Nodes, width: int, batches=None) -> tup
 
 
 class _FirstLevel:
-    """The children of the root, computed once and shared by every beam of a search.
-
-    Only the ``keep`` best (by bound, then generation order) are stored, so memory does not
-    grow with the ``d0 ** K`` children. When the level has more than ``max_nodes`` children
-    it is not enumerated: :meth:`SearchTree.propose` supplies a few, and every other child
-    counts as discarded with the root's bound (0), so the search cannot be certified.
-    """
+    """The children of the root, computed once and shared by every beam of a search; only the
+    ``keep`` best are stored. A level of more than ``max_nodes`` children is not enumerated
+    (:meth:`SearchTree.propose` supplies a few), so the search cannot be certified."""
 
     def __init__(self, tree: SearchTree, keep: int, max_nodes: int) -> None:
         root = tree.root()
@@ -477,9 +465,8 @@ class _FirstLevel:
             self.nodes, self.gen = pool.take(order[:keep]), gen[order[:keep]]
 
     def take(self, width: int) -> tuple[Nodes, float]:
-        """The first level of a beam of ``width``: as :func:`_beam_level` would keep it
-        (all children in generation order if they fit, else the ``width`` best sorted by
-        bound), and the smallest bound left out."""
+        """The first level of a beam of ``width`` (as :func:`_beam_level` would keep it) and
+        the smallest bound left out."""
         if self.nodes is None:  # pragma: no cover - the root has children
             raise RuntimeError("the first level has no nodes")
         if width >= self.total:
@@ -496,11 +483,9 @@ def _beam(
     max_nodes: int,
     progress: Listener | None = None,
 ) -> tuple[Best, float, bool, bool]:
-    """One beam search (its levels reported to ``progress``).
-
-    Returns the best leaf, the smallest bound of a discarded prefix, whether some level was
-    explored by :meth:`SearchTree.propose` instead of enumerated, and whether some level
-    had more candidates than ``width`` (if not, a wider beam would find the same)."""
+    """One beam search: the best leaf, the smallest bound of a discarded prefix, whether
+    some level was proposed instead of enumerated, and whether some level had more
+    candidates than ``width``."""
     if first is None:  # one component: the children of the root are the complete orders
         nodes, discarded, partial, full = tree.root(), np.inf, False, False
     else:
@@ -528,9 +513,7 @@ def _beam(
 
 
 def _level_size(tree: SearchTree, depth: int, parents: int, max_nodes: int) -> int:
-    """Nodes evaluated at ``depth`` (0 = children of the root): all children when there are
-    at most ``max_nodes`` of them (and always for the complete orders), else at most
-    :meth:`SearchTree.n_proposals` per parent."""
+    """Nodes evaluated at ``depth`` (0 = children of the root) by a beam."""
     full = parents * tree.n_combos(tree.d - depth)
     if full <= max_nodes or depth == tree.d - 1:
         return full
@@ -560,11 +543,8 @@ def sequential(
     tree: SearchTree, width: int, max_nodes: int, progress: Listener | None = None
 ) -> tuple[Best, bool, int, bool]:
     """Beam searches of doubling width until the result is certified, the budget is spent or
-    no level had more candidates than the beam (a wider beam would find the same); every
-    beam's levels are reported to ``progress``.
-
-    Returns the best order, whether it is certified, the last width and whether some level
-    was explored by :meth:`SearchTree.propose`."""
+    a wider beam would find the same: the best order, whether it is certified, the last
+    width and whether some level was proposed instead of enumerated."""
     first = None
     if tree.d > 1:
         first = _FirstLevel(tree, _widest_beam(tree, width, max_nodes) + 1, max_nodes)
@@ -579,7 +559,7 @@ def sequential(
 
 # =========================================================================== many problems
 @dataclass
-class Batch:
+class Batch(_Prefixes):
     """Prefixes of the search trees of many problems (sorted by problem)."""
 
     prob: np.ndarray  # (N,) problem of every prefix
@@ -589,32 +569,9 @@ class Batch:
     csum: np.ndarray  # (N, K)
     lb: np.ndarray  # (N,)
 
-    def __len__(self) -> int:
-        return len(self.lb)
-
-    @property
-    def depth(self) -> int:
-        return int(self.rows.shape[2])
-
-    def take(self, idx: slice | np.ndarray) -> Batch:
-        return Batch(
-            self.prob[idx],
-            self.rows[idx],
-            self.mask[idx],
-            self.H[idx],
-            self.csum[idx],
-            self.lb[idx],
-        )
-
-    @staticmethod
-    def concat(parts: Sequence[Batch]) -> Batch:
-        names = ("prob", "rows", "mask", "H", "csum", "lb")
-        return Batch(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
-
 
 def _smallest_per_problem(prob: np.ndarray, lb: np.ndarray, width: int) -> np.ndarray:
-    """Indices of the ``width`` smallest ``lb`` (the first of equal ones) of every problem of
-    the sorted ``prob``, by problem."""
+    """Indices of the ``width`` smallest ``lb`` (stable) of every problem of sorted ``prob``."""
     order = np.lexsort((lb, prob))  # stable: by problem, then bound, then position
     p = prob[order]
     starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
@@ -635,25 +592,19 @@ class BatchTree:
 
     The tree of :class:`SearchTree` with a problem index on every prefix: every step is one
     stacked numpy call over the prefixes of all problems (each computed from its own slices,
-    so that a problem's result does not depend on the other problems of its batch), and the
-    children of every prefix come in the order of ``itertools.product``, as in
-    :class:`SearchTree`, so that ties are broken alike.
+    so that a problem's result does not depend on the other problems of its batch), children
+    in the order of ``itertools.product`` so that ties are broken alike.
 
     :meth:`run` is a branch and bound: after :meth:`greedy_bounds` has found one complete
     order per problem, a prefix whose bound exceeds that order's MIC (by more than
-    :data:`PRUNE_MARGIN`) is not expanded, as none of its completions can be the best. The
-    bound of a prefix never exceeds those of its completions, so every completion with the
-    smallest MIC (the first of which is kept) is still visited, and the result is that of
-    visiting every order. ``n_leaves`` counts the complete orders evaluated and
-    ``n_pruned`` those left out with a pruned prefix; their sum is ``(d0!)^K``. The pruning
-    threshold is fixed before the traversal, so what is pruned does not depend on the other
-    problems of the batch.
+    :data:`PRUNE_MARGIN`) is not expanded. The bound of a prefix never exceeds those of its
+    completions, so the result is that of visiting every order; ``n_leaves + n_pruned`` is
+    ``(d0!)^K``.
     """
 
-    def __init__(self, M: np.ndarray, residual: str, max_children: int = MAX_CHILDREN):
+    def __init__(self, M: np.ndarray, residual: str):
         self.P, self.K, self.d, self.q = M.shape  # M in reduced coordinates (P, K, d, q)
         self.residual = residual
-        self.max_children = max_children
         self.M = M
         self.Q = swap(M) @ np.linalg.inv(M @ swap(M))  # (P, K, q, d)
         # every problem's M_k and Q_k side by side, for one product per problem
@@ -699,10 +650,7 @@ class BatchTree:
 
     def expand(self, nodes: Batch, combos: np.ndarray) -> Batch:
         """Children of ``nodes`` for the choices ``combos`` of free rows (as
-        :meth:`SearchTree.expand`), with their bounds.
-
-        The products with a problem's ``M_k`` and ``Q_k`` are one matrix product per problem
-        (over all prefixes of that problem in the batch)."""
+        :meth:`SearchTree.expand`); one matrix product per problem with its ``M_k``, ``Q_k``."""
         N, B, K, d, q, depth = len(nodes), len(combos), self.K, self.d, self.q, nodes.depth
         kk = np.arange(K)
         parent = np.repeat(np.arange(N), B)
@@ -752,10 +700,9 @@ class BatchTree:
     def _domain_directions(
         self, nodes: Batch, parent: np.ndarray, prob: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        """``h`` of every child with ``residual="domain"``: the top direction of the rows'
-        residuals, orthogonalised against the parent's ``h_1..h_j``. On the last level a
-        residual depends only on the problem and the last row of every domain, so the top
-        directions are computed once per distinct choice (``d0^K`` per problem) and shared."""
+        """``h`` of every child with ``residual="domain"``. On the last level a residual
+        depends only on the problem and the last row of every domain, so the top directions
+        are computed once per distinct choice and shared."""
         K, d = self.K, self.d
         kk = np.arange(K)
         masks = nodes.mask[parent]
@@ -769,19 +716,13 @@ class BatchTree:
             h = _top_direction(R)[inverse.ravel()]
         else:
             h = _top_direction(self.res[prob[:, None], kk, masks, rows])
-        if nodes.depth:
-            Hp = nodes.H[parent]
-            h = h - np.sum(np.sum(Hp * h[:, None, :], axis=2)[:, :, None] * Hp, axis=1)
-            h /= np.maximum(np.linalg.norm(h, axis=1, keepdims=True), TINY)
-        return h
+        return _gram_schmidt(h, nodes.H[parent]) if nodes.depth else h
 
     def children(self, nodes: Batch) -> Iterator[Batch]:
-        """All children of the prefixes ``nodes`` not pruned (bound above ``prune_above``
-        of their problem by more than :data:`PRUNE_MARGIN`), in batches of at most
-        ``max_children``."""
+        """All children of the prefixes ``nodes`` not pruned, in batches."""
         n_combos = self.n_combos(self.d - nodes.depth)
-        per_parent = max(1, self.max_children // n_combos)
-        step = min(n_combos, self.max_children)
+        per_parent = max(1, MAX_CHILDREN // n_combos)
+        step = min(n_combos, MAX_CHILDREN)
         below = math.factorial(self.d - nodes.depth) ** self.K  # complete orders per prefix
         for start in range(0, len(nodes), per_parent):
             parents = nodes.take(slice(start, start + per_parent))
@@ -794,8 +735,7 @@ class BatchTree:
                 yield self.expand(parents, combos)
 
     def update(self, leaves: Batch) -> None:
-        """Keep, per problem, the first complete order with the smallest MIC (as
-        :class:`Best`: strictly smaller bounds only, in generation order)."""
+        """Keep, per problem, the first complete order with the smallest MIC (as :class:`Best`)."""
         prob, lb = leaves.prob, leaves.lb
         np.add.at(self.n_leaves, prob, 1)
         starts = np.flatnonzero(np.r_[True, prob[1:] != prob[:-1]])
@@ -808,9 +748,7 @@ class BatchTree:
             self.best_rows[prob[i]] = leaves.rows[i]
 
     def greedy_bounds(self, width: int = GREEDY_WIDTH) -> None:
-        """Set ``prune_above`` to the smallest MIC of the complete orders a beam of ``width``
-        reaches in every problem: from the root, the ``width`` children with the smallest
-        bounds, level by level."""
+        """Set ``prune_above`` to the smallest MIC a beam of ``width`` reaches in every problem."""
         nodes = self.roots()
         for _ in range(self.d):
             parts = [
@@ -823,8 +761,7 @@ class BatchTree:
     def run(
         self, nodes: Batch, total: int, progress: Listener | None = None, before: int = 0
     ) -> None:
-        """Depth-first traversal of every row order not pruned (reported to ``progress``:
-        ``before`` plus the complete orders evaluated or pruned, of ``total``)."""
+        """Depth-first traversal of every row order not pruned."""
         last = nodes.depth == self.d - 1
         for batch in self.children(nodes):
             if last:

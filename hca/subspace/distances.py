@@ -49,10 +49,7 @@ __all__ = [
 
 
 def _split_by_domain(X: Any, domains: Any, order: Sequence | None = None) -> tuple[list, dict]:
-    """The rows of ``X`` of every domain: ``(order, {label: ndarray})``.
-
-    ``order`` defaults to every domain, most frequent first (see :func:`distance_matrix`).
-    """
+    """The rows of ``X`` of every domain: ``(order, {label: ndarray})``."""
     arr = check_matrix(X)
     dom = check_domains(domains, X, order=order, by="size")
     return dom.order, {lab: arr[dom.labels == lab] for lab in dom.order}
@@ -67,10 +64,8 @@ def group_subspaces(
     method: str = "pca",
     random_state: int | None = 0,
 ) -> dict:
-    """Principal (or ICA) subspace basis of each domain, ``{label: ndarray}``.
-
-    See :func:`distance_matrix` for the parameters.
-    """
+    """Principal (or ICA) subspace basis of each domain, ``{label: ndarray}`` (parameters
+    as in :func:`distance_matrix`)."""
     check_method(method)
     labels, parts = _split_by_domain(X, domains, order)
     k = check_n_components(n_components, next(iter(parts.values())).shape[1])
@@ -85,10 +80,7 @@ def group_subspaces(
 
 
 def subspace_distance_matrix(bases: Mapping) -> pd.DataFrame:
-    """Pairwise :func:`subspace_distance` of ``{label: basis}``; diagonal exactly 0.
-
-    Bases of one shape are compared in one batch (:func:`~hca.subspace.subspace_distances`).
-    """
+    """Pairwise :func:`subspace_distance` of ``{label: basis}``; diagonal exactly 0."""
     labels = list(bases)
     k = len(labels)
     D = np.zeros((k, k))
@@ -185,23 +177,17 @@ class BootstrapDistances:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per unordered pair: point, lower, upper, boot_mean."""
-        labels = list(self.point.index)
-        rows = []
-        mean = self.samples.mean(axis=0)
-        for i in range(len(labels)):
-            for j in range(i + 1, len(labels)):
-                rows.append(
-                    {
-                        "group_a": labels[i],
-                        "group_b": labels[j],
-                        "point": self.point.iat[i, j],
-                        "lower": self.lower.iat[i, j],
-                        "upper": self.upper.iat[i, j],
-                        "boot_mean": mean[i, j],
-                    }
-                )
-        columns = ["group_a", "group_b", "point", "lower", "upper", "boot_mean"]
-        return pd.DataFrame(rows, columns=columns)
+        i, j = _pairs(self.point)
+        return pd.DataFrame(
+            {
+                "group_a": [self.point.index[a] for a in i],
+                "group_b": [self.point.index[b] for b in j],
+                "point": self.point.to_numpy()[i, j],
+                "lower": self.lower.to_numpy()[i, j],
+                "upper": self.upper.to_numpy()[i, j],
+                "boot_mean": self.samples.mean(axis=0)[i, j],
+            }
+        )
 
     def summary(self) -> str:
         """Short text report."""
@@ -222,6 +208,11 @@ class BootstrapDistances:
         return "\n".join(lines)
 
 
+def _pairs(square: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column positions of the unordered pairs of a square frame, row by row."""
+    return np.triu_indices(len(square), 1)
+
+
 #: Numbers in one stack of resampled matrices (8 MB): larger batches are split.
 STACK_VALUES = 2**20
 
@@ -236,12 +227,10 @@ def redraw_until_full_rank(
     """The loop ``for task: draw, compute; redraw while the computation fails``, batched.
 
     ``draw(task, rng)`` makes one attempt's random draws; ``evaluate(tasks, draws)`` computes
-    the attempts of many tasks at once and returns one value per attempt, ``None`` for a
-    rank-deficient one (it may stop after the first ``None``). The attempts of the remaining
-    tasks are drawn in order and evaluated together; at the first failed attempt the
-    generator is set back to its state right after that attempt's draws and the remaining
-    tasks are drawn again from there, beginning with the redraw. The accepted draws, the
-    values and the generator's final state are therefore exactly those of the sequential
+    the attempts of many tasks at once, ``None`` for a rank-deficient one (it may stop after
+    the first ``None``). At the first failed attempt the generator is set back to its state
+    right after that attempt's draws and the remaining tasks are drawn again from there, so
+    the accepted draws, the values and the final state are exactly those of the sequential
     loop. After :data:`MAX_REDRAWS` failed attempts in a row for one task,
     ``ValueError(failure(task))`` is raised.
 
@@ -281,8 +270,8 @@ def redraw_until_full_rank(
 def _bases_of_draws(
     parts: list[np.ndarray], k: int, method: str, draws: list
 ) -> tuple[list, np.ndarray]:
-    """The bases of the resampled matrices ``parts[i][rows]`` of ``draws`` (``(i, rows,
-    seed)``), batched by shape for PCA: ``(bases, full_rank)``."""
+    """``(bases, full_rank)`` of the resampled matrices ``parts[i][rows]`` of ``draws``
+    (``(i, rows, seed)``)."""
     n = len(draws)
     bases: list = [None] * n
     full = np.zeros(n, dtype=bool)
@@ -334,11 +323,6 @@ def bootstrap_distance_matrix(
     with nearly the same subspace the percentile interval can therefore lie entirely
     above the point estimate; it describes variability, and whether a distance is larger
     than noise is judged against :func:`split_half_null`.
-
-    The random draws are made one resample at a time, in the order replicate by replicate
-    and domain by domain; the PCA bases of all resamples of a domain are then computed in
-    stacks (:func:`~hca.subspace.principal_subspaces`) and the distances of all replicates
-    at once (:func:`~hca.subspace.subspace_distances`), see :func:`redraw_until_full_rank`.
 
     Parameters
     ----------
@@ -432,9 +416,6 @@ def split_half_null(
     towards a larger invariant set). To compare at matched sample sizes, pass a smaller
     ``half_size`` to the larger domain or subsample the data.
 
-    The splits are drawn one at a time and their PCA bases computed in stacks, with the
-    draws, redraws and results of one split at a time (:func:`redraw_until_full_rank`).
-
     Parameters
     ----------
     X_group : array-like of shape (n_models, n_benchmarks)
@@ -493,11 +474,8 @@ def split_half_nulls(
     method: str = "pca",
     random_state: int | np.random.Generator | None = 0,
 ) -> dict:
-    """:func:`split_half_null` for every domain, ``{label: ndarray}``.
-
-    Each domain gets an independent stream spawned from ``random_state``; the other
-    parameters are those of :func:`distance_matrix` and :func:`split_half_null`.
-    """
+    """:func:`split_half_null` for every domain (an independent stream spawned from
+    ``random_state`` each), ``{label: ndarray}``."""
     labels, parts = _split_by_domain(X, domains, order)
     streams = np.random.default_rng(random_state).spawn(len(labels))
     out = {}
@@ -549,13 +527,8 @@ def null_threshold(null: Any, quantile: float = 0.95) -> float:
 
 
 def pair_thresholds(nulls: Mapping, quantile: float = 0.95) -> pd.DataFrame:
-    """Pair-specific thresholds: ``tau_ij`` from the null distances of domains i and j only.
-
-    ``tau_ij = null_threshold({i: nulls[i], j: nulls[j]}, quantile)``; the diagonal is
-    the single-domain quantile. An alternative to one pooled threshold when the domains
-    differ much in size or noise; :func:`invariant_set` accepts the result as
-    ``threshold``.
-    """
+    """Pair-specific thresholds ``tau_ij = null_threshold({i: nulls[i], j: nulls[j]},
+    quantile)`` (the diagonal: the single-domain quantile), for :func:`invariant_set`."""
     labels = list(nulls)
     k = len(labels)
     T = np.zeros((k, k))
@@ -616,14 +589,9 @@ def _threshold_matrix(dist: pd.DataFrame, threshold: Any) -> np.ndarray:
 
 
 def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
-    """All maximal sets of groups whose pairwise distances are all ``<= threshold``.
-
-    ``threshold`` is a number or a DataFrame of pair thresholds (:func:`pair_thresholds`).
-    Returns a DataFrame with columns ``groups`` (list of labels in ``dist`` order),
-    ``size`` and ``mean_distance`` (mean pairwise distance; 0 for a single group),
-    sorted by size (descending), then mean distance, then position in ``dist``.
-    The first row is :func:`invariant_set`.
-    """
+    """All maximal sets of groups whose pairwise distances are all ``<= threshold`` (a
+    number or pair thresholds): columns ``groups``, ``size`` and ``mean_distance``, in the
+    order of :func:`invariant_set` (its set first)."""
     dist = check_distance_matrix(dist)
     labels = list(dist.index)
     D = dist.to_numpy(dtype=float)
@@ -635,8 +603,7 @@ def candidate_sets(dist: Any, threshold: float | pd.DataFrame) -> pd.DataFrame:
 
 
 def _ranked_cliques(D: np.ndarray, T: np.ndarray) -> list[tuple[int, float, tuple]]:
-    """The maximal cliques of distances ``D`` within thresholds ``T`` as ``(-size, mean
-    distance, members)``, best first (the order of :func:`candidate_sets`)."""
+    """The maximal cliques of ``D <= T`` as ``(-size, mean distance, members)``, best first."""
     upper: dict[int, tuple] = {}  # the pairs of a clique of each size
     ranked = []
     for c in _maximal_cliques(D <= T):
@@ -652,14 +619,11 @@ def _ranked_cliques(D: np.ndarray, T: np.ndarray) -> list[tuple[int, float, tupl
 def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
     """The invariant set ``S_inv`` of domains with (statistically) the same subspace.
 
-    Rule: the largest set of groups whose pairwise distances are all ``<= threshold``
-    (a maximum clique of the graph joining two groups when their distance is at most
-    ``threshold``). If several sets have that size, the one with the smallest mean
-    pairwise distance is chosen; remaining ties go to the set that comes first in the
-    order of ``dist``. ``threshold`` should be fixed before looking at ``dist``, e.g.
-    ``null_threshold(split_half_nulls(...), 0.95)``, the 0.95 quantile of the split-half
-    null distances pooled over the candidate domains. Use :func:`candidate_sets` to see
-    the runners-up.
+    Rule: the largest set of groups whose pairwise distances are all ``<= threshold`` (a
+    maximum clique); among sets of that size, the smallest mean pairwise distance, then the
+    first in the order of ``dist``. ``threshold`` should be fixed before looking at ``dist``,
+    e.g. ``null_threshold(split_half_nulls(...), 0.95)``. :func:`candidate_sets` lists the
+    runners-up.
 
     Parameters
     ----------
@@ -680,11 +644,8 @@ def invariant_set(dist: Any, threshold: float | pd.DataFrame) -> list:
 
 
 def bootstrap_sets(boot: BootstrapDistances, threshold: float | pd.DataFrame) -> list[tuple]:
-    """:func:`invariant_set` of every bootstrap distance matrix of ``boot``, in order.
-
-    The same sets as ``invariant_set(DataFrame(sample, index=labels, columns=labels),
-    threshold)`` for every ``sample`` in ``boot.samples``, with the matrices and the threshold
-    checked once.
+    """:func:`invariant_set` of every bootstrap distance matrix of ``boot``, in order (the
+    matrices and the threshold checked once).
 
     Parameters
     ----------
@@ -755,10 +716,8 @@ def invariant_set_rule(
 ) -> InvariantSetRule:
     """The S_inv rule (Section 2): split-half null threshold, then the largest set within it.
 
-    ``tau`` is the ``quantile`` of the split-half null distances (:func:`split_half_nulls`,
-    ``n_splits`` per domain) pooled over the candidate domains ``order``; S_inv is
-    :func:`invariant_set` of the rank-``n_components`` subspace distances
-    (:func:`distance_matrix`) at ``tau``.
+    ``tau`` is the ``quantile`` of the split-half null distances pooled over the candidate
+    domains ``order``; S_inv is :func:`invariant_set` of the subspace distances at ``tau``.
 
     Parameters
     ----------
@@ -795,10 +754,9 @@ def invariant_set_stability(
 ) -> pd.DataFrame:
     """How often each group is in the invariant set across bootstrap distance matrices.
 
-    :func:`invariant_set` is applied with the same (fixed) ``threshold`` to every bootstrap
-    matrix in ``boot.samples``. Bootstrap distances are biased upwards (see
-    :func:`bootstrap_distance_matrix`), so these frequencies lean towards *exclusion*:
-    a group in the set in most replicates is a robust member; one near 50 % is borderline.
+    :func:`invariant_set` with the same ``threshold`` on every bootstrap matrix. Bootstrap
+    distances are biased upwards (see :func:`bootstrap_distance_matrix`), so these
+    frequencies lean towards *exclusion*.
 
     Parameters
     ----------
@@ -858,23 +816,17 @@ class GroupComparison:
     def to_frame(self) -> pd.DataFrame:
         """One row per unordered pair: ``distance``, ``pair_threshold``, ``beyond_noise``
         (distance above the pair threshold)."""
-        labels = list(self.dist.index)
-        rows = []
-        for i in range(len(labels)):
-            for j in range(i + 1, len(labels)):
-                d = float(self.dist.iat[i, j])
-                t = float(self.pair_threshold.iat[i, j])
-                rows.append(
-                    {
-                        "group_a": labels[i],
-                        "group_b": labels[j],
-                        "distance": d,
-                        "pair_threshold": t,
-                        "beyond_noise": d > t,
-                    }
-                )
+        i, j = _pairs(self.dist)
+        d = self.dist.to_numpy(dtype=float)[i, j]
+        t = self.pair_threshold.to_numpy(dtype=float)[i, j]
         return pd.DataFrame(
-            rows, columns=["group_a", "group_b", "distance", "pair_threshold", "beyond_noise"]
+            {
+                "group_a": [self.dist.index[a] for a in i],
+                "group_b": [self.dist.index[b] for b in j],
+                "distance": d,
+                "pair_threshold": t,
+                "beyond_noise": d > t,
+            }
         )
 
     def summary(self) -> str:
@@ -905,9 +857,7 @@ def compare_groups(
     """Distance matrix of the domains' principal subspaces with its split-half null.
 
     Combines :func:`distance_matrix`, :func:`split_half_nulls`, :func:`null_threshold`
-    and :func:`pair_thresholds` with the same domains and order. Useful when domains differ
-    much in size (Figure 11): a pair's distance is then judged against its own pair
-    threshold rather than a pooled one dominated by the smallest domain.
+    and :func:`pair_thresholds` with the same domains and order (Figure 11).
 
     Parameters
     ----------

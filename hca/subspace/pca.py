@@ -101,19 +101,18 @@ class ExplainedVariance:
             index=idx,
         )
 
+    def _rank_text(self, rule: str) -> str:
+        try:
+            return str(self.effective_rank(0.9, rule=rule))
+        except ValueError:
+            return "n/a (spectrum truncated)"
+
     def summary(self) -> str:
         """Short text report."""
         name = f" ({self.label})" if self.label is not None else ""
         ratios = ", ".join(f"{r:.3f}" for r in self.ratios)
         cum = ", ".join(f"{c:.3f}" for c in self.cumulative)
-        try:
-            kaiser = str(self.effective_rank(rule="kaiser"))
-        except ValueError:
-            kaiser = "n/a (spectrum truncated)"
-        try:
-            cum_rank = str(self.effective_rank(0.9))
-        except ValueError:
-            cum_rank = "n/a (spectrum truncated)"
+        kaiser, cum_rank = (self._rank_text(rule) for rule in ("kaiser", "cumulative"))
         return (
             f"ExplainedVariance{name}: {self.n_samples} rows x {self.n_features} benchmarks\n"
             f"  ratios:     {ratios}\n"
@@ -220,13 +219,8 @@ def effective_rank(X: Any, threshold: float = 0.9, rule: str = "cumulative") -> 
 
 # --------------------------------------------------------------------------- subspaces
 def orthonormalize(A: Any) -> np.ndarray:
-    """Orthonormal basis (reduced QR) of the column span of ``A``.
-
-    Raises
-    ------
-    ValueError
-        If ``A`` has more columns than rows or linearly dependent columns.
-    """
+    """Orthonormal basis (reduced QR) of the column span of ``A`` (ValueError if its columns
+    are linearly dependent)."""
     arr = check_matrix(A, name="basis")
     n, k = arr.shape
     if k > n:
@@ -286,12 +280,9 @@ def _pca_basis(arr: np.ndarray, k: int) -> np.ndarray:
 def principal_subspaces(stack: Any, n_components: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """:func:`principal_subspace` of many matrices of one shape at once (one batched SVD).
 
-    The split-half nulls and bootstraps need the PCA bases of thousands of small matrices;
-    this computes them with one ``numpy.linalg.svd`` on the stack, with the same centring,
-    the same sign convention (``svd_flip`` on the rows of ``Vt``: each basis vector's largest
-    entry in absolute value is positive) and the same rank check. The bases equal those of
+    The same centring, sign convention and rank check; the bases equal those of
     :func:`principal_subspace` up to rounding (LAPACK's batched and single calls may differ in
-    the last bits; checked to 1e-10 in the tests).
+    the last bits).
 
     Parameters
     ----------
@@ -368,10 +359,8 @@ def ica_subspace(
 ) -> np.ndarray:
     """Orthonormal basis of the span of FastICA's mixing columns.
 
-    Fits ``FastICA(n_components, whiten="unit-variance")`` and orthonormalises
-    ``mixing_`` by QR, as in the authors' code. Because FastICA whitens with PCA, this
-    span equals the PCA subspace (distance ~ 1e-15): ICA only re-parametrises the
-    sources inside it.
+    ``mixing_`` of ``FastICA(n_components, whiten="unit-variance")`` orthonormalised by QR,
+    as in the authors' code. FastICA whitens with PCA, so this span equals the PCA subspace.
 
     Parameters
     ----------
@@ -416,22 +405,18 @@ def _cosines(U: Any, V: Any) -> np.ndarray:
 
 
 def principal_angles(U: Any, V: Any) -> np.ndarray:
-    """Principal angles (radians, ascending) between the column spans of ``U`` and ``V``.
-
-    The bases are orthonormalised first, so any basis of a subspace gives the same
-    angles. With ``k`` and ``l`` columns there are ``min(k, l)`` angles.
-    """
+    """Principal angles (radians, ascending) between the column spans of ``U`` and ``V``:
+    ``min(k, l)`` of them for ``k`` and ``l`` columns."""
     return np.arccos(_cosines(U, V))
 
 
 def subspace_distance(U: Any, V: Any) -> float:
     """Cosine distance between subspaces: ``1 - mean`` of the principal-angle cosines.
 
-    The cosines are the singular values of ``Q_U^T Q_V`` where ``Q_U``, ``Q_V`` are
-    orthonormal bases (QR) of the column spans of ``U`` and ``V``; the result therefore
-    depends only on the spans. It is 0 for identical subspaces, 1 for orthogonal ones,
-    and symmetric. For bases with different numbers of columns the mean runs over the
-    ``min(k, l)`` angles (0 when one span contains the other).
+    The cosines are the singular values of ``Q_U^T Q_V`` (orthonormal bases of the column
+    spans, by QR), so the result depends only on the spans: 0 for identical subspaces, 1 for
+    orthogonal ones. For bases with different numbers of columns the mean runs over the
+    ``min(k, l)`` angles.
 
     Parameters
     ----------
@@ -445,10 +430,8 @@ def subspace_distance(U: Any, V: Any) -> float:
 
 
 def subspace_distances(U: Any, V: Any) -> np.ndarray:
-    """:func:`subspace_distance` of many pairs of bases at once: ``U[i]`` with ``V[i]``.
-
-    One batched QR per stack and one batched SVD of the products ``Q_U[i]^T Q_V[i]``;
-    equal to :func:`subspace_distance` of every pair up to rounding (1e-10 in the tests).
+    """:func:`subspace_distance` of many pairs of bases at once (``U[i]`` with ``V[i]``),
+    equal to it up to rounding.
 
     Parameters
     ----------
@@ -537,9 +520,8 @@ def spectrum_table(spectra: Mapping, n_show: int = 4, threshold: float = 0.9) ->
 def residual_variance(X: Any, n_components: int = 2) -> np.ndarray:
     """Variance of each benchmark left after removing the first principal components.
 
-    The next principal direction is the leading direction of this residual, so comparing
-    two benchmarks' residual variances tells which one the ``n_components + 1``-th
-    component will mostly follow (e.g. MATH Lvl 5 or MUSR as the third direction).
+    The next principal direction is the leading direction of this residual, so it tells
+    which benchmark the ``n_components + 1``-th component will mostly follow.
 
     Parameters
     ----------
@@ -570,10 +552,8 @@ def benchmark_leverage(bases: Mapping, columns: Sequence | None = None) -> pd.Da
     """How much of each benchmark's axis lies in each domain's subspace.
 
     For an orthonormal basis ``U`` (``n_benchmarks x r``) the leverage of benchmark ``j``
-    is ``||U[j, :]||^2 = cos^2`` of the angle between the axis ``e_j`` and the subspace:
-    1 when the benchmark's axis lies in the subspace, 0 when it is orthogonal to it. A
-    row sums to ``r``. Comparing rows shows *which* benchmark directions make two
-    subspaces differ.
+    is ``||U[j, :]||^2``, the squared cosine of the angle between the axis ``e_j`` and the
+    subspace; a row sums to ``r``.
 
     Parameters
     ----------
@@ -609,9 +589,8 @@ def singular_spectrum(X: Any, center: bool = False) -> pd.DataFrame:
     """Singular values of the score matrix, centred or not, with their energy shares.
 
     The authors' code plotted the singular values of the *uncentred* score matrix for
-    Figure 2a; :func:`explained_variance` is the centred PCA spectrum. Uncentred, the first
-    singular vector is close to the mean score vector, so its share mostly measures how
-    far the scores are from 0, not a latent dimension.
+    Figure 2a, whose first share mostly measures how far the scores are from 0;
+    :func:`explained_variance` is the centred PCA spectrum.
 
     Parameters
     ----------
