@@ -12,8 +12,9 @@ every evaluator the chapter registered. :func:`build_scorecard` returns a :class
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -220,13 +221,14 @@ def run_evidence(spec: ClaimSpec, results: Any) -> str:
 def _ensemble_outcomes(
     spec: ClaimSpec,
     chapter: str,
-    setup: str,
     rows: pd.DataFrame,
     ensemble: Sequence[Any],
+    extra_runs: Callable[[], Sequence[Any]],
 ) -> dict[str, Outcome]:
     """The outcomes of ``spec``'s claims read from the chapter's ``ensemble`` (the runs of the
-    first seeds), and from the runs of the larger set where the rule asks for it."""
-    first, more_seeds = ENSEMBLE_SEEDS, ENSEMBLE_SEEDS_MORE
+    first seeds), and from the runs of the larger set where the rule asks for it
+    (``extra_runs()``: the runs of its seeds beyond the first ones)."""
+    more_seeds = ENSEMBLE_SEEDS_MORE
     members = [_outcomes(spec, res, rows) for res in ensemble]
     why = [run_evidence(spec, res) for res in ensemble]
     more: list[tuple[dict[str, Outcome], str]] = []
@@ -238,12 +240,18 @@ def _ensemble_outcomes(
         evidence = list(why)
         if seeds == more_seeds:
             if not more:
-                extra = chapter_ensemble(chapter, setup, more_seeds)[len(first) :]
-                more = [(_outcomes(spec, res, rows), run_evidence(spec, res)) for res in extra]
+                more = [
+                    (_outcomes(spec, res, rows), run_evidence(spec, res)) for res in extra_runs()
+                ]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
         out[cid] = ensemble_outcome(runs, seeds, typical=t, evidence=evidence)
     return out
+
+
+def _more_runs(chapter: str, setup: str) -> tuple[Any, ...]:
+    """The runs of :data:`~hca.paper.setups.ENSEMBLE_SEEDS_MORE` beyond the first seeds."""
+    return chapter_ensemble(chapter, setup, ENSEMBLE_SEEDS_MORE)[len(ENSEMBLE_SEEDS) :]
 
 
 def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Outcome]:
@@ -342,12 +350,14 @@ def _evaluate_chapter(
     for s in setups:
         # a chapter with an ensemble: its other claims read the run at the setup's own seed
         ensemble = chapter_ensemble(chapter, s) if has_ensemble else ()
+        # the larger set's other runs: read once, and only if a claim's rule asks for them
+        extra_runs = functools.cache(functools.partial(_more_runs, chapter, s))
         seed = get_setup(s).ica_seed
         own = [r for r in ensemble if r.setup.ica_seed == seed]
         results = own[0] if own else chapter_results(chapter, s)
         for spec, rows in specs:
             if spec.ensemble:
-                per_setup[s].update(_ensemble_outcomes(spec, chapter, s, rows, ensemble))
+                per_setup[s].update(_ensemble_outcomes(spec, chapter, rows, ensemble, extra_runs))
             else:
                 per_setup[s].update(_outcomes(spec, results, rows))
     out = []
