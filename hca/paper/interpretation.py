@@ -638,10 +638,8 @@ CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> InterpretationResults:
-    """The interpretation chapter's results under ``setup`` (computed once per process; a
-    read-only copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims

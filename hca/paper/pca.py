@@ -292,20 +292,13 @@ class Figure11:
 
     def within(self) -> pd.DataFrame:
         """(c) per regime: its two base models, their distance and pair threshold."""
-        rows = []
-        for reg, pair in self.top_in_regime.items():
-            if len(pair) == 2:
-                a, b = pair
-                rows.append(
-                    {
-                        "regime": reg,
-                        "base A": a,
-                        "base B": b,
-                        "distance": float(self.mix.dist.loc[a, b]),
-                        "pair threshold": float(self.mix.pair_threshold.loc[a, b]),
-                    }
-                )
-        out = pd.DataFrame(rows).set_index("regime")
+        cols = ["regime", "base A", "base B", "distance", "pair threshold"]
+        pairs = {reg: pair for reg, pair in self.top_in_regime.items() if len(pair) == 2}
+        rows = [
+            (reg, a, b, float(self.mix.dist.loc[a, b]), float(self.mix.pair_threshold.loc[a, b]))
+            for reg, (a, b) in pairs.items()
+        ]
+        out = pd.DataFrame(rows, columns=cols).set_index("regime")
         out["beyond noise"] = out["distance"] > out["pair threshold"]
         return out
 
@@ -345,28 +338,16 @@ def figure11(
     years = frame.loc[has_y, "year"].astype(int).astype(str)
     v1 = v1_frame().dropna(subset=[*V1_BENCHMARKS, "year"])
     years1 = v1["year"].astype(int).astype(str)
+
+    def compare(X: pd.DataFrame, g: np.ndarray, order: Sequence) -> Any:
+        return delayed(_compare)(X, g, order, n_splits, random_state)
+
     jobs = [
         delayed(_moe_panel)(frame, n_splits, random_state),
-        delayed(_compare)(
-            frame.loc[has, B2],
-            cuts.labels[has].astype(object).to_numpy(),
-            REGIMES,
-            n_splits,
-            random_state,
-        ),
-        delayed(_compare)(
-            d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c, n_splits, random_state
-        ),
-        delayed(_compare)(
-            frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique()), n_splits, random_state
-        ),
-        delayed(_compare)(
-            v1[list(V1_BENCHMARKS)],
-            years1.to_numpy(),
-            sorted(years1.unique()),
-            n_splits,
-            random_state,
-        ),
+        compare(frame.loc[has, B2], cuts.labels[has].astype(object).to_numpy(), REGIMES),
+        compare(d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c),
+        compare(frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique())),
+        compare(v1[list(V1_BENCHMARKS)], years1.to_numpy(), sorted(years1.unique())),
     ]
     (moe, archs, n_moe, n_two), nd, mix, yrs, yrs1 = Parallel(n_jobs=n_jobs)(jobs)
     return Figure11(
@@ -476,10 +457,6 @@ class PCAResults:
         )
 
 
-def _boot_sets(boot: ss.BootstrapDistances, tau: float) -> tuple:
-    return tuple(ss.bootstrap_sets(boot, tau))
-
-
 def _figure10(frame: pd.DataFrame, settings: Settings):
     top = list(frame["domain"].value_counts().index[: settings.n_top])
     X, g = domain_data(frame, top, B2, by="domain")
@@ -540,7 +517,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         ranks=ss.spectrum_table(spectra, n_show=4),
         sinv=sinv,
         boot=boot,
-        boot_sets=_boot_sets(boot, sinv.tau),
+        boot_sets=tuple(ss.bootstrap_sets(boot, sinv.tau)),
         pair_set=tuple(ss.invariant_set(sinv.dist, nulls)),
         leverage=lev,
         residual=resid,
@@ -562,10 +539,8 @@ CHAPTER: ChapterSpec[Settings, PCAResults] = ChapterSpec(
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> PCAResults:
-    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
-    :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims

@@ -170,7 +170,7 @@ class RecoveryResults:
     sizes : Series
         Models per S_inv domain in the setup's frame.
     subsets : DataFrame
-        Figure 18 at FastICA seed 0 (:func:`hca.paper.recovery_stability.sweep`), with
+        Figure 18 at FastICA seed 0 (:func:`hca.paper.recovery_stability.sweeps`), with
         ``printed`` (the authors' notebook's MIC, NaN where it printed none).
     fit : HCA
         Section 4's four-domain fit (:func:`hca.paper.replication.main_fit`).
@@ -250,9 +250,8 @@ class RecoveryResults:
 
 # =========================================================================== analysis steps
 def _figure18(setup: Setup, seeds: Sequence[int], X: pd.DataFrame, labels: np.ndarray) -> list:
-    """Figure 18's sweep (:func:`~hca.paper.recovery_stability.sweep`) under every FastICA
-    seed of ``seeds`` (``setup``'s estimator with ``random_state`` each seed), as one batch
-    (:func:`~hca.paper.recovery_stability.sweeps`), with the authors' printed MICs."""
+    """Figure 18's sweep under every FastICA seed of ``seeds`` in one batch, with the authors'
+    printed MICs."""
     printed = authors_printed_mics()
     tables = sweeps(estimator(setup, search="sequential"), [(X, labels)], seeds)[0]
     for table in tables:
@@ -297,10 +296,8 @@ def _general_shares(adj: OLSAdjustment) -> pd.Series:
 def _filtered_fits(
     setup: Setup, settings: Settings, seeds: tuple[int, ...], X: pd.DataFrame, labels: np.ndarray
 ) -> tuple[tuple[HCA, ...], StabilityResult]:
-    """The filtered fit (``X``, ``labels``) under every seed of ``seeds`` and its refits with
-    :attr:`Settings.seeds` (a :class:`~hca.stability.StabilityResult` as
-    :func:`hca.stability.seed_stability` gives), the fits of every distinct seed of both in
-    one batch (:func:`hca.stability.seed_fits`): one FastICA loop for every domain."""
+    """The filtered fit under every seed of ``seeds`` and its refits with :attr:`Settings.seeds`
+    (as :func:`hca.stability.seed_stability` gives them), the fits of all seeds in one batch."""
     distinct = tuple(dict.fromkeys((*seeds, *settings.seeds)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -336,10 +333,8 @@ def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
 
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[RecoveryResults, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
-    the four-domain fits, the filtered fits (with the filtered refits of
-    :attr:`Settings.seeds`) and the Figure 18 sweeps of all seeds in one batch each
-    (:func:`hca.paper.replication.main_fits`, :func:`_filtered_fits`, :func:`_figure18`),
-    the seed-free headline stability and domain-rule evidence once per process."""
+    the four-domain fits, the filtered fits and the Figure 18 sweeps of all seeds in one batch
+    each, the seed-free headline stability and domain-rule evidence once per process."""
     frame = v2_frame(setup)
     X_sinv, l_sinv = domain_data(frame, PAPER_V2_SINV, B2)
     X4, l4 = domain_data(frame, PAPER_V2_FOUR, B2)
@@ -391,27 +386,23 @@ def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
     return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
 
 
-def _typical_key(res: RecoveryResults) -> float:
-    """What makes a run of the chapter's ensemble typical: its four-domain fit's MIC."""
-    return float(res.fit.mic_)
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
+#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding, and
+#: a run is typical by its four-domain fit's MIC.
 CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
     key="recovery",
     settings=Settings,
     compute=_compute,
     ensemble=EnsembleSpec(
-        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+        runs=each_setup(_runs),
+        evidence=attrgetter("steered"),
+        typical_key=lambda r: float(r.fit.mic_),
     ),
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RecoveryResults:
-    """The recovery chapter's results under ``setup`` (computed once per process; a read-only
-    copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 def near_tie(setup: str = "authors") -> float:
@@ -419,16 +410,15 @@ def near_tie(setup: str = "authors") -> float:
     (``evidence.optimum_ranked``; the intro's "near tie"). Stored as plain JSON once per build
     (:func:`hca.paper.cache.stored_json`): chapter 3 computes it with its results, and the
     intro reads it instead of computing the chapter again."""
-    return float(stored_json("recovery_near_tie", _near_tie, setup, check=_is_float))
+    gap = stored_json(
+        "recovery_near_tie", _near_tie, setup, check=lambda data: isinstance(data, float)
+    )
+    return float(gap)
 
 
 def _near_tie(setup: str) -> float:
     ranked = run(setup).evidence.optimum_ranked
     return float(ranked.loc[1, "mic"] - ranked.loc[0, "mic"])
-
-
-def _is_float(data: object) -> bool:
-    return isinstance(data, float)
 
 
 # =========================================================================== tables
