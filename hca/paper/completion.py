@@ -499,17 +499,11 @@ def _fig16(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     if worse:
         w = s[s["verdict"] == "global better"]
         ours += "; global ahead by " + ", ".join(f"{d:.2f}" for d in w["diff_mean"]) + " points"
+    never = "local never worse" if worse == 0 else f"global better in {worse} set(s)"
+    mostly = f"local significantly better in {better} of {n} sets"
     return {
-        "F16-no-worse": Outcome(
-            ours,
-            grade(worse == 0, worse <= 2),
-            "local never worse" if worse == 0 else f"global better in {worse} set(s)",
-            value=float(worse),
-        ),
+        "F16-no-worse": Outcome(ours, grade(worse == 0, worse <= 2), never, value=float(worse)),
         "F16-mostly-better": Outcome(
-            ours,
-            grade(better >= 11, better >= 7),
-            f"local significantly better in {better} of {n} sets",
-            value=float(better),
+            ours, grade(better >= 11, better >= 7), mostly, value=float(better)
         ),
     }

@@ -47,14 +47,7 @@ from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.interpret import cluster_order
 from hca.paper.cache import cached
-from hca.paper.claims import (
-    Outcome,
-    claim,
-    grade,
-    numeric_verdict,
-    paper_list,
-    share_text,
-)
+from hca.paper.claims import Outcome, claim, grade, numeric_verdict, paper_list, share_text
 from hca.paper.constants import (
     CROSS_SUBJECTS,
     MATH_SUBJECTS,
@@ -79,7 +72,6 @@ __all__ = [
     "factor_alignment",
     "subset_mic",
     "seed_fit_row",
-    "DOMAIN_NOTE",
     "Settings",
     "MMLUData",
     "SubjectFit",
@@ -161,12 +153,6 @@ def domain_counts(
 # =========================================================================== the chapter
 #: FastICA iterations of every fit of the chapter (see the module docstring).
 MAX_ITER = 5000
-#: Why both setups use this book's attribution on the MMLU leaderboard.
-DOMAIN_NOTE = (
-    "the MMLU-by-task leaderboard has no public domain rule of the authors: both "
-    "setups use this book's base-model attribution (through v1's metadata) and "
-    "differ only in the estimator's options"
-)
 
 
 @dataclass(frozen=True)
@@ -358,8 +344,6 @@ class MMLUResults:
     Attributes
     ----------
     setup : Setup
-    domain_note : str
-        Why the domains are this book's under both setups (:data:`DOMAIN_NOTE`).
     math, physics, cross : SubjectFit
         Figures 28, 29 and 30 on the paper's base models (Figure 30: the physics choice).
     alternatives : dict
@@ -371,7 +355,6 @@ class MMLUResults:
     """
 
     setup: Any
-    domain_note: str
     math: SubjectFit
     physics: SubjectFit
     cross: SubjectFit
@@ -712,7 +695,6 @@ def _setup_runs(
         out.append(
             MMLUResults(
                 setup=setup.with_seed(seed),
-                domain_note=DOMAIN_NOTE,
                 math=math[i],
                 physics=physics[i],
                 cross=cross[i],
@@ -737,19 +719,14 @@ def _typical_key(res: MMLUResults) -> float:
     return float(res.math.model.mic_)
 
 
-def _no_steering(res: MMLUResults) -> str:
-    """The chapter's claims name the fit they read (``@claim(..., evidence=...)``); the
-    chapter's own rule is that every run is evidence."""
-    return ""
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`; each claim names the subject fit whose steering leaves a run out.
+#: :func:`_runs`; each claim names the subject fit it reads (``@claim(..., evidence=...)``), so
+#: the chapter's own rule is that every run is evidence.
 CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec(
     key="mmlu",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=_no_steering, typical_key=_typical_key),
+    ensemble=EnsembleSpec(runs=_runs, evidence=lambda res: "", typical_key=_typical_key),
 )
 
 
@@ -783,25 +760,15 @@ def _fig27(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"{pc1:.1%} of the variance ({len(d.frame):,} models)"
     )
     ok = [d.median_corr >= bar, pc1 >= bar]
-    return {
-        "F27-one-factor": Outcome(
-            ours,
-            grade(all(ok), any(ok)),
-            f"{sum(ok)} of the 2 measures reach {bar:g}",
-            value=d.median_corr,
-        )
-    }
+    reason = f"{sum(ok)} of the 2 measures reach {bar:g}"
+    return {"F27-one-factor": Outcome(ours, grade(all(ok), any(ok)), reason, value=d.median_corr)}
 
 
 def _mic_outcome(fit: SubjectFit, rows: pd.DataFrame, cid: str) -> Outcome:
     mic = float(fit.model.mic_)
     v, r = numeric_verdict(mic, float(rows.loc[cid, "value"]), rows.loc[cid, "tolerance"])
-    return Outcome(  # the range over seeds is the ensemble's (one seed set beside the median)
-        f"{mic:.3f} (seed 0; {', '.join(fit.domains)})",
-        v,
-        r,
-        value=mic,
-    )
+    # the range over seeds is the ensemble's (one seed set beside the median)
+    return Outcome(f"{mic:.3f} (seed 0; {', '.join(fit.domains)})", v, r, value=mic)
 
 
 def _minimal_outcome(fit: SubjectFit, size: int | None, what: str) -> Outcome:
@@ -836,12 +803,8 @@ def _z1_outcome(fit: SubjectFit, subject: str) -> Outcome:
         f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
         "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items())
     )
-    return Outcome(
-        ours,
-        _seed_rule(top0 == subject, k, n),
-        _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
-        value=k / n,
-    )
+    reason = _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}")
+    return Outcome(ours, _seed_rule(top0 == subject, k, n), reason, value=k / n)
 
 
 def _row_share(H: Any, i: int, j: int) -> float:
@@ -901,14 +864,9 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
         f"choice of base models); the paper's order in {share_text(k, n)}"
     )
-    return {
-        "H.5-cross-order": Outcome(
-            ours,
-            _seed_rule(order == paper, k, n),
-            _seed_reason(order == paper, k, n, "the paper's order"),
-            value=k / n,
-        )
-    }
+    v = _seed_rule(order == paper, k, n)
+    reason = _seed_reason(order == paper, k, n, "the paper's order")
+    return {"H.5-cross-order": Outcome(ours, v, reason, value=k / n)}
 
 
 @claim(
@@ -934,9 +892,8 @@ def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = _seed_reason(ok0, k, n, "{top(z2), top(z3)} = {elementary, high-school math}")
     if not ok0 and not half and one:
         reason += "; exactly one of top(z2), top(z3) is one of them at seed 0"
-    return {
-        "H.5-math-z23": Outcome(ours, grade(ok0 and half, ok0 != half or one), reason, value=k / n)
-    }
+    v = grade(ok0 and half, ok0 != half or one)
+    return {"H.5-math-z23": Outcome(ours, v, reason, value=k / n)}
 
 
 def _mixture_rows(W: Any, subjects: Sequence[str], pair: Sequence[str]) -> list[bool]:
@@ -971,8 +928,5 @@ def _phys_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = (
         f"{sum(rows0)} of the 2 rows are such mixtures at seed 0; both in {k / n:.0%} of {n} seeds"
     )
-    return {
-        "H.5-phys-z23": Outcome(
-            ours, grade(both and k >= 0.5 * n, sum(rows0) >= 1), reason, value=k / n
-        )
-    }
+    v = grade(both and k >= 0.5 * n, sum(rows0) >= 1)
+    return {"H.5-phys-z23": Outcome(ours, v, reason, value=k / n)}

@@ -77,13 +77,7 @@ from hca.paper.replication import (
 )
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
-from hca.stability import (
-    StabilityResult,
-    fit_record,
-    matches_alignment,
-    ranked_orders,
-    seed_fits,
-)
+from hca.stability import StabilityResult, fit_record, matches_alignment, ranked_orders, seed_fits
 
 __all__ = [
     "Settings",
@@ -499,13 +493,12 @@ def _subsets(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if res.setup.name == "authors"
         else ""
     )
+    ours = f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}"
+    reason = f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}"
+    stab = res.headline.stability("F18-four-smallest")
     out = {
         "F18-four-smallest": Outcome(
-            f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}",
-            grade(n == 4, 2 <= n <= 3),
-            f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}",
-            value=float(n),
-            stability=res.headline.stability("F18-four-smallest"),
+            ours, grade(n == 4, 2 <= n <= 3), reason, value=float(n), stability=stab
         )
     }
     rank, total, mic = subset_rank(t, PAPER_V2_FOUR, size=4)
@@ -630,17 +623,14 @@ def _edge(alignment: Sequence[str]) -> tuple[int, int] | None:
 
 def _seed_edges(records: pd.DataFrame, domain: str) -> list[tuple[float, float] | None]:
     """Per seed refit, (weight, scale) of the general -> IFEval edge in ``domain`` or None."""
-    out = []
+    out: list[tuple[float, float] | None] = []
     for _, rec in records.iterrows():
         e = _edge(rec["alignment"])
-        out.append(
-            None
-            if e is None
-            else (
-                float(rec[f"w[{domain}] z{e[0] + 1}->z{e[1] + 1}"]),
-                float(rec[f"scale[{domain}] eps{e[1] + 1}"]),
-            )
-        )
+        if e is None:
+            out.append(None)
+            continue
+        i, j = e[0] + 1, e[1] + 1
+        out.append((float(rec[f"w[{domain}] z{i}->z{j}"]), float(rec[f"scale[{domain}] eps{j}"])))
     return out
 
 
@@ -746,17 +736,15 @@ def _filtered_claims(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outc
     }
     fa, ua = res.adjustment_filtered.benchmarks, res.adjustment.benchmarks
     paper_like, same = matches_alignment(fa, PAPER_ALIGNMENT), tuple(fa) == tuple(ua)
-    out["H.3-same-pattern"] = Outcome(
-        f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}",
-        grade(paper_like, same),
+    reason = (
         "the paper's order after filtering"
         if paper_like
-        else (
-            "the same order as our unfiltered fit"
-            if same
-            else "the filtered fit neither has the paper's order nor our unfiltered one"
-        ),
+        else "the same order as our unfiltered fit"
+        if same
+        else "the filtered fit neither has the paper's order nor our unfiltered one"
     )
+    ours = f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}"
+    out["H.3-same-pattern"] = Outcome(ours, grade(paper_like, same), reason)
     return out
 
 
@@ -768,18 +756,14 @@ def _variance(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     text = ", ".join(
         f"{benchmark_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr")
     )
-    return {
-        "H.3-variance-drop": Outcome(
-            f"filtered / unfiltered pooled within-domain variance: {text}",
-            grade(ok, bool((gm < 1).all())),
-            (
-                "BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR"
-                if ok
-                else "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"
-            ),
-            value=float(gm.max()),
-        )
-    }
+    ours = f"filtered / unfiltered pooled within-domain variance: {text}"
+    reason = (
+        "BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR"
+        if ok
+        else "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"
+    )
+    v = grade(ok, bool((gm < 1).all()))
+    return {"H.3-variance-drop": Outcome(ours, v, reason, value=float(gm.max()))}
 
 
 @claim("H.3-gpqa-musr-weights", chapter="recovery", figure="fig-recovery-fig22", ensemble=True)
@@ -787,26 +771,20 @@ def _general(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g = res.general_shares
     if g.isna().any().any():
         missing = [c for c in g.columns if g[c].isna().all()]
-        return {
-            "H.3-gpqa-musr-weights": Outcome(
-                f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit",
-                "not reproduced",
-                "no general-aligned factor to compare",
-            )
-        }
+        ours = f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit"
+        reason = "no general-aligned factor to compare"
+        return {"H.3-gpqa-musr-weights": Outcome(ours, "not reproduced", reason)}
     u, f = g["unfiltered"], g["filtered"]
     both = bool(f["gpqa"] > u["gpqa"] and f["musr"] > u["musr"])
     combined = float(f[["gpqa", "musr"]].sum() - u[["gpqa", "musr"]].sum())
+    ours = (
+        f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
+        f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}"
+    )
+    larger = "larger" if combined > 0 else "not larger"
+    reason = "both larger after filtering" if both else f"combined share {larger} after filtering"
     return {
-        "H.3-gpqa-musr-weights": Outcome(
-            f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
-            f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}",
-            grade(both, combined > 0),
-            "both larger after filtering"
-            if both
-            else f"combined share {'larger' if combined > 0 else 'not larger'} after filtering",
-            value=combined,
-        )
+        "H.3-gpqa-musr-weights": Outcome(ours, grade(both, combined > 0), reason, value=combined)
     }
 
 
@@ -881,12 +859,9 @@ def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     n = len(res.seeds.records)
     seeds = f"{share_text(k, n)} meet the reproduced rule"
     if j is None:
+        reason = "no IFEval-aligned factor in the seed-0 fit"
         return {
-            "F4-z2-noise": Outcome(
-                f"no IFEval-aligned factor; {seeds}",
-                "not reproduced",
-                "no IFEval-aligned factor in the seed-0 fit",
-            )
+            "F4-z2-noise": Outcome(f"no IFEval-aligned factor; {seeds}", "not reproduced", reason)
         }
     largest = [d for d, m in res.adjustment.models.items() if int(np.argmax(m.omega_sqrt)) == j]
     shares = res.noise.iloc[:, j]
@@ -894,14 +869,9 @@ def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"IFEval-aligned z{j + 1} has the largest σ in {len(largest)} of 4 domains; "
         "σ²/Var: " + ", ".join(f"{d} {s:.2f}" for d, s in shares.items()) + f"; {seeds}"
     )
-    return {
-        "F4-z2-noise": Outcome(
-            ours,
-            grade(len(largest) == 4, len(largest) == 3),
-            f"largest σ in {len(largest)} of 4 domains",
-            value=float(len(largest)),
-        )
-    }
+    n4 = len(largest)
+    v = grade(n4 == 4, n4 == 3)
+    return {"F4-z2-noise": Outcome(ours, v, f"largest σ in {n4} of 4 domains", value=float(n4))}
 
 
 def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
@@ -921,33 +891,18 @@ def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
 @claim("S4-mic-small", chapter="recovery", figure="fig-recovery-fig18", ensemble=True)
 def _mic_small(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
-    return {
-        "S4-mic-small": Outcome(  # the range over seeds is the ensemble's (one seed set)
-            f"MIC {mic:.3f}",
-            grade(mic < 0.10, mic < 0.20),
-            f"MIC {mic:.3f} against the bands 0.10 / 0.20",
-            value=mic,
-        )
-    }
+    # the range over seeds is the ensemble's (one seed set)
+    reason, v = f"MIC {mic:.3f} against the bands 0.10 / 0.20", grade(mic < 0.10, mic < 0.20)
+    return {"S4-mic-small": Outcome(f"MIC {mic:.3f}", v, reason, value=mic)}
 
 
 @claim("F17-K", chapter="recovery", figure="fig-recovery-fig17-authors")
 def _k(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k = len(res.fit.domains_)
     if k == 4:
-        return {
-            "F17-K": Outcome(
-                "K = 4 domains (n = 6 benchmarks, d = 3 factors)",
-                "not applicable",
-                "erratum in the paper: its caption names four domains but says K = 6",
-                value=4.0,
-            )
-        }
-    return {
-        "F17-K": Outcome(
-            f"K = {k} domains",
-            "not reproduced",
-            "our Figure 17 fit does not have the four named domains",
-            value=float(k),
-        )
-    }
+        ours, v = "K = 4 domains (n = 6 benchmarks, d = 3 factors)", "not applicable"
+        reason = "erratum in the paper: its caption names four domains but says K = 6"
+    else:
+        ours, v = f"K = {k} domains", "not reproduced"
+        reason = "our Figure 17 fit does not have the four named domains"
+    return {"F17-K": Outcome(ours, v, reason, value=float(k))}

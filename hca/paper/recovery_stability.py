@@ -45,14 +45,7 @@ from hca.estimator.model import HCA, mic_by_subset_many
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
-from hca.paper.replication import (
-    domain_data,
-    estimator,
-    main_data,
-    main_fit,
-    v2_authors,
-    v2_frame,
-)
+from hca.paper.replication import domain_data, estimator, main_data, main_fit, v2_authors, v2_frame
 from hca.paper.setups import Setup
 from hca.stability import bootstrap_samples, domain_icas, matches_alignment, ranked_orders
 

@@ -637,13 +637,11 @@ def _bbh_tau(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"({len(res.official):,} official models)"
     )
     v = grade(ok, abs(b["tau"]) < i["tau"] / 2)
-    reason = (
-        "BBH's shift is small and under a fifth of IFEval's"
-        if ok
-        else "BBH's shift is under half of IFEval's"
-        if v == "partly"
-        else "BBH's shift is not small next to IFEval's"
-    )
+    reason = {
+        "reproduced": "BBH's shift is small and under a fifth of IFEval's",
+        "partly": "BBH's shift is under half of IFEval's",
+        "not reproduced": "BBH's shift is not small next to IFEval's",
+    }[v]
     return {"F7-bbh-tau": Outcome(ours, v, reason + _setup_note(res), value=float(b["tau"]))}
 
 
@@ -785,12 +783,8 @@ def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if sure
         else "; no 95 % interval below 0"
     )
-    out["F13bc-general"] = Outcome(
-        "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL),
-        v,
-        reason + note,
-        value=float(len(neg)),
-    )
+    ours = "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL)
+    out["F13bc-general"] = Outcome(ours, v, reason + note, value=float(len(neg)))
     return out
 
 
@@ -831,12 +825,9 @@ def _fig14(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     ours = f"{len(good)} of 9 pairs; R² " + ", ".join(
         f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER
     )
-    pw = Outcome(
-        ours,
-        grade(len(good) == 9, len(good) >= 7),
-        ("all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)) + _setup_note(res),
-        value=float(len(good)),
-    )
+    reason = "all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)
+    v = grade(len(good) == 9, len(good) >= 7)
+    pw = Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))
     return {"F14-group": _gap_outcome(res, "all", implied=False), "F14-pairwise": pw}
 
 

@@ -40,14 +40,7 @@ from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label, ro
 from hca.data.tables import load_paper_values
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.paper.cache import cached
-from hca.paper.claims import (
-    Outcome,
-    claim,
-    grade,
-    paper_list,
-    ratio_band,
-    share_text,
-)
+from hca.paper.claims import Outcome, claim, grade, paper_list, ratio_band, share_text
 from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.pca import invariant_set_rule, set_text
 from hca.paper.replication import (
@@ -74,18 +67,11 @@ __all__ = [
     "precedes",
     "edge_table",
     "order_text",
-    "DOMAIN_NOTE",
     "authors_v1_counts",
 ]
 
-#: Where each setup's v1 domains come from (shown on the page and in the results).
-DOMAIN_NOTE = {
-    "authors": (
-        "the authors' rule (their v2 function run on the v1 file, find_token_size.ipynb)"
-        " on every row of the public v1 file"
-    ),
-    "book": "this book's base-model attribution, one row per model",
-}
+#: The v1 domain rules: the authors' (every row of the v1 file) and this book's.
+_DOMAIN_RULES = ("authors", "book")
 _B1 = list(V1_BENCHMARKS)
 _OUTSIDE = "Llama-2-7B"  # the domain the paper leaves out of S_inv
 
@@ -299,8 +285,8 @@ def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subsp
 def subspaces(n_splits: int = 100, n_boot: int = 100, domain_rule: str = "book") -> V1Subspaces:
     """Figure 23a-b on the domains of ``domain_rule`` (``"authors"`` or ``"book"``; computed
     once per process and build; no estimator option enters)."""
-    if domain_rule not in DOMAIN_NOTE:
-        raise ValueError(f"domain_rule must be one of {list(DOMAIN_NOTE)}, got {domain_rule!r}")
+    if domain_rule not in _DOMAIN_RULES:
+        raise ValueError(f"domain_rule must be one of {list(_DOMAIN_RULES)}, got {domain_rule!r}")
     return cached("v1_subspaces", _subspaces, int(n_splits), int(n_boot), domain_rule)
 
 
@@ -327,8 +313,6 @@ class V1Results:
     ----------
     setup : Setup
     settings : Settings
-    domain_note : str
-        Where the setup's domains come from (:data:`DOMAIN_NOTE`).
     fit : hca.estimator.HCA
         HCA on the five domains, FastICA seed ``setup.ica_seed`` (Figures 24-26).
     adjustment : hca.estimator.OLSAdjustment
@@ -359,7 +343,6 @@ class V1Results:
 
     setup: Setup
     settings: Settings
-    domain_note: str
     fit: Any
     adjustment: Any
     alignment: Any
@@ -506,7 +489,6 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
             V1Results(
                 setup=setup.with_seed(seed),
                 settings=settings,
-                domain_note=DOMAIN_NOTE[setup.domain_rule],
                 fit=fit,
                 adjustment=adj,
                 alignment=it.align(fit, X5, adj),
@@ -600,11 +582,8 @@ def _mixtral(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
         if inside
         else "Mixtral-8x7B lies outside"
     )
-    return {
-        "H.4-mixtral-in": Outcome(
-            ours, grade(inside and not l7, inside), reason, value=float(inside)
-        )
-    }
+    v = grade(inside and not l7, inside)
+    return {"H.4-mixtral-in": Outcome(ours, v, reason, value=float(inside))}
 
 
 @claim("H.4-mic-small", chapter="v1", figure="fig-v1-mic-subsets", ensemble=True)
@@ -655,11 +634,8 @@ def _aligned(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = f"{n_roles} of the 3 roles have a factor" + (
         f"; none for {', '.join(missing)}" if missing else ""
     )
-    return {
-        "H.4-aligned-benchmarks": Outcome(
-            ours, grade(n_roles == 3, n_roles == 2), reason, value=float(n_roles)
-        )
-    }
+    v = grade(n_roles == 3, n_roles == 2)
+    return {"H.4-aligned-benchmarks": Outcome(ours, v, reason, value=float(n_roles))}
 
 
 @claim("H.4-v1-v2-consistent", chapter="v1", figure="fig-v1-alignment", ensemble=True)
@@ -683,11 +659,8 @@ def _consistent(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     )
     if len(held) == 1:
         reason += f", not on {'v1' if held == ['v2'] else 'v2'} (a role missing or after)"
-    return {
-        "H.4-v1-v2-consistent": Outcome(
-            ours, grade(len(held) == 2, len(held) == 1), reason, value=float(len(held))
-        )
-    }
+    v = grade(len(held) == 2, len(held) == 1)
+    return {"H.4-v1-v2-consistent": Outcome(ours, v, reason, value=float(len(held)))}
 
 
 def _edge_values(
@@ -811,11 +784,8 @@ def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
             )
             + f"; {s_text}"
         )
-        return {
-            "H.4-llama3-z23": Outcome(
-                ours, grade(False, half), f"no seed-0 edge; s = {hits / n:.2f}"
-            )
-        }
+        reason = f"no seed-0 edge; s = {hits / n:.2f}"
+        return {"H.4-llama3-z23": Outcome(ours, grade(False, half), reason)}
     w = tab0["weight"].sort_values(ascending=False)
     top, rest = float(w[who]), float(w.drop(who).max())
     twice = top > 0 and (rest <= 0 or top >= 2 * rest)
@@ -835,6 +805,5 @@ def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
         )
         + f"; s = {hits / n:.2f}"
     )
-    return {
-        "H.4-llama3-z23": Outcome(ours, grade(twice and half, largest or half), reason, value=top)
-    }
+    v = grade(twice and half, largest or half)
+    return {"H.4-llama3-z23": Outcome(ours, v, reason, value=top)}
