@@ -557,24 +557,20 @@ def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
             f"{order_text(o.split(' > '))} (MIC {m:.3f})"
             for o, m in zip(tied["order"], tied["mic"])
         )
-        out["S4-order"] = Outcome(
-            f"tie: {names}; the paper's order in {share_text(k, n)}",
-            grade(False, paper_in or many),
+        ours = f"tie: {names}; the paper's order in {share_text(k, n)}"
+        v = grade(False, paper_in or many)
+        reason = (
             f"{seed}: {len(tied)} orders within {ORDER_TIE_MIC} in MIC, "
             + ("the paper's among them" if paper_in else "none the paper's")
-            + f"; the paper's order in {k} of {n} seeds",
-            value=k / n,
-            stability=res.headline.stability("S4-order"),
+            + f"; the paper's order in {k} of {n} seeds"
         )
-        return out
-    out["S4-order"] = Outcome(
-        f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in {share_text(k, n)}",
-        grade(ok and many, ok != many),
-        (f"{seed} gives the paper's order" if ok else f"{seed} gives another order")
-        + f", as do {k} of {n} seeds",
-        value=k / n,
-        stability=res.headline.stability("S4-order"),
-    )
+    else:
+        ours = f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in {share_text(k, n)}"
+        v = grade(ok and many, ok != many)
+        gives = "gives the paper's order" if ok else "gives another order"
+        reason = f"{seed} {gives}, as do {k} of {n} seeds"
+    stab = res.headline.stability("S4-order")
+    out["S4-order"] = Outcome(ours, v, reason, value=k / n, stability=stab)
     return out
 
 
@@ -801,14 +797,12 @@ def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     rec = res.reconstruction
     rel = rec["relative_error"].sort_values(ascending=False)
     worst = list(rel.index[:2])
-    out = {
-        "F19-worst-two": Outcome(
-            "largest relative errors: "
-            + ", ".join(f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
-            set_verdict(worst, paper_list(rows, "F19-worst-two")),
-            f"worst two: {', '.join(benchmark_label(b) for b in worst)}",
-        )
-    }
+    ours = "largest relative errors: " + ", ".join(
+        f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]
+    )
+    v = set_verdict(worst, paper_list(rows, "F19-worst-two"))
+    reason = f"worst two: {', '.join(benchmark_label(b) for b in worst)}"
+    out = {"F19-worst-two": Outcome(ours, v, reason)}
     mse = rec["mse"]
     others = mse.drop(["gpqa", "musr"])
     top, inside = mse.idxmax() == "musr", bool(others.min() <= mse["gpqa"] <= others.max())
@@ -822,13 +816,11 @@ def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     four = paper_list(rows, "F19-four-near-perfect")
     worst4 = float(rec.loc[four, "relative_error"].max())
     cen = float(rec.loc[four, "centred_relative_error"].max())
+    errors = ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}" for b in four)
+    ours = f"relative errors {errors} (centred within domains: up to {cen:.3f})"
+    v = grade(worst4 <= 0.02, worst4 <= 0.05)
     out["F19-four-near-perfect"] = Outcome(
-        "relative errors "
-        + ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}" for b in four)
-        + f" (centred within domains: up to {cen:.3f})",
-        grade(worst4 <= 0.02, worst4 <= 0.05),
-        f"largest of the four: {worst4:.4f}",
-        value=worst4,
+        ours, v, f"largest of the four: {worst4:.4f}", value=worst4
     )
     return out
 
@@ -838,17 +830,16 @@ def _low(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     m = res.means["mean score"].sort_values()
     low = list(m.index[:2])
     raw = res.means["mean raw accuracy"]
-    return {
-        "F19-low-accuracy": Outcome(
-            "lowest mean scores: "
-            + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
-            + "; raw accuracy "
-            + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
-            + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others",
-            set_verdict(low, paper_list(rows, "F19-low-accuracy")),
-            f"two lowest means: {', '.join(benchmark_label(b) for b in low)}",
-        )
-    }
+    ours = (
+        "lowest mean scores: "
+        + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
+        + "; raw accuracy "
+        + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
+        + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others"
+    )
+    v = set_verdict(low, paper_list(rows, "F19-low-accuracy"))
+    reason = f"two lowest means: {', '.join(benchmark_label(b) for b in low)}"
+    return {"F19-low-accuracy": Outcome(ours, v, reason)}
 
 
 # =========================================================================== claims: the fit
