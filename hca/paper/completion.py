@@ -204,7 +204,9 @@ class CompletionResults:
     def at(self, share: float, variant: str | None = None, level: float = 0.95) -> pd.Series:
         """Figure 15a's summary row at one hidden share (default variant: the method)."""
         s = self.random_summary(level)
-        return s.loc[(variant or self.method["random"], _key(s, share))]
+        ps = s.index.get_level_values("p").unique()
+        p = _key(ps, share, f"hidden share {share} was not run; have {sorted(ps)}")
+        return s.loc[(variant or self.method["random"], p)]
 
     def local_vs_means(self) -> pd.DataFrame:
         """Local soft-impute against the local column means at every hidden share run with
@@ -241,11 +243,11 @@ class CompletionResults:
         )
 
 
-def _key(summary: pd.DataFrame, share: float) -> float:
-    ps = summary.index.get_level_values("p").unique()
-    hit = [p for p in ps if np.isclose(p, share)]
+def _key(values: Any, share: float, missing: str) -> float:
+    """The value of ``values`` equal to ``share`` up to rounding (else ValueError ``missing``)."""
+    hit = [p for p in values if np.isclose(p, share)]
     if not hit:
-        raise ValueError(f"hidden share {share} was not run; have {sorted(ps)}")
+        raise ValueError(missing)
     return hit[0]
 
 
@@ -342,10 +344,8 @@ CHAPTER: ChapterSpec[Settings, CompletionResults] = ChapterSpec(
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> CompletionResults:
-    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
-    :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== the authors' code
@@ -399,8 +399,9 @@ def rate_table(
     setup's (columns ``(source, approach)``, and ``(setup, "repetitions")``).
 
     ``shares`` defaults to 0.1 (when the curve over shares was run) and the two hidden shares
-    run with many repetitions (the setups' 0.2 and 0.8): the three the chapter discusses. A share off the two main ones comes from the curve (fewer
-    repetitions; the ``repetitions`` column says how many).
+    run with many repetitions (the setups' 0.2 and 0.8): the three the chapter discusses. A
+    share off the two main ones comes from the curve (fewer repetitions; the ``repetitions``
+    column says how many).
     """
     printed = printed_means()
     res0 = next(iter(results.values()))
@@ -410,9 +411,10 @@ def rate_table(
         shares = tuple(sorted({*extra, *res0.main_shares}))
     cols = {}
     for share in shares:
+        p = _key(printed.index, share, f"no printed mean at hidden share {share}")
         row = {
-            ("authors' notebook", "global"): printed.loc[_key_index(printed, share), "global"],
-            ("authors' notebook", "local"): printed.loc[_key_index(printed, share), "local"],
+            ("authors' notebook", "global"): printed.loc[p, "global"],
+            ("authors' notebook", "local"): printed.loc[p, "local"],
         }
         for res in results.values():
             s = res.at(share)
@@ -424,13 +426,6 @@ def rate_table(
     out.index.name = "hidden share"
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     return out
-
-
-def _key_index(frame: pd.DataFrame, share: float) -> float:
-    hit = [p for p in frame.index if np.isclose(p, share)]
-    if not hit:
-        raise ValueError(f"no printed mean at hidden share {share}")
-    return hit[0]
 
 
 # =========================================================================== claims
@@ -504,17 +499,11 @@ def _fig16(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     if worse:
         w = s[s["verdict"] == "global better"]
         ours += "; global ahead by " + ", ".join(f"{d:.2f}" for d in w["diff_mean"]) + " points"
+    never = "local never worse" if worse == 0 else f"global better in {worse} set(s)"
+    mostly = f"local significantly better in {better} of {n} sets"
     return {
-        "F16-no-worse": Outcome(
-            ours,
-            grade(worse == 0, worse <= 2),
-            "local never worse" if worse == 0 else f"global better in {worse} set(s)",
-            value=float(worse),
-        ),
+        "F16-no-worse": Outcome(ours, grade(worse == 0, worse <= 2), never, value=float(worse)),
         "F16-mostly-better": Outcome(
-            ours,
-            grade(better >= 11, better >= 7),
-            f"local significantly better in {better} of {n} sets",
-            value=float(better),
+            ours, grade(better >= 11, better >= 7), mostly, value=float(better)
         ),
     }

@@ -261,14 +261,12 @@ class InterpretationResults:
         rows = {}
         for role in ROLES:
             z, b = self.roles[role], self.role_benchmark(role)
+            ours = np.nan if z is None else float(self.alignment.r2_table.loc[z, b])
+            paper = np.nan if z is None else float(self.paper_order_r2.loc[role, b])
             rows[ROLE_NAMES[role]] = {
                 "ours": z or "none",
-                "R² at our position": np.nan
-                if z is None
-                else float(self.alignment.r2_table.loc[z, b]),
-                "R² in the paper's order": np.nan
-                if z is None
-                else float(self.paper_order_r2.loc[role, b]),
+                "R² at our position": ours,
+                "R² in the paper's order": paper,
             }
         return pd.DataFrame(rows).T
 
@@ -429,9 +427,8 @@ def _paper_order(fit, adj, x: np.ndarray, roles: dict) -> pd.DataFrame:
 
 
 def _matrix(scores: pd.DataFrame) -> np.ndarray:
-    """The benchmark scores of ``scores`` as the array an :class:`~hca.interpret.Alignment`
-    reads from them (:func:`hca.validation.check_matrix`, the same array bit for bit), so
-    that the scores shared by every run of a batch are converted once."""
+    """The array an :class:`~hca.interpret.Alignment` reads from ``scores`` (bit for bit), so
+    that the scores every run of a batch shares are converted once."""
     return check_matrix(scores, name="scores", columns=_B)
 
 
@@ -492,8 +489,7 @@ class _Checkpoints:
 
 
 def _checkpoint_rows(frame: pd.DataFrame, setup: Setup) -> _Checkpoints:
-    """Official base checkpoints with a compute (:func:`_checkpoints` reads every run's
-    factors on them)."""
+    """Official base checkpoints with a compute (every run's factors are read on them)."""
     if setup.domain_rule == "authors":
         logc, base = _authors_log10_compute(frame), frame["authors_label"]
     else:
@@ -560,7 +556,7 @@ def _runs(
     setup: Setup, settings: Settings, seeds: tuple[int, ...]
 ) -> tuple[InterpretationResults, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``
-    (the four-domain fits in one batch, :func:`hca.paper.replication.main_fits`)."""
+    (the four-domain fits in one batch)."""
     X, _ = main_data(setup)
     frame = _oos_frame(setup)
     oos = {d: frame.loc[frame["base_model"] == d, _B] for d in PAPER_OOS_DOMAINS}
@@ -621,27 +617,21 @@ def _compute(setup: Setup, settings: Settings) -> InterpretationResults:
     return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
 
 
-def _typical_key(res: InterpretationResults) -> float:
-    """What makes a run of the chapter's ensemble typical: the MIC of its four-domain fit."""
-    return res.mic
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
+#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding, and
+#: a run is typical by its four-domain fit's MIC.
 CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
     key="interpretation",
     settings=Settings,
     compute=_compute,
     ensemble=EnsembleSpec(
-        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=attrgetter("mic")
     ),
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> InterpretationResults:
-    """The interpretation chapter's results under ``setup`` (computed once per process; a
-    read-only copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims
@@ -687,17 +677,11 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
             row = res.unmixing().loc[z].abs()
             smallest = row.idxmin() == "ifeval"
             if v == "reproduced" and not smallest:
-                v, reason = (
-                    "partly",
-                    f"same set, but {benchmark_label(row.idxmin())} is smaller than IFEval",
-                )
+                v = "partly"
+                reason = f"same set, but {benchmark_label(row.idxmin())} is smaller than IFEval"
             reason += "; IFEval's weight the smallest" if smallest else ""
-        out[cid] = Outcome(
-            f"our {z}: dominant {_set_text(got)} ({_row_text(res, z)})",
-            v,
-            reason,
-            value=float(len(set(got) ^ set(paper))),
-        )
+        ours = f"our {z}: dominant {_set_text(got)} ({_row_text(res, z)})"
+        out[cid] = Outcome(ours, v, reason, value=float(len(set(got) ^ set(paper))))
     z = res.roles["math"]
     if z is None:
         out["F3a-math"] = _missing("math")
@@ -706,18 +690,15 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
     ratio = float(row.drop("math_lvl_5").max() / row["math_lvl_5"])
     only = res.dominant(z) == ["math_lvl_5"]
     v = grade(ratio < 0.2, only)
-    out["F3a-math"] = Outcome(
-        f"our {z}: largest other weight {ratio:.2f} × MATH's ({_row_text(res, z)})",
-        v,
+    ours = f"our {z}: largest other weight {ratio:.2f} × MATH's ({_row_text(res, z)})"
+    reason = (
         "every other weight below 0.2 × MATH's"
         if v == "reproduced"
-        else (
-            f"MATH Lvl 5 alone dominates, but other weights reach {ratio:.2f} × MATH's"
-            if only
-            else f"{_set_text(res.dominant(z))} dominate the row"
-        ),
-        value=ratio,
+        else f"MATH Lvl 5 alone dominates, but other weights reach {ratio:.2f} × MATH's"
+        if only
+        else f"{_set_text(res.dominant(z))} dominate the row"
     )
+    out["F3a-math"] = Outcome(ours, v, reason, value=ratio)
     return out
 
 
@@ -814,12 +795,9 @@ def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, 
             elif d in named and r[d] <= r[_IN] - 0.2:
                 drop_named.append(f"{ROLE_NAMES[role]}/{d}")
     if not cells:
+        reason = "every general/IFEval cell is not applicable"
         return {
-            "S4-transfer-poor": Outcome(
-                "no informative Table 2b cell",
-                "not reproduced",
-                "every general/IFEval cell is not applicable",
-            )
+            "S4-transfer-poor": Outcome("no informative Table 2b cell", "not reproduced", reason)
         }
     v = grade(bool(poor_named), bool(poor_other or drop_named))
     shown = [c for c in cells if any(d in c for d in named)]
@@ -883,9 +861,8 @@ def _instruct(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outco
         if largest
         else "IFEval's gain is not the largest change in every pair"
     )
-    return {
-        "D-instruct-minimal": Outcome(ours, grade(ok, largest), reason, value=float(others.max()))
-    }
+    v = grade(ok, largest)
+    return {"D-instruct-minimal": Outcome(ours, v, reason, value=float(others.max()))}
 
 
 def _compute_text(res: InterpretationResults) -> str:
@@ -963,9 +940,8 @@ def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Ou
         + f"; unmixing row signs {signs} "
         f"({', '.join(benchmark_label(b) for b in _B)})"
     )
-    return {
-        "D-z1-positive": Outcome(ours, v, f"{n_pos} of 6 loadings positive", value=float(n_pos))
-    }
+    reason = f"{n_pos} of 6 loadings positive"
+    return {"D-z1-positive": Outcome(ours, v, reason, value=float(n_pos))}
 
 
 @claim("D-z2-mixing", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
@@ -981,8 +957,5 @@ def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outc
     ours = f"our {i}: |loading| / IFEval's = " + ", ".join(
         f"{benchmark_label(b)} {ratios[b]:.2f}" for b in four
     )
-    return {
-        "D-z2-mixing": Outcome(
-            ours, v, f"largest ratio {worst:.2f} ({benchmark_label(ratios.idxmax())})", value=worst
-        )
-    }
+    reason = f"largest ratio {worst:.2f} ({benchmark_label(ratios.idxmax())})"
+    return {"D-z2-mixing": Outcome(ours, v, reason, value=worst)}

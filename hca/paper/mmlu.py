@@ -22,8 +22,8 @@ parameter counts. :func:`mmlu_frame` joins v1's architecture and date by model i
 (:func:`hca.attribution.attach_domains`), so that the same domains as in Appendix H.4 exist.
 
 The readouts of a fit on as many subjects as components (which subject each factor is closest
-to, :func:`factor_alignment`, and the refits over seeds, :func:`seed_fits`) are
-:mod:`hca.paper.mmlu_readouts`, re-exported here.
+to, :func:`factor_alignment`, and a refit over seeds read off as a row, :func:`seed_fit_row`)
+are :mod:`hca.paper.mmlu_readouts`, re-exported here.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import difflib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -47,14 +47,7 @@ from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.interpret import cluster_order
 from hca.paper.cache import cached
-from hca.paper.claims import (
-    Outcome,
-    claim,
-    grade,
-    numeric_verdict,
-    paper_list,
-    share_text,
-)
+from hca.paper.claims import Outcome, claim, grade, numeric_verdict, paper_list, share_text
 from hca.paper.constants import (
     CROSS_SUBJECTS,
     MATH_SUBJECTS,
@@ -63,14 +56,7 @@ from hca.paper.constants import (
     PAPER_V1_BASES,
     PHYSICS_SUBJECTS,
 )
-from hca.paper.mmlu_readouts import (
-    factor_alignment,
-    order_counts,
-    recovered_order,
-    seed_fit_row,
-    seed_fits,
-    subset_mic,
-)
+from hca.paper.mmlu_readouts import factor_alignment, seed_fit_row, subset_mic
 from hca.paper.replication import domain_data, estimator
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec
@@ -84,11 +70,8 @@ __all__ = [
     "domain_counts",
     "cluster_order",
     "factor_alignment",
-    "recovered_order",
     "subset_mic",
-    "seed_fits",
-    "order_counts",
-    "DOMAIN_NOTE",
+    "seed_fit_row",
     "Settings",
     "MMLUData",
     "SubjectFit",
@@ -168,15 +151,8 @@ def domain_counts(
 
 
 # =========================================================================== the chapter
-#: Why both setups use this book's attribution on the MMLU leaderboard.
 #: FastICA iterations of every fit of the chapter (see the module docstring).
 MAX_ITER = 5000
-
-DOMAIN_NOTE = (
-    "the MMLU-by-task leaderboard has no public domain rule of the authors: both "
-    "setups use this book's base-model attribution (through v1's metadata) and "
-    "differ only in the estimator's options"
-)
 
 
 @dataclass(frozen=True)
@@ -311,7 +287,7 @@ class SubjectFit:
     alignment : DataFrame
         :func:`factor_alignment` of ``model``.
     seeds : DataFrame
-        :func:`seed_fits` on ``domains``.
+        :func:`seed_fit_row` of the refits on ``domains`` over the settings' seeds.
     reproducible : dict
         Domain -> whether ``model``'s FastICA gives the same result with the domain's models
         listed in reverse order (:func:`hca.stability.ica_reproducible`; False: the run is
@@ -368,8 +344,6 @@ class MMLUResults:
     Attributes
     ----------
     setup : Setup
-    domain_note : str
-        Why the domains are this book's under both setups (:data:`DOMAIN_NOTE`).
     math, physics, cross : SubjectFit
         Figures 28, 29 and 30 on the paper's base models (Figure 30: the physics choice).
     alternatives : dict
@@ -381,7 +355,6 @@ class MMLUResults:
     """
 
     setup: Any
-    domain_note: str
     math: SubjectFit
     physics: SubjectFit
     cross: SubjectFit
@@ -444,9 +417,10 @@ class _SubjectICA:
     forward: list
     backward: list
 
-    def of(self, runs: list, seed: int, domains: Sequence[str]) -> dict:
-        """The ICA of ``domains`` under ``seed`` (one fit's ``icas``)."""
-        return {d: runs[self.seeds.index(seed)][d] for d in domains}
+    def of(self, seeds: Sequence[int], domains: Sequence[str], backward: bool = False) -> list:
+        """The ICA of ``domains`` under every seed of ``seeds`` (each fit's ``icas``)."""
+        runs = self.backward if backward else self.forward
+        return [{d: runs[self.seeds.index(s)][d] for d in domains} for s in seeds]
 
     def extended(self, more: _SubjectICA) -> _SubjectICA:
         """These runs and those of ``more`` (other seeds of the same subjects)."""
@@ -468,8 +442,7 @@ def _subject_icas(
     for every set of subjects, every available base model with its rows in order and
     reversed, under every seed. The models of a base model are the same rows in every fit of
     the chapter (a fit on a few base models, the subset table of all of them, a resampled
-    choice), so each subject fit reads its ICA from here; one stack of iterations per base
-    model and shape serves all of them."""
+    choice), so each subject fit reads its ICA from here."""
     datasets = []
     for subjects in subject_sets:
         X, labels = domain_data(data.frame, data.available, list(subjects))
@@ -483,6 +456,22 @@ def _subject_icas(
     }
 
 
+#: The options of :class:`~hca.estimator.HCA` its per-domain FastICA reads
+#: (:func:`hca.stability.domain_icas`); setups that agree on them share one FastICA batch.
+_ICA_OPTIONS = ("n_components", "ica", "max_iter", "tol", "n_restarts")
+
+
+def _ica_batch(
+    batches: dict, est: HCA, data: MMLUData, seeds: tuple[int, ...]
+) -> dict[tuple, _SubjectICA]:
+    """:func:`_subject_icas` of ``seeds``, computed once per set of FastICA options of ``est``
+    (the book's two setups differ only in HCA's residuals and the subset size)."""
+    options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
+    if options not in batches:
+        batches[options] = _subject_icas(est, data, _SUBJECT_SETS, seeds)
+    return batches[options]
+
+
 def _chosen(data: MMLUData, subjects: Sequence[str], domains: Sequence[str]) -> tuple:
     """The scores and labels of ``domains`` (checked to be available) for ``subjects``."""
     missing = [d for d in domains if d not in data.available]
@@ -492,6 +481,17 @@ def _chosen(data: MMLUData, subjects: Sequence[str], domains: Sequence[str]) -> 
             f"{len(subjects)} subjects (available: {list(data.available)})"
         )
     return _subject_inputs(tuple(subjects), tuple(domains)).chosen
+
+
+class _Fixed(NamedTuple):
+    """A subject fit on fixed base models: the seeds of its refits, the smallest subset size
+    of its table (None: no table) and the seeds of its subset sweeps (None: no sweeps)."""
+
+    subjects: tuple
+    domains: tuple
+    refit_seeds: tuple
+    min_size: int | None = None
+    sweep_seeds: tuple | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -504,41 +504,27 @@ class _Refits:
     sweeps: Any  # hca.stability.SubsetStability or None
 
 
-def _refits(
-    est: HCA,
-    data: MMLUData,
-    ica: _SubjectICA,
-    subjects: Sequence[str],
-    domains: Sequence[str],
-    refit_seeds: Sequence[int],
-    *,
-    min_size: int | None,
-    sweep_seeds: Sequence[int] | None,
-    n_jobs: int | None,
-) -> _Refits:
-    """The refits of a subject fit on ``domains`` for ``refit_seeds`` (their searches in one
-    batch) and, with ``min_size`` and ``sweep_seeds``, its subset sweeps over the available
-    base models, from the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`)."""
-    Xd, ld = _chosen(data, subjects, domains)
-    seeds = tuple(int(x) for x in refit_seeds)
+def _refits(est: HCA, data: MMLUData, ica: _SubjectICA, fit: _Fixed, n_jobs: int | None) -> _Refits:
+    """The refits of ``fit`` (their searches in one batch) and its subset sweeps over the
+    available base models, from the chapter's batch of FastICA ``ica``."""
+    Xd, ld = _chosen(data, fit.subjects, fit.domains)
+    seeds = tuple(int(x) for x in fit.refit_seeds)
     sweeps = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
-        fits = st.seed_fits(
-            est, Xd, ld, seeds, icas=[ica.of(ica.forward, s, domains) for s in seeds]
-        )
-        if min_size is not None and sweep_seeds:
-            X, labels = _subject_inputs(tuple(subjects), tuple(domains)).available
-            sweep = tuple(int(x) for x in sweep_seeds)
+        fits = st.seed_fits(est, Xd, ld, seeds, icas=ica.of(seeds, fit.domains))
+        if fit.min_size is not None and fit.sweep_seeds:
+            X, labels = _subject_inputs(tuple(fit.subjects), tuple(fit.domains)).available
+            sweep = tuple(int(x) for x in fit.sweep_seeds)
             sweeps = st.subset_stability(
                 est,
                 X,
                 labels,
                 candidates=list(data.available),
-                min_size=min_size,
+                min_size=fit.min_size,
                 seeds=sweep,
                 n_jobs=n_jobs,
-                icas=[ica.of(ica.forward, s, data.available) for s in sweep],
+                icas=ica.of(sweep, data.available),
             )
     records = pd.DataFrame([seed_fit_row(m, Xd, s) for m, s in zip(fits, seeds)])
     return _Refits(dict(zip(seeds, fits)), records, sweeps)
@@ -548,20 +534,16 @@ def _subject_fits(
     est: HCA,
     data: MMLUData,
     ica: _SubjectICA,
-    subjects: Sequence[str],
-    domains: Sequence[str],
+    fit: _Fixed,
     run_seeds: tuple[int, ...],
     refits: _Refits,
-    *,
-    min_size: int | None,
     n_jobs: int | None,
 ) -> tuple[SubjectFit, ...]:
-    """One subject fit for every FastICA seed of ``run_seeds`` (``est`` with each seed), from
-    the chapter's batch of FastICA ``ica`` (:func:`_subject_icas`) and the fit's shared
-    ``refits`` (:func:`_refits`): the fits on ``domains`` (a run seed among the refits' is
-    that refit; the others' searches in one batch), the subset table of the available base
-    models, and whether each fit is reproducible with its models in reverse order."""
-    subjects, domains = list(subjects), list(domains)
+    """``fit`` for every FastICA seed of ``run_seeds``, from the chapter's batch of FastICA
+    ``ica`` and the fit's shared ``refits``: the fits (a run seed among the refits' is that
+    refit; the others' searches in one batch), the subset table of the available base models,
+    and whether each fit is reproducible with its models in reverse order."""
+    subjects, domains = list(fit.subjects), list(fit.domains)
     Xd, ld = _chosen(data, subjects, domains)
     inputs = _subject_inputs(tuple(subjects), tuple(domains))
     X, labels = inputs.available
@@ -570,27 +552,23 @@ def _subject_fits(
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted in the seed fits
         fits = dict(refits.fits)
         if new:
-            fits |= zip(
-                new,
-                st.seed_fits(est, Xd, ld, new, icas=[ica.of(ica.forward, s, domains) for s in new]),
-            )
+            fits |= zip(new, st.seed_fits(est, Xd, ld, new, icas=ica.of(new, domains)))
         models = [fits[s] for s in run_seeds]
         tables: list[pd.DataFrame | None] = [None] * len(run_seeds)
-        if min_size is not None:
+        if fit.min_size is not None:
             tables = list(
                 mic_by_subset_many(
                     est,
                     [(X, labels)],
                     run_seeds,
                     candidates=list(data.available),
-                    min_size=min_size,
+                    min_size=fit.min_size,
                     n_jobs=n_jobs,
-                    icas=[[ica.of(ica.forward, s, data.available) for s in run_seeds]],
+                    icas=[ica.of(run_seeds, data.available)],
                 )[0]
             )
-        reproducible = st.ica_reproducible_many(
-            models, Xd, ld, again=[ica.of(ica.backward, s, domains) for s in run_seeds]
-        )
+        again = ica.of(run_seeds, domains, backward=True)
+        reproducible = st.ica_reproducible_many(models, Xd, ld, again=again)
     return tuple(
         SubjectFit(
             subjects=tuple(subjects),
@@ -599,7 +577,7 @@ def _subject_fits(
             corr_all=inputs.corr_all,
             spectra=inputs.spectra,
             table=table,
-            min_size=int(min_size or len(domains)),
+            min_size=int(fit.min_size or len(domains)),
             sweeps=refits.sweeps,
             model=model,
             alignment=factor_alignment(model.unmixing_, subjects),
@@ -610,30 +588,19 @@ def _subject_fits(
     )
 
 
-#: The options of :class:`~hca.estimator.HCA` its per-domain FastICA reads
-#: (:func:`hca.stability.domain_icas`); setups that agree on them share one FastICA batch.
-_ICA_OPTIONS = ("n_components", "ica", "max_iter", "tol", "n_restarts")
-
-
 def _estimator(setup: Setup) -> HCA:
     return estimator(setup, search="sequential", max_iter=MAX_ITER)
 
 
-def _fixed_fits(setup: Setup, settings: Settings) -> dict[str, tuple]:
-    """The subject fits every run of ``setup`` makes on fixed base models: name ->
-    (subjects, domains, smallest subset size, sweep seeds, refit seeds)."""
+def _fixed_fits(setup: Setup, settings: Settings) -> dict[str, _Fixed]:
+    """The subject fits every run of ``setup`` makes on fixed base models."""
     k = min(setup.min_subset_size, len(mmlu_data().available))
+    seeds, sweep = settings.seeds, settings.sweep_seeds
     return {
-        "math": (MATH_SUBJECTS, PAPER_MATH_DOMAINS, 3, settings.sweep_seeds, settings.seeds),
-        "physics": (
-            PHYSICS_SUBJECTS,
-            PAPER_PHYSICS_DOMAINS,
-            4,
-            settings.sweep_seeds,
-            settings.seeds,
-        ),
-        "cross": (CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, k, None, settings.seeds),
-        "math_choice": (CROSS_SUBJECTS, PAPER_MATH_DOMAINS, None, None, settings.alt_seeds),
+        "math": _Fixed(MATH_SUBJECTS, PAPER_MATH_DOMAINS, seeds, 3, sweep),
+        "physics": _Fixed(PHYSICS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, 4, sweep),
+        "cross": _Fixed(CROSS_SUBJECTS, PAPER_PHYSICS_DOMAINS, seeds, k),
+        "math_choice": _Fixed(CROSS_SUBJECTS, PAPER_MATH_DOMAINS, settings.alt_seeds),
     }
 
 
@@ -641,8 +608,7 @@ def _fixed_fits(setup: Setup, settings: Settings) -> dict[str, tuple]:
 class _Common:
     """What every run of the chapter's ensembles under ``setups`` shares, per setup: the
     FastICA of the settings' seeds (the refits', the alternatives', the sweeps'; one batch per
-    set of FastICA options, :func:`_subject_icas`) and the refits of the fixed subject fits
-    (:func:`_refits`)."""
+    set of FastICA options, :func:`_ica_batch`) and the refits of the fixed subject fits."""
 
     icas: tuple  # per setup: subjects -> _SubjectICA
     refits: tuple  # per setup: name of a fixed fit -> _Refits
@@ -657,28 +623,11 @@ def _common(setups: tuple[Setup, ...], settings: Settings) -> _Common:
     icas, refits = [], []
     for setup in setups:
         est = _estimator(setup)
-        options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
-        if options not in batches:
-            batches[options] = _subject_icas(est, data, _SUBJECT_SETS, seeds)
-        batch = batches[options]
+        batch = _ica_batch(batches, est, data, seeds)
         icas.append(batch)
+        fixed = _fixed_fits(setup, settings).items()
         refits.append(
-            {
-                name: _refits(
-                    est,
-                    data,
-                    batch[subjects],
-                    subjects,
-                    domains,
-                    refit_seeds,
-                    min_size=min_size,
-                    sweep_seeds=sweep_seeds,
-                    n_jobs=settings.n_jobs,
-                )
-                for name, (subjects, domains, min_size, sweep_seeds, refit_seeds) in (
-                    _fixed_fits(setup, settings).items()
-                )
-            }
+            {k: _refits(est, data, batch[f.subjects], f, settings.n_jobs) for k, f in fixed}
         )
     return _Common(tuple(icas), tuple(refits))
 
@@ -688,11 +637,10 @@ def _runs(
 ) -> tuple[tuple[MMLUResults, ...], ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under every seed-free setup
     of ``setups``. What the runs share is computed once for all batches of seeds
-    (:func:`_common`, keyed by the setups and settings: the refits and sweeps, and the FastICA
-    of their seeds); the FastICA of the other run seeds in one batch (:func:`_subject_icas`)
-    shared by the setups whose FastICA options agree (the book's two differ only in HCA's
-    residuals and the subset size, so they share one), and every subject fit's searches of
-    all seeds in one batch per setup."""
+    (:func:`_common`: the refits and sweeps, and the FastICA of their seeds); the FastICA of
+    the other run seeds in one batch shared by the setups whose FastICA options agree
+    (:func:`_ica_batch`), and every subject fit's searches of all seeds in one batch per
+    setup."""
     data = mmlu_data()
     common = cached("mmlu_common", _common, setups, settings)
     more: dict[tuple, dict[tuple, _SubjectICA]] = {}
@@ -702,10 +650,8 @@ def _runs(
         icas = common.icas[i]
         new = tuple(s for s in seeds if s not in icas[MATH_SUBJECTS].seeds)
         if new:
-            options = tuple(est.get_params()[k] for k in _ICA_OPTIONS)
-            if options not in more:
-                more[options] = _subject_icas(est, data, _SUBJECT_SETS, new)
-            icas = {subjects: icas[subjects].extended(more[options][subjects]) for subjects in icas}
+            extra = _ica_batch(more, est, data, new)
+            icas = {subjects: icas[subjects].extended(extra[subjects]) for subjects in icas}
         out.append(_setup_runs(setup, est, data, icas, common.refits[i], settings, seeds))
     return tuple(out)
 
@@ -722,22 +668,10 @@ def _setup_runs(
     """The runs of :func:`_runs` under one setup, from its FastICA ``icas`` and the refits of
     its fixed subject fits."""
     fits = {
-        name: _subject_fits(
-            est,
-            data,
-            icas[subjects],
-            subjects,
-            domains,
-            seeds,
-            refits[name],
-            min_size=min_size,
-            n_jobs=settings.n_jobs,
-        )
-        for name, (subjects, domains, min_size, _, _) in _fixed_fits(setup, settings).items()
+        name: _subject_fits(est, data, icas[f.subjects], f, seeds, refits[name], settings.n_jobs)
+        for name, f in _fixed_fits(setup, settings).items()
     }
-    math, physics, cross, math_choice = (
-        fits[k] for k in ("math", "physics", "cross", "math_choice")
-    )
+    math, physics, cross, math_choice = fits.values()
     # the base models with the smallest MIC for Figure 30's subjects depend on the seed: the
     # seeds that share them are fitted in one batch
     best = [
@@ -749,23 +683,9 @@ def _setup_runs(
     smallest: dict[int, SubjectFit] = {}
     for choice in dict.fromkeys(best):
         group = tuple(s for s, b in zip(seeds, best) if b == choice)
-        alt = _refits(
-            est,
-            data,
-            ica,
-            CROSS_SUBJECTS,
-            choice,
-            settings.alt_seeds,
-            min_size=None,
-            sweep_seeds=None,
-            n_jobs=settings.n_jobs,
-        )
-        smallest |= zip(
-            group,
-            _subject_fits(
-                est, data, ica, CROSS_SUBJECTS, choice, group, alt, min_size=None, n_jobs=None
-            ),
-        )
+        alt = _Fixed(CROSS_SUBJECTS, choice, settings.alt_seeds)
+        shared = _refits(est, data, ica, alt, settings.n_jobs)
+        smallest |= zip(group, _subject_fits(est, data, ica, alt, group, shared, None))
     out = []
     for i, seed in enumerate(seeds):
         alternatives = {"mathematics choice": math_choice[i], "smallest MIC": smallest[seed]}
@@ -775,7 +695,6 @@ def _setup_runs(
         out.append(
             MMLUResults(
                 setup=setup.with_seed(seed),
-                domain_note=DOMAIN_NOTE,
                 math=math[i],
                 physics=physics[i],
                 cross=cross[i],
@@ -800,26 +719,19 @@ def _typical_key(res: MMLUResults) -> float:
     return float(res.math.model.mic_)
 
 
-def _no_steering(res: MMLUResults) -> str:
-    """The chapter's claims name the fit they read (``@claim(..., evidence=...)``); the
-    chapter's own rule is that every run is evidence."""
-    return ""
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`; each claim names the subject fit whose steering leaves a run out.
+#: :func:`_runs`; each claim names the subject fit it reads (``@claim(..., evidence=...)``), so
+#: the chapter's own rule is that every run is evidence.
 CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec(
     key="mmlu",
     settings=Settings,
     compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=_no_steering, typical_key=_typical_key),
+    ensemble=EnsembleSpec(runs=_runs, evidence=lambda res: "", typical_key=_typical_key),
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> MMLUResults:
-    """The MMLU chapter's results under ``setup`` (computed once per process; a read-only
-    copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims
@@ -848,25 +760,15 @@ def _fig27(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"{pc1:.1%} of the variance ({len(d.frame):,} models)"
     )
     ok = [d.median_corr >= bar, pc1 >= bar]
-    return {
-        "F27-one-factor": Outcome(
-            ours,
-            grade(all(ok), any(ok)),
-            f"{sum(ok)} of the 2 measures reach {bar:g}",
-            value=d.median_corr,
-        )
-    }
+    reason = f"{sum(ok)} of the 2 measures reach {bar:g}"
+    return {"F27-one-factor": Outcome(ours, grade(all(ok), any(ok)), reason, value=d.median_corr)}
 
 
 def _mic_outcome(fit: SubjectFit, rows: pd.DataFrame, cid: str) -> Outcome:
     mic = float(fit.model.mic_)
     v, r = numeric_verdict(mic, float(rows.loc[cid, "value"]), rows.loc[cid, "tolerance"])
-    return Outcome(  # the range over seeds is the ensemble's (one seed set beside the median)
-        f"{mic:.3f} (seed 0; {', '.join(fit.domains)})",
-        v,
-        r,
-        value=mic,
-    )
+    # the range over seeds is the ensemble's (one seed set beside the median)
+    return Outcome(f"{mic:.3f} (seed 0; {', '.join(fit.domains)})", v, r, value=mic)
 
 
 def _minimal_outcome(fit: SubjectFit, size: int | None, what: str) -> Outcome:
@@ -901,12 +803,8 @@ def _z1_outcome(fit: SubjectFit, subject: str) -> Outcome:
         f"{_row_share(fit.model.unmixing_, 0, fit.subjects.index(top0)):.2f}); over {n} "
         "seeds: " + ", ".join(f"{short_label(c)} {v:.0%}" for c, v in counts.items())
     )
-    return Outcome(
-        ours,
-        _seed_rule(top0 == subject, k, n),
-        _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}"),
-        value=k / n,
-    )
+    reason = _seed_reason(top0 == subject, k, n, f"z1 = {short_label(subject)}")
+    return Outcome(ours, _seed_rule(top0 == subject, k, n), reason, value=k / n)
 
 
 def _row_share(H: Any, i: int, j: int) -> float:
@@ -966,14 +864,9 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"seed 0: {' → '.join(short_label(c) for c in order)} (MIC {f.model.mic_:.3f}, physics "
         f"choice of base models); the paper's order in {share_text(k, n)}"
     )
-    return {
-        "H.5-cross-order": Outcome(
-            ours,
-            _seed_rule(order == paper, k, n),
-            _seed_reason(order == paper, k, n, "the paper's order"),
-            value=k / n,
-        )
-    }
+    v = _seed_rule(order == paper, k, n)
+    reason = _seed_reason(order == paper, k, n, "the paper's order")
+    return {"H.5-cross-order": Outcome(ours, v, reason, value=k / n)}
 
 
 @claim(
@@ -999,9 +892,8 @@ def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = _seed_reason(ok0, k, n, "{top(z2), top(z3)} = {elementary, high-school math}")
     if not ok0 and not half and one:
         reason += "; exactly one of top(z2), top(z3) is one of them at seed 0"
-    return {
-        "H.5-math-z23": Outcome(ours, grade(ok0 and half, ok0 != half or one), reason, value=k / n)
-    }
+    v = grade(ok0 and half, ok0 != half or one)
+    return {"H.5-math-z23": Outcome(ours, v, reason, value=k / n)}
 
 
 def _mixture_rows(W: Any, subjects: Sequence[str], pair: Sequence[str]) -> list[bool]:
@@ -1036,8 +928,5 @@ def _phys_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = (
         f"{sum(rows0)} of the 2 rows are such mixtures at seed 0; both in {k / n:.0%} of {n} seeds"
     )
-    return {
-        "H.5-phys-z23": Outcome(
-            ours, grade(both and k >= 0.5 * n, sum(rows0) >= 1), reason, value=k / n
-        )
-    }
+    v = grade(both and k >= 0.5 * n, sum(rows0) >= 1)
+    return {"H.5-phys-z23": Outcome(ours, v, reason, value=k / n)}

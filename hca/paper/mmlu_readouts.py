@@ -12,36 +12,24 @@ factor, 1/3 for an even mixture of three). The first row is unaffected by the
 lower-triangular ambiguity of Appendix C.2 and by the OLS adjustment, so "``z_1`` is
 close to subject ``a``" is a statement about identified quantities.
 
-:func:`seed_fits` refits over FastICA seeds and reads these off every fit
-(:func:`seed_fit_row`); :func:`order_counts` tallies them; :func:`subset_mic` looks one subset
-up in a MIC-by-subset table.
+:func:`seed_fit_row` reads these off one fit of a batch of seed refits
+(:func:`hca.stability.seed_fits`); :func:`subset_mic` looks one subset up in a MIC-by-subset
+table.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
-from sklearn.exceptions import ConvergenceWarning
 
-from hca import stability as st
-from hca.data.registry import benchmark_label
-from hca.estimator.model import HCA, clone_hca
+from hca.estimator.model import HCA
 from hca.stability import fit_record
-from hca.validation import check_matrix
 
-__all__ = [
-    "factor_alignment",
-    "recovered_order",
-    "subset_mic",
-    "seed_fit_row",
-    "seed_fits",
-    "order_counts",
-]
+__all__ = ["factor_alignment", "subset_mic", "seed_fit_row"]
 
 
 def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
@@ -90,11 +78,6 @@ def factor_alignment(unmixing: Any, benchmarks: Sequence[str]) -> pd.DataFrame:
     )
 
 
-def recovered_order(unmixing: Any, benchmarks: Sequence[str]) -> tuple[str, ...]:
-    """Benchmarks in causal order, root first (``factor_alignment(...)["benchmark"]``)."""
-    return tuple(factor_alignment(unmixing, benchmarks)["benchmark"])
-
-
 def subset_mic(table: pd.DataFrame, subset: Sequence[Hashable]) -> pd.Series:
     """Row of a :func:`hca.estimator.mic_by_subset` table for ``subset`` (any order).
 
@@ -119,7 +102,13 @@ def subset_mic(table: pd.DataFrame, subset: Sequence[Hashable]) -> pd.Series:
 
 
 def seed_fit_row(model: HCA, X: pd.DataFrame, seed: int) -> dict:
-    """The row of :func:`seed_fits` of one fitted model."""
+    """One refit over FastICA seeds read off as a row: ``seed``, ``mic``, ``order`` (the
+    :func:`factor_alignment`, root first), ``z1`` (its first entry), ``z1_share``, ``top``
+    (the largest-weight benchmark of every row alone), ``sq_weights`` (the rows normalised to
+    unit length and squared), ``ols_alignment`` (the OLS picks of
+    :func:`hca.stability.fit_record`, whose last pick is arbitrary with as many factors as
+    benchmarks), ``ica_converged``, ``certified`` and per domain ``alpha[<domain>]`` and
+    ``converged[<domain>]``."""
     rec = fit_record(model)
     align = factor_alignment(model.unmixing_, [str(c) for c in X.columns])
     H = np.asarray(model.unmixing_, dtype=float)
@@ -139,80 +128,3 @@ def seed_fit_row(model: HCA, X: pd.DataFrame, seed: int) -> dict:
     row.update({k: v for k, v in rec.items() if k.startswith("alpha[")})
     row.update({f"converged[{dom}]": bool(ok) for dom, ok in model.ica_converged_.items()})
     return row
-
-
-def seed_fits(
-    estimator: HCA,
-    X: pd.DataFrame,
-    domains: Any,
-    *,
-    seeds: Sequence[int] = range(20),
-    n_jobs: int | None = None,
-) -> pd.DataFrame:
-    """Refit HCA with every ICA seed and read the causal order off each fit.
-
-    :func:`hca.stability.seed_stability` reads the order from the OLS adjustment, whose
-    last pick is arbitrary when there are as many factors as benchmarks (``z_3`` regressed
-    on ``z_1, z_2`` and any one benchmark is then exact, ``R^2 = 1`` for every benchmark).
-    This keeps :func:`hca.stability.fit_record` and adds the readout of
-    :func:`factor_alignment`.
-
-    Parameters
-    ----------
-    estimator : hca.estimator.HCA
-        Settings of the refits (cloned; ``random_state`` set to every seed).
-    X : DataFrame of shape (n_models, n_benchmarks)
-        Scores (the column names name the benchmarks).
-    domains : array-like of shape (n_models,)
-        Domain labels.
-    seeds : sequence of int
-        ICA seeds.
-    n_jobs : int, optional
-        Unused: the refits run as one batch (:func:`hca.stability.seed_fits`); kept for
-        callers that pass it.
-
-    Returns
-    -------
-    DataFrame
-        One row per seed: ``seed``, ``mic``, ``order`` (tuple of benchmarks, root first),
-        ``z1`` (its first entry), ``z1_share``, ``top`` (the largest-weight benchmark of
-        every row taken alone), ``sq_weights`` (the rows normalised to unit length and
-        squared, a tuple of tuples: factors x benchmarks), ``ols_alignment`` (the OLS picks of
-        :func:`hca.stability.fit_record`), ``ica_converged`` (all domains), ``certified``
-        (the search's optimum is certified), and per domain ``alpha[<domain>]`` and
-        ``converged[<domain>]`` (ICA converged).
-    """
-    clone_hca(estimator)
-    check_matrix(X, require_names=True)
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds is empty")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # recorded in the model
-        models = st.seed_fits(estimator, X, domains, seeds)
-    return pd.DataFrame([seed_fit_row(m, X, s) for m, s in zip(models, seeds)])
-
-
-def order_counts(
-    fits: pd.DataFrame, column: str = "order", labels: dict | None = None
-) -> pd.DataFrame:
-    """How often each value of ``column`` (an order or ``z1``) came back over the seeds.
-
-    Returns
-    -------
-    DataFrame
-        ``value`` (orders joined by ``" > "`` with short subject names), ``count``,
-        ``share``; most frequent first.
-    """
-    if column not in fits.columns:
-        raise ValueError(f"fits lacks column {column!r}; pass the output of seed_fits")
-
-    def show(v):
-        items = v if isinstance(v, tuple) else (v,)
-        return " > ".join((labels or {}).get(x, benchmark_label(x)) for x in items)
-
-    values = fits[column].map(show)
-    counts = values.value_counts()
-    return pd.DataFrame(
-        {"value": counts.index, "count": counts.to_numpy(), "share": counts.to_numpy() / len(fits)}
-    )

@@ -38,13 +38,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from hca import subspace as ss
-from hca.attribution.domains import (
-    REGIMES,
-    RegimeCuts,
-    nd_regimes,
-    stack_groups,
-    top_within,
-)
+from hca.attribution.domains import REGIMES, RegimeCuts, nd_regimes, stack_groups, top_within
 from hca.data import authors_tokens
 from hca.data.frames import domain_data
 from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
@@ -292,20 +286,13 @@ class Figure11:
 
     def within(self) -> pd.DataFrame:
         """(c) per regime: its two base models, their distance and pair threshold."""
-        rows = []
-        for reg, pair in self.top_in_regime.items():
-            if len(pair) == 2:
-                a, b = pair
-                rows.append(
-                    {
-                        "regime": reg,
-                        "base A": a,
-                        "base B": b,
-                        "distance": float(self.mix.dist.loc[a, b]),
-                        "pair threshold": float(self.mix.pair_threshold.loc[a, b]),
-                    }
-                )
-        out = pd.DataFrame(rows).set_index("regime")
+        cols = ["regime", "base A", "base B", "distance", "pair threshold"]
+        pairs = {reg: pair for reg, pair in self.top_in_regime.items() if len(pair) == 2}
+        rows = [
+            (reg, a, b, float(self.mix.dist.loc[a, b]), float(self.mix.pair_threshold.loc[a, b]))
+            for reg, (a, b) in pairs.items()
+        ]
+        out = pd.DataFrame(rows, columns=cols).set_index("regime")
         out["beyond noise"] = out["distance"] > out["pair threshold"]
         return out
 
@@ -345,28 +332,16 @@ def figure11(
     years = frame.loc[has_y, "year"].astype(int).astype(str)
     v1 = v1_frame().dropna(subset=[*V1_BENCHMARKS, "year"])
     years1 = v1["year"].astype(int).astype(str)
+
+    def compare(X: pd.DataFrame, g: np.ndarray, order: Sequence) -> Any:
+        return delayed(_compare)(X, g, order, n_splits, random_state)
+
     jobs = [
         delayed(_moe_panel)(frame, n_splits, random_state),
-        delayed(_compare)(
-            frame.loc[has, B2],
-            cuts.labels[has].astype(object).to_numpy(),
-            REGIMES,
-            n_splits,
-            random_state,
-        ),
-        delayed(_compare)(
-            d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c, n_splits, random_state
-        ),
-        delayed(_compare)(
-            frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique()), n_splits, random_state
-        ),
-        delayed(_compare)(
-            v1[list(V1_BENCHMARKS)],
-            years1.to_numpy(),
-            sorted(years1.unique()),
-            n_splits,
-            random_state,
-        ),
+        compare(frame.loc[has, B2], cuts.labels[has].astype(object).to_numpy(), REGIMES),
+        compare(d_c[B2], d_c["base_model"].astype(object).to_numpy(), order_c),
+        compare(frame.loc[has_y, B2], years.to_numpy(), sorted(years.unique())),
+        compare(v1[list(V1_BENCHMARKS)], years1.to_numpy(), sorted(years1.unique())),
     ]
     (moe, archs, n_moe, n_two), nd, mix, yrs, yrs1 = Parallel(n_jobs=n_jobs)(jobs)
     return Figure11(
@@ -476,10 +451,6 @@ class PCAResults:
         )
 
 
-def _boot_sets(boot: ss.BootstrapDistances, tau: float) -> tuple:
-    return tuple(ss.bootstrap_sets(boot, tau))
-
-
 def _figure10(frame: pd.DataFrame, settings: Settings):
     top = list(frame["domain"].value_counts().index[: settings.n_top])
     X, g = domain_data(frame, top, B2, by="domain")
@@ -540,7 +511,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         ranks=ss.spectrum_table(spectra, n_show=4),
         sinv=sinv,
         boot=boot,
-        boot_sets=_boot_sets(boot, sinv.tau),
+        boot_sets=tuple(ss.bootstrap_sets(boot, sinv.tau)),
         pair_set=tuple(ss.invariant_set(sinv.dist, nulls)),
         leverage=lev,
         residual=resid,
@@ -562,10 +533,8 @@ CHAPTER: ChapterSpec[Settings, PCAResults] = ChapterSpec(
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> PCAResults:
-    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
-    :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims
@@ -655,11 +624,8 @@ def _rank3(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         )
     else:
         reason = f"rank 3 at no cut-off from {lo_r:.0%} to {hi_r:.0%}"
-    return {
-        "F2a-rank3": Outcome(
-            ours, grade(share >= 1.0 - 1e-12, share > 0), reason, value=float(res.rank90)
-        )
-    }
+    v = grade(share >= 1.0 - 1e-12, share > 0)
+    return {"F2a-rank3": Outcome(ours, v, reason, value=float(res.rank90))}
 
 
 @claim("F2b-sinv-v2", chapter="pca", figure="fig-pca-distance-8")
@@ -681,18 +647,10 @@ def _sinv_v2(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         else ", ".join(f"{b} (in {memb.get(b, 0):.0%} of bootstrap sets)" for b in diff)
         + (" is in the set" if set(diff) <= set(s.members) else " differs")
     )
-    share = res.set_share(paper)
-    stab = Stability(
-        share,
-        len(res.boot_sets),
-        "within-domain bootstrap resamples of the models, τ fixed at the "
-        "full-data value; PCA has no ICA seed",
-    )
-    return {
-        "F2b-sinv-v2": Outcome(
-            ours, v, reason, value=float(len(set(s.members) & set(paper))), stability=stab
-        )
-    }
+    design = "within-domain bootstrap resamples of the models, τ fixed at the full-data value"
+    stab = Stability(res.set_share(paper), len(res.boot_sets), f"{design}; PCA has no ICA seed")
+    n = float(len(set(s.members) & set(paper)))
+    return {"F2b-sinv-v2": Outcome(ours, v, reason, value=n, stability=stab)}
 
 
 @claim("S2-ica-span", chapter="pca", figure="fig-pca-distance-8")
@@ -703,16 +661,14 @@ def _ica_span(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"({int(res.sinv.sizes.sum()):,} models)"
     )
     if d < ICA_TOL:
-        return {
-            "S2-ica-span": Outcome(
-                ours,
-                "not applicable",
-                "sanity check passed, not evidence: FastICA whitens "
-                "with PCA, so the spans coincide by construction",
-                value=d,
-            )
-        }
-    return {"S2-ica-span": Outcome(ours, "not reproduced", "the spans differ: a bug", value=d)}
+        v = "not applicable"
+        reason = (
+            "sanity check passed, not evidence: FastICA whitens with PCA, so the spans "
+            "coincide by construction"
+        )
+    else:
+        v, reason = "not reproduced", "the spans differ: a bug"
+    return {"S2-ica-span": Outcome(ours, v, reason, value=d)}
 
 
 @claim("F9-rank3", "F9-gemma-rank2", chapter="pca", figure="fig-pca-domain-spectra")
@@ -771,15 +727,9 @@ def _pair(cmp, a: str, b: str) -> tuple[float, float]:
 @claim("F11a-moe", chapter="pca", figure="fig-pca-figure11-moe")
 def _moe(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     d, t = _pair(res.fig11.moe, "MoE", "non-MoE")
-    return {
-        "F11a-moe": Outcome(
-            f"MoE vs non-MoE distance {d:.3f} (pair threshold {t:.3f}; "
-            f"{res.fig11.n_moe} MoE models)",
-            grade(d <= t, d <= 2 * t),
-            "within split-half noise" if d <= t else "beyond noise",
-            value=d,
-        )
-    }
+    ours = f"MoE vs non-MoE distance {d:.3f} (pair threshold {t:.3f}; {res.fig11.n_moe} MoE models)"
+    reason = "within split-half noise" if d <= t else "beyond noise"
+    return {"F11a-moe": Outcome(ours, grade(d <= t, d <= 2 * t), reason, value=d)}
 
 
 @claim("F11a-two-archs", chapter="pca", figure="fig-pca-figure11-moe")
@@ -787,14 +737,8 @@ def _two_archs(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.fig11
     share = f.moe_share
     ours = f"{f.n_moe_two} of {f.n_moe} MoE models ({share:.0%}) on {' and '.join(f.moe_archs)}"
-    return {
-        "F11a-two-archs": Outcome(
-            ours,
-            grade(share >= 0.8, share >= 0.5),
-            f"{share:.0%} of the MoE models use the two most frequent MoE architectures",
-            value=share,
-        )
-    }
+    reason = f"{share:.0%} of the MoE models use the two most frequent MoE architectures"
+    return {"F11a-two-archs": Outcome(ours, grade(share >= 0.8, share >= 0.5), reason, value=share)}
 
 
 def _regime_distances(res: PCAResults) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -822,24 +766,15 @@ def _nd(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         )
     else:
         reason = f"{odd} stands apart instead"
-    out = {
-        "F11b-nd": Outcome(
-            ours,
-            grade(largest and len(beyond) == 3, largest and len(beyond) >= 1),
-            reason,
-            value=float(len(beyond)),
-        )
-    }
+    v = grade(largest and len(beyond) == 3, largest and len(beyond) >= 1)
+    out = {"F11b-nd": Outcome(ours, v, reason, value=float(len(beyond)))}
     pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1 :]]
     ratio = [D.loc[a, b] / T.loc[a, b] for a, b in pairs]
     n_in = sum(x <= 1 for x in ratio)
     ours3 = "; ".join(f"{a} vs {b} {D.loc[a, b]:.3f} (thr. {T.loc[a, b]:.3f})" for a, b in pairs)
-    out["F11b-three-similar"] = Outcome(
-        ours3,
-        grade(n_in == 3, max(ratio) <= 2),
-        f"{n_in} of 3 pairs within their pair thresholds; largest ratio {max(ratio):.1f}",
-        value=float(n_in),
-    )
+    reason = f"{n_in} of 3 pairs within their pair thresholds; largest ratio {max(ratio):.1f}"
+    v = grade(n_in == 3, max(ratio) <= 2)
+    out["F11b-three-similar"] = Outcome(ours3, v, reason, value=float(n_in))
     return out
 
 
@@ -851,14 +786,8 @@ def _mix(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"{reg} {r['base A']} vs {r['base B']} {r['distance']:.2f} (thr. {r['pair threshold']:.2f})"
         for reg, r in w.iterrows()
     )
-    return {
-        "F11c-mix": Outcome(
-            ours,
-            grade(n == 4, n >= 2),
-            f"in {n} of {len(w)} regimes the two main base models differ beyond noise",
-            value=float(n),
-        )
-    }
+    reason = f"in {n} of {len(w)} regimes the two main base models differ beyond noise"
+    return {"F11c-mix": Outcome(ours, grade(n == 4, n >= 2), reason, value=float(n))}
 
 
 @claim("F11d-year", chapter="pca", figure="fig-pca-figure11-year")
@@ -867,13 +796,8 @@ def _year(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     D = c.dist
     need = {"2022", "2023", "2024", "2025"}
     if not need <= set(D.index):
-        return {
-            "F11d-year": Outcome(
-                f"years present: {list(D.index)}",
-                "not reproduced",
-                "the upload years needed are missing",
-            )
-        }
+        missing = "the upload years needed are missing"
+        return {"F11d-year": Outcome(f"years present: {list(D.index)}", "not reproduced", missing)}
     d34, t34 = _pair(c, "2023", "2024")
     d23, d45 = float(D.loc["2022", "2023"]), float(D.loc["2024", "2025"])
     ok = d34 > t34 and d34 > d23 and d34 > d45
@@ -881,11 +805,5 @@ def _year(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"2023 vs 2024: {d34:.2f} (pair threshold {t34:.2f}); 2022 vs 2023: {d23:.2f}; "
         f"2024 vs 2025: {d45:.3f}"
     )
-    return {
-        "F11d-year": Outcome(
-            ours,
-            grade(ok, d34 > t34),
-            "2022-23 and 2024-25 uploads form two cohorts" if ok else "no clear 2023/2024 break",
-            value=d34,
-        )
-    }
+    reason = "2022-23 and 2024-25 uploads form two cohorts" if ok else "no clear 2023/2024 break"
+    return {"F11d-year": Outcome(ours, grade(ok, d34 > t34), reason, value=d34)}

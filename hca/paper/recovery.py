@@ -77,13 +77,7 @@ from hca.paper.replication import (
 )
 from hca.paper.setups import Setup
 from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
-from hca.stability import (
-    StabilityResult,
-    fit_record,
-    matches_alignment,
-    ranked_orders,
-    seed_fits,
-)
+from hca.stability import StabilityResult, fit_record, matches_alignment, ranked_orders, seed_fits
 
 __all__ = [
     "Settings",
@@ -170,7 +164,7 @@ class RecoveryResults:
     sizes : Series
         Models per S_inv domain in the setup's frame.
     subsets : DataFrame
-        Figure 18 at FastICA seed 0 (:func:`hca.paper.recovery_stability.sweep`), with
+        Figure 18 at FastICA seed 0 (:func:`hca.paper.recovery_stability.sweeps`), with
         ``printed`` (the authors' notebook's MIC, NaN where it printed none).
     fit : HCA
         Section 4's four-domain fit (:func:`hca.paper.replication.main_fit`).
@@ -250,9 +244,8 @@ class RecoveryResults:
 
 # =========================================================================== analysis steps
 def _figure18(setup: Setup, seeds: Sequence[int], X: pd.DataFrame, labels: np.ndarray) -> list:
-    """Figure 18's sweep (:func:`~hca.paper.recovery_stability.sweep`) under every FastICA
-    seed of ``seeds`` (``setup``'s estimator with ``random_state`` each seed), as one batch
-    (:func:`~hca.paper.recovery_stability.sweeps`), with the authors' printed MICs."""
+    """Figure 18's sweep under every FastICA seed of ``seeds`` in one batch, with the authors'
+    printed MICs."""
     printed = authors_printed_mics()
     tables = sweeps(estimator(setup, search="sequential"), [(X, labels)], seeds)[0]
     for table in tables:
@@ -297,10 +290,8 @@ def _general_shares(adj: OLSAdjustment) -> pd.Series:
 def _filtered_fits(
     setup: Setup, settings: Settings, seeds: tuple[int, ...], X: pd.DataFrame, labels: np.ndarray
 ) -> tuple[tuple[HCA, ...], StabilityResult]:
-    """The filtered fit (``X``, ``labels``) under every seed of ``seeds`` and its refits with
-    :attr:`Settings.seeds` (a :class:`~hca.stability.StabilityResult` as
-    :func:`hca.stability.seed_stability` gives), the fits of every distinct seed of both in
-    one batch (:func:`hca.stability.seed_fits`): one FastICA loop for every domain."""
+    """The filtered fit under every seed of ``seeds`` and its refits with :attr:`Settings.seeds`
+    (as :func:`hca.stability.seed_stability` gives them), the fits of all seeds in one batch."""
     distinct = tuple(dict.fromkeys((*seeds, *settings.seeds)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -336,10 +327,8 @@ def _headline(setup: Setup, settings: Settings) -> HeadlineStability:
 
 def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[RecoveryResults, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``:
-    the four-domain fits, the filtered fits (with the filtered refits of
-    :attr:`Settings.seeds`) and the Figure 18 sweeps of all seeds in one batch each
-    (:func:`hca.paper.replication.main_fits`, :func:`_filtered_fits`, :func:`_figure18`),
-    the seed-free headline stability and domain-rule evidence once per process."""
+    the four-domain fits, the filtered fits and the Figure 18 sweeps of all seeds in one batch
+    each, the seed-free headline stability and domain-rule evidence once per process."""
     frame = v2_frame(setup)
     X_sinv, l_sinv = domain_data(frame, PAPER_V2_SINV, B2)
     X4, l4 = domain_data(frame, PAPER_V2_FOUR, B2)
@@ -391,27 +380,23 @@ def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
     return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
 
 
-def _typical_key(res: RecoveryResults) -> float:
-    """What makes a run of the chapter's ensemble typical: its four-domain fit's MIC."""
-    return float(res.fit.mic_)
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding.
+#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding, and
+#: a run is typical by its four-domain fit's MIC.
 CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
     key="recovery",
     settings=Settings,
     compute=_compute,
     ensemble=EnsembleSpec(
-        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+        runs=each_setup(_runs),
+        evidence=attrgetter("steered"),
+        typical_key=lambda r: float(r.fit.mic_),
     ),
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> RecoveryResults:
-    """The recovery chapter's results under ``setup`` (computed once per process; a read-only
-    copy, :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 def near_tie(setup: str = "authors") -> float:
@@ -419,16 +404,15 @@ def near_tie(setup: str = "authors") -> float:
     (``evidence.optimum_ranked``; the intro's "near tie"). Stored as plain JSON once per build
     (:func:`hca.paper.cache.stored_json`): chapter 3 computes it with its results, and the
     intro reads it instead of computing the chapter again."""
-    return float(stored_json("recovery_near_tie", _near_tie, setup, check=_is_float))
+    gap = stored_json(
+        "recovery_near_tie", _near_tie, setup, check=lambda data: isinstance(data, float)
+    )
+    return float(gap)
 
 
 def _near_tie(setup: str) -> float:
     ranked = run(setup).evidence.optimum_ranked
     return float(ranked.loc[1, "mic"] - ranked.loc[0, "mic"])
-
-
-def _is_float(data: object) -> bool:
-    return isinstance(data, float)
 
 
 # =========================================================================== tables
@@ -509,13 +493,12 @@ def _subsets(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if res.setup.name == "authors"
         else ""
     )
+    ours = f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}"
+    reason = f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}"
+    stab = res.headline.stability("F18-four-smallest")
     out = {
         "F18-four-smallest": Outcome(
-            f"{n} of the 4 smallest MICs exclude {EXCLUDED}: {_subset_text(four)}",
-            grade(n == 4, 2 <= n <= 3),
-            f"{4 - n} of the four best of {len(t)} subsets contain {EXCLUDED}{note}",
-            value=float(n),
-            stability=res.headline.stability("F18-four-smallest"),
+            ours, grade(n == 4, 2 <= n <= 3), reason, value=float(n), stability=stab
         )
     }
     rank, total, mic = subset_rank(t, PAPER_V2_FOUR, size=4)
@@ -574,24 +557,20 @@ def _order(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
             f"{order_text(o.split(' > '))} (MIC {m:.3f})"
             for o, m in zip(tied["order"], tied["mic"])
         )
-        out["S4-order"] = Outcome(
-            f"tie: {names}; the paper's order in {share_text(k, n)}",
-            grade(False, paper_in or many),
+        ours = f"tie: {names}; the paper's order in {share_text(k, n)}"
+        v = grade(False, paper_in or many)
+        reason = (
             f"{seed}: {len(tied)} orders within {ORDER_TIE_MIC} in MIC, "
             + ("the paper's among them" if paper_in else "none the paper's")
-            + f"; the paper's order in {k} of {n} seeds",
-            value=k / n,
-            stability=res.headline.stability("S4-order"),
+            + f"; the paper's order in {k} of {n} seeds"
         )
-        return out
-    out["S4-order"] = Outcome(
-        f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in {share_text(k, n)}",
-        grade(ok and many, ok != many),
-        (f"{seed} gives the paper's order" if ok else f"{seed} gives another order")
-        + f", as do {k} of {n} seeds",
-        value=k / n,
-        stability=res.headline.stability("S4-order"),
-    )
+    else:
+        ours = f"{order_text(al)} (MIC {res.fit.mic_:.3f}); the paper's order in {share_text(k, n)}"
+        v = grade(ok and many, ok != many)
+        gives = "gives the paper's order" if ok else "gives another order"
+        reason = f"{seed} {gives}, as do {k} of {n} seeds"
+    stab = res.headline.stability("S4-order")
+    out["S4-order"] = Outcome(ours, v, reason, value=k / n, stability=stab)
     return out
 
 
@@ -640,17 +619,14 @@ def _edge(alignment: Sequence[str]) -> tuple[int, int] | None:
 
 def _seed_edges(records: pd.DataFrame, domain: str) -> list[tuple[float, float] | None]:
     """Per seed refit, (weight, scale) of the general -> IFEval edge in ``domain`` or None."""
-    out = []
+    out: list[tuple[float, float] | None] = []
     for _, rec in records.iterrows():
         e = _edge(rec["alignment"])
-        out.append(
-            None
-            if e is None
-            else (
-                float(rec[f"w[{domain}] z{e[0] + 1}->z{e[1] + 1}"]),
-                float(rec[f"scale[{domain}] eps{e[1] + 1}"]),
-            )
-        )
+        if e is None:
+            out.append(None)
+            continue
+        i, j = e[0] + 1, e[1] + 1
+        out.append((float(rec[f"w[{domain}] z{i}->z{j}"]), float(rec[f"scale[{domain}] eps{j}"])))
     return out
 
 
@@ -756,17 +732,15 @@ def _filtered_claims(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outc
     }
     fa, ua = res.adjustment_filtered.benchmarks, res.adjustment.benchmarks
     paper_like, same = matches_alignment(fa, PAPER_ALIGNMENT), tuple(fa) == tuple(ua)
-    out["H.3-same-pattern"] = Outcome(
-        f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}",
-        grade(paper_like, same),
+    reason = (
         "the paper's order after filtering"
         if paper_like
-        else (
-            "the same order as our unfiltered fit"
-            if same
-            else "the filtered fit neither has the paper's order nor our unfiltered one"
-        ),
+        else "the same order as our unfiltered fit"
+        if same
+        else "the filtered fit neither has the paper's order nor our unfiltered one"
     )
+    ours = f"filtered: {order_text(fa)}; unfiltered: {order_text(ua)}"
+    out["H.3-same-pattern"] = Outcome(ours, grade(paper_like, same), reason)
     return out
 
 
@@ -778,18 +752,14 @@ def _variance(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     text = ", ".join(
         f"{benchmark_label(b)} {r[b]:.2f}" for b in ("bbh", "mmlu_pro", "gpqa", "musr")
     )
-    return {
-        "H.3-variance-drop": Outcome(
-            f"filtered / unfiltered pooled within-domain variance: {text}",
-            grade(ok, bool((gm < 1).all())),
-            (
-                "BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR"
-                if ok
-                else "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"
-            ),
-            value=float(gm.max()),
-        )
-    }
+    ours = f"filtered / unfiltered pooled within-domain variance: {text}"
+    reason = (
+        "BBH and MMLU-PRO drop to ≤ 0.75 and more than GPQA and MUSR"
+        if ok
+        else "BBH or MMLU-PRO does not drop to ≤ 0.75 below GPQA's and MUSR's ratios"
+    )
+    v = grade(ok, bool((gm < 1).all()))
+    return {"H.3-variance-drop": Outcome(ours, v, reason, value=float(gm.max()))}
 
 
 @claim("H.3-gpqa-musr-weights", chapter="recovery", figure="fig-recovery-fig22", ensemble=True)
@@ -797,26 +767,20 @@ def _general(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     g = res.general_shares
     if g.isna().any().any():
         missing = [c for c in g.columns if g[c].isna().all()]
-        return {
-            "H.3-gpqa-musr-weights": Outcome(
-                f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit",
-                "not reproduced",
-                "no general-aligned factor to compare",
-            )
-        }
+        ours = f"no general-aligned (BBH/MMLU-PRO) factor in the {' and '.join(missing)} fit"
+        reason = "no general-aligned factor to compare"
+        return {"H.3-gpqa-musr-weights": Outcome(ours, "not reproduced", reason)}
     u, f = g["unfiltered"], g["filtered"]
     both = bool(f["gpqa"] > u["gpqa"] and f["musr"] > u["musr"])
     combined = float(f[["gpqa", "musr"]].sum() - u[["gpqa", "musr"]].sum())
+    ours = (
+        f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
+        f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}"
+    )
+    larger = "larger" if combined > 0 else "not larger"
+    reason = "both larger after filtering" if both else f"combined share {larger} after filtering"
     return {
-        "H.3-gpqa-musr-weights": Outcome(
-            f"squared shares in the general factor, unfiltered → filtered: GPQA {u['gpqa']:.3f} → "
-            f"{f['gpqa']:.3f}, MUSR {u['musr']:.3f} → {f['musr']:.3f}",
-            grade(both, combined > 0),
-            "both larger after filtering"
-            if both
-            else f"combined share {'larger' if combined > 0 else 'not larger'} after filtering",
-            value=combined,
-        )
+        "H.3-gpqa-musr-weights": Outcome(ours, grade(both, combined > 0), reason, value=combined)
     }
 
 
@@ -833,14 +797,12 @@ def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     rec = res.reconstruction
     rel = rec["relative_error"].sort_values(ascending=False)
     worst = list(rel.index[:2])
-    out = {
-        "F19-worst-two": Outcome(
-            "largest relative errors: "
-            + ", ".join(f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]),
-            set_verdict(worst, paper_list(rows, "F19-worst-two")),
-            f"worst two: {', '.join(benchmark_label(b) for b in worst)}",
-        )
-    }
+    ours = "largest relative errors: " + ", ".join(
+        f"{benchmark_label(b)} {rel[b]:.3f}" for b in rel.index[:3]
+    )
+    v = set_verdict(worst, paper_list(rows, "F19-worst-two"))
+    reason = f"worst two: {', '.join(benchmark_label(b) for b in worst)}"
+    out = {"F19-worst-two": Outcome(ours, v, reason)}
     mse = rec["mse"]
     others = mse.drop(["gpqa", "musr"])
     top, inside = mse.idxmax() == "musr", bool(others.min() <= mse["gpqa"] <= others.max())
@@ -854,13 +816,11 @@ def _fig19(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     four = paper_list(rows, "F19-four-near-perfect")
     worst4 = float(rec.loc[four, "relative_error"].max())
     cen = float(rec.loc[four, "centred_relative_error"].max())
+    errors = ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}" for b in four)
+    ours = f"relative errors {errors} (centred within domains: up to {cen:.3f})"
+    v = grade(worst4 <= 0.02, worst4 <= 0.05)
     out["F19-four-near-perfect"] = Outcome(
-        "relative errors "
-        + ", ".join(f"{benchmark_label(b)} {rec.loc[b, 'relative_error']:.4f}" for b in four)
-        + f" (centred within domains: up to {cen:.3f})",
-        grade(worst4 <= 0.02, worst4 <= 0.05),
-        f"largest of the four: {worst4:.4f}",
-        value=worst4,
+        ours, v, f"largest of the four: {worst4:.4f}", value=worst4
     )
     return out
 
@@ -870,17 +830,16 @@ def _low(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     m = res.means["mean score"].sort_values()
     low = list(m.index[:2])
     raw = res.means["mean raw accuracy"]
-    return {
-        "F19-low-accuracy": Outcome(
-            "lowest mean scores: "
-            + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
-            + "; raw accuracy "
-            + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
-            + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others",
-            set_verdict(low, paper_list(rows, "F19-low-accuracy")),
-            f"two lowest means: {', '.join(benchmark_label(b) for b in low)}",
-        )
-    }
+    ours = (
+        "lowest mean scores: "
+        + ", ".join(f"{benchmark_label(b)} {m[b]:.1f}" for b in m.index[:3])
+        + "; raw accuracy "
+        + ", ".join(f"{benchmark_label(b)} {raw[b]:.2f}" for b in raw.index)
+        + f"; {res.below_share:.0%} of the models score GPQA and MUSR below all four others"
+    )
+    v = set_verdict(low, paper_list(rows, "F19-low-accuracy"))
+    reason = f"two lowest means: {', '.join(benchmark_label(b) for b in low)}"
+    return {"F19-low-accuracy": Outcome(ours, v, reason)}
 
 
 # =========================================================================== claims: the fit
@@ -891,12 +850,9 @@ def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     n = len(res.seeds.records)
     seeds = f"{share_text(k, n)} meet the reproduced rule"
     if j is None:
+        reason = "no IFEval-aligned factor in the seed-0 fit"
         return {
-            "F4-z2-noise": Outcome(
-                f"no IFEval-aligned factor; {seeds}",
-                "not reproduced",
-                "no IFEval-aligned factor in the seed-0 fit",
-            )
+            "F4-z2-noise": Outcome(f"no IFEval-aligned factor; {seeds}", "not reproduced", reason)
         }
     largest = [d for d, m in res.adjustment.models.items() if int(np.argmax(m.omega_sqrt)) == j]
     shares = res.noise.iloc[:, j]
@@ -904,14 +860,9 @@ def _noise(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"IFEval-aligned z{j + 1} has the largest σ in {len(largest)} of 4 domains; "
         "σ²/Var: " + ", ".join(f"{d} {s:.2f}" for d, s in shares.items()) + f"; {seeds}"
     )
-    return {
-        "F4-z2-noise": Outcome(
-            ours,
-            grade(len(largest) == 4, len(largest) == 3),
-            f"largest σ in {len(largest)} of 4 domains",
-            value=float(len(largest)),
-        )
-    }
+    n4 = len(largest)
+    v = grade(n4 == 4, n4 == 3)
+    return {"F4-z2-noise": Outcome(ours, v, f"largest σ in {n4} of 4 domains", value=float(n4))}
 
 
 def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
@@ -931,33 +882,18 @@ def _ifeval_largest_seeds(records: pd.DataFrame) -> int:
 @claim("S4-mic-small", chapter="recovery", figure="fig-recovery-fig18", ensemble=True)
 def _mic_small(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     mic = float(res.fit.mic_)
-    return {
-        "S4-mic-small": Outcome(  # the range over seeds is the ensemble's (one seed set)
-            f"MIC {mic:.3f}",
-            grade(mic < 0.10, mic < 0.20),
-            f"MIC {mic:.3f} against the bands 0.10 / 0.20",
-            value=mic,
-        )
-    }
+    # the range over seeds is the ensemble's (one seed set)
+    reason, v = f"MIC {mic:.3f} against the bands 0.10 / 0.20", grade(mic < 0.10, mic < 0.20)
+    return {"S4-mic-small": Outcome(f"MIC {mic:.3f}", v, reason, value=mic)}
 
 
 @claim("F17-K", chapter="recovery", figure="fig-recovery-fig17-authors")
 def _k(res: RecoveryResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     k = len(res.fit.domains_)
     if k == 4:
-        return {
-            "F17-K": Outcome(
-                "K = 4 domains (n = 6 benchmarks, d = 3 factors)",
-                "not applicable",
-                "erratum in the paper: its caption names four domains but says K = 6",
-                value=4.0,
-            )
-        }
-    return {
-        "F17-K": Outcome(
-            f"K = {k} domains",
-            "not reproduced",
-            "our Figure 17 fit does not have the four named domains",
-            value=float(k),
-        )
-    }
+        ours, v = "K = 4 domains (n = 6 benchmarks, d = 3 factors)", "not applicable"
+        reason = "erratum in the paper: its caption names four domains but says K = 6"
+    else:
+        ours, v = f"K = {k} domains", "not reproduced"
+        reason = "our Figure 17 fit does not have the four named domains"
+    return {"F17-K": Outcome(ours, v, reason, value=float(k))}

@@ -41,18 +41,11 @@ from sklearn.exceptions import ConvergenceWarning
 from hca.data import authors_code_values
 from hca.data.registry import V2_BENCHMARKS
 from hca.estimator.ica import DomainICA
-from hca.estimator.model import HCA, mic_by_subset, mic_by_subset_many
+from hca.estimator.model import HCA, mic_by_subset_many
 from hca.estimator.search import UncertifiedSearchWarning
 from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
-from hca.paper.replication import (
-    domain_data,
-    estimator,
-    main_data,
-    main_fit,
-    v2_authors,
-    v2_frame,
-)
+from hca.paper.replication import domain_data, estimator, main_data, main_fit, v2_authors, v2_frame
 from hca.paper.setups import Setup
 from hca.stability import bootstrap_samples, domain_icas, matches_alignment, ranked_orders
 
@@ -63,7 +56,6 @@ __all__ = [
     "short_subset",
     "four_smallest",
     "subset_rank",
-    "sweep",
     "sweeps",
     "read_sweep",
     "HeadlineStability",
@@ -126,18 +118,6 @@ def subset_rank(
     return int((t["mic"] < mic).sum()) + 1, len(t), mic
 
 
-def sweep(est: Any, X: pd.DataFrame, domains: np.ndarray) -> pd.DataFrame:
-    """Figure 18's sweep: every subset of S_inv with at least :data:`SWEEP_MIN_SIZE` domains,
-    the paper's four domains' alignment included (FastICA and search warnings silenced;
-    convergence and certification are in the fits and the table)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        warnings.simplefilter("ignore", UncertifiedSearchWarning)
-        return mic_by_subset(
-            est, X, domains, list(PAPER_V2_SINV), SWEEP_MIN_SIZE, align=[PAPER_V2_FOUR]
-        )
-
-
 def sweeps(
     est: Any,
     datasets: Sequence[tuple[Any, Any]],
@@ -145,9 +125,12 @@ def sweeps(
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
     n_jobs: int | None = None,
 ) -> list[list[pd.DataFrame]]:
-    """:func:`sweep` of every data set of ``datasets`` under every FastICA seed of ``seeds``
-    as one batch (:func:`hca.estimator.mic_by_subset_many`; ``icas`` and ``n_jobs`` as
-    there): ``out[g][i]`` equals ``sweep(clone_hca(est, random_state=seeds[i]), *datasets[g])``."""
+    """Figure 18's sweep (every subset of S_inv with at least :data:`SWEEP_MIN_SIZE` domains,
+    the paper's four domains' alignment included) of every data set of ``datasets`` under
+    every FastICA seed of ``seeds`` as one batch (:func:`hca.estimator.mic_by_subset_many`;
+    ``icas`` and ``n_jobs`` as there): ``out[g][i]`` is data set ``g`` under ``seeds[i]``.
+    FastICA and search warnings are silenced (convergence and certification are in the
+    tables)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UncertifiedSearchWarning)

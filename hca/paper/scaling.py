@@ -259,18 +259,6 @@ class ScalingResults:
 
 
 # =========================================================================== populations
-def _careful_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
-    v2 = v2_frame("careful")
-    return (
-        scaling_frame(v2, overrides=SCALING_OVERRIDES),
-        scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES),
-    )
-
-
-def _authors_rows() -> pd.DataFrame:
-    return authors_scaling_frame(v2_frame("authors"))
-
-
 def _population(rows: pd.DataFrame) -> pd.DataFrame:
     out = {}
     for name, d in _subsets(rows).items():
@@ -327,17 +315,19 @@ def _sigmoid(
     )
 
 
+#: The interval columns of the chapter's tables: 95 % and 80 %, low and high.
+_CI = ("ci95_low", "ci95_high", "ci80_low", "ci80_high")
+
+
 def _intervals(samples: np.ndarray) -> dict[str, float]:
     s = np.asarray(samples, dtype=float)
-    if not len(s):
-        return {k: np.nan for k in ("ci95_low", "ci95_high", "ci80_low", "ci80_high")}
-    lo95, lo80, hi80, hi95 = np.quantile(s, [0.025, 0.10, 0.90, 0.975])
-    return {
-        "ci95_low": float(lo95),
-        "ci95_high": float(hi95),
-        "ci80_low": float(lo80),
-        "ci80_high": float(hi80),
-    }
+    q = np.quantile(s, [0.025, 0.975, 0.10, 0.90]) if len(s) else [np.nan] * 4
+    return {k: float(v) for k, v in zip(_CI, q)}
+
+
+def _ci_columns(c95: pd.DataFrame, c80: pd.DataFrame) -> dict[str, pd.Series]:
+    """The ``ci_low`` and ``ci_high`` columns of a 95 % and an 80 % table as :data:`_CI`."""
+    return dict(zip(_CI, (c95["ci_low"], c95["ci_high"], c80["ci_low"], c80["ci_high"])))
 
 
 def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
@@ -365,17 +355,8 @@ def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
 def _contrast(ates: ATEPanel) -> pd.DataFrame:
     c95 = ates.contrast("Qwen", "Llama", ci=0.95).set_index("outcome")
     c80 = ates.contrast("Qwen", "Llama", ci=0.80).set_index("outcome")
-    return pd.DataFrame(
-        {
-            "qwen": c95["ate_a"],
-            "llama": c95["ate_b"],
-            "diff": c95["diff"],
-            "ci95_low": c95["ci_low"],
-            "ci95_high": c95["ci_high"],
-            "ci80_low": c80["ci_low"],
-            "ci80_high": c80["ci_high"],
-        }
-    )
+    columns = {"qwen": c95["ate_a"], "llama": c95["ate_b"], "diff": c95["diff"]}
+    return pd.DataFrame({**columns, **_ci_columns(c95, c80)})
 
 
 def _tau(panel: SigmoidPanel) -> pd.DataFrame:
@@ -396,17 +377,7 @@ def _r2(panels: tuple[SigmoidPanel, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for p in panels:
         g95 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.95).set_index("subset")
         g80 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.80).set_index("subset")
-        gaps.append(
-            pd.DataFrame(
-                {
-                    "gap": g95["gap"],
-                    "ci95_low": g95["ci_low"],
-                    "ci95_high": g95["ci_high"],
-                    "ci80_low": g80["ci_low"],
-                    "ci80_high": g80["ci_high"],
-                }
-            )
-        )
+        gaps.append(pd.DataFrame({"gap": g95["gap"], **_ci_columns(g95, g80)}))
     return r2, pd.concat(gaps)
 
 
@@ -502,10 +473,11 @@ _NOTES = {
 
 def _compute(setup: Setup, settings: Settings) -> ScalingResults:
     if setup.ate_population == "authors":
-        rows = _authors_rows()
-        off = rows
+        rows = off = authors_scaling_frame(v2_frame("authors"))
     else:
-        rows, off = _careful_rows()
+        v2 = v2_frame("careful")
+        rows = scaling_frame(v2, overrides=SCALING_OVERRIDES)
+        off = scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES)
     fam = _family_sizes(setup, rows)
     sig = _sigmoid(setup, off, settings, {"all": None}, "clusters")
     lin = _sigmoid(
@@ -561,10 +533,8 @@ CHAPTER: ChapterSpec[Settings, ScalingResults] = ChapterSpec(
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> ScalingResults:
-    """The chapter's results under ``setup`` (computed once per process; a read-only copy,
-    :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== the bridge
@@ -597,19 +567,11 @@ def _final_candidates() -> pd.DataFrame:
 
 
 def _bridge() -> Bridge:
-    careful = v2_frame("careful")
+    careful, authors = v2_frame("careful"), v2_frame("authors")
     steps = [
-        ("A", "the authors' setup", authors_scaling_frame(v2_frame("authors"))),
-        (
-            "B",
-            "+ chat, merges, other types as T = 1",
-            authors_scaling_frame(v2_frame("authors"), types=None),
-        ),
-        (
-            "C",
-            "+ every provider",
-            authors_scaling_frame(v2_frame("authors"), types=None, official_only=False),
-        ),
+        ("A", "the authors' setup", authors_scaling_frame(authors)),
+        ("B", "+ chat, merges, other types as T = 1", authors_scaling_frame(authors, types=None)),
+        ("C", "+ every provider", authors_scaling_frame(authors, types=None, official_only=False)),
         (
             "D",
             "+ one row per model",
@@ -635,7 +597,6 @@ def _bridge() -> Bridge:
         ates[step] = _point_ates(rows)
     tab = pd.DataFrame(ates).T.rename_axis("step")
     tab.columns = pd.MultiIndex.from_tuples(tab.columns, names=["subset", "outcome"])
-    authors = v2_frame("authors")
     return Bridge(
         steps=pd.DataFrame(info).set_index("step"),
         ates=tab,
@@ -676,13 +637,11 @@ def _bbh_tau(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"({len(res.official):,} official models)"
     )
     v = grade(ok, abs(b["tau"]) < i["tau"] / 2)
-    reason = (
-        "BBH's shift is small and under a fifth of IFEval's"
-        if ok
-        else "BBH's shift is under half of IFEval's"
-        if v == "partly"
-        else "BBH's shift is not small next to IFEval's"
-    )
+    reason = {
+        "reproduced": "BBH's shift is small and under a fifth of IFEval's",
+        "partly": "BBH's shift is under half of IFEval's",
+        "not reproduced": "BBH's shift is not small next to IFEval's",
+    }[v]
     return {"F7-bbh-tau": Outcome(ours, v, reason + _setup_note(res), value=float(b["tau"]))}
 
 
@@ -824,12 +783,8 @@ def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if sure
         else "; no 95 % interval below 0"
     )
-    out["F13bc-general"] = Outcome(
-        "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL),
-        v,
-        reason + note,
-        value=float(len(neg)),
-    )
+    ours = "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL)
+    out["F13bc-general"] = Outcome(ours, v, reason + note, value=float(len(neg)))
     return out
 
 
@@ -870,23 +825,15 @@ def _fig14(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     ours = f"{len(good)} of 9 pairs; R² " + ", ".join(
         f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER
     )
-    pw = Outcome(
-        ours,
-        grade(len(good) == 9, len(good) >= 7),
-        ("all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)) + _setup_note(res),
-        value=float(len(good)),
-    )
+    reason = "all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)
+    v = grade(len(good) == 9, len(good) >= 7)
+    pw = Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))
     return {"F14-group": _gap_outcome(res, "all", implied=False), "F14-pairwise": pw}
 
 
-@claim("F14-llama-lineage", chapter="scaling", figure="fig-scaling-r2")
-def _fig14_llama(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-    return {"F14-llama-lineage": _gap_outcome(res, "Llama", implied=True)}
-
-
-@claim("F14-qwen-lineage", chapter="scaling", figure="fig-scaling-r2")
-def _fig14_qwen(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-    return {"F14-qwen-lineage": _gap_outcome(res, "Qwen", implied=True)}
+@claim("F14-llama-lineage", "F14-qwen-lineage", chapter="scaling", figure="fig-scaling-r2")
+def _fig14_lineages(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    return {f"F14-{s.lower()}-lineage": _gap_outcome(res, s, implied=True) for s in LINEAGES}
 
 
 @claim("F14-tau-order", chapter="scaling", figure="fig-scaling-tau")
@@ -944,30 +891,17 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
     """
     if what not in ("ate", "r2", "tau"):
         raise ValueError(f"what must be 'ate', 'r2' or 'tau', found {what!r}")
+    low, high = ("r2_ci_low", "r2_ci_high") if what == "r2" else ("ci95_low", "ci95_high")
     recs = []
     for name, res in results.items():
+        table = {"ate": res.effects, "r2": res.r2, "tau": res.tau}[what]
         for b in BENCH:
             base = {"outcome": benchmark_label(b), "setup": SETUPS[name].label}
-            if what == "tau":
-                r = res.tau.loc[b]
+            for sub in ("all",) if what == "tau" else ("all", *LINEAGES):
+                r = table.loc[b] if what == "tau" else table.loc[(sub, b)]
                 recs.append(
-                    {
-                        **base,
-                        "subset": "all",
-                        "tau": r["tau"],
-                        "ci_low": r["ci95_low"],
-                        "ci_high": r["ci95_high"],
-                    }
+                    {**base, "subset": sub, what: r[what], "ci_low": r[low], "ci_high": r[high]}
                 )
-                continue
-            for sub in ("all", *LINEAGES):
-                if what == "ate":
-                    r = res.effects.loc[(sub, b)]
-                    lo, hi, val = r["ci95_low"], r["ci95_high"], r["ate"]
-                else:
-                    r = res.r2.loc[(sub, b)]
-                    lo, hi, val = r["r2_ci_low"], r["r2_ci_high"], r["r2"]
-                recs.append({**base, "subset": sub, what: val, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(recs)
 
 
@@ -982,34 +916,21 @@ def printed_sigmoid(res: ScalingResults) -> pd.DataFrame:
     ``theirs``, ``ours``, ``se_ours`` and ``ratio`` (ours / theirs).
     """
     acv = authors_code_values()["value"]
+    names = {"L": "L", "x0": "log_c0", "k": "k", "b": "b", "c": "tau"}  # theirs -> ours
     recs = []
     for b in BENCH:
         fit = res.sigmoid.fits[("all", b)]
-        ours = {
-            "L": fit.L,
-            "x0": fit.log_c0 - AUTHORS_LOG_OFFSET,
-            "k": fit.k,
-            "b": fit.b,
-            "c": fit.tau,
-        }
-        se = {
-            "L": fit.se["L"],
-            "x0": fit.se["log_c0"],
-            "k": fit.se["k"],
-            "b": fit.se["b"],
-            "c": fit.se["tau"],
-        }
-        for p in ("L", "x0", "k", "b", "c"):
-            key = f"sigmoid-tau-{b}" if p == "c" else f"sigmoid-{p}-{b}"
-            theirs = float(acv[key])
+        for p, name in names.items():
+            theirs = float(acv[f"sigmoid-tau-{b}" if p == "c" else f"sigmoid-{p}-{b}"])
+            ours = float(getattr(fit, name)) - (AUTHORS_LOG_OFFSET if p == "x0" else 0.0)
             recs.append(
                 {
                     "outcome": b,
                     "parameter": p,
                     "theirs": theirs,
-                    "ours": float(ours[p]),
-                    "se_ours": float(se[p]),
-                    "ratio": float(ours[p]) / theirs if theirs else np.nan,
+                    "ours": ours,
+                    "se_ours": float(fit.se[name]),
+                    "ratio": ours / theirs if theirs else np.nan,
                 }
             )
     return pd.DataFrame(recs).set_index(["outcome", "parameter"])

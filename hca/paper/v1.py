@@ -40,14 +40,7 @@ from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label, ro
 from hca.data.tables import load_paper_values
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.paper.cache import cached
-from hca.paper.claims import (
-    Outcome,
-    claim,
-    grade,
-    paper_list,
-    ratio_band,
-    share_text,
-)
+from hca.paper.claims import Outcome, claim, grade, paper_list, ratio_band, share_text
 from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.pca import invariant_set_rule, set_text
 from hca.paper.replication import (
@@ -74,18 +67,11 @@ __all__ = [
     "precedes",
     "edge_table",
     "order_text",
-    "DOMAIN_NOTE",
     "authors_v1_counts",
 ]
 
-#: Where each setup's v1 domains come from (shown on the page and in the results).
-DOMAIN_NOTE = {
-    "authors": (
-        "the authors' rule (their v2 function run on the v1 file, find_token_size.ipynb)"
-        " on every row of the public v1 file"
-    ),
-    "book": "this book's base-model attribution, one row per model",
-}
+#: The v1 domain rules: the authors' (every row of the v1 file) and this book's.
+_DOMAIN_RULES = ("authors", "book")
 _B1 = list(V1_BENCHMARKS)
 _OUTSIDE = "Llama-2-7B"  # the domain the paper leaves out of S_inv
 
@@ -135,11 +121,17 @@ def paper_roles() -> tuple[frozenset, ...]:
     return parse_order(load_paper_values().loc["H.4-order", "value"])
 
 
+def _edge(alignment: Sequence[str], parent: frozenset, child: frozenset) -> tuple[int, int] | None:
+    """The positions of the factors aligned with ``parent`` and ``child`` when the first comes
+    before the second (both present), else None."""
+    i, j = role_position(alignment, parent), role_position(alignment, child)
+    return (i, j) if i is not None and j is not None and i < j else None
+
+
 def precedes(alignment: Sequence[str], parent: frozenset, child: frozenset) -> bool:
     """Whether a factor aligned with ``parent`` comes before the first one aligned with
     ``child`` (both present)."""
-    i, j = role_position(alignment, parent), role_position(alignment, child)
-    return i is not None and j is not None and i < j
+    return _edge(alignment, parent, child) is not None
 
 
 def edge_table(
@@ -152,18 +144,14 @@ def edge_table(
     otherwise a frame indexed by domain (``weight``, ``scale``) with ``attrs`` ``parent`` and
     ``child`` (1-based factor numbers).
     """
-    al = tuple(record["alignment"])
-    i, j = role_position(al, parent), role_position(al, child)
-    if i is None or j is None or i >= j:
+    edge = _edge(tuple(record["alignment"]), parent, child)
+    if edge is None:
         return None
-    table = pd.DataFrame(
-        {
-            "weight": [float(record[f"w[{d}] z{i + 1}->z{j + 1}"]) for d in domains],
-            "scale": [float(record[f"scale[{d}] eps{j + 1}"]) for d in domains],
-        },
-        index=pd.Index(list(domains), name="domain"),
-    )
-    table.attrs.update(parent=i + 1, child=j + 1)
+    columns = {
+        what: _edge_column(record, domains, parent, child, what) for what in ("weight", "scale")
+    }
+    table = pd.DataFrame(columns, index=pd.Index(list(domains), name="domain"))
+    table.attrs.update(parent=edge[0] + 1, child=edge[1] + 1)
     return table
 
 
@@ -209,8 +197,6 @@ class V1Subspaces:
         Split-half null distances per domain.
     tau : float
         Pooled 95 % threshold (the PCA chapter's rule).
-    pair_tau : DataFrame
-        Pair thresholds (the two domains' nulls only).
     boot : hca.subspace.BootstrapDistances
         Distance matrix (``boot.point``) with bootstrap intervals.
     s_inv, s_inv_pair : list
@@ -227,7 +213,6 @@ class V1Subspaces:
     spectra: dict
     nulls: dict
     tau: float
-    pair_tau: pd.DataFrame
     boot: Any
     s_inv: Sequence[str]
     s_inv_pair: list
@@ -288,7 +273,6 @@ def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subsp
         spectra=spectra,
         nulls=nulls,
         tau=tau,
-        pair_tau=pair_tau,
         boot=boot,
         s_inv=rule.members,
         s_inv_pair=ss.invariant_set(boot.point, pair_tau),
@@ -301,8 +285,8 @@ def _subspaces(n_splits: int, n_boot: int, domain_rule: str = "book") -> V1Subsp
 def subspaces(n_splits: int = 100, n_boot: int = 100, domain_rule: str = "book") -> V1Subspaces:
     """Figure 23a-b on the domains of ``domain_rule`` (``"authors"`` or ``"book"``; computed
     once per process and build; no estimator option enters)."""
-    if domain_rule not in DOMAIN_NOTE:
-        raise ValueError(f"domain_rule must be one of {list(DOMAIN_NOTE)}, got {domain_rule!r}")
+    if domain_rule not in _DOMAIN_RULES:
+        raise ValueError(f"domain_rule must be one of {list(_DOMAIN_RULES)}, got {domain_rule!r}")
     return cached("v1_subspaces", _subspaces, int(n_splits), int(n_boot), domain_rule)
 
 
@@ -329,10 +313,6 @@ class V1Results:
     ----------
     setup : Setup
     settings : Settings
-    domain_note : str
-        Where the setup's domains come from (:data:`DOMAIN_NOTE`).
-    X5 : DataFrame
-        Scores of the paper's five domains (S_inv); ``dom5`` their domains.
     fit : hca.estimator.HCA
         HCA on the five domains, FastICA seed ``setup.ica_seed`` (Figures 24-26).
     adjustment : hca.estimator.OLSAdjustment
@@ -363,9 +343,6 @@ class V1Results:
 
     setup: Setup
     settings: Settings
-    domain_note: str
-    X5: pd.DataFrame
-    dom5: np.ndarray
     fit: Any
     adjustment: Any
     alignment: Any
@@ -434,10 +411,8 @@ def _shares(records: pd.DataFrame) -> pd.Series:
 def _fits(setup: Setup, seeds: tuple[int, ...]) -> tuple:
     """The five-domain fits of every seed of ``seeds`` under the seed-free ``setup``, their
     :func:`~hca.paper.replication.rounding_steered` and the per-domain ICA of the six-domain
-    table (for the subset sweep of Figure 23c): the FastICA of the fits, of their reversed rows
-    and of the six-domain table (whose five shared domains are fitted once) in one batch per
-    domain (:func:`hca.stability.domain_icas`). Computed once per setup and seeds, so that the
-    seed refits of :func:`_sweeps` are the fits of the ensemble's batch with the same seeds."""
+    table (Figure 23c), all FastICA in one batch; computed once per setup and seeds, so that
+    the seed refits of :func:`_sweeps` are the fits of the ensemble's batch."""
     frame = v1_frame(setup)
     X5, dom5 = domain_data(frame, PAPER_V1_SINV, _B1)
     X6, dom6 = domain_data(frame, PAPER_V1_BASES, _B1)
@@ -514,9 +489,6 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
             V1Results(
                 setup=setup.with_seed(seed),
                 settings=settings,
-                domain_note=DOMAIN_NOTE[setup.domain_rule],
-                X5=X5,
-                dom5=dom5,
                 fit=fit,
                 adjustment=adj,
                 alignment=it.align(fit, X5, adj),
@@ -539,27 +511,23 @@ def _compute(setup: Setup, settings: Settings) -> V1Results:
     return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
 
 
-def _typical_key(res: V1Results) -> float:
-    """What makes a run of the chapter's ensemble typical: its five-domain fit's MIC."""
-    return float(res.fit.mic_)
-
-
 #: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its five-domain fit was not steered by rounding.
+#: :func:`_runs`, a run is evidence when its five-domain fit was not steered by rounding, and
+#: a run is typical by its five-domain fit's MIC.
 CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
     key="v1",
     settings=Settings,
     compute=_compute,
     ensemble=EnsembleSpec(
-        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=_typical_key
+        runs=each_setup(_runs),
+        evidence=attrgetter("steered"),
+        typical_key=lambda r: float(r.fit.mic_),
     ),
 )
 
 
-def run(setup: str | Setup = "careful", settings: Settings | None = None) -> V1Results:
-    """The v1 chapter's results under ``setup`` (computed once per process; a read-only copy,
-    :meth:`hca.paper.shape.ChapterSpec.run`)."""
-    return CHAPTER.run(setup, settings)
+#: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
+run = CHAPTER.run
 
 
 # =========================================================================== claims
@@ -614,11 +582,8 @@ def _mixtral(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
         if inside
         else "Mixtral-8x7B lies outside"
     )
-    return {
-        "H.4-mixtral-in": Outcome(
-            ours, grade(inside and not l7, inside), reason, value=float(inside)
-        )
-    }
+    v = grade(inside and not l7, inside)
+    return {"H.4-mixtral-in": Outcome(ours, v, reason, value=float(inside))}
 
 
 @claim("H.4-mic-small", chapter="v1", figure="fig-v1-mic-subsets", ensemble=True)
@@ -669,11 +634,8 @@ def _aligned(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     reason = f"{n_roles} of the 3 roles have a factor" + (
         f"; none for {', '.join(missing)}" if missing else ""
     )
-    return {
-        "H.4-aligned-benchmarks": Outcome(
-            ours, grade(n_roles == 3, n_roles == 2), reason, value=float(n_roles)
-        )
-    }
+    v = grade(n_roles == 3, n_roles == 2)
+    return {"H.4-aligned-benchmarks": Outcome(ours, v, reason, value=float(n_roles))}
 
 
 @claim("H.4-v1-v2-consistent", chapter="v1", figure="fig-v1-alignment", ensemble=True)
@@ -697,11 +659,8 @@ def _consistent(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
     )
     if len(held) == 1:
         reason += f", not on {'v1' if held == ['v2'] else 'v2'} (a role missing or after)"
-    return {
-        "H.4-v1-v2-consistent": Outcome(
-            ours, grade(len(held) == 2, len(held) == 1), reason, value=float(len(held))
-        )
-    }
+    v = grade(len(held) == 2, len(held) == 1)
+    return {"H.4-v1-v2-consistent": Outcome(ours, v, reason, value=float(len(held)))}
 
 
 def _edge_values(
@@ -729,13 +688,13 @@ def _edge_column(
 ) -> dict[str, float] | None:
     """Column ``what`` (``weight``/``scale``) of :func:`edge_table` as domain -> value (None
     without the edge), read off the record without building the frame."""
-    al = tuple(record["alignment"])
-    i, j = role_position(al, parent), role_position(al, child)
-    if i is None or j is None or i >= j:
+    edge = _edge(tuple(record["alignment"]), parent, child)
+    if edge is None:
         return None
+    i, j = edge[0] + 1, edge[1] + 1
     if what == "weight":
-        return {d: float(record[f"w[{d}] z{i + 1}->z{j + 1}"]) for d in domains}
-    return {d: float(record[f"scale[{d}] eps{j + 1}"]) for d in domains}
+        return {d: float(record[f"w[{d}] z{i}->z{j}"]) for d in domains}
+    return {d: float(record[f"scale[{d}] eps{j}"]) for d in domains}
 
 
 def _largest(values: Mapping[str, float]) -> str:
@@ -825,11 +784,8 @@ def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
             )
             + f"; {s_text}"
         )
-        return {
-            "H.4-llama3-z23": Outcome(
-                ours, grade(False, half), f"no seed-0 edge; s = {hits / n:.2f}"
-            )
-        }
+        reason = f"no seed-0 edge; s = {hits / n:.2f}"
+        return {"H.4-llama3-z23": Outcome(ours, grade(False, half), reason)}
     w = tab0["weight"].sort_values(ascending=False)
     top, rest = float(w[who]), float(w.drop(who).max())
     twice = top > 0 and (rest <= 0 or top >= 2 * rest)
@@ -849,6 +805,5 @@ def _z23(res: V1Results, rows: pd.DataFrame) -> dict[str, Outcome]:
         )
         + f"; s = {hits / n:.2f}"
     )
-    return {
-        "H.4-llama3-z23": Outcome(ours, grade(twice and half, largest or half), reason, value=top)
-    }
+    v = grade(twice and half, largest or half)
+    return {"H.4-llama3-z23": Outcome(ours, v, reason, value=top)}
