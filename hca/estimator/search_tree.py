@@ -598,8 +598,10 @@ class BatchTree:
     :meth:`run` is a branch and bound: after :meth:`greedy_bounds` has found one complete
     order per problem, a prefix whose bound exceeds that order's MIC (by more than
     :data:`PRUNE_MARGIN`) is not expanded. The bound of a prefix never exceeds those of its
-    completions, so the result is that of visiting every order; ``n_leaves + n_pruned`` is
-    ``(d0!)^K``.
+    completions, so every completion with the smallest MIC (the first of which is kept) is
+    still visited and the result is that of visiting every order; ``n_leaves + n_pruned`` is
+    ``(d0!)^K``. The threshold is fixed before the traversal, so what is pruned does not
+    depend on the other problems of the batch.
     """
 
     def __init__(self, M: np.ndarray, residual: str):
