@@ -54,7 +54,15 @@ from filelock import FileLock
 
 from hca.paper import plain
 
-__all__ = ["cached", "stored_json", "read_only", "cache_dir", "fingerprint", "clear_memory"]
+__all__ = [
+    "cached",
+    "cached_item",
+    "stored_json",
+    "read_only",
+    "cache_dir",
+    "fingerprint",
+    "clear_memory",
+]
 
 T = TypeVar("T")
 
@@ -268,10 +276,21 @@ def cached(name: str, compute: Callable[..., T], *args: Hashable) -> T:
     A :func:`read_only` copy of the result: equal for the same ``(name, args)``, and nothing
     a caller does to it changes what the next caller gets.
     """
-    key = (fingerprint(), name, tuple(args))
+    return read_only(_held(name, compute, args))
+
+
+def cached_item(name: str, compute: Callable[..., tuple[T, ...]], index: int, *args: Hashable) -> T:
+    """Item ``index`` of ``compute(*args)`` (a tuple), as :func:`cached` holds it: only that
+    item is copied for the caller (one setup's runs of a batch computed for two)."""
+    return read_only(_held(name, compute, args)[index])
+
+
+def _held(name: str, compute: Callable[..., T], args: tuple[Hashable, ...]) -> T:
+    """The process's frozen copy of ``compute(*args)`` (computed or read from the store once)."""
+    key = (fingerprint(), name, args)
     if key not in _MEMORY:
-        _MEMORY[key] = _frozen(_stored(name, compute, tuple(args)))
-    return read_only(_MEMORY[key])
+        _MEMORY[key] = _frozen(_stored(name, compute, args))
+    return _MEMORY[key]  # type: ignore[no-any-return]
 
 
 def _stored(name: str, compute: Callable[..., T], args: tuple[Hashable, ...]) -> T:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from hca.paper.cache import cached
+from hca.paper.cache import cached, cached_item
 from hca.paper.claims import CHAPTERS, ClaimSpec, registered
 from hca.paper.setups import SETUP_NAMES, Setup, get_setup
 
@@ -130,5 +130,7 @@ class ChapterSpec(Generic[S, R]):
         free = get_setup(setup).seed_free()
         book = tuple(get_setup(name).seed_free() for name in SETUP_NAMES)
         group = book if free in book else (free,)
-        batch = cached(f"{self.key}_runs", self.ensemble.runs, group, st, seeds_)
-        return batch[group.index(free)]
+        # only this setup's runs are copied for the caller
+        return cached_item(
+            f"{self.key}_runs", self.ensemble.runs, group.index(free), group, st, seeds_
+        )
