@@ -53,6 +53,30 @@ def test_cached_computes_once_and_hands_out_read_only_copies(monkeypatch):
     cache.clear_memory()
 
 
+def test_cached_item_copies_one_part_of_the_held_result(monkeypatch):
+    """``cached_item`` shares ``cached``'s computation and hands out a read-only copy of one
+    item only: equal to that item of ``cached``, and a reader's changes stay its own."""
+    calls = []
+
+    def compute(x):
+        calls.append(x)
+        return ({"arr": np.arange(3) * x, "items": [1]}, {"arr": np.ones(2), "items": [2]})
+
+    monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
+    cache.clear_memory()
+    first = cache.cached_item("t2", compute, 1, 4)
+    whole = cache.cached("t2", compute, 4)
+    assert calls == [4] and first["items"] == [2] and np.array_equal(first["arr"], [1.0, 1.0])
+    assert np.array_equal(cache.cached_item("t2", compute, 0, 4)["arr"], whole[0]["arr"])
+    with pytest.raises(ValueError, match="read-only"):
+        first["arr"][0] = 7
+    first["items"].append(3)
+    assert cache.cached_item("t2", compute, 1, 4)["items"] == [2] and calls == [4]
+    with pytest.raises(IndexError):
+        cache.cached_item("t2", compute, 2, 4)
+    cache.clear_memory()
+
+
 def test_cached_key_holds_the_fingerprint(monkeypatch):
     """An edited library (another fingerprint) computes anew in the same process."""
     calls = []
