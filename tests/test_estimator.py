@@ -664,13 +664,13 @@ def test_fastica_batch_equals_sklearn(n, seed):
     same initial matrix, the same iteration count and components to 1e-10."""
     from sklearn.decomposition import FastICA
 
-    from hca.estimator.fastica_batch import fastica_batch, initial_matrices, whiten
+    from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
 
     sim = simulate_scm(n_domains=1, n_per_domain=n, alpha=0.05, offset=30.0, random_state=seed)
     X = np.asarray(sim.X, dtype=float)
     seeds = list(range(12))
-    batch = fastica_batch(X, 3, seeds, max_iter=1000, tol=1e-4)
     wh = whiten(X, 3)
+    (batch,) = fastica_lockstep([wh], [initial_matrices(seeds, 3)], max_iter=1000, tol=1e-4)
     for i, s in enumerate(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -679,28 +679,26 @@ def test_fastica_batch_equals_sklearn(n, seed):
         np.testing.assert_allclose(batch.components[i], ref.components_, rtol=0, atol=1e-10)
         np.testing.assert_allclose(batch.mean, ref.mean_, rtol=0, atol=1e-12)
         np.testing.assert_allclose(wh.K, ref.whitening_, rtol=0, atol=1e-12)
-    # w_init given explicitly = seeds; a start's result does not depend on its batch
-    again = fastica_batch(X, 3, w_init=initial_matrices(seeds, 3), whitened=wh)
-    np.testing.assert_array_equal(again.components, batch.components)
-    alone = fastica_batch(X, 3, [seeds[5]])
+    # a start's result does not depend on its batch
+    (alone,) = fastica_lockstep([whiten(X, 3)], [initial_matrices([seeds[5]], 3)])
     np.testing.assert_array_equal(alone.components[0], batch.components[5])
     assert "12 starts" in batch.summary()
 
 
-def test_fastica_stack_equals_one_matrix_at_a_time():
-    """fastica_stack iterates the starts of several data matrices of one shape together;
-    every matrix's result equals fastica_batch on it alone (bitwise here: the same per-slice
+def test_fastica_lockstep_of_one_shape_equals_one_matrix_at_a_time():
+    """fastica_lockstep iterates the starts of several data matrices of one shape together;
+    every matrix's result equals the loop on it alone (bitwise here: the same per-slice
     operations), and fastica_runs_many equals fastica_runs."""
-    from hca.estimator.fastica_batch import fastica_batch, fastica_stack, initial_matrices, whiten
+    from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
     from hca.estimator.ica import fastica_runs, fastica_runs_many
 
     rng = np.random.default_rng(3)
     Xs = [rng.laplace(size=(120, 6)) @ rng.normal(size=(6, 6)) for _ in range(5)]
     seeds = [0, 4, 9]
     whs = [whiten(X, 3) for X in Xs]
-    W0 = np.stack([initial_matrices(seeds, 3)] * len(Xs))
-    for X, res in zip(Xs, fastica_stack(whs, W0, max_iter=500, tol=1e-5)):
-        alone = fastica_batch(X, 3, seeds, max_iter=500, tol=1e-5)
+    W0 = initial_matrices(seeds, 3)
+    for wh, res in zip(whs, fastica_lockstep(whs, [W0] * len(Xs), max_iter=500, tol=1e-5)):
+        (alone,) = fastica_lockstep([wh], [W0], max_iter=500, tol=1e-5)
         np.testing.assert_allclose(res.components, alone.components, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(res.n_iter, alone.n_iter)
     many = fastica_runs_many(Xs + [Xs[0][:80]], 3, [9, 0, 9])  # a second shape, a repeat
@@ -708,24 +706,20 @@ def test_fastica_stack_equals_one_matrix_at_a_time():
         for a, b in zip(runs, fastica_runs(X, 3, [9, 0, 9])):
             np.testing.assert_allclose(a.unmixing, b.unmixing, rtol=0, atol=1e-12)
             assert a.n_iter == b.n_iter and a.objective == pytest.approx(b.objective, abs=1e-12)
-    with pytest.raises(ValueError, match="differ in shape"):
-        fastica_stack([whs[0], whiten(Xs[1][:80], 3)], W0[:2])
-    with pytest.raises(ValueError, match="w_init must have shape"):
-        fastica_stack(whs, W0[:2])
 
 
-def test_fastica_batch_reports_nonconvergence_and_bad_input():
-    from hca.estimator.fastica_batch import fastica_batch
+def test_fastica_lockstep_reports_nonconvergence_and_bad_input():
+    from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
 
     sim = simulate_scm(n_domains=1, n_per_domain=60, random_state=3)
-    res = fastica_batch(sim.X, 3, [0, 1], max_iter=1, tol=1e-12)
+    wh = whiten(sim.X, 3)
+    (res,) = fastica_lockstep([wh], [initial_matrices([0, 1], 3)], max_iter=1, tol=1e-12)
     assert not res.converged.any() and (res.n_iter == 1).all()
-    with pytest.raises(ValueError, match="either seeds or w_init"):
-        fastica_batch(sim.X, 3)
-    with pytest.raises(ValueError, match="w_init must have shape"):
-        fastica_batch(sim.X, 3, w_init=np.eye(3))
+    assert "2 starts, 0 converged" in res.summary()
+    with pytest.raises(ValueError, match=r"w_init\[0\] must have shape"):
+        fastica_lockstep([wh], [np.eye(3)])
     with pytest.raises(ValueError, match="n_components"):
-        fastica_batch(sim.X, 99, [0])
+        whiten(sim.X, 99)
 
 
 def test_domain_ica_has_no_memo():

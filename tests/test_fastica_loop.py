@@ -1,14 +1,14 @@
 """The batched FastICA loop is bitwise the plain loop it replaced.
 
 ``hca.estimator.fastica_batch`` iterates only the starts still active and updates its
-temporaries in place. Its public wrappers (:func:`fastica_batch`, :func:`fastica_stack`) must
-give bit-for-bit the results of the straightforward loop below (gather ``W[active]`` and
-``X1[which[active]]`` afresh at every iteration), a copy of the loop as it was before that
-change: the results feed rounding-sensitive fits. So must :func:`fastica_lockstep`, which runs
-the starts of data matrices of different numbers of samples in one loop (the decorrelation of
-all their starts in one stack): every matrix gets what the plain loop gives it alone, with the
-same iteration counts, whichever matrices share its loop; and so must
-:func:`hca.estimator.ica.fit_icas_many`, which runs every domain of every data set in it.
+temporaries in place. Its one entry point, :func:`fastica_lockstep`, must give bit-for-bit the
+results of the straightforward loop below (gather ``W[active]`` and ``X1[which[active]]``
+afresh at every iteration), a copy of the loop as it was before that change: the results feed
+rounding-sensitive fits. It runs the starts of data matrices of one shape or of different
+numbers of samples in one loop (the decorrelation of all their starts in one stack): every
+matrix gets what the plain loop gives it alone, with the same iteration counts, whichever
+matrices share its loop; and so must :func:`hca.estimator.ica.fit_icas_many`, which runs every
+domain of every data set in it.
 """
 
 from __future__ import annotations
@@ -16,13 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hca.estimator.fastica_batch import (
-    fastica_batch,
-    fastica_lockstep,
-    fastica_stack,
-    initial_matrices,
-    whiten,
-)
+from hca.estimator.fastica_batch import fastica_lockstep, initial_matrices, whiten
 
 
 # ----------------------------------------------------------------- reference (the plain loop)
@@ -110,21 +104,21 @@ CASES = [
 
 @pytest.mark.parametrize("seed, n, d, kind, starts, g, max_iter, tol", CASES)
 def test_wrappers_bitwise_equal_plain_loop(seed, n, d, kind, starts, g, max_iter, tol):
-    """fastica_stack (starts of several matrices in one stack) and fastica_batch (one shared
-    matrix) equal the plain loop bit for bit, with starts stopping at different iterations
-    and some never converging."""
+    """fastica_lockstep on several matrices of one shape (their starts in one stack) and on
+    one matrix alone equals the plain loop bit for bit, with starts stopping at different
+    iterations and some never converging."""
     rng = np.random.default_rng(seed)
     Xs = [_data(rng, n, d, kind) for _ in range(g)]
     whs = [whiten(X, d) for X in Xs]
     W0 = rng.normal(size=(g, starts, d, d))
     refs = _ref_stack(whs, W0, max_iter, tol)
-    got = fastica_stack(whs, W0, max_iter=max_iter, tol=tol)
+    got = fastica_lockstep(whs, list(W0), max_iter=max_iter, tol=tol)
     for (comp, n_iter, conv), res in zip(refs, got):
         assert np.array_equal(res.components, comp)
         assert np.array_equal(res.n_iter, n_iter)
         assert np.array_equal(res.converged, conv)
-    for X, wh, w0, (comp, n_iter, conv) in zip(Xs, whs, W0, refs):
-        res = fastica_batch(X, d, w_init=w0, whitened=wh, max_iter=max_iter, tol=tol)
+    for wh, w0, (comp, n_iter, conv) in zip(whs, W0, refs):
+        (res,) = fastica_lockstep([wh], [w0], max_iter=max_iter, tol=tol)
         assert np.array_equal(res.components, comp)
         assert np.array_equal(res.n_iter, n_iter)
         assert np.array_equal(res.converged, conv)
@@ -139,7 +133,7 @@ def test_cases_cover_staggered_and_failed_convergence():
         rng = np.random.default_rng(seed)
         whs = [whiten(_data(rng, n, d, kind), d) for _ in range(g)]
         W0 = rng.normal(size=(g, starts, d, d))
-        res = fastica_stack(whs, W0, max_iter=max_iter, tol=tol)
+        res = fastica_lockstep(whs, list(W0), max_iter=max_iter, tol=tol)
         n_iter = np.concatenate([r.n_iter[r.converged] for r in res])
         distinct.append(len(np.unique(n_iter)))
         unconverged += sum(int((~r.converged).sum()) for r in res)
@@ -157,7 +151,7 @@ def test_tiny_budgets_bitwise_equal_plain_loop(max_iter):
     wh = whiten(X, 3)
     W0 = initial_matrices([0, 1, 2, 3], 3)
     ((comp, n_iter, conv),) = _ref_stack([wh], W0[np.newaxis], max_iter, 1e-12)
-    res = fastica_batch(X, 3, w_init=W0, whitened=wh, max_iter=max_iter, tol=1e-12)
+    (res,) = fastica_lockstep([wh], [W0], max_iter=max_iter, tol=1e-12)
     assert np.array_equal(res.components, comp)
     assert np.array_equal(res.n_iter, n_iter) and not res.converged.any()
     assert np.array_equal(res.converged, conv)
@@ -180,9 +174,8 @@ def _lockstep_inputs(rng):
 def test_lockstep_bitwise_equals_per_matrix_loop(max_iter, tol):
     """fastica_lockstep (the starts of matrices of different shapes, numbers of starts and
     speeds of convergence in one loop) gives every matrix bit for bit what the plain loop
-    gives it alone, and what fastica_batch and fastica_stack give it, with the same
-    iteration counts and convergence flags; on_done reports every matrix once, when its last
-    start stops."""
+    gives it alone, and what the lockstep loop gives it alone, with the same iteration counts
+    and convergence flags; on_done reports every matrix once, when its last start stops."""
     rng = np.random.default_rng(11)
     Xs, W0s = _lockstep_inputs(rng)
     whs = [whiten(X, 3) for X in Xs]
@@ -195,12 +188,10 @@ def test_lockstep_bitwise_equals_per_matrix_loop(max_iter, tol):
         assert np.array_equal(res.n_iter, n_iter)
         assert np.array_equal(res.converged, conv)
         assert np.array_equal(res.mean, wh.mean)
-        alone = fastica_batch(X, 3, w_init=w0, whitened=wh, max_iter=max_iter, tol=tol)
-        (stacked,) = fastica_stack([wh], w0[np.newaxis], max_iter=max_iter, tol=tol)
-        for other in (alone, stacked):
-            assert np.array_equal(other.components, res.components)
-            assert np.array_equal(other.n_iter, res.n_iter)
-            assert np.array_equal(other.converged, res.converged)
+        (alone,) = fastica_lockstep([wh], [w0], max_iter=max_iter, tol=tol)
+        assert np.array_equal(alone.components, res.components)
+        assert np.array_equal(alone.n_iter, res.n_iter)
+        assert np.array_equal(alone.converged, res.converged)
     assert sorted(finished) == list(range(len(Xs)))
     last = [int(got[i].n_iter.max()) for i in finished]
     assert last == sorted(last)  # reported as they finish

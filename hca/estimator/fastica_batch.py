@@ -2,15 +2,15 @@
 
 The starts of an ensemble differ only in the initial matrix ``w_init``; the whitening of a
 domain's data does not depend on the seed. :func:`whiten` computes scikit-learn's whitening
-once, and :func:`fastica_batch` runs the fixed-point iterations of every start together on a
-stack of matrices, each start stopping at its own iteration, exactly as
-:class:`sklearn.decomposition.FastICA` with ``algorithm="parallel"``, ``fun="logcosh"``,
+once, and :func:`fastica_lockstep`, the one entry point, runs the fixed-point iterations of
+every start of every data matrix together, each start stopping at its own iteration, exactly
+as :class:`sklearn.decomposition.FastICA` with ``algorithm="parallel"``, ``fun="logcosh"``,
 ``whiten="unit-variance"`` and ``whiten_solver="svd"`` does one start at a time
-(``tests/test_estimator.py`` checks the two agree to 1e-10 with the same iteration counts).
-Every start is computed from its own slice of the stack with the same operations as a stack of
-one, so a seed's result does not depend on which other seeds share its batch.
-:func:`fastica_stack` and :func:`fastica_lockstep` iterate the starts of several data matrices
-(of one shape, or of any numbers of samples) together.
+(``tests/test_estimator.py`` checks the two agree to 1e-10 with the same iteration counts;
+``tests/test_fastica_loop.py`` that every matrix gets bit for bit what a plain loop gives it
+alone). Every start is computed from its own slice of the stack with the same operations as a
+stack of one, so a seed's result does not depend on which other seeds or matrices share its
+loop. :func:`initial_matrices` draws the initial matrices of seeds as scikit-learn does.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ __all__ = [
     "Whitened",
     "whiten",
     "initial_matrices",
-    "fastica_batch",
-    "fastica_stack",
     "fastica_lockstep",
     "FastICABatch",
 ]
@@ -221,102 +219,12 @@ def _drop_stopped(state: list[list[Any]], keep: np.ndarray) -> list[list[Any]]:
     return out
 
 
-def fastica_batch(
-    X: Any,
-    n_components: int,
-    seeds: Sequence[int] | None = None,
-    *,
-    w_init: np.ndarray | None = None,
-    max_iter: int = 1000,
-    tol: float = 1e-4,
-    whitened: Whitened | None = None,
-) -> FastICABatch:
-    """FastICA (parallel, logcosh, unit-variance sources) from every start at once.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        Data of one domain.
-    n_components : int
-        Sources.
-    seeds : sequence of int, optional
-        ``random_state`` of every start (``w_init`` drawn as scikit-learn does).
-    w_init : ndarray of shape (n_starts, d, d), optional
-        Initial matrices instead of ``seeds``.
-    max_iter, tol
-        As scikit-learn's ``FastICA``; every start stops at its own iteration.
-    whitened : Whitened, optional
-        :func:`whiten` of ``X`` computed before (it depends only on ``X``).
-
-    Returns
-    -------
-    FastICABatch
-    """
-    if (seeds is None) == (w_init is None):
-        raise ValueError("fastica_batch: pass either seeds or w_init")
-    wh = whiten(X, n_components) if whitened is None else whitened
-    if w_init is not None:
-        W0 = np.array(w_init, dtype=np.float64, copy=True)
-    else:
-        assert seeds is not None  # checked above: exactly one of them is given
-        W0 = initial_matrices(seeds, n_components)
-    if W0.ndim != 3 or W0.shape[1:] != (n_components, n_components):
-        raise ValueError(
-            f"w_init must have shape (n_starts, {n_components}, {n_components}), got {W0.shape}"
-        )
-    W, n_iter, converged = _iterate_blocks(
-        [(wh.X1, None, W0.shape[0])], W0, float(tol), int(max_iter)
-    )
-    return _finish(W, wh, n_iter, converged)
-
-
 def _finish(W: np.ndarray, wh: Whitened, n_iter: np.ndarray, converged: np.ndarray) -> FastICABatch:
     """Unit-variance sources, as scikit-learn rescales ``components_``."""
     S = W @ wh.K @ wh.XT  # (b, d, n)
     S_std = np.std(S, axis=-1)
     W = W / S_std[:, :, np.newaxis]
     return FastICABatch(components=W @ wh.K, mean=wh.mean, n_iter=n_iter, converged=converged)
-
-
-def fastica_stack(
-    whitened: Sequence[Whitened],
-    w_init: np.ndarray,
-    *,
-    max_iter: int = 1000,
-    tol: float = 1e-4,
-) -> list[FastICABatch]:
-    """:func:`fastica_batch` of several data matrices of one shape, all their starts in one
-    stack of fixed-point iterations.
-
-    Entry ``g`` equals ``fastica_batch(..., w_init=w_init[g], whitened=whitened[g])``.
-
-    Parameters
-    ----------
-    whitened : sequence of Whitened
-        :func:`whiten` of every data matrix (one shape: n_samples, n_features).
-    w_init : ndarray of shape (n_matrices, n_starts, d, d)
-        Initial matrices of the starts of every data matrix.
-    max_iter, tol
-        As :func:`fastica_batch`.
-
-    Returns
-    -------
-    list of FastICABatch
-        One per data matrix, in order.
-    """
-    whitened = list(whitened)
-    W0 = np.array(w_init, dtype=np.float64, copy=True)
-    if not whitened:
-        return []
-    d = whitened[0].X1.shape[0]
-    shapes = {w.X1.shape for w in whitened}
-    if len(shapes) != 1:
-        raise ValueError(f"fastica_stack: the data matrices differ in shape: {sorted(shapes)}")
-    if W0.ndim != 4 or W0.shape[0] != len(whitened) or W0.shape[2:] != (d, d):
-        raise ValueError(
-            f"w_init must have shape ({len(whitened)}, n_starts, {d}, {d}), got {W0.shape}"
-        )
-    return fastica_lockstep(whitened, list(W0), max_iter=max_iter, tol=tol)
 
 
 def fastica_lockstep(
@@ -327,13 +235,14 @@ def fastica_lockstep(
     tol: float = 1e-4,
     on_done: Callable[[int], None] | None = None,
 ) -> list[FastICABatch]:
-    """:func:`fastica_batch` of several data matrices of any numbers of samples, all their
-    starts iterating in lockstep.
+    """FastICA (parallel, logcosh, unit-variance sources) of several data matrices of any
+    numbers of samples, from every start at once, all starts iterating in lockstep.
 
     The starts of the matrices with the same number of samples form one stack for the steps
     that involve the data; the steps on (d, d) matrices run once per iteration on the stack
-    of every active start. Entry ``i`` equals ``fastica_batch(..., w_init=w_init[i],
-    whitened=whitened[i])`` bit for bit (``tests/test_fastica_loop.py``).
+    of every active start. Entry ``i`` is bit for bit what the plain loop gives matrix ``i``
+    with its starts alone, whichever matrices share the loop (``tests/test_fastica_loop.py``);
+    for one matrix, ``fastica_lockstep([whiten(X, d)], [initial_matrices(seeds, d)])[0]``.
 
     Parameters
     ----------
@@ -342,7 +251,7 @@ def fastica_lockstep(
     w_init : sequence of ndarray of shape (n_starts_i, d, d)
         Initial matrices of the starts of every data matrix (their numbers may differ).
     max_iter, tol
-        As :func:`fastica_batch`.
+        As scikit-learn's ``FastICA``; every start stops at its own iteration.
     on_done : callable, optional
         Called as ``on_done(i)`` once every start of matrix ``i`` has stopped (converged, or
         at ``max_iter``), in the order in which the matrices finish; a matrix without starts

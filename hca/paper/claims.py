@@ -418,9 +418,11 @@ def claim(
     scorecard evaluates them on the chapter's results for every seed of
     its ensemble (the settings' ``n_seeds``, :meth:`hca.paper.shape.ChapterSpec.seeds`) and
     reads the verdict with
-    :func:`ensemble_outcome`. ``evidence(results)`` names the domains whose FastICA in the
-    fit the claim reads is rounding-sensitive (comma-separated; empty when none is); without
-    it the chapter module's ``run_evidence`` is used, if it has one."""
+    :func:`ensemble_outcome`. ``evidence(results)`` gives the fit the claim reads in a run,
+    as :class:`RunEvidence` (its rounding-sensitive domains and every domain's FastICA
+    solution and objective; a string naming the domains is accepted where none is
+    rounding-sensitive); without it the chapter's :attr:`hca.paper.shape.EnsembleSpec.evidence`
+    is used."""
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {list(CHAPTERS)}")
     if bool(ids) == (prefix is not None):
