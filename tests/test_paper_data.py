@@ -50,3 +50,44 @@ def test_attribution_audit(monkeypatch):
     assert set(audit.layer_shares.columns.get_level_values(0)) == {"v2", "v1"}
     assert audit.qwen7.index.name == "this book's base model"
     cache.clear_memory()
+
+
+def _page(**sizes):
+    """A stand-in for a chapter page: per setup, results with the given v2 and v1 domain sizes
+    and counts of models in the four and five domains."""
+    from types import SimpleNamespace
+
+    results = {}
+    for name, (v2, v1, n4, n5) in sizes.items():
+        results[name] = SimpleNamespace(
+            v2_sizes=pd.Series(range(len(v2), 0, -1), index=list(v2)),
+            v1_sizes=pd.Series(range(len(v1), 0, -1), index=list(v1)),
+            n_four=n4,
+            n_sinv=n5,
+        )
+    return SimpleNamespace(setups=tuple(sizes), results=results)
+
+
+def test_answer_is_chosen_from_the_results():
+    """The opening paragraph names both setups, no claim id, and says what the counts say:
+    the base models that fall behind, and whether the four domains reach 1,500 models."""
+    from hca.paper.constants import PAPER_V1_BASES
+    from hca.paper.words import prose_slips
+
+    paper8, paper6 = list(PAPER_V2_BASES), list(PAPER_V1_BASES)
+    other8 = paper8[:5] + ["X-1"] + paper8[6:] + [paper8[5]]  # the sixth falls to rank 9
+    text = data_chapter.answer(
+        _page(authors=(paper8, paper6, 1393, 1532), careful=(other8, paper6, 702, 730))
+    )
+    assert "the authors' setup" in text and "the careful setup" in text
+    assert "every one of these base models" in text and "7 of 8 v2 and 6 of 6 v1" in text
+    assert f"{paper8[5]} (rank 9) fall behind" in text
+    assert "these counts stay below the abstract's 1,500" in text
+    assert "1,532 models under the authors' setup" in text
+    assert "S1.1" not in text and prose_slips(text) == []
+    both = data_chapter.answer(_page(authors=(paper8, paper6, 1600, 1700)))
+    assert "this count reaches the abstract's 1,500" in both and "careful" not in both
+    mixed = data_chapter.answer(
+        _page(authors=(paper8, paper6, 1600, 1700), careful=(paper8, paper6, 900, 950))
+    )
+    assert "only under the authors' setup do they reach 1,500" in mixed
