@@ -339,9 +339,9 @@ def test_ensemble_outcome_typical_run_and_spread():
 
     values = [0.07, 0.037, 0.038, 0.036, 0.0372]
     o = ensemble_outcome(_runs(["not reproduced"] + ["reproduced"] * 4, values), [0, 1, 2, 3, 4])
-    assert o.ensemble.typical_seed == 4 and "typical run (seed 4): v4" in o.ours
+    assert o.ensemble.typical_seed == 4 and "Typical run (seed 4): v4" in o.ours
     # the fit-based value first: the ensemble's median with its range, over its run set
-    assert o.ours.startswith("median 0.037 (range 0.036 to 0.070) over 5 runs")
+    assert o.ours.startswith("Median 0.037 (range 0.036 to 0.070) over 5 runs.")
     assert o.value == pytest.approx(0.0372) and o.ensemble.low == 0.036 and o.ensemble.high == 0.07
     # 4 of 5 runs: within one standard error (0.21 for 5 runs) of 2/3, flagged borderline
     assert o.verdict == "reproduced" and o.ensemble.borderline and "borderline" in o.reason
@@ -351,7 +351,7 @@ def test_ensemble_outcome_typical_run_and_spread():
     assert typical_index([0.07, 0.037, 0.038]) == 2 and typical_index([1.0, 1.0]) == 0
     # counts print as whole numbers, a value the same in every run once
     ranks = ensemble_outcome(_runs(["reproduced"] * 4, [3.0, 2.0, 3.0, 3.0]), range(4))
-    assert ranks.ours.startswith("median 3 (range 2 to 3) over 4 runs"), ranks.ours
+    assert ranks.ours.startswith("Median 3 (range 2 to 3) over 4 runs."), ranks.ours
     same = ensemble_outcome(_runs(["reproduced"] * 4, [0.75] * 4), range(4))
     assert same.ours.startswith("0.750 in all 4 runs") and "every one of" not in same.ours
     with pytest.raises(ValueError, match="outcomes for"):

@@ -145,7 +145,7 @@ def test_every_claim_under_both_setups(results):
             if o.ensemble is not None:
                 e = o.ensemble
                 assert e.runs in (len(ENSEMBLE_SEEDS), len(ENSEMBLE_SEEDS_MORE)) and e.seeds == tuple(range(e.runs)) and 0 <= e.share <= 1
-                assert f"typical run (seed {e.typical_seed})" in o.ours
+                assert f"Typical run (seed {e.typical_seed})" in o.ours
                 assert e.typical_seed == sc.typical_seed("recovery", s)
     f21 = by["F21-llama3-weight"]["careful"]
     assert "seed-0" not in f21.ours or f21.ensemble.typical_seed == 0

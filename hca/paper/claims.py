@@ -34,7 +34,7 @@ import pandas as pd
 
 from hca.data.tables import parse_tolerance
 from hca.estimator.ensemble import canonical_rows, same_solution
-from hca.paper.words import count, join_words, k_of_n, median_range, seed_list
+from hca.paper.words import count, join_words, k_of_n, median_range, seed_list, share_words
 
 __all__ = [
     "VERDICTS",
@@ -113,8 +113,8 @@ class Stability:
             )
 
     def text(self) -> str:
-        """``"holds in 37 % of 200 fits (…)"``."""
-        return f"holds in {self.share:.0%} of {self.n_fits} fits ({self.design})"
+        """``"holds in 74 of 200 refits (…)"``."""
+        return f"holds in {share_words(self.share, self.n_fits, 'refits')} ({self.design})"
 
 
 #: The rule that turns the verdicts of an ensemble's runs into the claim's verdict, fixed before
@@ -531,8 +531,8 @@ def interval_verdict(
 
 
 def share_text(k: int, n: int, what: str = "FastICA seeds") -> str:
-    """``"7 of 10 FastICA seeds (70 %)"``."""
-    return f"{k} of {n} {what} ({k / n:.0%})" if n else f"0 {what}"
+    """``"7 of 10 FastICA seeds"`` (a share of a run set as "k of n", never a percentage)."""
+    return k_of_n(k, n, what) if n else f"no {what}"
 
 
 def paper_list(rows: pd.DataFrame, cid: str) -> list[str]:
@@ -580,7 +580,7 @@ def _near_thresholds(verdicts: Sequence[str], z: float) -> list[str]:
     share_partly = share + verdicts.count("partly") / n
     m = z * borderline_margin(n)
     return [
-        f"{what} in {x:.0%} of {n} runs, within {m:.3f} of {label}"
+        f"{what} in {share_words(x, n, 'runs')}, within {m:.3f} of {label}"
         for what, x, t, label in (
             ("reproduced", share, _REPRODUCED_SHARE, "2/3"),
             ("at least partly", share_partly, _PARTLY_SHARE, "1/3"),
@@ -849,16 +849,12 @@ def ensemble_outcome(
         if borderline:
             head += f"; borderline: {borderline}"
     reason = f"{head}. {ens.text()}. Typical run (seed {ens.typical_seed}): {typical_o.reason}"
-    if ens.median is not None:
-        ours = f"{ens.value_text()}; typical run (seed {ens.typical_seed}): {typical_o.ours}"
-    else:
-        k = round(share * n)
-        ours = (
-            f"typical run (seed {ens.typical_seed}): {typical_o.ours}; reproduced in "
-            f"{k_of_n(k, n, 'runs')}"
-        )
+    # one run set per sentence: the ensemble's, then the typical run's (which may name others)
+    k = round(share * n)
+    head = ens.value_text() if ens.median is not None else f"reproduced in {k_of_n(k, n, 'runs')}"
     if ens.fragile:
-        ours += f"; rounding-sensitive in {k_of_n(ens.fragile, n, 'runs')}"
+        head += f"; rounding-sensitive in {k_of_n(ens.fragile, n, 'runs')}"
+    ours = f"{head[0].upper()}{head[1:]}. Typical run (seed {ens.typical_seed}): {typical_o.ours}"
     return Outcome(
         ours=ours,
         verdict=verdict,

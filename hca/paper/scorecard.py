@@ -43,6 +43,7 @@ from hca.paper.claims import (
 )
 from hca.paper.setups import SETUP_NAMES, SETUPS, Setup, get_setup
 from hca.paper.shape import check_settings
+from hca.paper.words import count, join_words, k_of_n, share_words
 
 __all__ = [
     "ClaimRow",
@@ -72,6 +73,8 @@ __all__ = [
     "scorecard_csv",
     "claims_frame",
     "synthesis_markdown",
+    "intro_answer",
+    "not_determined_markdown",
 ]
 
 #: The headline claims whose stability over refits the scorecard reports.
@@ -835,7 +838,8 @@ def headline_markdown(card: Scorecard, name: str | None = None) -> str:
             o = r.setups[s]
             stab = ""
             if o.stability:
-                stab = f"; refits: holds in {o.stability.share:.0%} of {o.stability.n_fits}"
+                k = share_words(o.stability.share, o.stability.n_fits)
+                stab = f"; refits: holds in {k}"
                 if o.stability.design not in designs:
                     designs.append(o.stability.design)
             if o.ensemble is not None:
@@ -944,13 +948,16 @@ def scorecard_csv(card: Scorecard) -> str:
 
 
 def _share_text(o: Outcome, record: dict) -> str:
+    """The refit share and the ensemble's share, one sentence each (two run sets)."""
     parts = []
     if o.stability is not None:
-        parts.append(f"{o.stability.share:.0%} of {o.stability.n_fits} refits")
+        k = share_words(o.stability.share, o.stability.n_fits, "refits on resampled models")
+        parts.append(f"The claim holds in {k}.")
     ens = record.get("ensemble")  # the seed ensemble's share (as rounded in the JSON)
     if ens is not None:
-        parts.append(f"{float(ens['share']):.0%} of {ens['runs']} seeds")
-    return "; ".join(parts)
+        k = round(float(ens["share"]) * int(ens["runs"]))
+        parts.append(f"It is reproduced in {k_of_n(k, ens['runs'], 'FastICA runs')}.")
+    return " ".join(parts)
 
 
 def _verdict_html(verdict: str) -> str:
@@ -987,7 +994,7 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
             d[f"{label}: verdict"] = _verdict_html(v) if html else v
             share = _share_text(o, recs[r.id]["setups"][s])
             d[f"{label}: ours, why"] = (
-                f"{o.ours}" + (f" [holds in {share}]" if share else "") + f". Why: {o.reason}"
+                f"{o.ours}." + (f" {share}" if share else "") + f" Why: {o.reason}"
             )
         nb = CHAPTERS[r.chapter][0]
         d["figure"] = (
@@ -997,6 +1004,105 @@ def claims_frame(card: Scorecard, html: bool = True) -> pd.DataFrame:
         )
         rows.append(d)
     return pd.DataFrame(rows)
+
+
+def intro_answer(card: Scorecard, *, links: dict[str, str] | None = None) -> str:
+    """The book's opening paragraph (MyST): how many of the paper's analysis claims each setup
+    reproduces, what becomes of the central claim (the causal order) and why, and how many
+    claims the data do not determine. Every count and word that depends on a result comes
+    from ``card``; ``links`` maps ``why`` (the section explaining the order's differences)
+    and ``not_determined`` (the section saying what "not determined" means) to labels."""
+    links = links or {}
+    setups = card._setups()
+    label = {s: f"the {SETUPS[s].label}" for s in setups}
+    analysis = [r for r in card.rows if r.kind == "analysis"]
+    n = len(analysis)
+    out = [
+        f"This book judges each of the paper's {count(n, 'analysis claim')} twice, from public "
+        "data.",
+        "The authors' setup follows their data and choices as far as public material allows; "
+        "the careful setup uses this book's attribution of models to base models and its own "
+        "choices.",
+    ]
+    held = []
+    for s in setups:
+        v = [r.setups[s].verdict for r in analysis]
+        held.append(
+            f"under {label[s]}, {k_of_n(v.count('reproduced'), n)} are reproduced and "
+            f"{v.count('partly')} partly"
+        )
+    out.append(f"{held[0][0].upper()}{held[0][1:]}" + "".join(f"; {h}" for h in held[1:]) + ".")
+    by_id = {r.id: r for r in card.rows}
+    order = by_id.get("S4-order")
+    if order is not None:
+        verdicts = [f"{order.setups[s].verdict} under {label[s]}" for s in setups]
+        out.append(
+            "The paper's central claim, the causal order general capability → instruction "
+            f"following → mathematics, is {join_words(verdicts)}."
+        )
+        stab = {s: order.setups[s].stability for s in setups if order.setups[s].stability}
+        sizes = {x.n_fits for x in stab.values()}
+        if stab and len(sizes) == 1:
+            parts = [f"{share_words(x.share, x.n_fits)} under {label[s]}" for s, x in stab.items()]
+            out.append(f"Refitted on resampled models, it holds in {join_words(parts)} refits.")
+        else:
+            for s, x in stab.items():
+                out.append(
+                    f"Under {label[s]}, refitted on resampled models, it holds in "
+                    f"{share_words(x.share, x.n_fits, 'refits')}."
+                )
+        why = links.get("why")
+        out.append(
+            "What moves it is which models count as a base model's domain, a FastICA local "
+            "optimum and a near tie between the two best orders"
+            + (f" ({{ref}}`why <{why}>`)." if why else ".")
+        )
+    nd = {s: sum(r.setups[s].verdict == "not determined" for r in analysis) for s in setups}
+    if any(nd.values()):
+        where = links.get("not_determined")
+        parts = [f"{nd[s]} under {label[s]}" for s in setups]
+        out.append(
+            f"The data do not determine {join_words(parts)}"
+            + (f" ({{ref}}`what that means <{where}>`)." if where else ".")
+        )
+    return " ".join(out)
+
+
+def not_determined_markdown(card: Scorecard, *, evidence: str | None = None) -> str:
+    """What "not determined" means, in a few plain sentences (MyST), with the claims it
+    applies to under each setup (from ``card``) and a link to the evidence (``evidence``:
+    the label of the section that shows it)."""
+    setups = card._setups()
+    analysis = [r for r in card.rows if r.kind == "analysis"]
+    text = [
+        "HCA's first step, FastICA, maximises an objective from a random start and can stop in "
+        "one of several local optima of it.",
+        "Listing a domain's models in reverse order changes nothing in exact arithmetic, so "
+        "when it changes where FastICA stops, rounding decided it: that run is "
+        "*rounding-sensitive*.",
+        "The book groups the runs of such a domain by the optimum they land in and compares "
+        "the optima by FastICA's own objective.",
+        "When two optima give a claim different answers and the objective cannot tell them "
+        "apart, rounding, not the data, picks the answer: the claim is *not determined* by "
+        "these data.",
+        "When one optimum is clearly better, the book says which, and judges the claim from "
+        "all runs.",
+    ]
+    for s in setups:
+        ids = [r.claim.rstrip(".") for r in analysis if r.setups[s].verdict == "not determined"]
+        text.append(
+            f"Under the {SETUPS[s].label}, "
+            + (
+                f"{count(len(ids), 'claim')} {'is' if len(ids) == 1 else 'are'} not determined"
+                + (": " + "; ".join(f"\u201c{_cell(i)}\u201d" for i in ids) if ids else "")
+                if ids
+                else "no claim is not determined"
+            )
+            + "."
+        )
+    if evidence:
+        text.append(f"The evidence: {{ref}}`the MMLU chapter <{evidence}>`.")
+    return " ".join(text)
 
 
 def synthesis_markdown(
@@ -1096,7 +1202,8 @@ def synthesis_markdown(
         shares = "; ".join(
             f"{SETUPS[s].label}: {o.verdict}"
             + (
-                f", the paper's order in {o.stability.share:.0%} of {o.stability.n_fits} refits"
+                ", the paper's order in "
+                + share_words(o.stability.share, o.stability.n_fits, "refits")
                 if o.stability
                 else ""
             )
