@@ -290,7 +290,9 @@ def benchmark_unit_models(
         raise ValueError(
             f"benchmark_unit_models: rule {rule!r} is not one of {BENCHMARK_UNIT_RULES}"
         )
-    check_is_fitted(model, "unmixing_", msg="benchmark_unit_models: the %(name)s model is not fitted")
+    check_is_fitted(
+        model, "unmixing_", msg="benchmark_unit_models: the %(name)s model is not fitted"
+    )
     H = np.asarray(model.unmixing_, dtype=float)
     if H.shape != alignment.H.shape or not np.allclose(H, alignment.H, rtol=0, atol=1e-12):
         raise ValueError(

@@ -1129,6 +1129,12 @@ def _spread(values: Sequence[float], digits: int = 2, what: str = "runs") -> str
     return median_range(vals, what=what, digits=digits)
 
 
+def _median(values: Sequence[float]) -> float:
+    """The median of the finite values (NaN when there is none)."""
+    v = [float(x) for x in values if np.isfinite(x)]
+    return float(np.median(v)) if v else float("nan")
+
+
 def _modal(values: Sequence[object]) -> tuple[object, int]:
     """The most frequent value (first seen on a tie) and how often it occurs."""
     counts: dict[object, int] = {}
@@ -1471,20 +1477,16 @@ def answer(page: Any) -> str:
             "position moves with it ({ref}`why <interpretation-why-differ>`)."
         )
 
-    def med(v: Sequence[float]) -> float:
-        v = [x for x in v if np.isfinite(x)]
-        return float(np.median(v)) if v else float("nan")
-
-    more = [s for s, rg, ri in tracks if med(rg) > med(ri)]
+    more = [s for s, rg, ri in tracks if _median(rg) > _median(ri)]
     if more:
-        med = join_words(
-            f"{number(med(rg), 2)} against {number(med(ri), 2)} under {SETUP_WORDS[s]}"
+        pairs = join_words(
+            f"{number(_median(rg), 2)} against {number(_median(ri), 2)} under {SETUP_WORDS[s]}"
             for s, rg, ri in tracks
             if s in more
         )
         out.append(
             "The general factor tracks pretraining compute more closely than the IFEval "
-            f"factor (median r {med})."
+            f"factor (median r {pairs})."
         )
     else:
         out.append(
