@@ -1472,8 +1472,8 @@ def answer(page: Any) -> str:
         tracks.append((s, rg, ri))
     if any(root < len(page.ensembles[s]) for root, s in zip(roots, page.setups)):
         out.append(
-            "The factors' content holds where their order does not: a factor placed elsewhere "
-            "than the paper's absorbs other benchmarks, and every number that depends on the "
+            "The factors' content holds but their order does not, which the recovery chapter "
+            "traces to the domains and the fit; every number that depends on a factor's "
             "position moves with it ({ref}`why <interpretation-why-differ>`)."
         )
 
