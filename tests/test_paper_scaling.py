@@ -191,6 +191,7 @@ def test_book_verdicts_answer_and_numbers(results):
     assert n["authors_sign_note"] == " (BBH is +1.5 for us, -0.9 for them)"
     assert n["careful_heavy_label"] == "Qwen2.5-0.5B" and n["br_A_contrast_math_lvl_5"] == "+20.5"
     assert "GPQA L" in n["authors_sig_unsigned"]  # too uncertain to sign in our fit
+    assert n["careful_mix_second"] == "33 of Qwen's 573" and n["careful_pairs"] == "6 of 9 pairs"
     assert all(prose_slips(v) == [] for v in n.values())
 
 

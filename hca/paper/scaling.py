@@ -1459,7 +1459,7 @@ def _setup_numbers(res: ScalingResults) -> dict[str, str]:
     for key, lin in (("first", first), ("second", second)):
         n_ft = int(res.mix.loc[lin, "fine-tunes"]) if lin in res.mix.index else 0
         share = float(res.mix.loc[lin, "math-oriented name"]) if n_ft else 0.0
-        out[f"mix_{key}"] = k_of_n(round(share * n_ft), n_ft)
+        out[f"mix_{key}"] = f"{round(share * n_ft):,} of {lin}'s {n_ft:,}"
     return out
 
 
