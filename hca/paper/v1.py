@@ -1269,7 +1269,7 @@ def answer(page: Any) -> str:
     sets = {s: _set_words(page.results[s].pca.s_inv, st) for s in page.setups}
     among = "" if st.paper_bases else f" among the settings' {count(len(st.bases), 'base model')}"
     out.append(
-        f"The rule for that set stated in {{doc}}`02_latent_pca` returns{among} "
+        f"The rule for that set stated in {{doc}}`chapter 2 <02_latent_pca>` returns{among} "
         f"{per_setup(page, sets)}."
     )
     cause = _sinv_cause(page)
