@@ -281,3 +281,10 @@ def test_the_notebook_opens_with_the_books_settings():
     assert src.index('{eval}`text(G, "answer")`') < src.index("display(Markdown(page.verdict_box()))")
     assert "def " not in "".join(cells)  # no function defined in the notebook
     assert "{glue:text}" not in src and "evaluate_chapter(" not in src and "run(" not in head
+
+
+@pytest.mark.parametrize("field, value", [("n_boot", 0), ("n_splits", 2.5), ("n_top", 1),
+                                          ("random_state", -1), ("n_splits_wide", True)])
+def test_settings_refuse_bad_counts(field, value):
+    with pytest.raises(ValueError, match=rf"Settings: expected whole numbers.*'{field}'"):
+        pca.Settings(**{field: value})

@@ -135,6 +135,19 @@ class Settings:
         twice = sorted({x for x in d if d.count(x) > 1})
         if twice:
             raise ValueError(f"Settings.domains {d!r}: each domain once; repeated {twice}")
+        least = {"n_splits": 1, "n_boot": 1, "n_splits_wide": 1, "n_top": 2, "random_state": 0}
+        bad = {
+            k: getattr(self, k)
+            for k, lo in least.items()
+            if not isinstance(getattr(self, k), int)
+            or isinstance(getattr(self, k), bool)
+            or getattr(self, k) < lo
+        }
+        if bad:
+            raise ValueError(
+                f"Settings: expected whole numbers n_splits, n_boot, n_splits_wide >= 1, "
+                f"n_top >= 2 and random_state >= 0; got {bad}"
+            )
 
     @property
     def paper_domains(self) -> bool:
