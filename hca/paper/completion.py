@@ -718,6 +718,7 @@ def _careful_numbers(ca: CompletionResults) -> dict[str, Any]:
         "ca_eq_text": bool(eq.loc[_share_at(eq.index, TEXT_SHARE), "equal"]),
         "ca_code_rel": -eq.loc[_share_at(eq.index, CODE_SHARE), "relative"],
         "ca_cm_global": ca.at(TEXT_SHARE, "column means")["global_mean"],
+        "diag_draws": count(diag["draw"].nunique(), "random mask"),
     }
     if empty is not None and authors in empty.index:
         out |= {
@@ -789,7 +790,7 @@ _FORMATS: dict[str, str | None] = {
     **dict.fromkeys(["fi_text_g", "fi_text_l", "lim_text_g", "lim_text_l"], ".1f"),
     **dict.fromkeys(["au_code_n", "au_text_n", "ca_text_n", "third_n", "solver_n"], ",d"),
     **dict.fromkeys(["au_local_n", "au_rows", "ca_local_n", "ca_rows"], ",d"),
-    **dict.fromkeys(["au_code_win", "au_text_win", "capped"], None),
+    **dict.fromkeys(["au_code_win", "au_text_win", "capped", "diag_draws"], None),
     **dict.fromkeys(["printed_cross", "ours_cross", "third_p"], "g"),
     "ca_code_rel": ".0%",
     "ca_cm_global": ".1f",
