@@ -114,7 +114,7 @@ def test_scorecard_renderings(card):
     frame = sc.claims_frame(card)
     assert len(frame) == 4 and frame["chapter"].tolist() == ["3", "3", "2", "2"]
     assert 'class="verdict verdict-not-reproduced"' in frame.iloc[0]["careful setup: verdict"]
-    assert "holds in 10% of 200 refits" in frame.iloc[0]["careful setup: ours, why"]
+    assert "holds in 20 of 200 refits" in frame.iloc[0]["careful setup: ours, why"]
     csv = pd.read_csv(pd.io.common.StringIO(sc.scorecard_csv(card)))
     assert len(csv) == 4 and csv["careful_verdict"].tolist()[0] == "not reproduced"
     assert json.loads(json.dumps(card.records()))[0]["id"] == "S4-order"
