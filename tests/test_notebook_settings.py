@@ -63,6 +63,33 @@ def test_first_code_cell_is_the_visible_settings(name, key):
     assert len([x for x in run.source.splitlines() if x.strip()]) <= 2, name
 
 
+@pytest.mark.parametrize("name, key", CHAPTERS.items())
+def test_the_answer_comes_first_and_the_page_follows_its_settings(name, key):
+    """After the settings and run cells: cells without visible input or output that glue the
+    answer, then the answer as the first prose, before any visible code, table or figure; no
+    stored defaults read, no function defined, no {glue:text}."""
+    nb = _notebook(name)
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    answer = next(
+        i for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown" and '{eval}`text(G, "answer")`' in c.source
+    )
+    before = [nb.cells[i] for i in code if code[1] < i < answer]
+    assert before, name
+    for c in before:
+        assert {"remove-input", "remove-cell"} & set(c.metadata.get("tags", [])), (name, c.source[:80])
+    assert any('G.markdown("answer"' in c.source for c in before), name
+    prose = [c for c in nb.cells[code[1] + 1 : answer] if c.cell_type == "markdown"]
+    assert not any(c.source.strip() for c in prose), f"{name}: prose before the answer"
+    assert nb.cells[answer].source.lstrip().startswith('{eval}`text(G, "answer")`'), name
+    src = "\n".join(c.source for c in nb.cells)
+    for bad in ("{glue:", "evaluate_chapter(", f"{key}.run(", "typical_run("):
+        assert bad not in src, (name, bad)
+    defined = [c.source for c in nb.cells if c.cell_type == "code"
+               and re.search(r"^\s*(def|class)\s", c.source, re.M)]
+    assert defined == [], f"{name} defines a function"
+
+
 def _execute_with(name: str, change: str, tmp_path: Path):
     """Execute notebook ``name`` with ``change`` (Python, run right after its settings cell);
     return the executed notebook's namespace values the test reads (the page and its answer)."""

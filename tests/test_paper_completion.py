@@ -253,17 +253,3 @@ def test_the_answer_chooses_its_words_from_the_results():
     assert all(words.prose_slips(t) == [] for t in (both, mixed, tie))
 
 
-def test_the_notebook_opens_with_the_books_settings():
-    src = NOTEBOOK.read_text()
-    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", src, re.S)
-    first = cells[0]
-    assert first.startswith(":tags: [settings]\n") and len(first.splitlines()) <= 9
-    ns: dict = {}
-    exec(first.split("\n", 1)[1], ns)  # noqa: S102 - the notebook's own settings cell
-    assert ns["S"] == pc.Settings()
-    assert cells[1].strip().startswith('page = sc.chapter_page("completion", S)')
-    assert "remove-input" in cells[2].splitlines()[0]
-    assert src.index('{eval}`text(G, "answer")`') < src.index("page.verdict_box()")
-    assert "def " not in "".join(cells)
-    assert "{glue:text}" not in src and "evaluate_chapter(" not in src
-    assert "pcomp.run(" not in src

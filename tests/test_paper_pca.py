@@ -267,22 +267,6 @@ def test_the_answer_chooses_its_words_from_the_results(small_both):
     assert "rank 3 at every variance cut-off from 85% to 95%, as the paper says" in flat
 
 
-def test_the_notebook_opens_with_the_books_settings():
-    src = NOTEBOOK.read_text()
-    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", src, re.S)
-    first = cells[0]
-    assert first.startswith(":tags: [settings]\n") and len(first.splitlines()) <= 8
-    ns: dict = {}
-    exec(first.split("\n", 1)[1], ns)  # noqa: S102 - the notebook's own settings cell
-    assert ns["S"] == pca.Settings()
-    assert cells[1].strip().startswith('page = sc.chapter_page("pca", S)')
-    assert "remove-input" in cells[2].splitlines()[0]
-    head = src.split("```{code-cell}")[0] + "".join(src.split("```")[1:7:2])
-    assert src.index('{eval}`text(G, "answer")`') < src.index("display(Markdown(page.verdict_box()))")
-    assert "def " not in "".join(cells)  # no function defined in the notebook
-    assert "{glue:text}" not in src and "evaluate_chapter(" not in src and "run(" not in head
-
-
 @pytest.mark.parametrize("field, value", [("n_boot", 0), ("n_splits", 2.5), ("n_top", 1),
                                           ("random_state", -1), ("n_splits_wide", True)])
 def test_settings_refuse_bad_counts(field, value):

@@ -217,19 +217,6 @@ def test_settings_are_checked_before_any_work():
             ch.Settings(**kwargs)
 
 
-def test_notebook_settings_cell_is_the_book_settings():
-    from pathlib import Path
-
-    import jupytext
-
-    nb = jupytext.read(Path(__file__).parents[1] / "notebooks" / "05_scaling_ate.md")
-    cell = next(c for c in nb.cells if c.cell_type == "code")
-    assert "settings" in cell.metadata.get("tags", []) and len(cell.source.splitlines()) <= 8
-    scope: dict = {}
-    exec(cell.source, scope)
-    assert scope["S"] == ch.Settings()
-
-
 @pytest.fixture(scope="module")
 def reader_page():
     """The chapter under a reader's settings: other lineages, one setup, small bootstraps."""

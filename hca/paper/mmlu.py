@@ -169,14 +169,9 @@ class Settings:
 
     Attributes
     ----------
-    setups : tuple of str
-        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
-    n_seeds : int
-        FastICA seeds of the ensemble every fit-based claim is read from (seeds
-        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
-    n_seeds_more : int
-        The larger ensemble a claim is read from when a share of the first runs lies
-        near a threshold or one of them is rounding-sensitive.
+    setups, n_seeds, n_seeds_more
+        The setups to run and the FastICA seeds of the ensemble
+        (:class:`hca.paper.shape.EnsembleSettings`).
     seeds : tuple of int
         FastICA seeds of the refits on the paper's choices of base models (the criteria's 20).
     sweep_seeds : tuple of int

@@ -241,14 +241,9 @@ class Settings:
         ``min(3, len(domains))`` domains; the paper's S_inv, :data:`PAPER_V2_SINV`), among
         :data:`KNOWN_DOMAINS`. Every domain needs :data:`MIN_MODELS` models in each frame
         the chapter reads (checked before any fit, :func:`check_models`).
-    setups : tuple of str
-        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
-    n_seeds : int
-        FastICA seeds of the ensemble every fit-based claim is read from (seeds
-        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
-    n_seeds_more : int
-        The larger ensemble a claim is read from when a share of the first runs lies
-        near a threshold or one of them is rounding-sensitive.
+    setups, n_seeds, n_seeds_more
+        The setups to run and the FastICA seeds of the ensemble
+        (:class:`hca.paper.shape.EnsembleSettings`).
     seeds : tuple of int
         FastICA seeds of the refits of every run's Section 4 fit on the same data (S4-order,
         F4, F21, F4-z2-noise): the *refits*.

@@ -220,6 +220,14 @@ class ChapterSpec(Generic[S, R]):
         check_settings(st, ensemble=self.ensemble is not None)
         return cached(self.key, self.compute, get_setup(setup), st)
 
+    def _ensemble_settings(self, settings: S | None) -> Any:
+        """``settings`` (default: the book's), checked for a chapter with an ensemble."""
+        if self.ensemble is None:
+            raise ValueError(f"chapter {self.key!r} has no ensemble (no fit with a random start)")
+        st: Any = self.settings() if settings is None else settings
+        check_settings(st, ensemble=True)
+        return st
+
     def seeds(self, settings: S | None = None, more: bool = False) -> tuple[int, ...]:
         """The FastICA seeds of the chapter's ensemble under ``settings``: ``0 .. n_seeds - 1``,
         or ``0 .. n_seeds_more - 1`` with ``more`` (they start with the first ones).
@@ -229,10 +237,7 @@ class ChapterSpec(Generic[S, R]):
         ValueError
             If the chapter has no ensemble.
         """
-        if self.ensemble is None:
-            raise ValueError(f"chapter {self.key!r} has no ensemble (no fit with a random start)")
-        st: Any = self.settings() if settings is None else settings
-        check_settings(st, ensemble=True)
+        st = self._ensemble_settings(settings)
         return tuple(range(int(st.n_seeds_more if more else st.n_seeds)))
 
     def runs(
@@ -254,10 +259,7 @@ class ChapterSpec(Generic[S, R]):
         ValueError
             If the chapter has no ensemble.
         """
-        if self.ensemble is None:
-            raise ValueError(f"chapter {self.key!r} has no ensemble (no fit with a random start)")
-        st: Any = self.settings() if settings is None else settings
-        check_settings(st, ensemble=True)
+        st = self._ensemble_settings(settings)
         if seeds is not None and more:
             raise ValueError("runs: give seeds or more, not both")
         if seeds is None:
@@ -271,6 +273,7 @@ class ChapterSpec(Generic[S, R]):
         free = get_setup(setup).seed_free()
         group = tuple(get_setup(name).seed_free() for name in st.setups)
         group = group if free in group else (free,)
+        assert self.ensemble is not None  # checked by _ensemble_settings
         # only this setup's runs are copied for the caller
         return cached_item(
             f"{self.key}_runs", self.ensemble.runs, group.index(free), group, st, seeds_
