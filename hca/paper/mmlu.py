@@ -212,12 +212,12 @@ class Settings:
         The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_seeds : int
         FastICA seeds of the ensemble every fit-based claim is read from (seeds
-        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
+        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`). They are also the
+        seeds of the refits each run's claims compare it with (the criteria's "in at least half
+        the seeds"): every run of the first ``n_seeds`` is one of them.
     n_seeds_more : int
         The larger ensemble a claim is read from when a share of the first runs lies
         near a threshold or one of them is rounding-sensitive.
-    seeds : tuple of int
-        FastICA seeds of the refits on the chosen base models (the criteria's 20).
     sweep_seeds : tuple of int
         Seeds over which the MIC-by-subset sweeps of mathematics and physics are repeated.
     alt_seeds : tuple of int
@@ -242,7 +242,6 @@ class Settings:
     setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
     n_seeds_more: int = 40  # the larger ensemble near a threshold
-    seeds: tuple[int, ...] = tuple(range(20))
     sweep_seeds: tuple[int, ...] = tuple(range(10))
     alt_seeds: tuple[int, ...] = tuple(range(10))
     n_jobs: int | None = None
@@ -270,14 +269,12 @@ class Settings:
                 f"Settings.careful_restarts={restarts!r}: expected distinct pairs (fit, starts) "
                 f"with fit one of {tuple(FITS)} and starts an integer >= 1, e.g. (('cross', 20),)"
             )
-        for name in ("seeds", "sweep_seeds", "alt_seeds"):
+        for name in ("sweep_seeds", "alt_seeds"):
             seeds = getattr(self, name)
             if not isinstance(seeds, tuple) or not all(_is_count(s, 0) for s in seeds):
                 raise ValueError(
                     f"Settings.{name}={seeds!r}: expected a tuple of integer seeds >= 0"
                 )
-        if not self.seeds:
-            raise ValueError("Settings.seeds is empty: the refits need at least one seed")
 
     def restarts(self, setup: str, fit: str) -> int:
         """FastICA starts per run of subject fit ``fit`` under ``setup`` (one under the
@@ -731,7 +728,7 @@ _TABLE_SIZES = {"math": 3, "physics": 4}
 def _fixed_fits(setup: Setup, settings: Settings) -> dict[str, _Fixed]:
     """The subject fits every run of ``setup`` makes on fixed base models (the settings')."""
     k = min(setup.min_subset_size, len(mmlu_data().available))
-    seeds, sweep = settings.seeds, settings.sweep_seeds
+    seeds, sweep = tuple(range(settings.n_seeds)), settings.sweep_seeds
     math, physics = settings.math_domains, settings.physics_domains
     return {
         "math": _Fixed(MATH_SUBJECTS, math, seeds, min(_TABLE_SIZES["math"], len(math)), sweep),
@@ -775,7 +772,9 @@ class _Common:
 def _common(setups: tuple[Setup, ...], settings: Settings) -> _Common:
     data = mmlu_data()
     seeds = tuple(
-        dict.fromkeys(int(s) for s in (*settings.seeds, *settings.alt_seeds, *settings.sweep_seeds))
+        dict.fromkeys(
+            int(s) for s in (*range(settings.n_seeds), *settings.alt_seeds, *settings.sweep_seeds)
+        )
     )
     batches: dict[tuple, dict[tuple, _SubjectICA]] = {}
     icas, refits = [], []
@@ -1080,6 +1079,21 @@ def answer(page: Any) -> str:
     return " ".join(out)
 
 
+def setups_text(page: Any) -> str:
+    """How the page's setups start FastICA, in one or two sentences chosen from its settings
+    (MyST)."""
+    several = [f for f in FITS if page.settings.restarts("careful", f) > 1]
+    if "careful" not in page.setups or not several:
+        return "Every run makes one FastICA start per base model, as the authors' code does."
+    fits = join_words(f"{FIT_WORDS[f]} fit" for f in several)
+    k = join_words(str(page.settings.restarts("careful", f)) for f in several)
+    return (
+        f"Under the careful setup each run of the {fits} keeps the best of {k} FastICA starts "
+        "by FastICA's own objective ({ref}`mmlu-fragile` says why); every other run makes one "
+        "start, as the authors' code does."
+    )
+
+
 def cross_cause(page: Any) -> str:
     """Why the setups answer the cross-subject order differently, in one sentence chosen from
     the page (empty when no setup's runs land in a FastICA optimum the objective clearly
@@ -1274,6 +1288,426 @@ def optima_table(page: Any, fit: str) -> pd.DataFrame:
     if out.empty or (out["optimum"] == "all runs").all():
         return out.iloc[0:0]
     return out
+
+
+# --------------------------------------------------------------------------- sections' words
+def _typical(page: Any, setup: str) -> str:
+    """``"the typical run (seed 2)"`` of ``setup``'s ensemble."""
+    return f"the typical run (seed {page.results[setup].setup.ica_seed})"
+
+
+def _paper_value(cid: str) -> float:
+    from hca.data import load_paper_values
+
+    return float(load_paper_values().loc[cid, "value"])
+
+
+def _ensemble_words(page: Any, cid: str, setup: str) -> str:
+    """``"median 0.110 (range 0.097 to 0.121) over 20 runs"``: the value of claim ``cid``
+    over the runs it is read from under ``setup``."""
+    e = _row(page, cid).setups[setup].ensemble
+    return median_range(median=e.median, low=e.low, high=e.high, n=e.runs)
+
+
+def _corr_range(corr: pd.DataFrame) -> tuple[float, float]:
+    vals = corr.to_numpy()[np.triu_indices(len(corr), 1)]
+    return float(vals.min()), float(vals.max())
+
+
+def _top_counts(fits: Sequence[SubjectFit], row: str) -> pd.Series:
+    """How many of ``fits`` have each subject as the top subject of factor ``row``."""
+    return pd.Series([f.alignment.loc[row, "top"] for f in fits]).value_counts()
+
+
+def math_text(page: Any) -> str:
+    """What the mathematics fit (Figure 28) finds, in words chosen from the page (MyST)."""
+    s = _shown(page)
+    f, fits = page.results[s].math, _fits(page, s, "math")
+    paper = _paper_choice(f, "math")
+    lo, hi = _corr_range(f.corr)
+    alo, ahi = _corr_range(f.corr_all)
+    less = "far less" if hi < alo else "differently"
+    out = [
+        f"Over the models of these {count(len(f.domains), 'base model')} the mathematics subjects "
+        f"correlate {less} ({lo:.2f} to {hi:.2f}) than across the whole leaderboard ({alo:.2f} "
+        f"to {ahi:.2f}).",
+        "The knowledge factor of Paper Figure 27 is mostly the difference between model "
+        "families and sizes, and HCA works on the variation that remains within them.",
+    ]
+    mic = _row(page, "H.5-math-mic").setups[s].ensemble
+    ratio = mic.median / _paper_value("H.5-math-mic")
+    than = (
+        f"{ratio:.0f} times the paper's {_paper_value('H.5-math-mic'):g}"
+        if ratio >= 2
+        else f"against the paper's {_paper_value('H.5-math-mic'):g}"
+    )
+    where = "On the paper's three base models" if paper else "On the settings' base models"
+    out.append(
+        f"{where} the MIC has {_ensemble_words(page, 'H.5-math-mic', s)} under "
+        f"{SETUP_WORDS[s]}, {than}."
+    )
+    size = len(f.domains)
+    table = f.table[f.table["size"] == size]
+    per = f.best_per_seed(size)
+    k = int((per["subset"].map(frozenset) == frozenset(f.domains)).sum())
+    best = table.sort_values("mic", kind="stable").iloc[0]
+    out.append(
+        f"This choice has the smallest MIC among the {count(len(table), 'subset')} of "
+        f"{count(size, 'base model')} in {k_of_n(k, len(per), 'sweep seeds')}."
+    )
+    if frozenset(best["subset"]) != frozenset(f.domains):
+        swap = len(set(best["subset"]) - set(f.domains))
+        out.append(
+            f"In {_typical(page, s)} the smallest, {best['mic']:.3f}, belongs to "
+            f"{join_words(best['subset'])}, which differs from this choice in "
+            f"{count(swap, 'base model')}."
+        )
+    z1 = _top_counts(fits, "z1")
+    n = len(fits)
+    named = join_words(f"{short_label(c)} in {whole(v)}" for c, v in z1.items())
+    college = int(z1.get(MATH_SUBJECTS[0], 0))
+    out.append(
+        f"The top subject of z1 is {named} of the {count(n, 'run')}; college mathematics leads "
+        f"in {k_of_n(college, n)}."
+    )
+    rows = [r for r in ("z2", "z3") if f.alignment.loc[r, "top"] == MATH_SUBJECTS[0]]
+    if rows and college == 0:
+        out.append(
+            f"In {_typical(page, s)} college mathematics is the top subject of {rows[0]}, so "
+            f"the paper's reading of z1 {holds(page, ['H.5-math-z1'])}, and its reading of z2 "
+            f"and z3 {holds(page, ['H.5-math-z23'])}."
+        )
+    else:
+        out.append(
+            f"The paper's reading of z1 {holds(page, ['H.5-math-z1'])}, and its reading of z2 "
+            f"and z3 {holds(page, ['H.5-math-z23'])}."
+        )
+    return " ".join(out)
+
+
+def mixture_share(fit: SubjectFit) -> tuple[float, float]:
+    """High-school + college physics share of the squared (row-normalised) weights of z2
+    and z3 of a physics fit."""
+    H = np.asarray(fit.model.unmixing_, dtype=float)
+    W = (H / np.linalg.norm(H, axis=1, keepdims=True)) ** 2
+    idx = [fit.subjects.index(x) for x in PHYSICS_SUBJECTS[1:]]
+    return float(W[1, idx].sum()), float(W[2, idx].sum())
+
+
+def physics_text(page: Any) -> str:
+    """What the physics fit (Figure 29) finds, in words chosen from the page (MyST)."""
+    s = _shown(page)
+    f, fits = page.results[s].physics, _fits(page, s, "physics")
+    minimal = [x for x in page.setups if page.results[x].physics.rank()["rank_all"] == 1]
+    per = f.best_per_seed()
+    k = int((per["subset"].map(frozenset) == frozenset(f.domains)).sum())
+    choice = (
+        "The choice of base models " + holds(page, ["H.5-phys-minimal"])
+        if _paper_choice(f, "physics")
+        else "On the settings' base models"
+    )
+    has = "have" if minimal else "do not have"
+    where = f" {_under(page, minimal)}" if minimal else ""
+    out = [
+        f"{choice}: {join_words(f.domains)} {has} the smallest MIC among the "
+        f"{count(len(f.table), 'subset')} of at least {f.min_size} in the typical run{where}.",
+        f"They have it in {k_of_n(k, len(per), 'sweep seeds')} of {SETUP_WORDS[s]}.",
+        f"Their MIC has {_ensemble_words(page, 'H.5-phys-mic', s)} under {SETUP_WORDS[s]}, "
+        f"against the paper's {_paper_value('H.5-phys-mic'):g}.",
+    ]
+    conv = sum(all(x.model.ica_converged_.values()) for x in fits)
+    out.append(
+        f"FastICA converges in every base model in {k_of_n(conv, len(fits), 'runs')}, and the "
+        f"MIC varies with the seed far more than the mathematics MIC ({{ref}}`mmlu-seeds`)."
+    )
+    z1 = _top_counts(fits, "z1")
+    concept = int(z1.get(PHYSICS_SUBJECTS[0], 0))
+    others = join_words((short_label(c) for c in z1.index if c != PHYSICS_SUBJECTS[0]), "or")
+    out.append(f"Conceptual physics as the first factor {holds(page, ['H.5-phys-z1'])}.")
+    out.append(
+        f"The first factor is {others or 'another subject'} in most runs, conceptual physics "
+        f"in {k_of_n(concept, len(fits), 'runs')}."
+    )
+    both = sum(all(_mixture_rows(_sq(x), x.subjects, PHYSICS_SUBJECTS[1:])) for x in fits)
+    z2, z3 = mixture_share(f)
+    al = f.alignment["benchmark"]
+    other = short_label(al["z3"] if z3 < z2 else al["z2"])
+    out.append(
+        f"Factors z2 and z3 are both mixtures of high-school and college physics in "
+        f"{k_of_n(both, len(fits), 'runs')}."
+    )
+    out.append(
+        f"In {_typical(page, s)} those two subjects hold {z2:.2f} of the squared weight of z2 "
+        f"and {z3:.2f} of z3: one row is mostly the two physics subjects, the other mostly "
+        f"{other}."
+        if min(z2, z3) < 0.5 < max(z2, z3)
+        else f"In {_typical(page, s)} those two subjects hold {z2:.2f} of the squared weight "
+        f"of z2 and {z3:.2f} of z3."
+    )
+    return " ".join(out)
+
+
+def _sq(fit: SubjectFit) -> np.ndarray:
+    H = np.asarray(fit.model.unmixing_, dtype=float)
+    return (H / np.linalg.norm(H, axis=1, keepdims=True)) ** 2
+
+
+def cross_text(page: Any) -> str:
+    """What the cross-subject fit (Figure 30) finds, in words chosen from the page (MyST)."""
+    s = _shown(page)
+    paper = list(paper_cross())
+    f = page.results[s].cross
+    per = [
+        f"in {_k_runs(page, x, 'cross', lambda g: g.alignment['benchmark'].tolist() == paper)}"
+        f" under {SETUP_WORDS[x]}"
+        for x in page.setups
+    ]
+    order = " → ".join(short_label(c) for c in f.alignment["benchmark"])
+    out = [
+        f"On {join_words(f.domains)} the paper's order, college mathematics → electrical "
+        f"engineering → college physics, comes back {join_words(per)}.",
+        f"In {_typical(page, s)} of {SETUP_WORDS[s]} the order is {order}.",
+    ]
+    fits = _fits(page, s, "cross")
+    for d in f.domains:
+        conv = sum(bool(x.model.ica_converged_[d]) for x in fits)
+        if conv == 0:
+            steady = all(x.reproducible[d] for x in fits)
+            out.append(
+                f"FastICA never converges on {d}'s scores of these subjects (in none of the "
+                f"{count(len(fits), 'run')})"
+                + (
+                    ", yet it stops in the same place whatever the order of the models (the "
+                    "iterations settle into a cycle)."
+                    if steady
+                    else "."
+                )
+            )
+    alt = [r.alternatives["mathematics choice"] for r in page.ensembles[s]]
+    ee = sum(x.alignment.loc["z1", "benchmark"] == CROSS_SUBJECTS[2] for x in alt)
+    small = [r.alternatives["smallest MIC"] for r in page.ensembles[s]]
+    kp = sum(x.alignment["benchmark"].tolist() == paper for x in small)
+    out.append(
+        f"The order depends on the base models ({SETUP_WORDS[s]}): on the mathematics choice, "
+        f"electrical engineering comes first in {k_of_n(ee, len(alt), 'runs')}."
+    )
+    out.append(
+        f"On the subset with the smallest MIC the paper's order comes back in "
+        f"{k_of_n(kp, len(small), 'runs')}."
+    )
+    return " ".join(out)
+
+
+def stability_text(page: Any) -> str:
+    """How the fits' MICs move with FastICA's seed, in words chosen from the page (MyST)."""
+    s = _shown(page)
+    mic = {fit: [x.model.mic_ for x in _fits(page, s, fit)] for fit in FITS}
+    out = []
+    for fit, v in mic.items():
+        spread = max(v) / min(v)
+        moves = "moves little" if spread < 1.2 else f"spreads over a factor of {spread:.1f}"
+        out.append(
+            f"The {FIT_WORDS[fit]} MIC {moves}: {median_range(v, what='runs')} of {SETUP_WORDS[s]}."
+        )
+    return " ".join(out)
+
+
+def why_text(page: Any) -> str:
+    """The causes of the differences from the paper, one bullet per subject fit (MyST)."""
+    s = _shown(page)
+    m = page.results[s].math
+    size = len(m.domains)
+    best = m.table[m.table["size"] == size].sort_values("mic", kind="stable").iloc[0]
+    swap = sorted(set(best["subset"]) ^ set(m.domains))
+    math = (
+        f"- **Mathematics (Paper Figure 28).** The paper's MIC and its choice of base models "
+        f"{holds(page, ['H.5-math-mic', 'H.5-math-minimal'])}"
+        if _row(page, "H.5-math-mic").setups[s].verdict
+        == _row(page, "H.5-math-minimal").setups[s].verdict
+        else "- **Mathematics (Paper Figure 28).** The paper's MIC "
+        f"{holds(page, ['H.5-math-mic'])}, its choice of base models "
+        f"{holds(page, ['H.5-math-minimal'])}"
+    )
+    math += (
+        f"; the smallest MIC of {best['mic']:.3f} belongs to a neighbouring subset "
+        f"({join_words(swap, 'swapped for') if len(swap) == 2 else join_words(swap)})."
+        if swap
+        else "."
+    )
+    math += (
+        " The most likely reason is the domains: the MMLU leaderboard has no base-model column, "
+        "our attribution of its models (through v1's metadata) is not the authors', and a "
+        "different set of models gives a different fit."
+    )
+    college = sum(
+        f.alignment.loc["z1", "top"] == MATH_SUBJECTS[0]
+        for x in page.setups
+        for f in _fits(page, x, "math")
+    )
+    if college == 0:
+        math += (
+            " College mathematics is z1 in no run of either setup, so the seed is not the cause."
+        )
+    p = page.results[s].physics
+    last = [r for r in p.alignment.index if p.alignment.loc[r, "benchmark"] == PHYSICS_SUBJECTS[0]]
+    physics = (
+        f"- **Physics (Paper Figure 29).** The choice of base models "
+        f"{holds(page, ['H.5-phys-minimal'])}, and the MIC {holds(page, ['H.5-phys-mic'])}. "
+        f"Conceptual physics as the first factor {holds(page, ['H.5-phys-z1'])}"
+        + (f". It is {last[0]} in {_typical(page, s)}." if last and last[0] != "z1" else ".")
+    )
+    cross = (
+        f"- **Across subjects (Paper Figure 30).** The order {holds(page, ['H.5-cross-order'])}."
+    )
+    cause = cross_cause(page)
+    if cause:
+        cross += f" {cause} ({{ref}}`mmlu-fragile`)."
+    return "\n".join([math, physics, cross])
+
+
+# --------------------------------------------------------------------------- tables and figures
+#: Short names of the base models in the MIC figures.
+SHORT_NAMES = {
+    "Mistral-7B": "M7",
+    "Mixtral-8x7B": "Mx",
+    "Llama-2-7B": "L7",
+    "Llama-2-13B": "L13",
+    "Llama-2-70B": "L70",
+    "Llama-3-8B": "L3-8",
+}
+
+
+def _most_often(values: Sequence[Any], label: Any) -> str:
+    """``"elementary math (14 of 20 runs)"``: the most frequent value of ``values``."""
+    counts = pd.Series(list(values)).value_counts()
+    return f"{label(counts.index[0])} ({k_of_n(int(counts.iloc[0]), len(values), 'runs')})"
+
+
+def seed_table(page: Any, fit: str) -> pd.DataFrame:
+    """Subject fit ``fit`` per setup: the MIC of the typical run and over the runs of the
+    ensemble, the rank of the fitted subset in the typical run's MIC table, and the most
+    frequent top subject of z1 and order over the runs."""
+    out = {}
+    for s in page.setups:
+        f, fits = getattr(page.results[s], fit), _fits(page, s, fit)
+        size = len(f.domains) if fit == "math" else None
+        row = f.rank()
+        table = f.table if size is None else f.table[f.table["size"] == size]
+        rank = int(row["rank"] if size else row["rank_all"])
+        out[SETUP_WORDS[s][4:]] = {
+            "MIC, typical run": f"{f.model.mic_:.3f} (seed {page.results[s].setup.ica_seed})",
+            "MIC over the runs": median_range([x.model.mic_ for x in fits], what="runs"),
+            "rank of this choice, typical run": k_of_n(rank, len(table)),
+            "top(z1), most often": _most_often(
+                [x.alignment.loc["z1", "top"] for x in fits], short_label
+            ),
+            "order, most often": _most_often(
+                [tuple(x.alignment["benchmark"]) for x in fits],
+                lambda o: " > ".join(short_label(c) for c in o),
+            ),
+        }
+    return pd.DataFrame(out)
+
+
+def cross_table(page: Any) -> pd.DataFrame:
+    """Figure 30's subjects on the three choices of base models, per setup: the base models,
+    the typical run's MIC and order, and the runs that give the paper's order."""
+    paper = list(paper_cross())
+    abbr = {CROSS_SUBJECTS[0]: "math", CROSS_SUBJECTS[1]: "physics", CROSS_SUBJECTS[2]: "EE"}
+    records = []
+    for s in page.setups:
+        r = page.results[s]
+        fits = {"physics choice": r.cross, **r.alternatives}
+        for name, f in fits.items():
+            runs = [
+                x.cross if name == "physics choice" else x.alternatives[name]
+                for x in page.ensembles[s]
+            ]
+            k = sum(x.alignment["benchmark"].tolist() == paper for x in runs)
+            records.append(
+                {
+                    "setup": SETUP_LABELS[s],
+                    "fit": name,
+                    "base models": ", ".join(SHORT_NAMES.get(d, d) for d in f.domains),
+                    "MIC, typical run": f"{f.model.mic_:.3f}",
+                    "order, typical run": " > ".join(abbr[x] for x in f.alignment["benchmark"]),
+                    "paper's order": k_of_n(k, len(runs), "runs"),
+                }
+            )
+    return pd.DataFrame(records)
+
+
+def convergence_table(page: Any) -> pd.DataFrame:
+    """Per base model, setup and subject fit: the runs of the ensemble in which FastICA
+    converged ("k of n"; "–" where the fit does not use the base model)."""
+    cols = {}
+    for s in page.setups:
+        for fit in FITS:
+            fits = _fits(page, s, fit)
+            cols[f"{SETUP_LABELS[s]} {FIT_WORDS[fit]}"] = pd.Series(
+                {
+                    d: k_of_n(sum(bool(x.model.ica_converged_[d]) for x in fits), len(fits))
+                    for d in fits[0].domains
+                }
+            )
+    out = pd.DataFrame(cols)
+    out.index.name = "FastICA converged (runs)"
+    return out.fillna("–")
+
+
+def subject_figure(page: Any, fit: str) -> Any:
+    """Figures 28-30 for subject fit ``fit``: the correlations and spectra of its subjects
+    within its base models, and the mixing matrix of each setup's typical run
+    (:func:`hca.plots.plot_subject_panels`). Returns the figure."""
+    from hca import plots
+
+    fits = {s: getattr(page.results[s], fit) for s in page.setups}
+    f = fits[_shown(page)]
+    names = [short_label(x) for x in f.subjects]
+    mixings = {
+        f"{SETUP_WORDS[s][4:]}, seed {page.results[s].setup.ica_seed}": fits[s].model.mixing_
+        for s in page.setups
+    }
+    return plots.plot_subject_panels(f.corr, f.spectra, mixings, names)[0, 0].figure
+
+
+def mic_figure(page: Any, fit: str, paper_mic: float | None = None) -> Any:
+    """The MIC of every subset of the available base models for subject fit ``fit``, one
+    panel per setup (its typical run), the fitted subset outlined
+    (:func:`hca.plots.plot_mic_panels`). Returns the figure."""
+    from hca import plots
+
+    fits = {SETUP_WORDS[s][4:]: getattr(page.results[s], fit) for s in page.setups}
+    ref = {"paper": paper_mic} if paper_mic is not None else None
+    return plots.plot_mic_panels(
+        {k: f.table for k, f in fits.items()},
+        {k: f.domains for k, f in fits.items()},
+        short_names=SHORT_NAMES,
+        reference=ref,
+    )[0].figure
+
+
+def seeds_figure(page: Any) -> Any:
+    """The MIC of every run of each setup's ensemble for the three subject fits, the typical
+    run ringed, the paper's MIC where it gives one (:func:`hca.plots.plot_runs_mic`). Returns
+    the figure."""
+    from hca import plots
+
+    refs = {"math": _paper_value("H.5-math-mic"), "physics": _paper_value("H.5-phys-mic")}
+    values = {
+        FIT_WORDS[fit]: {
+            SETUP_WORDS[s][4:]: [x.model.mic_ for x in _fits(page, s, fit)] for s in page.setups
+        }
+        for fit in FITS
+    }
+    typical = {
+        FIT_WORDS[fit]: {
+            SETUP_WORDS[s][4:]: float(getattr(page.results[s], fit).model.mic_) for s in page.setups
+        }
+        for fit in FITS
+    }
+    reference = {FIT_WORDS[fit]: refs.get(fit) for fit in FITS}
+    return plots.plot_runs_mic(values, typical, reference=reference).figure
 
 
 # =========================================================================== starts per run
