@@ -32,7 +32,7 @@ from scipy.spatial.distance import squareform
 
 from hca.data.registry import benchmark_label
 from hca.data.tables import FIGURE8_CHECKPOINTS, FIGURE8_COLUMNS
-from hca.estimator.results import r_squared
+from hca.estimator.results import DomainSCM, r_squared
 from hca.validation import check_frame, check_is_fitted, check_matrix
 
 __all__ = [
@@ -47,6 +47,8 @@ __all__ = [
     "figure8_table",
     "noise_shares",
     "cluster_order",
+    "BENCHMARK_UNIT_RULES",
+    "benchmark_unit_models",
 ]
 
 
@@ -234,6 +236,85 @@ def align(model: Any, X: Any, adjustment: Any = None) -> Alignment:
         intercepts=intercepts,
         r2_table=adjustment.r2.copy(),
     )
+
+
+# =========================================================================== benchmark units
+#: The two ways of putting the adjusted per-domain SCMs in benchmark units
+#: (:func:`benchmark_unit_models`).
+BENCHMARK_UNIT_RULES: tuple[str, ...] = ("adjusted", "authors")
+
+
+def benchmark_unit_models(
+    model: Any, alignment: Alignment, *, rule: str = "adjusted"
+) -> dict[Any, DomainSCM]:
+    """The adjusted per-domain SCMs with every factor in points of its aligned benchmark.
+
+    The OLS adjustment (:meth:`hca.estimator.HCA.adjust`) leaves the factors in the scale of
+    HCA's unmixing matrix (unit-norm rows), which no benchmark shares. The authors' code
+    (``find_proximal_benchmark.ipynb`` of hlzhang109/causal-eval, cell ``aLIFcVvqIVHz``)
+    divides every adjusted factor by ``gamma_i``, the OLS coefficient of the benchmark it is
+    aligned with (:attr:`Alignment.slopes`), so that a factor moves one point when its
+    benchmark does, other things equal. The sources keep unit variance.
+
+    Parameters
+    ----------
+    model : hca.estimator.HCA
+        The fitted estimator ``alignment`` was built from (:func:`align`).
+    alignment : Alignment
+        Its OLS alignment (``L``, ``slopes``).
+    rule : {"adjusted", "authors"}, default "adjusted"
+        ``"adjusted"``: the adjusted factors divided by their slopes, ``u = D^-1 L z`` with
+        ``D = diag(gamma)``; an edge weight becomes ``A_ij gamma_j / gamma_i`` of the adjusted
+        SCM and a source scale ``omega_i / |gamma_i|``. This is what the authors' code does to
+        the unmixing matrix (their Figure 3a). ``"authors"``: the arithmetic of the same cell
+        for the per-domain graphs it draws (Figure 4): the rows of ``M`` (``z = M eps``, raw
+        factors) are updated in causal order, each one subtracting the *already divided*
+        earlier rows with the coefficients that were fitted on the raw factors,
+        ``M'_i = (M_i - sum_j<i c_ij M'_j) / gamma_i``, that is ``M' = (D + C)^-1 M`` with
+        ``C = I - L``. The two agree on the source scales and on the root's row, not on the
+        other edge weights (they would for two factors with ``gamma_1 = 1``).
+
+    Returns
+    -------
+    dict
+        Domain -> :class:`hca.estimator.DomainSCM` (``z_i = sum_j A_ij z_j + omega_i eps_i``,
+        every source's sign chosen so that ``omega_i > 0``; weights in benchmark points).
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is unknown, ``model`` is not fitted, ``alignment`` is not of this fit,
+        or a slope is zero or not finite.
+    """
+    if rule not in BENCHMARK_UNIT_RULES:
+        raise ValueError(
+            f"benchmark_unit_models: rule {rule!r} is not one of {BENCHMARK_UNIT_RULES}"
+        )
+    check_is_fitted(
+        model, "unmixing_", msg="benchmark_unit_models: the %(name)s model is not fitted"
+    )
+    H = np.asarray(model.unmixing_, dtype=float)
+    if H.shape != alignment.H.shape or not np.allclose(H, alignment.H, rtol=0, atol=1e-12):
+        raise ValueError(
+            "benchmark_unit_models: the alignment was not built from this model (its H "
+            "differs from model.unmixing_); pass the alignment of the same fit"
+        )
+    gamma = np.asarray(alignment.slopes, dtype=float)
+    if not np.all(np.isfinite(gamma)) or np.any(gamma == 0):
+        raise ValueError(
+            f"benchmark_unit_models: every slope must be finite and non-zero, got {gamma}"
+        )
+    L = np.asarray(alignment.L, dtype=float)
+    D = np.diag(gamma)
+    # eps = B z (raw factors): with u = T z the sources read eps = (B T^-1) u
+    T_inv = np.linalg.inv(L) @ D if rule == "adjusted" else D + (np.eye(len(L)) - L)
+    out = {}
+    names = tuple(alignment.factor_names)
+    for label, B in model.weights_.items():
+        Bu = np.tril(np.asarray(B, dtype=float) @ T_inv)
+        Bu = np.sign(np.diag(Bu))[:, None] * Bu  # a source's sign is free: omega > 0
+        out[label] = DomainSCM.from_B(label, Bu, model.inexactness_[label], names)
+    return out
 
 
 # =========================================================================== Table 2b

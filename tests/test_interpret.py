@@ -225,6 +225,91 @@ def test_noise_shares_closed_form():
         it.noise_shares({})
 
 
+# --------------------------------------------------------------------------- benchmark units
+def _authors_cell(model, X, alignment):
+    """The authors' normalisation of the per-domain graphs, restated step by step: the raw
+    factors' OLS (latent_ols: raw z_i on [1, x_B, raw z_<i]) gives the coefficients; the rows
+    of z = M eps are then replaced in causal order, each using the earlier rows as already
+    replaced; the graph's weights are A = I - diag(diag(M)) M^-1 below the diagonal."""
+    x = X.to_numpy(dtype=float)
+    Z = x @ model.unmixing_.T
+    cols = list(X.columns)
+    coefs = []
+    for i, bench in enumerate(alignment.benchmarks):
+        design = np.column_stack([np.ones(len(x)), x[:, cols.index(bench)], Z[:, :i]])
+        coefs.append(np.linalg.lstsq(design, Z[:, i], rcond=None)[0])
+    out = {}
+    for label, B in model.weights_.items():
+        M = np.linalg.inv(B)
+        for i, c in enumerate(coefs):
+            M[i] = (M[i] - sum(M[j] * c[2 + j] for j in range(i))) / c[1]
+        out[label] = np.tril(np.eye(3) - np.diag(np.diag(M)) @ np.linalg.inv(M), -1)
+    return out, coefs
+
+
+def test_benchmark_units_adjusted_rule(synthetic, aligned):
+    X, domains, model = synthetic
+    adj = model.adjust()
+    gamma = aligned.slopes
+    bu = it.benchmark_unit_models(model, aligned)
+    assert set(bu) == set(adj.models)
+    x = X.to_numpy(dtype=float)
+    U = aligned.factors(x) / gamma  # every adjusted factor in points of its benchmark
+    for label, m in bu.items():
+        ref = adj.models[label]
+        # weights: A_ij gamma_j / gamma_i; scales: omega_i / |gamma_i|
+        np.testing.assert_allclose(m.A, ref.A * gamma[None, :] / gamma[:, None], atol=1e-10)
+        np.testing.assert_allclose(m.omega_sqrt, ref.omega_sqrt / np.abs(gamma), rtol=1e-10)
+        # the same sources, up to sign, read from the rescaled factors
+        rows = domains == label
+        eps_u = U[rows] @ m.B.T
+        eps = aligned.factors(x[rows]) @ ref.B.T
+        np.testing.assert_allclose(np.abs(eps_u - eps_u.mean(0)), np.abs(eps - eps.mean(0)),
+                                   atol=1e-8)
+        assert (m.omega_sqrt > 0).all()
+    # a factor in benchmark units follows its benchmark with slope 1 (the OLS line / gamma)
+    for i, b in enumerate(aligned.benchmarks):
+        line = aligned.line(i, X[b].to_numpy()) / gamma[i]
+        assert np.polyfit(X[b].to_numpy(), line, 1)[0] == pytest.approx(1.0)
+
+
+def test_benchmark_units_reproduce_the_authors_cell(synthetic, aligned):
+    X, _, model = synthetic
+    theirs, coefs = _authors_cell(model, X, aligned)
+    # their slopes are ours, and their raw-factor coefficients are -L below the diagonal
+    np.testing.assert_allclose([c[1] for c in coefs], aligned.slopes, rtol=1e-8)
+    for i, c in enumerate(coefs):
+        np.testing.assert_allclose(c[2:], -aligned.L[i, :i], rtol=1e-7, atol=1e-10)
+    ours = it.benchmark_unit_models(model, aligned, rule="authors")
+    adjusted = it.benchmark_unit_models(model, aligned, rule="adjusted")
+    for label, A in theirs.items():
+        np.testing.assert_allclose(ours[label].A, A, rtol=1e-8, atol=1e-10)
+        # same source scales as the adjusted rule, other weights below the root's row
+        np.testing.assert_allclose(ours[label].omega_sqrt, adjusted[label].omega_sqrt,
+                                   rtol=1e-10)
+        assert np.abs(ours[label].A - adjusted[label].A).max() > 1e-3
+    # first edge, closed form: (g1 w - c) / g2 against the adjusted rule's g1 (w - c) / g2
+    g, c = aligned.slopes, -aligned.L[1, 0]
+    label = next(iter(theirs))
+    raw = model.models_[label].A[1, 0]
+    assert ours[label].A[1, 0] == pytest.approx((g[0] * raw - c) / g[1], rel=1e-8)
+    assert adjusted[label].A[1, 0] == pytest.approx(g[0] * (raw - c) / g[1], rel=1e-8)
+
+
+def test_benchmark_units_refuse_bad_input(synthetic, aligned):
+    X, domains, model = synthetic
+    with pytest.raises(ValueError, match="rule 'points' is not one of"):
+        it.benchmark_unit_models(model, aligned, rule="points")
+    with pytest.raises(ValueError, match="not fitted"):
+        it.benchmark_unit_models(HCA(), aligned)
+    other = HCA(random_state=0).fit(X.iloc[::2], domains[::2])  # another fit
+    with pytest.raises(ValueError, match="not built from this model"):
+        it.benchmark_unit_models(other, aligned)
+    flat = it.Alignment(**{**aligned.__dict__, "slopes": np.array([1.0, 0.0, 1.0])})
+    with pytest.raises(ValueError, match="finite and non-zero"):
+        it.benchmark_unit_models(model, flat)
+
+
 # --------------------------------------------------------------------------- plots
 def test_plots_return_axes(synthetic, aligned):
     import matplotlib.pyplot as plt

@@ -50,9 +50,10 @@ def test_first_code_cell_is_the_visible_settings(name, key):
     assert "settings" in tags and not tags & HIDDEN, (name, tags)
     lines = [line for line in first.source.splitlines() if line.strip()]
     assert len(lines) <= MAX_LINES, f"{name}: the settings cell has {len(lines)} lines"
-    # every setting on its own line with a comment saying what it is
+    # every setting on its own line(s), with a comment saying what it is
     fields = [line for line in lines if re.match(r"\s+\w+\s*=", line)]
-    assert fields and all("#" in line for line in fields), (name, fields)
+    comments = [line for line in lines if "#" in line]
+    assert fields and len(comments) >= len(fields), (name, fields, comments)
     scope: dict = {}
     exec(first.source, scope)  # noqa: S102 - the notebook's own first cell
     module = importlib.import_module(f"hca.paper.{key}")

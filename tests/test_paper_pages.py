@@ -145,16 +145,6 @@ def test_v1_figures_draw_every_domain(six):
     plt.close("all")
 
 
-def test_v1_mic_summary():
-    subsets = pd.DataFrame({
-        "subset": [("a", "b", "c", "d", "e"), ("a", "b", "c"), ("a", "b", "c", "d", "e", "f")],
-        "size": [5, 3, 6], "mic": [0.2, 0.1, 0.3]})
-    seeds = SimpleNamespace(records=pd.DataFrame({"mic": [0.2, 0.25]}))
-    out = pages.v1_mic_summary(SimpleNamespace(subsets=subsets, seeds=seeds), "abcde")
-    assert out == {"MIC of the five": 0.2, "rank among 16": 2, "smallest MIC": 0.1,
-                   "MIC of all six": 0.3, "seed range low": 0.2, "seed range high": 0.25}
-
-
 def test_mmlu_helpers():
     assert pages.mmlu_label("mmlu_college_mathematics") == "college math"
     H = np.array([[1.0, 0, 0], [0, 3.0, 4.0], [1.0, 1.0, 0]])

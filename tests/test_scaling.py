@@ -359,6 +359,15 @@ def test_plot_ate():
     assert len(ax.containers) == 2  # one errorbar container per estimator
     with pytest.raises(ValueError, match="ci_high"):
         plot_ate(df.drop(columns="ci_high"))
+    # a percentile interval that does not hold its point (a small bootstrap): drawn on its own
+    odd = df.assign(ci_low=[1.2, 0.5, 8.0, 7.0], ci_high=[2.0, 2.5, 12.0, 11.0])
+    ax = plot_ate(odd)
+    assert len(ax.containers) == 3  # the odd interval is a container of its own
+    first = ax.containers[0].lines[2][0].get_segments()  # the point's own bars: none for bbh
+    assert first[0][0][0] == first[0][1][0] == pytest.approx(1.0)
+    bars = ax.containers[1].lines[2][0].get_segments()  # bbh's interval, drawn apart
+    assert len(bars) == 1 and bars[0][0][0] == pytest.approx(1.2)
+    assert bars[0][1][0] == pytest.approx(2.0)
     plt.close("all")
 
 

@@ -843,6 +843,9 @@ def ensemble_outcome(
             "domain answer differently, and FastICA's objective cannot tell them apart, so "
             "rounding, not the data, picks the answer"
         )
+    elif verdict == "not applicable":
+        k = verdicts.count("not applicable")
+        head = f"Not applicable in {k_of_n(k, n, 'runs')}, at least half of them"
     else:
         rule = "reproduced from 2/3 of the runs, partly from 1/3 at least partly"
         head = f"{verdict[0].upper()}{verdict[1:]} by the ensemble rule ({rule})"

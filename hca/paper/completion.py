@@ -29,9 +29,10 @@ the chapter can set them beside the means the authors' notebook prints
 
 from __future__ import annotations
 
+import difflib
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ from hca.paper.constants import AUTHORS_V2_LABELS
 from hca.paper.replication import v2_frame
 from hca.paper.setups import SETUP_NAMES, SETUPS, Setup
 from hca.paper.shape import ChapterSpec
+from hca.paper.words import count, join_words, k_of_n, share_words
 
 __all__ = [
     "Settings",
@@ -67,11 +69,24 @@ __all__ = [
 
 #: The domain of Appendix G.
 DOMAIN = "Qwen2.5-14B"
+#: The fewest models the completed domain may have in a setup's table. At the largest hidden
+#: share of the curve, 0.9, a column of a domain of ``n`` models is hidden entirely with
+#: probability ``0.9 ** n``, which soft-impute cannot fill; with 80 models the chance that this
+#: happens in one of the six columns of the careful setup's 20 repetitions is about 3 %, and
+#: it falls tenfold every 22 models more (Appendix G's domain has 92 and 134).
+MIN_LOCAL_MODELS = 80
 #: Local soft-impute "equals" the local column means when their mean RMSEs differ by less
 #: than this share.
 EQUAL_WITHIN = 0.02
 _AUTHORS_BLOCK = 50  # repetitions per joblib task in the authors' design (every row masked)
-_LABEL = {v: k for k, v in AUTHORS_V2_LABELS.items()}[DOMAIN]  # the authors' "qwen2.5-14b"
+_LABELS = {v: k for k, v in AUTHORS_V2_LABELS.items()}  # "Qwen2.5-14B" -> "qwen2.5-14b"
+
+
+def authors_label(domain: str) -> str:
+    """The name pattern by which the authors' code chooses a domain's rows (their
+    ``choose_subset_indices``: the model's name, lower-cased, contains it): their label of one
+    of the eight base models of Section 1.1 (``"qwen2.5-14b"``), else the name lower-cased."""
+    return _LABELS.get(domain, domain.lower())
 
 
 @dataclass(frozen=True)
@@ -82,6 +97,11 @@ class Settings:
     ----------
     setups : tuple of str
         The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    domain : str
+        The domain whose scores are hidden and completed (default Appendix G's,
+        :data:`DOMAIN`), named as in this book's attribution; under the authors' setup its
+        rows are the models whose name contains :func:`authors_label`. It needs
+        :data:`MIN_LOCAL_MODELS` models in every setup's table (:func:`check_domain`).
     random_reps : int or None
         Figure 15a at the setup's hidden share (None: ``Setup.completion_reps``).
     other_reps, authors_other_reps : int
@@ -107,6 +127,7 @@ class Settings:
     """
 
     setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    domain: str = DOMAIN  # the domain completed
     random_reps: int | None = None
     other_reps: int = 1000
     authors_other_reps: int = 100
@@ -121,6 +142,27 @@ class Settings:
     diagnostic_draws: int = 6
     solver_reps: int = 6
     n_jobs: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.domain, str) or not self.domain.strip():
+            raise ValueError(f"Settings.domain must be a base model's name, got {self.domain!r}")
+        counts = {f.name: getattr(self, f.name) for f in fields(self) if f.name.endswith("_reps")}
+        bad = {
+            k: v
+            for k, v in counts.items()
+            if not (v is None and k == "random_reps")
+            and (not isinstance(v, int) or isinstance(v, bool) or v < 0)
+        }
+        if bad or self.random_reps == 0 or self.set_reps < 1 or self.authors_set_reps < 1:
+            raise ValueError(
+                f"Settings: repetition counts must be whole numbers >= 0 (random_reps None or "
+                f">= 1, set_reps and authors_set_reps >= 1); got {bad or counts}"
+            )
+
+    @property
+    def paper_domain(self) -> bool:
+        """Whether the completed domain is Appendix G's (:data:`DOMAIN`)."""
+        return self.domain == DOMAIN
 
     def design(self, setup: Setup) -> AppendixGDesign:
         """The :class:`~hca.paper.appendix_g.AppendixGDesign` of ``setup`` with these counts."""
@@ -154,6 +196,8 @@ class CompletionResults:
     Attributes
     ----------
     setup : Setup
+    domain : str
+        The domain completed (:attr:`Settings.domain`).
     runs : AppendixGResults
         Every repetition (``runs.frame``) and the design (``runs.design``).
     n_rows, n_local : int
@@ -174,6 +218,7 @@ class CompletionResults:
     """
 
     setup: Setup
+    domain: str
     runs: AppendixGResults
     n_rows: int
     n_local: int
@@ -254,16 +299,47 @@ def _key(values: Any, share: float, missing: str) -> float:
     return hit[0]
 
 
-def _data(setup: Setup) -> tuple[pd.DataFrame, np.ndarray, str]:
+def _data(setup: Setup, domain: str = DOMAIN) -> tuple[pd.DataFrame, np.ndarray, str]:
     """Scores, local rows and the rule that chose them."""
     frame = v2_frame(setup).reset_index(drop=True)
     if setup.completion == "authors":
+        label = authors_label(domain)
         names = frame["model_id"].astype(str).str.lower()
-        local = names.str.contains(_LABEL, regex=True).to_numpy(dtype=bool)
+        local = names.str.contains(label, regex=True).to_numpy(dtype=bool)
         X = frame[list(V2_BENCHMARKS)].astype(float)
-        return X, local, f"model name contains '{_LABEL}' (the authors' choose_subset_indices)"
-    X, local = domain_matrix(frame, DOMAIN, V2_BENCHMARKS)
-    return X, local, f"attributed to {DOMAIN} by this book's rule"
+        return X, local, f"model name contains '{label}' (the authors' choose_subset_indices)"
+    present = set(frame["base_model"].dropna())
+    if domain not in present:  # 0 models: check_domain names it with its neighbours
+        return frame[list(V2_BENCHMARKS)].astype(float), np.zeros(len(frame), bool), ""
+    X, local = domain_matrix(frame, domain, V2_BENCHMARKS)
+    return X, local, f"attributed to {domain} by this book's rule"
+
+
+def check_domain(settings: Settings) -> None:
+    """Check that ``settings.domain`` has at least :data:`MIN_LOCAL_MODELS` models in the
+    table of every setup of ``settings.setups`` (before any completion runs).
+
+    Raises
+    ------
+    ValueError
+        Naming the domain, the setup, its number of models and what is expected (with the
+        nearest names of this book's attribution when it has none).
+    """
+    for name in settings.setups:
+        setup = SETUPS[name]
+        _, local, rule = _data(setup, settings.domain)
+        n = int(local.sum())
+        if n >= MIN_LOCAL_MODELS:
+            continue
+        names = [str(x) for x in v2_frame("careful")["base_model"].dropna().unique()]
+        near = difflib.get_close_matches(settings.domain, names, n=3, cutoff=0.6)
+        hint = f"; similar names: {near}" if near and n == 0 else ""
+        raise ValueError(
+            f"Settings.domain: {settings.domain!r} has {n} models in the {setup.label}'s table"
+            + (f" ({rule})" if rule else "")
+            + f"; expected at least {MIN_LOCAL_MODELS} (at 0.9 hidden a smaller domain loses "
+            f"whole columns){hint}"
+        )
 
 
 def _levels(X: pd.DataFrame, local: np.ndarray) -> pd.DataFrame:
@@ -315,8 +391,9 @@ def _solver_check(
 
 
 def _compute(setup: Setup, settings: Settings) -> CompletionResults:
+    check_domain(settings)
     t0 = time.perf_counter()
-    X, local, rule = _data(setup)
+    X, local, rule = _data(setup, settings.domain)
     design = settings.design(setup)
     split = _AUTHORS_BLOCK if setup.completion == "authors" else None  # balance the workers
     runs = run_appendix_g(X, local, design, n_jobs=settings.n_jobs, max_reps_per_task=split)
@@ -330,6 +407,7 @@ def _compute(setup: Setup, settings: Settings) -> CompletionResults:
     )
     return CompletionResults(
         setup=setup,
+        domain=settings.domain,
         runs=runs,
         n_rows=len(X),
         n_local=int(local.sum()),
@@ -444,7 +522,7 @@ def _fig15a(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         sign=-1,
     )
     ours = (
-        f"hidden share {p:g}, {int(s95['n'])} repetitions, {res.method['random']}: "
+        f"hidden share {p:g}, {count(s95['n'], 'repetition')}, {res.method['random']}: "
         f"RMSE local {s95['local_mean']:.2f} vs global {s95['global_mean']:.2f}; "
         f"local − global {s95['diff_mean']:+.2f} (95 % interval {s95['diff_lo']:+.2f} to "
         f"{s95['diff_hi']:+.2f}); local column means {cm['local_mean']:.2f}"
@@ -455,14 +533,27 @@ def _fig15a(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         "partly": "local better, only the 80 % interval below 0",
         "not reproduced": "the interval of local − global is not below 0",
     }[v]
-    reason += f"; local wins {s95['share_local_better']:.0%} of repetitions"
+    n = int(s95["n"])
+    reason += f"; local wins in {share_words(s95['share_local_better'], n, 'repetitions')}"
     for q in other:
         o = res.at(q)
         reason += (
             f"; at hidden share {q:g} local − global = {o['diff_mean']:+.2f} "
-            f"({int(o['n'])} repetitions)"
+            f"({count(o['n'], 'repetition')})"
         )
-    return {"F15a-local": Outcome(ours, v, reason, value=float(s95["diff_mean"]))}
+    return {"F15a-local": _outcome(res, ours, v, reason, float(s95["diff_mean"]))}
+
+
+#: The reason of a claim about Appendix G's domain when the settings complete another.
+def _other_domain(res: CompletionResults) -> str:
+    return f"the settings complete another domain ({res.domain}) than the paper's ({DOMAIN})"
+
+
+def _outcome(res: CompletionResults, ours: str, v: str, reason: str, value: float) -> Outcome:
+    """The claim's outcome; not applicable when the settings complete another domain."""
+    if res.domain != DOMAIN:
+        return Outcome(ours, "not applicable", _other_domain(res), value=value)
+    return Outcome(ours, v, reason, value=value)
 
 
 @claim("F15b-local", chapter="completion", figure="fig-completion-15b")
@@ -484,7 +575,7 @@ def _fig15b(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if not worse
         else "global at least as good at p = " + ", ".join(worse)
     )
-    return {"F15b-local": Outcome(ours, v, reason, value=float(better))}
+    return {"F15b-local": _outcome(res, ours, v, reason, float(better))}
 
 
 @claim("F16-no-worse", "F16-mostly-better", chapter="completion", figure="fig-completion-16")
@@ -497,16 +588,353 @@ def _fig16(res: CompletionResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         f"local better in {better}, no clear difference in {n - worse - better}, global "
         f"better in {worse} of {n} sets (95 % intervals of the paired difference; "
         f"{res.method['block']}, p = {res.design.p_sets:g}, "
-        f"{int(s['n'].min())} repetitions per set)"
+        f"{count(s['n'].min(), 'repetition')} per set)"
     )
     if worse:
         w = s[s["verdict"] == "global better"]
         ours += "; global ahead by " + ", ".join(f"{d:.2f}" for d in w["diff_mean"]) + " points"
-    never = "local never worse" if worse == 0 else f"global better in {worse} set(s)"
+    never = "local never worse" if worse == 0 else f"global better in {count(worse, 'set')}"
     mostly = f"local significantly better in {better} of {n} sets"
     return {
-        "F16-no-worse": Outcome(ours, grade(worse == 0, worse <= 2), never, value=float(worse)),
-        "F16-mostly-better": Outcome(
-            ours, grade(better >= 11, better >= 7), mostly, value=float(better)
+        "F16-no-worse": _outcome(res, ours, grade(worse == 0, worse <= 2), never, float(worse)),
+        "F16-mostly-better": _outcome(
+            res, ours, grade(better >= 11, better >= 7), mostly, float(better)
         ),
     }
+
+
+# =========================================================================== the page
+#: The hidden share of the paper's text (the careful setup's) and of the authors' code.
+TEXT_SHARE: float = SETUPS["careful"].hidden_share
+CODE_SHARE: float = SETUPS["authors"].hidden_share
+#: What the page shows for a number it cannot compute under its settings.
+MISSING = "–"
+
+
+def _share_at(values: Any, share: float) -> Any:
+    """The element of ``values`` equal to ``share`` up to rounding, or None."""
+    hit = [p for p in values if np.isclose(p, share)]
+    return hit[0] if hit else None
+
+
+def _authors_numbers(au: CompletionResults) -> dict[str, Any]:
+    """The authors' setup's numbers the page quotes (floats, ints and ready phrases)."""
+    a_code, a_text = au.at(CODE_SHARE), au.at(TEXT_SHARE)
+    curve = au.random_summary().loc[au.method["random"]]
+    worse = [float(p) for p, r in curve.iterrows() if r["local_mean"] >= r["global_mean"]]
+    out: dict[str, Any] = {
+        "au_code_g": a_code["global_mean"],
+        "au_code_l": a_code["local_mean"],
+        "au_text_g": a_text["global_mean"],
+        "au_text_l": a_text["local_mean"],
+        "au_code_n": int(a_code["n"]),
+        "au_text_n": int(a_text["n"]),
+        "au_code_win": share_words(a_code["share_local_better"], a_code["n"], "repetitions"),
+        "au_text_win": share_words(a_text["share_local_better"], a_text["n"], "repetitions"),
+        "au_code_share_better": float(a_code["share_local_better"]),
+        "au_text_share_better": float(a_text["share_local_better"]),
+        "ours_cross": min(worse) if worse else None,
+        "au_local_n": au.n_local,
+        "au_rows": au.n_rows,
+    }
+    runs = au.runs.select("15a", au.method["random"])
+    glob = runs[np.isclose(runs.p, TEXT_SHARE) & (runs.approach == "global")]
+    capped = int((glob.n_iter == AUTHORS_SOFT_IMPUTE["max_iter"]).sum())
+    out |= {"capped": k_of_n(capped, len(glob), "global fits"), "capped_share": capped / len(glob)}
+    if au.solver_check is not None:
+        check = compare_approaches(au.solver_check, by=("variant", "p"))
+        fi, lim = check.loc["fancyimpute's stopping rule"], check.loc["solved to the limit"]
+        p = _share_at(fi.index, TEXT_SHARE)
+        out |= {
+            "fi_text_g": fi.loc[p, "global_mean"],
+            "fi_text_l": fi.loc[p, "local_mean"],
+            "lim_text_g": lim.loc[p, "global_mean"],
+            "lim_text_l": lim.loc[p, "local_mean"],
+            "solver_n": int(fi.loc[p, "n"]),
+        }
+    if au.domain == DOMAIN:
+        out |= _printed_numbers(au)
+    return out
+
+
+def _printed_numbers(au: CompletionResults) -> dict[str, Any]:
+    """The authors' setup beside the means the authors' notebook prints (Appendix G's domain)."""
+    printed = printed_means()
+    pc, pt = _share_at(printed.index, CODE_SHARE), _share_at(printed.index, TEXT_SHARE)
+    cross = [float(p) for p in printed.index if printed.loc[p, "local"] >= printed.loc[p, "global"]]
+    rates = rate_table({"authors": au})
+    label = au.setup.label
+    main = rates.loc[[p for p in rates.index if _share_at(au.main_shares, p) is not None]]
+    gap = max(
+        (main[(label, k)] - main[("authors' notebook", k)]).abs().max() for k in ("global", "local")
+    )
+    out: dict[str, Any] = {
+        "pr_code_g": printed.loc[pc, "global"],
+        "pr_code_l": printed.loc[pc, "local"],
+        "pr_text_g": printed.loc[pt, "global"],
+        "pr_text_l": printed.loc[pt, "local"],
+        "printed_cross": min(cross) if cross else None,
+        "max_gap": float(gap),
+    }
+    third = rates.loc[[p for p in rates.index if _share_at(au.main_shares, p) is None]]
+    if len(third):
+        row = third.iloc[0]
+        out |= {
+            "third_p": float(third.index[0]),
+            "third_g": row[(label, "global")],
+            "third_l": row[(label, "local")],
+            "third_pr_g": row[("authors' notebook", "global")],
+            "third_pr_l": row[("authors' notebook", "local")],
+            "third_n": int(row[(label, "repetitions")]),
+        }
+        out["third_gap"] = max(
+            abs(out["third_g"] - out["third_pr_g"]), abs(out["third_l"] - out["third_pr_l"])
+        )
+    return out
+
+
+def _careful_numbers(ca: CompletionResults) -> dict[str, Any]:
+    """The careful setup's numbers the page quotes."""
+    c_code, c_text = ca.at(CODE_SHARE), ca.at(TEXT_SHARE)
+    eq = ca.local_vs_means()
+    diag = ca.diagnostics[np.isclose(ca.diagnostics.hidden_share, TEXT_SHARE)]
+    by = diag.groupby(["method", "row_observed"])[["n_entries", "sse"]].sum()
+    total = diag.groupby("method")["n_entries"].sum()
+    sse = diag.groupby("method")["sse"].sum()
+    empty = by.xs(0, level="row_observed") if 0 in by.index.get_level_values(1) else None
+    authors = "authors' soft-impute"
+    out: dict[str, Any] = {
+        "ca_code_g": c_code["global_mean"],
+        "ca_code_l": c_code["local_mean"],
+        "ca_text_g": c_text["global_mean"],
+        "ca_text_l": c_text["local_mean"],
+        "ca_text_n": int(c_text["n"]),
+        "ca_text_ratio": c_text["ratio_median"],
+        "ca_text_share_better": float(c_text["share_local_better"]),
+        "ca_local_n": ca.n_local,
+        "ca_rows": ca.n_rows,
+        "ca_eq_si": eq.loc[_share_at(eq.index, TEXT_SHARE), "soft_impute"],
+        "ca_eq_cm": eq.loc[_share_at(eq.index, TEXT_SHARE), "column_means"],
+        "ca_eq_text": bool(eq.loc[_share_at(eq.index, TEXT_SHARE), "equal"]),
+        "ca_code_rel": -eq.loc[_share_at(eq.index, CODE_SHARE), "relative"],
+        "ca_cm_global": ca.at(TEXT_SHARE, "column means")["global_mean"],
+        "diag_draws": count(diag["draw"].nunique(), "random mask"),
+    }
+    if empty is not None and authors in empty.index:
+        out |= {
+            "empty_share": empty["n_entries"].iloc[0] / total.iloc[0],
+            "empty_rmse_authors": float(
+                np.sqrt(empty.loc[authors, "sse"] / empty.loc[authors, "n_entries"])
+            ),
+            "empty_err_authors": empty.loc[authors, "sse"] / sse[authors],
+        }
+    return out
+
+
+def _block_numbers(res: CompletionResults, prefix: str) -> dict[str, Any]:
+    """Figure 15b's numbers of one setup: at how many ``p`` local beats global, and the ranges."""
+    summary = res.block_summary()
+    m = summary.loc[res.method["block"]]
+    cm = summary.loc["column means"]
+    return {
+        f"{prefix}_b_better": k_of_n(int((m.local_mean < m.global_mean).sum()), len(m)),
+        f"{prefix}_b_lo": m.local_mean.min(),
+        f"{prefix}_b_lhi": m.local_mean.max(),
+        f"{prefix}_b_glo": m.global_mean.min(),
+        f"{prefix}_b_ghi": m.global_mean.max(),
+        f"{prefix}_cm_lo": cm.local_mean.min(),
+        f"{prefix}_cm_hi": cm.local_mean.max(),
+    }
+
+
+def page_numbers(page: Any) -> dict[str, Any]:
+    """Every number the chapter's prose quotes (and its asserts check), from ``page``
+    (:func:`hca.paper.scorecard.chapter_page` of this chapter): floats, ints and phrases such
+    as ``"500 of 500 repetitions"``. A number the settings do not let the page compute (a
+    setup not run; the authors' printed means, which exist for Appendix G's domain only) is
+    absent."""
+    res: dict[str, CompletionResults] = dict(page.results)
+    au, ca = res.get("authors"), res.get("careful")
+    out: dict[str, Any] = {
+        "domain": page.settings.domain,
+        "code_share": CODE_SHARE,
+        "text_share": TEXT_SHARE,
+        "max_iter": AUTHORS_SOFT_IMPUTE["max_iter"],
+        "tol": AUTHORS_SOFT_IMPUTE["tol"],
+        "au_reps": page.settings.random_reps or SETUPS["authors"].completion_reps,
+        "ca_reps": page.settings.random_reps or SETUPS["careful"].completion_reps,
+    }
+    if au is not None:
+        out |= _authors_numbers(au) | _block_numbers(au, "authors")
+    if ca is not None:
+        out |= _careful_numbers(ca) | _block_numbers(ca, "careful")
+    gaps = [r.levels.loc["domain"] - r.levels.loc["other models"] for r in res.values()]
+    out |= {"gap_min": min(g.min() for g in gaps), "gap_max": max(g.max() for g in gaps)}
+    return out
+
+
+#: How the page shows each number of :func:`page_numbers` (a format, or None: as it is).
+_FORMATS: dict[str, str | None] = {
+    "domain": None,
+    "code_share": "g",
+    "text_share": "g",
+    "max_iter": "d",
+    "tol": ".1%",
+    "au_reps": ",d",
+    "ca_reps": ",d",
+    **dict.fromkeys(["au_code_g", "au_code_l", "au_text_g", "au_text_l"], ".2f"),
+    **dict.fromkeys(["pr_code_g", "pr_code_l", "pr_text_g", "pr_text_l", "max_gap"], ".2f"),
+    **dict.fromkeys(["third_g", "third_l", "third_pr_g", "third_pr_l", "third_gap"], ".2f"),
+    **dict.fromkeys(["ca_code_g", "ca_code_l", "ca_text_g", "ca_text_l"], ".2f"),
+    **dict.fromkeys(["ca_text_ratio", "ca_eq_si", "ca_eq_cm"], ".2f"),
+    **dict.fromkeys(["fi_text_g", "fi_text_l", "lim_text_g", "lim_text_l"], ".1f"),
+    **dict.fromkeys(["au_code_n", "au_text_n", "ca_text_n", "third_n", "solver_n"], ",d"),
+    **dict.fromkeys(["au_local_n", "au_rows", "ca_local_n", "ca_rows"], ",d"),
+    **dict.fromkeys(["au_code_win", "au_text_win", "capped", "diag_draws"], None),
+    **dict.fromkeys(["printed_cross", "ours_cross", "third_p"], "g"),
+    "ca_code_rel": ".0%",
+    "ca_cm_global": ".1f",
+    **dict.fromkeys(["gap_min", "gap_max", "empty_rmse_authors"], ".0f"),
+    **dict.fromkeys(["empty_share", "empty_err_authors"], ".0%"),
+    **{
+        f"{s}_{k}": f
+        for s in ("authors", "careful")
+        for k, f in (
+            ("b_better", None),
+            ("b_lo", ".1f"),
+            ("b_lhi", ".1f"),
+            ("b_glo", ".1f"),
+            ("b_ghi", ".1f"),
+            ("cm_lo", ".1f"),
+            ("cm_hi", ".1f"),
+        )
+    },
+}
+
+
+def page_values(page: Any) -> dict[str, str]:
+    """Every number the chapter's prose quotes, as text (:func:`page_numbers` formatted);
+    :data:`MISSING` for one the settings do not let the page compute, so the prose renders
+    under any settings."""
+    nums = page_numbers(page)
+    out = {}
+    for key, fmt in _FORMATS.items():
+        v = nums.get(key)
+        if v is None or (isinstance(v, float) and not np.isfinite(v)):
+            out[key] = MISSING
+        elif fmt is None:
+            out[key] = str(v)
+        else:
+            out[key] = format(int(v) if fmt.endswith("d") else float(v), fmt)
+    return out
+
+
+def _compare_words(s: pd.Series) -> str:
+    """``"wins"``, ``"loses"`` or ``"ties"``: local against global by the 95 % interval of
+    their paired difference (local - global)."""
+    if s["diff_hi"] < 0:
+        return "wins"
+    if s["diff_lo"] > 0:
+        return "loses"
+    return "ties"
+
+
+def _random_sentence(r: CompletionResults, label: str) -> str:
+    """Figure 15a under one setup: local against global at both hidden shares."""
+    own = r.setup.hidden_share
+    shares = [own] + [q for q in r.main_shares if not np.isclose(q, own)]
+    rows = [r.at(q) for q in shares]
+    verbs = [_compare_words(x) for x in rows]
+    same_n = len({int(x["n"]) for x in rows}) == 1
+
+    def rmse(x: pd.Series, q: float) -> str:
+        reps = "" if same_n else f", {count(x['n'], 'repetition')}"
+        return f"{x['local_mean']:.2f} against {x['global_mean']:.2f} at {q:g} hidden{reps}"
+
+    if len(set(verbs)) == 1:
+        each = f", over {count(rows[0]['n'], 'repetition')} each" if same_n else ""
+        return (
+            f"Under {label}, local completion {verbs[0]} at both hidden shares: mean RMSE "
+            + join_words(rmse(x, q) for x, q in zip(rows, shares))
+            + f"{each}."
+        )
+    parts = [
+        f"{v} at {q:g} hidden (mean RMSE {x['local_mean']:.2f} against "
+        f"{x['global_mean']:.2f} over {count(x['n'], 'repetition')})"
+        for v, x, q in zip(verbs, rows, shares)
+    ]
+    return f"Under {label}, local completion " + " but ".join(parts) + "."
+
+
+def _block_sentence(res: dict[str, CompletionResults]) -> str:
+    """Figure 16 under every setup: in how many of the sets local or global is better."""
+    parts, worse_all = [], []
+    for s, r in res.items():
+        v = r.sets_summary().loc[r.method["block"]]["verdict"]
+        better, worse = int((v == "local better").sum()), int((v == "global better").sum())
+        worse_all.append(worse)
+        parts.append(f"{k_of_n(better, len(v), 'sets')} under the {SETUPS[s].label}")
+    glob = (
+        "and global in none"
+        if not any(worse_all)
+        else "and global in "
+        + join_words(f"{w:,}" for w in worse_all)
+        + (" respectively" if len(worse_all) > 1 else "")
+    )
+    return (
+        "With three of the six benchmarks fully observed, local completion is significantly "
+        f"better in {join_words(parts)}, {glob}."
+    )
+
+
+def _solver_sentence(au: CompletionResults) -> str:
+    """Why the authors' setup ranks global first at the text's share, when the solver does."""
+    nums = _authors_numbers(au)
+    if "fi_text_l" not in nums:
+        return ""
+    flips = nums["fi_text_l"] > nums["fi_text_g"] and nums["lim_text_l"] < nums["lim_text_g"]
+    if not flips:
+        return ""
+    return (
+        f"At {TEXT_SHARE:g} hidden the authors' ranking is their solver's doing: fancyimpute "
+        f"stops after {AUTHORS_SOFT_IMPUTE['max_iter']} iterations in {nums['capped']}, and the "
+        "same soft-impute solved to its limit ranks local first "
+        "(see {ref}`the solver <completion-solver>`)."
+    )
+
+
+def _level_sentence(ca: CompletionResults) -> str:
+    """What makes local win under the careful setup, when it is the domain's level."""
+    eq = ca.local_vs_means()
+    p = _share_at(eq.index, TEXT_SHARE)
+    if p is None or not bool(eq.loc[p, "equal"]):
+        return ""
+    return (
+        f"Under the careful setup, local soft-impute at {TEXT_SHARE:g} hidden does no better "
+        "than the domain's own column means, so its advantage there is the domain's higher "
+        "score level (see {ref}`the levels <completion-level>`)."
+    )
+
+
+def answer(page: Any) -> str:
+    """The chapter's answer (MyST, one paragraph): what the paper claims, what held under
+    each setup of ``page`` (:func:`hca.paper.scorecard.chapter_page`), and the causes of the
+    differences, with links to the sections that show them. Every word that depends on a
+    result is chosen from it."""
+    res: dict[str, CompletionResults] = dict(page.results)
+    domain = page.settings.domain
+    head = (
+        "The paper claims that the missing scores of one domain's models are better filled "
+        "in from that domain alone (local completion) than from the whole leaderboard "
+        f"(global completion), and shows it for the {DOMAIN} fine-tunes."
+    )
+    if domain != DOMAIN:
+        head = head[:-1] + f"; these settings complete the {domain} fine-tunes instead."
+    sents = [head]
+    sents += [_random_sentence(r, f"the {SETUPS[s].label}") for s, r in res.items()]
+    sents.append(_block_sentence(res))
+    if "authors" in res:
+        sents.append(_solver_sentence(res["authors"]))
+    if "careful" in res:
+        sents.append(_level_sentence(res["careful"]))
+    return " ".join(x for x in sents if x)

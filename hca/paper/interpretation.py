@@ -31,13 +31,15 @@ setups.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from hca.attribution.catalogue import BASE_MODELS
 from hca.attribution.compute import add_compute
 from hca.data import (
     V2_BENCHMARKS,
@@ -53,6 +55,7 @@ from hca.interpret import (
     TransferR2,
     align,
     base_checkpoint_mask,
+    benchmark_unit_models,
     figure8_table,
     instruct_shift,
     official_pairs,
@@ -66,7 +69,6 @@ from hca.paper.claims import (
     numeric_verdict,
     paper_list,
     set_verdict,
-    share_text,
 )
 from hca.paper.constants import (
     FIGURE8_CHECKPOINTS,
@@ -77,15 +79,13 @@ from hca.paper.constants import (
 )
 from hca.paper.replication import (
     main_data,
-    main_fit,
     main_fits,
     main_fits_steered,
-    seed_refits,
     v2_frame,
 )
-from hca.paper.setups import SETUP_NAMES, Setup
+from hca.paper.setups import SETUP_NAMES, Setup, get_setup
 from hca.paper.shape import ChapterSpec, each_setup
-from hca.stability import fit_record
+from hca.paper.words import count, join_words, k_of_n, median_range, number
 from hca.validation import check_matrix
 
 __all__ = [
@@ -101,7 +101,11 @@ __all__ = [
     "instruct_changes",
     "paper_table2a",
     "authors_code_table2a",
-    "authors_edge_comparison",
+    "edge_table",
+    "authors_adjusted_weights",
+    "check_settings",
+    "answer",
+    "page_words",
     "table2a_verdicts",
     "T2A_CONTROLS",
 ]
@@ -136,30 +140,89 @@ _FLOP = 6.0 * 1e9 * 1e12  # 6 N D with N in billions and D in trillions
 
 @dataclass(frozen=True)
 class Settings:
-    """Repetition counts (defaults: the book's).
+    """The chapter's analysis choices (defaults: the book's).
 
     Attributes
     ----------
-    setups : tuple of str
-        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    domains : tuple of str
+        The base models whose models Section 4's HCA fit is fitted on (the paper's four,
+        :data:`~hca.paper.constants.PAPER_V2_FOUR`); at least two, each with more models
+        than benchmarks under every setup run.
+    oos_domains : tuple of str
+        The other base models the fitted alignment is applied to (Table 2b's seven,
+        :data:`~hca.paper.constants.PAPER_OOS_DOMAINS`); none of :attr:`domains`.
     n_seeds : int
         FastICA seeds of the ensemble every fit-based claim is read from (seeds
         ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
     n_seeds_more : int
         The larger ensemble a claim is read from when a share of the first runs lies
         near a threshold or one of them is rounding-sensitive.
-    seeds : tuple of int
-        FastICA seeds of :func:`hca.paper.replication.seed_refits` (how often the general
-        factor is the root, how stable the order is).
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_boot : int
-        Bootstrap resamples of the base checkpoints for I-z2-compute.
+        Bootstrap resamples of the base checkpoints for the compute correlations.
     """
 
-    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    domains: tuple[str, ...] = PAPER_V2_FOUR  # the fit's base models
+    oos_domains: tuple[str, ...] = PAPER_OOS_DOMAINS  # Table 2b's other base models
     n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
     n_seeds_more: int = 40  # the larger ensemble near a threshold
-    seeds: tuple[int, ...] = tuple(range(10))
-    n_boot: int = 2000
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    n_boot: int = 2000  # bootstrap resamples of the compute correlations
+
+
+#: The smallest number of models a domain of the fit needs: more models than benchmarks.
+MIN_MODELS = len(V2_BENCHMARKS) + 1
+_KNOWN = frozenset(b.name for b in BASE_MODELS)
+
+
+def _names(value: object, field: str, least: int) -> tuple[str, ...]:
+    if not isinstance(value, tuple) or not all(isinstance(d, str) for d in value):
+        raise ValueError(f"settings.{field} must be a tuple of base-model names, got {value!r}")
+    if len(set(value)) != len(value) or len(value) < least:
+        raise ValueError(
+            f"settings.{field} {value!r}: expected at least {least} distinct base models"
+        )
+    unknown = [d for d in value if d not in _KNOWN]
+    if unknown:
+        raise ValueError(
+            f"settings.{field}: unknown base model(s) {unknown}; expected names of "
+            "hca.attribution.BASE_MODELS such as 'Llama-3-8B'"
+        )
+    return value
+
+
+def check_settings(settings: Settings, setup: str | Setup | None = None) -> None:
+    """Check the chapter's own settings before any work: known, distinct base models in
+    ``domains`` (at least two) and ``oos_domains`` (none of the fit's), ``n_boot`` at least
+    100, and, for ``setup``, at least :data:`MIN_MODELS` models with all six scores in every
+    domain of the fit under that setup's attribution.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the bad value and what is expected.
+    """
+    fit = _names(settings.domains, "domains", 2)
+    oos = _names(settings.oos_domains, "oos_domains", 0)
+    both = [d for d in oos if d in fit]
+    if both:
+        raise ValueError(f"settings.oos_domains {both} are also in settings.domains")
+    n_boot = settings.n_boot
+    if not isinstance(n_boot, int) or isinstance(n_boot, bool) or n_boot < 100:
+        raise ValueError(f"settings.n_boot={n_boot!r}: expected an integer of at least 100")
+    if setup is None:
+        return
+    frame = v2_frame(setup)
+    complete = frame[_B].notna().all(axis=1)
+    sizes = frame.loc[complete, "base_model"].value_counts()
+    small = {d: int(sizes.get(d, 0)) for d in fit if sizes.get(d, 0) < MIN_MODELS}
+    if small:
+        raise ValueError(
+            f"settings.domains: under the {get_setup(setup).label} "
+            + ", ".join(f"{d} has {count(n, 'model')}" for d, n in small.items())
+            + f" with all six scores; each domain of the fit needs at least {MIN_MODELS}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,9 +263,16 @@ class InterpretationResults:
         :func:`hca.interpret.instruct_shift` over every official base/instruct pair, in
         in-sample standard deviations of each factor, each factor signed to rise with its
         aligned benchmark.
-    seed_alignments : tuple
-        The alignment (benchmark per factor) of every refit of :attr:`seeds`.
-    seeds : tuple of int
+    edges : DataFrame
+        Per domain of the fit, the edge between the general and the IFEval factor
+        (:func:`_edges`): ``direction`` (``"general → IFEval"``, ``"IFEval → general"`` or
+        empty without both factors), its weight ``unscaled`` (the adjusted SCM of
+        :meth:`hca.estimator.HCA.adjust`), ``points`` (factors in points of their aligned
+        benchmarks, :func:`hca.interpret.benchmark_unit_models`' adjusted rule) and
+        ``authors_rule`` (the arithmetic of the authors' cell), and the IFEval factor's source
+        scale ``ifeval_scale`` (points) and ``ifeval_scale_unscaled``.
+    domains, oos_domains : tuple of str
+        The settings' domains of the fit and of Table 2b.
     n_boot : int
     mic : float
         The MIC of the run's four-domain fit (what makes a run typical).
@@ -225,8 +295,9 @@ class InterpretationResults:
     compute_diff: dict
     figure8: pd.DataFrame
     instruct: pd.DataFrame
-    seed_alignments: tuple
-    seeds: tuple
+    edges: pd.DataFrame
+    domains: tuple
+    oos_domains: tuple
     n_boot: int
     mic: float = float("nan")
     steered: str = ""
@@ -295,9 +366,10 @@ class InterpretationResults:
             }
         ).T[_B]
 
-    def seed_share(self, predicate) -> tuple[int, int]:
-        """(refits whose alignment satisfies ``predicate``, refits)."""
-        return sum(bool(predicate(a)) for a in self.seed_alignments), len(self.seed_alignments)
+    @property
+    def papers_domains(self) -> bool:
+        """Whether the fit is on the paper's four domains (in any order)."""
+        return set(self.domains) == set(PAPER_V2_FOUR)
 
     def summary(self) -> str:
         r = self.compute_r
@@ -338,52 +410,86 @@ def authors_code_table2a() -> pd.DataFrame:
     )
 
 
-def _edge_weight(weights: Mapping[str, float], al: Sequence[str], domain: str) -> tuple:
-    """The general -> IFEval weight of one fit in ``domain`` (``w[<domain>] z<j>->z<i>``
-    of :func:`hca.stability.fit_record`) or None, with the order when there is none."""
-    pos = {r: role_position(al, ROLES[r]) for r in ROLES}
+def authors_adjusted_weights() -> pd.Series:
+    """The authors' printed z1 -> z2 weights (:func:`hca.data.authors_edge_weights`, drawn
+    with their cell's arithmetic) restated under the adjusted rule of
+    :func:`hca.interpret.benchmark_unit_models`, from their own printed coefficients: for
+    the first edge the two rules differ by ``c (gamma_1 - 1) / gamma_2`` (``c`` the raw
+    z1's coefficient in z2's regression, ``gamma`` the slopes; ``ols-coef-*`` of
+    ``authors_code_values.csv``), so each value is the printed one minus that amount (the
+    printed values have two decimals)."""
+    acv = authors_code_values()["value"].astype(float)
+    g1, g2 = acv["ols-coef-z1-mmlu_pro"], acv["ols-coef-z2-ifeval"]
+    c = acv["ols-coef-z2-z1"]
+    return (authors_edge_weights() - c * (g1 - 1.0) / g2).rename(
+        "authors' run, adjusted rule (from their printed coefficients)"
+    )
+
+
+def _edges(fit, adjustment, al: Alignment) -> pd.DataFrame:
+    """Per domain of ``fit``: the edge between its general and IFEval factors (whichever
+    comes first is the parent), in the adjusted SCM's own scale and in benchmark points by
+    both rules of :func:`hca.interpret.benchmark_unit_models`, and the IFEval factor's
+    source scale."""
+    pos = {r: role_position(al.benchmarks, ROLES[r]) for r in ROLES}
     g, i = pos["general"], pos["ifeval"]
-    if g is None or i is None:
-        return None, "no general or no IFEval factor"
-    if g > i:
-        back = weights.get(f"w[{domain}] z{i + 1}->z{g + 1}")
-        tail = f" (the edge runs IFEval → general, weight {back:.2f})" if back is not None else ""
-        return None, f"IFEval comes before the general factor{tail}"
-    return float(weights[f"w[{domain}] z{g + 1}->z{i + 1}"]), ""
+    adj = dict(adjustment.models)
+    units = {rule: benchmark_unit_models(fit, al, rule=rule) for rule in ("adjusted", "authors")}
+    rows = {}
+    for d in adj:
+        row: dict[str, object] = {"direction": ""}
+        for key in ("unscaled", "points", "authors_rule", "ifeval_scale", "ifeval_scale_unscaled"):
+            row[key] = np.nan
+        if i is not None:
+            row["ifeval_scale"] = float(units["adjusted"][d].omega_sqrt[i])
+            row["ifeval_scale_unscaled"] = float(adj[d].omega_sqrt[i])
+        if g is not None and i is not None:
+            child, parent = (i, g) if g < i else (g, i)
+            row["direction"] = "general → IFEval" if g < i else "IFEval → general"
+            row["unscaled"] = float(adj[d].A[child, parent])
+            row["points"] = float(units["adjusted"][d].A[child, parent])
+            row["authors_rule"] = float(units["authors"][d].A[child, parent])
+        rows[d] = row
+    return pd.DataFrame(rows).T.rename_axis("domain")
 
 
-def authors_edge_comparison(res: InterpretationResults) -> pd.DataFrame:
-    """The authors' printed z1 -> z2 weights (:func:`hca.data.authors_edge_weights`; their
-    order MMLU-PRO -> IFEval -> MATH) beside our general -> IFEval edge in the same domain
-    under ``res``'s setup: in the chapter's run, and its median over the seed refits that
-    have the edge, with the reason where there is no such edge.
+#: The columns of :func:`edge_table` that hold weights, with what each measures.
+EDGE_UNITS = {
+    "authors_rule": "points, the authors' rule",
+    "points": "points, the adjusted rule",
+    "unscaled": "the adjusted SCM's own scale",
+}
+
+
+def edge_table(runs: Sequence[InterpretationResults], direction: str) -> pd.DataFrame:
+    """The ensemble's weights of one edge (``"general → IFEval"`` or ``"IFEval → general"``)
+    per domain of the fit, beside the authors' printed z1 -> z2 weights where they have one.
 
     Returns
     -------
     DataFrame
-        One row per domain: ``authors``, ``ours``, ``seeds_with_edge`` (``"k of n"``),
-        ``seeds_median`` (NaN without one) and ``why`` (empty when our run has the edge).
+        One row per domain: ``runs`` (runs with this edge), ``of`` (runs), and for every
+        column of :data:`EDGE_UNITS` its ``median``, ``low`` and ``high`` over those runs
+        (columns ``(<unit>, <stat>)``), ``authors`` (printed; NaN for another domain) and
+        ``authors_adjusted`` (:func:`authors_adjusted_weights`).
     """
-    printed = authors_edge_weights()
-    own = fit_record(main_fit(res.setup))
-    al = tuple(own["alignment"])
-    records = seed_refits(res.setup, res.seeds).records
-    rows = {}
-    for domain, theirs in printed.items():
-        ours, why = _edge_weight(own, al, domain)
-        per_seed = [
-            _edge_weight(rec, tuple(rec["alignment"]), domain)[0]
-            for rec in records.to_dict("records")
-        ]
-        have = [w for w in per_seed if w is not None]
-        rows[domain] = {
-            "authors": float(theirs),
-            "ours": np.nan if ours is None else ours,
-            "seeds_with_edge": f"{len(have)} of {len(per_seed)}",
-            "seeds_median": float(np.median(have)) if have else np.nan,
-            "why": "" if ours is not None else f"no such edge: order {alignment_text(al)}; {why}",
-        }
-    return pd.DataFrame(rows).T.rename_axis("domain")
+    if not runs:
+        raise ValueError("edge_table: no runs")
+    printed, adjusted = authors_edge_weights(), authors_adjusted_weights()
+    out = {}
+    for d in runs[0].edges.index:
+        sel = [r.edges.loc[d] for r in runs if r.edges.loc[d, "direction"] == direction]
+        row: dict[tuple[str, str], float] = {("runs", ""): len(sel), ("of", ""): len(runs)}
+        for unit in EDGE_UNITS:
+            v = np.array([float(e[unit]) for e in sel])
+            for stat, f in (("median", np.median), ("low", np.min), ("high", np.max)):
+                row[(unit, stat)] = float(f(v)) if len(v) else np.nan
+        row[("authors", "")] = float(printed.get(d, np.nan))
+        row[("authors_adjusted", "")] = float(adjusted.get(d, np.nan))
+        out[d] = row
+    table = pd.DataFrame(out).T
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    return table.rename_axis("domain")
 
 
 def table2a_verdicts(table: pd.DataFrame) -> pd.DataFrame:
@@ -414,11 +520,12 @@ def _roles(alignment: Alignment) -> dict[str, str | None]:
     return out
 
 
-def _oos_frame(setup: Setup) -> pd.DataFrame:
-    """The setup's v2 frame with Table 2b's seven base models named in ``base_model``."""
+def _oos_frame(setup: Setup, oos_domains: Sequence[str]) -> pd.DataFrame:
+    """The setup's v2 frame with Table 2b's other base models named in ``base_model``
+    (under the authors' rule: the models whose label is the lower-cased name)."""
     frame = v2_frame(setup)
     if setup.domain_rule == "authors":
-        names = {d.lower(): d for d in PAPER_OOS_DOMAINS}
+        names = {d.lower(): d for d in oos_domains}
         extra = frame["authors_label"].map(names)
         frame["base_model"] = frame["base_model"].fillna(extra)
     return frame
@@ -567,25 +674,26 @@ def _runs(
     setup: Setup, settings: Settings, seeds: tuple[int, ...]
 ) -> tuple[InterpretationResults, ...]:
     """The chapter's results for every FastICA seed of ``seeds`` under the seed-free ``setup``
-    (the four-domain fits in one batch)."""
-    X, _ = main_data(setup)
-    frame = _oos_frame(setup)
-    oos = {d: frame.loc[frame["base_model"] == d, _B] for d in PAPER_OOS_DOMAINS}
+    (the fits on the settings' domains in one batch)."""
+    check_settings(settings, setup)
+    fit_domains, oos_domains = tuple(settings.domains), tuple(settings.oos_domains)
+    X, _ = main_data(setup, fit_domains)
+    frame = _oos_frame(setup, oos_domains)
+    oos = {d: frame.loc[frame["base_model"] == d, _B] for d in oos_domains}
     lookup = v2_frame("careful")  # Figure 8 and the official pairs: leaderboard look-ups
     pairs = official_pairs(lookup)
     figure8 = figure8_table(lookup)
-    records = seed_refits(setup, settings.seeds).records
-    seed_alignments = tuple(tuple(a) for a in records["alignment"])
     # what every run reads, selected and converted once per batch (the same rows and arrays)
     x = _matrix(X)
     oos_x = [_matrix(scores) for scores in oos.values() if len(scores) >= 3]
-    groups = frame["base_model"].isin([*PAPER_OOS_DOMAINS, *PAPER_V2_FOUR])
+    groups = frame["base_model"].isin([*oos_domains, *fit_domains])
     transfer_rows = frame.loc[groups, ["base_model", *_B]]
     ids = lookup["model_id"].isin([*pairs["base_id"], *pairs["instruct_id"]])
     pair_rows = lookup.loc[ids, ["model_id", *_B]]
     checkpoint_rows = _checkpoint_rows(frame, setup)
     out = []
-    for seed, fit, why in zip(seeds, main_fits(setup, seeds), main_fits_steered(setup, seeds)):
+    fits = main_fits(setup, seeds, fit_domains)
+    for seed, fit, why in zip(seeds, fits, main_fits_steered(setup, seeds, fit_domains)):
         run_setup = setup.with_seed(seed)
         adj = fit.adjust()
         al = align(fit, X, adj)
@@ -605,7 +713,7 @@ def _runs(
                 mixing=pd.DataFrame(adj.mixing, index=_B, columns=names),
                 roles=roles,
                 in_sample=X[_B].reset_index(drop=True),
-                transfer=out_of_sample_r2(al, transfer_rows, PAPER_OOS_DOMAINS, PAPER_V2_FOUR),
+                transfer=out_of_sample_r2(al, transfer_rows, oos_domains, fit_domains),
                 oos_scores=oos,
                 paper_order_r2=order_r2,
                 authors_ols_gap=_latent_ols_gap(al, x, oos_x),
@@ -614,8 +722,9 @@ def _runs(
                 compute_diff=_compute_diff(cp, roles, settings.n_boot),
                 figure8=figure8,
                 instruct=_oriented_shift(al, pair_rows, pairs, x),
-                seed_alignments=seed_alignments,
-                seeds=tuple(settings.seeds),
+                edges=_edges(fit, adj, al),
+                domains=fit_domains,
+                oos_domains=oos_domains,
                 n_boot=settings.n_boot,
                 mic=float(fit.mic_),
                 steered=why,
@@ -641,6 +750,16 @@ run = CHAPTER.run
 
 
 # =========================================================================== claims
+def _other_domains(res: InterpretationResults, ids: Sequence[str]) -> dict[str, Outcome] | None:
+    """Not-applicable outcomes for ``ids`` when the settings fit other domains than the
+    paper's four (every fit-based claim compares with the paper's fit), else None."""
+    if res.papers_domains:
+        return None
+    ours = f"fit on {join_words(res.domains)}"
+    why = "not applicable: the settings fit other domains than the paper's four"
+    return {cid: Outcome(ours, "not applicable", why) for cid in ids}
+
+
 def _missing(role: str) -> Outcome:
     return Outcome(
         f"no factor aligned with {ROLE_NAMES[role]}", "not reproduced", "role missing in our fit"
@@ -666,6 +785,8 @@ def _set_text(items) -> str:
     ensemble=True,
 )
 def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ("F3a-general", "F3a-ifeval", "F3a-math"))) is not None:
+        return na
     out = {}
     for cid, role in (("F3a-general", "general"), ("F3a-ifeval", "ifeval")):
         z = res.roles[role]
@@ -710,6 +831,8 @@ def _fig3a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]
 
 @claim(chapter="interpretation", prefix="T2a-", figure="fig-interp-table2a", ensemble=True)
 def _table2a(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, list(rows.index))) is not None:
+        return na
     out = {}
     for cid, row in rows.iterrows():
         _, zp, col = cid.split("-", 2)
@@ -727,6 +850,14 @@ def _t2b_column(slug: str) -> str | None:
     if slug == "in_sample":
         return _IN
     return next((d for d in PAPER_OOS_DOMAINS if d.lower() == slug), None)
+
+
+def _left_out(res: InterpretationResults, domain: str) -> Outcome:
+    return Outcome(
+        f"{domain} is not among the settings' other base models",
+        "not applicable",
+        f"not applicable: the settings leave {domain} out of Table 2b's base models",
+    )
 
 
 def not_informative_because(
@@ -751,11 +882,16 @@ def informative(res: InterpretationResults, role: str, paper: pd.DataFrame) -> b
 
 @claim(chapter="interpretation", prefix="T2b-", figure="fig-interp-table2b", ensemble=True)
 def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, list(rows.index))) is not None:
+        return na
     paper = rows  # every T2b- row, the In Sample ones of the rule included
     out = {}
     for cid, row in rows.iterrows():
         _, zp, slug = cid.split("-", 2)
         role, col = _ROLE_OF[zp], _t2b_column(slug)
+        if col not in res.transfer.r2.columns:
+            out[cid] = _left_out(res, str(col))
+            continue
         z = res.roles[role]
         if z is None:
             out[cid] = _missing(role)
@@ -781,8 +917,11 @@ def _table2b(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcom
 
 @claim("S4-transfer-poor", chapter="interpretation", figure="fig-interp-table2b", ensemble=True)
 def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ["S4-transfer-poor"])) is not None:
+        return na
     paper = load_paper_values()
     named = [d for d in PAPER_OOS_DOMAINS if d.lower() in paper_list(rows, "S4-transfer-poor")]
+    named = [d for d in named if d in res.oos_domains]
     cells: list[str] = []
     poor_named: list[str] = []
     poor_other: list[str] = []
@@ -792,7 +931,7 @@ def _transfer_poor(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, 
             continue
         z = res.roles[role]
         r = res.transfer.r2.loc[z]
-        for d in PAPER_OOS_DOMAINS:
+        for d in res.oos_domains:
             if not np.isfinite(r[d]):
                 continue
             cells.append(f"{ROLE_NAMES[role]} on {d} {r[d]:.2f}")
@@ -884,6 +1023,8 @@ def _compute_text(res: InterpretationResults) -> str:
 
 @claim("D-general-compute", chapter="interpretation", figure="fig-interp-compute", ensemble=True)
 def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ["D-general-compute"])) is not None:
+        return na
     g, i = res.roles["general"], res.roles["ifeval"]
     if g is None:
         return {"D-general-compute": _missing("general")}
@@ -892,7 +1033,6 @@ def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str
     top = r.idxmax() == g
     root = names[0] == g
     beats_ifeval = i is not None and r[g] > r[i]
-    k, n = res.seed_share(lambda a: a[0] in ROLES["general"])
     v = grade(root and top, top or (root and beats_ifeval))
     reason = (
         "the general factor is the root and tracks compute most"
@@ -903,12 +1043,14 @@ def _general_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str
         if root
         else "another factor tracks compute more and the general factor is not the root"
     )
-    ours = f"{_compute_text(res)}; general factor at the root in {share_text(k, n)}"
+    ours = f"{_compute_text(res)}; our order {res.order}"
     return {"D-general-compute": Outcome(ours, v, reason, value=float(r[g]))}
 
 
 @claim("I-z2-compute", chapter="interpretation", figure="fig-interp-compute", ensemble=True)
 def _ifeval_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ["I-z2-compute"])) is not None:
+        return na
     g, i = res.roles["general"], res.roles["ifeval"]
     if g is None or i is None:
         return {"I-z2-compute": _missing("general" if g is None else "ifeval")}
@@ -931,6 +1073,8 @@ def _ifeval_compute(res: InterpretationResults, rows: pd.DataFrame) -> dict[str,
 
 @claim("D-z1-positive", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
 def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ["D-z1-positive"])) is not None:
+        return na
     g = res.roles["general"]
     if g is None:
         return {"D-z1-positive": _missing("general")}
@@ -952,6 +1096,8 @@ def _z1_positive(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Ou
 
 @claim("D-z2-mixing", chapter="interpretation", figure="fig-interp-mixing", ensemble=True)
 def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outcome]:
+    if (na := _other_domains(res, ["D-z2-mixing"])) is not None:
+        return na
     i = res.roles["ifeval"]
     if i is None:
         return {"D-z2-mixing": _missing("ifeval")}
@@ -965,3 +1111,406 @@ def _z2_mixing(res: InterpretationResults, rows: pd.DataFrame) -> dict[str, Outc
     )
     reason = f"largest ratio {worst:.2f} ({benchmark_label(ratios.idxmax())})"
     return {"D-z2-mixing": Outcome(ours, v, reason, value=worst)}
+
+
+# =========================================================================== the page's words
+#: How the prose names each setup.
+SETUP_WORDS = {"authors": "the authors' setup", "careful": "the careful setup"}
+_GI, _IG = "general → IFEval", "IFEval → general"
+
+
+def _spread(values: Sequence[float], digits: int = 2, what: str = "runs") -> str:
+    """A fit-based quantity over the runs of an ensemble: its median and range."""
+    vals = [float(v) for v in values if np.isfinite(v)]
+    if not vals:
+        return "not measured in any run"
+    if len(vals) == 1:
+        return f"{number(vals[0], digits)} (one run)"
+    return median_range(vals, what=what, digits=digits)
+
+
+def _median(values: Sequence[float]) -> float:
+    """The median of the finite values (NaN when there is none)."""
+    v = [float(x) for x in values if np.isfinite(x)]
+    return float(np.median(v)) if v else float("nan")
+
+
+def _modal(values: Sequence[object]) -> tuple[object, int]:
+    """The most frequent value (first seen on a tie) and how often it occurs."""
+    counts: dict[object, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    best = max(counts, key=lambda k: counts[k])
+    return best, counts[best]
+
+
+def _role_value(run: InterpretationResults, role: str, fn) -> float:
+    z = run.roles[role]
+    return float("nan") if z is None else float(fn(run, z))
+
+
+def _complete(run: InterpretationResults) -> bool:
+    return all(z is not None for z in run.roles.values())
+
+
+def _root_general(run: InterpretationResults) -> bool:
+    return run.roles["general"] == run.alignment.factor_names[0]
+
+
+def _typical(page: Any, s: str) -> str:
+    return f"typical run, seed {page.results[s].setup.ica_seed}"
+
+
+def edge_frame(page: Any, setup: str) -> pd.DataFrame:
+    """Table of the general/IFEval edge under ``setup`` for the page: per domain, the
+    authors' printed weight and ours (median and range over the runs with the edge) in
+    points by the authors' rule, by the adjusted rule, and in the unscaled SCM."""
+    runs = page.ensembles[setup]
+    rows = {}
+    for direction in (_GI, _IG):
+        t = edge_table(runs, direction)
+        for d, r in t.iterrows():
+            if int(r[("runs", "")]) == 0:
+                continue
+            k = int(r[("runs", "")])
+            rec = {"edge": direction, "runs with it": k_of_n(k, int(r[("of", "")]))}
+            rec["authors' printed (points, their rule)"] = (
+                number(r[("authors", "")], 2) if direction == _GI and d in _printed() else "–"
+            )
+            for unit, head in (
+                ("authors_rule", "ours, points, authors' rule"),
+                ("points", "ours, points, adjusted rule"),
+                ("unscaled", "ours, unscaled"),
+            ):
+                rec[head] = median_range(
+                    median=r[(unit, "median")],
+                    low=r[(unit, "low")],
+                    high=r[(unit, "high")],
+                    n=k,
+                    what="",
+                    digits=2,
+                )
+            rows[(d, direction)] = rec
+    out = pd.DataFrame(rows).T
+    out.index = [d for d, _ in out.index]
+    return out.rename_axis("domain")
+
+
+def _printed() -> dict[str, float]:
+    return {str(k): float(v) for k, v in authors_edge_weights().items()}
+
+
+def _source_scales() -> dict[str, float]:
+    """The source weights ε2 -> z2 the authors' drawn graphs print (``scale-z2-*``)."""
+    acv = authors_code_values()
+    rows = acv[acv["id"].str.startswith("scale-z2-")]
+    return {i[len("scale-z2-") :]: float(v) for i, v in zip(rows["id"], rows["value"])}
+
+
+def _edge_words(page: Any) -> dict[str, str]:
+    """The sentences of the edge-weight section."""
+    out: dict[str, str] = {}
+    printed = _printed()
+    adjusted = authors_adjusted_weights()
+    acv = authors_code_values()["value"].astype(float)
+    shift = float(
+        acv["ols-coef-z2-z1"] * (acv["ols-coef-z1-mmlu_pro"] - 1.0) / acv["ols-coef-z2-ifeval"]
+    )
+    out["edge_printed"] = join_words(f"{d} {number(w, 2)}" for d, w in printed.items())
+    out["edge_shift"] = number(shift, 2)
+    out["edge_printed_adjusted"] = join_words(f"{d} {number(w, 2)}" for d, w in adjusted.items())
+    paper = float(load_paper_values().loc["F4-llama3-weight", "value"])
+    paper_scale = float(load_paper_values().loc["F4-llama3-scale", "value"])
+    out["edge_paper"] = number(paper, 2)
+    out["scale_paper"] = number(paper_scale, 0)
+    drawn = _source_scales()
+    out["scale_drawn"] = number(abs(drawn.get("Llama-3-8B", np.nan)), 0) if drawn else "–"
+    said = []
+    for s in page.setups:
+        runs = page.ensembles[s]
+        n = len(runs)
+        fwd, back = edge_table(runs, _GI), edge_table(runs, _IG)
+        k_fwd = int(fwd[("runs", "")].max())
+        k_back = int(back[("runs", "")].max())
+        who = SETUP_WORDS[s].capitalize()
+        if k_fwd:
+            both = [d for d in fwd.index if d in printed and fwd.loc[d, ("runs", "")] > 0]
+            ratio = [fwd.loc[d, ("authors_rule", "median")] / printed[d] for d in both]
+            text = f"{who}: the general factor comes before IFEval in {k_of_n(k_fwd, n, 'runs')}."
+            if ratio:
+                text += (
+                    " In the authors' units and by their rule, the medians of our weights are "
+                    f"{number(min(ratio), 2)} to {number(max(ratio), 2)} times their printed ones."
+                )
+            out[f"edge_{s}"] = text
+        elif not k_back:
+            text = f"{who}: no run has both a general and an IFEval factor."
+        else:
+            first = sum(r.alignment.benchmarks[0] == "ifeval" for r in runs)
+            text = f"{who}: IFEval comes first in {k_of_n(first, n, 'runs')}"
+            text += ", so no run has a general → IFEval edge."
+            if k_back:
+                text += (
+                    f" The reverse edge exists in the {count(k_back, 'run')} with a general factor."
+                )
+                lo = float(back[("authors_rule", "median")].min())
+                hi = float(back[("authors_rule", "median")].max())
+                alo = float(back[("points", "median")].min())
+                ahi = float(back[("points", "median")].max())
+                text += (
+                    f" Its weight, IFEval → general, has medians of {number(lo, 2)}"
+                    f" to {number(hi, 2)} across the domains in the authors' units and by their"
+                    f" rule, and {number(alo, 2)} to {number(ahi, 2)} by the adjusted rule."
+                )
+            out[f"edge_{s}"] = text
+        if "Llama-3-8B" in runs[0].edges.index:
+            sc_ = [float(r.edges.loc["Llama-3-8B", "ifeval_scale"]) for r in runs]
+            raw = [float(r.edges.loc["Llama-3-8B", "ifeval_scale_unscaled"]) for r in runs]
+            said.append(
+                f"Under {SETUP_WORDS[s]}, our IFEval factor's source weight in Llama-3-8B is "
+                f"{_spread(sc_, 1)} in points and {_spread(raw, 1)} unscaled."
+            )
+    out["scale_ours"] = " ".join(said) if said else "The settings' fit has no Llama-3-8B domain."
+    for s in SETUP_NAMES:
+        out.setdefault(
+            f"edge_{s}", f"{SETUP_WORDS[s].capitalize()} is not run under these settings."
+        )
+    return out
+
+
+#: The per-setup phrases of :func:`page_words` (each key prefixed with the setup's name).
+_SETUP_KEYS = (
+    "order",
+    "order_runs",
+    "n",
+    "root",
+    "rg",
+    "ri",
+    "ncp",
+    "ci",
+    "t2a",
+    "math_ratio",
+    "g_pos",
+    "i_ratio",
+    "typical",
+    "g_bbh",
+    "g_mmlu",
+    "m_math",
+    "m_if",
+    "i_if",
+    "general_r2_own",
+    "general_r2_paper",
+    "ifeval_r2_own",
+    "ifeval_r2_paper",
+    "math_r2_own",
+    "math_r2_paper",
+    "max_move",
+    "g_q05",
+    "g_l1b",
+    "if_insample",
+    "npairs",
+    "if_largest",
+    "if_med",
+    "g_med",
+)
+
+
+def page_words(page: Any) -> dict[str, str]:
+    """Every phrase the chapter's prose quotes, computed from its page
+    (:func:`hca.paper.scorecard.chapter_page`): fit-based numbers as ensemble medians with
+    ranges, counts of runs as "k of n", one run set per phrase; a setup the settings do not
+    run gets a phrase that says so."""
+    out: dict[str, str] = {}
+    book = "a setup not run under these settings"
+    for s in SETUP_NAMES:
+        if s not in page.setups:
+            for key in _SETUP_KEYS:
+                out[f"{s}_{key}"] = book
+            continue
+        runs, typ = page.ensembles[s], page.results[s]
+        n = len(runs)
+        out[f"{s}_typical"] = _typical(page, s)
+        out[f"{s}_order"] = typ.order
+        k = sum(r.order == typ.order for r in runs)
+        out[f"{s}_order_runs"] = k_of_n(k, n, "runs")
+        out[f"{s}_n"] = count(typ.n_in_sample, "model")
+        out[f"{s}_root"] = k_of_n(sum(_root_general(r) for r in runs), n, "runs")
+        out[f"{s}_rg"] = _spread(
+            [_role_value(r, "general", lambda r, z: r.compute_r[z]) for r in runs]
+        )
+        out[f"{s}_ri"] = _spread(
+            [_role_value(r, "ifeval", lambda r, z: r.compute_r[z]) for r in runs]
+        )
+        out[f"{s}_ncp"] = count(len(typ.checkpoints), "official base checkpoint")
+        ci = typ.compute_diff["ci95"]
+        out[f"{s}_ci"] = (
+            f"[{number(ci[0], 2)}, {number(ci[1], 2)}] ({_typical(page, s)})"
+            if np.isfinite(ci[0])
+            else "not measured"
+        )
+        rep = [
+            int((table2a_verdicts(r.table2a_by_role()) == "reproduced").sum().sum())
+            if _complete(r) and r.papers_domains
+            else np.nan
+            for r in runs
+        ]
+        out[f"{s}_t2a"] = _spread(rep, 0)
+
+        def math_ratio(r: InterpretationResults, z: str) -> float:
+            row = r.unmixing().loc[z].abs()
+            return float(row.drop("math_lvl_5").max() / row["math_lvl_5"])
+
+        def i_ratio(r: InterpretationResults, z: str) -> float:
+            col = r.mixing[z].abs()
+            return float((col[["bbh", "gpqa", "musr", "mmlu_pro"]] / col["ifeval"]).max())
+
+        out[f"{s}_math_ratio"] = _spread([_role_value(r, "math", math_ratio) for r in runs])
+        out[f"{s}_g_pos"] = _spread(
+            [
+                _role_value(r, "general", lambda r, z: (r.oriented_mixing(z) > 0).sum())
+                for r in runs
+            ],
+            0,
+        )
+        out[f"{s}_i_ratio"] = _spread([_role_value(r, "ifeval", i_ratio) for r in runs])
+        for role, b, key in (
+            ("general", "bbh", "g_bbh"),
+            ("general", "mmlu_pro", "g_mmlu"),
+            ("math", "math_lvl_5", "m_math"),
+            ("math", "ifeval", "m_if"),
+            ("ifeval", "ifeval", "i_if"),
+        ):
+            out[f"{s}_{key}"] = _spread(
+                [
+                    _role_value(r, role, lambda r, z, b=b: r.alignment.r2_table.loc[z, b])
+                    for r in runs
+                ]
+            )
+        for role in ROLES:
+            for col, key in (("R² at our position", "own"), ("R² in the paper's order", "paper")):
+                out[f"{s}_{role}_r2_{key}"] = _spread(
+                    [float(r.position_r2().loc[ROLE_NAMES[role], col]) for r in runs]
+                )
+        moves = [
+            float(
+                (r.position_r2()["R² in the paper's order"] - r.position_r2()["R² at our position"])
+                .abs()
+                .max()
+            )
+            for r in runs
+        ]
+        out[f"{s}_max_move"] = _spread(moves)
+        for d, key in (("Qwen2.5-0.5B", "g_q05"), ("Llama-3.2-1B", "g_l1b")):
+            out[f"{s}_{key}"] = (
+                _spread(
+                    [
+                        _role_value(r, "general", lambda r, z, d=d: r.transfer.r2.loc[z, d])
+                        for r in runs
+                    ]
+                )
+                if d in typ.oos_domains
+                else f"not measured ({d} is not among the settings' other base models)"
+            )
+        out[f"{s}_if_insample"] = _spread(
+            [_role_value(r, "ifeval", lambda r, z: r.transfer.r2.loc[z, _IN]) for r in runs], 3
+        )
+        i, g = typ.roles["ifeval"], typ.roles["general"]
+        pairs = len(typ.instruct)
+        out[f"{s}_npairs"] = count(pairs, "official pair")
+        out[f"{s}_if_largest"] = (
+            k_of_n(int((typ.instruct["largest"] == i).sum()), pairs, "pairs")
+            if i is not None
+            else "none of the pairs (no IFEval factor)"
+        )
+        out[f"{s}_if_med"] = "–" if i is None else number(typ.instruct[f"d_{i}"].median(), 2)
+        out[f"{s}_g_med"] = "–" if g is None else number(typ.instruct[f"d_{g}"].median(), 2)
+    out.update(_edge_words(page))
+    gaps = [r.authors_ols_gap for s in page.setups for r in page.ensembles[s]]
+    out["ols_gap"] = f"{max(gaps):.0e}"
+    out["ols_runs"] = count(len(gaps), "run")
+    code = [authors_code_table2a().loc[z].idxmax() for z in PAPER_FACTOR.values()]
+    out["code_order"] = alignment_text(code)
+    out["code_t2a"] = str(
+        int((table2a_verdicts(authors_code_table2a()) == "reproduced").sum().sum())
+    )
+    out["domains"] = join_words(page.settings.domains)
+    return out
+
+
+def answer(page: Any) -> str:
+    """The chapter's opening paragraph (MyST), written from its page: what the paper reads
+    into the three factors, what holds under each setup run (ensemble counts and medians),
+    and why the setups differ from the paper, with links to the sections that show it."""
+    st = page.settings
+    where = (
+        "its four-domain fit"
+        if set(st.domains) == set(PAPER_V2_FOUR)
+        else f"a fit on {join_words(st.domains)} (the settings' domains, not the paper's four)"
+    )
+    out = [
+        f"Section 4 of the paper reads the three factors of {where} as capabilities: a general "
+        "one (BBH, MMLU-Pro) at the root, driven by pretraining compute, then instruction "
+        "following (IFEval), then mathematics (MATH Lvl 5)."
+    ]
+    roots, tracks = [], []
+    for s in page.setups:
+        runs = page.ensembles[s]
+        n = len(runs)
+        full = sum(_complete(r) for r in runs)
+        order, k = _modal([r.order for r in runs])
+        root = sum(_root_general(r) for r in runs)
+        roots.append(root)
+        content = (
+            "all three factors" if full == n else f"all three factors in {k_of_n(full, n, 'runs')}"
+        )
+        out.append(
+            f"Under {SETUP_WORDS[s]} our alignment finds {content}, ordered {order} "
+            f"in {k_of_n(k, n, 'runs')}; the general factor is the root in {k_of_n(root, n)}."
+        )
+        rg = [_role_value(r, "general", lambda r, z: r.compute_r[z]) for r in runs]
+        ri = [_role_value(r, "ifeval", lambda r, z: r.compute_r[z]) for r in runs]
+        tracks.append((s, rg, ri))
+    if any(root < len(page.ensembles[s]) for root, s in zip(roots, page.setups)):
+        out.append(
+            "The factors' content holds but their order does not, which the recovery chapter "
+            "traces to the domains and the fit; every number that depends on a factor's "
+            "position moves with it ({ref}`why <interpretation-why-differ>`)."
+        )
+
+    more = [s for s, rg, ri in tracks if _median(rg) > _median(ri)]
+    if more:
+        pairs = join_words(
+            f"{number(_median(rg), 2)} against {number(_median(ri), 2)} under {SETUP_WORDS[s]}"
+            for s, rg, ri in tracks
+            if s in more
+        )
+        out.append(
+            "The general factor tracks pretraining compute more closely than the IFEval "
+            f"factor (median r {pairs})."
+        )
+    else:
+        out.append(
+            "The general factor does not track pretraining compute more than the IFEval factor."
+        )
+    paper = float(load_paper_values().loc["F4-llama3-weight", "value"])
+    present, absent = [], []
+    for s in page.setups:
+        runs = page.ensembles[s]
+        if "Llama-3-8B" not in runs[0].edges.index:
+            continue
+        way = [r.edges.loc["Llama-3-8B", "direction"] for r in runs]
+        w = [
+            float(r.edges.loc["Llama-3-8B", "authors_rule"]) for r, d in zip(runs, way) if d == _GI
+        ]
+        if w:
+            present.append(f"{_spread(w)} under {SETUP_WORDS[s]}")
+        else:
+            absent.append(SETUP_WORDS[s])
+    link = " ({ref}`the weights <interpretation-edges>`)."
+    head = f"In the authors' units, the paper's general → IFEval weight of {number(paper, 2)}"
+    if present:
+        tail = f", and has no counterpart under {join_words(absent)}" if absent else ""
+        out.append(f"{head} in Llama-3-8B compares with {join_words(present)}{tail}{link}")
+    elif absent:
+        out.append(f"{head} in Llama-3-8B has no counterpart under {join_words(absent)}{link}")
+    return " ".join(out)

@@ -19,19 +19,17 @@ from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.mmlu import short_label
 from hca.paper.setups import SETUP_NAMES, SETUPS
-from hca.paper.v1 import edge_table, precedes
+from hca.paper.v1 import precedes
 from hca.stability import matches_alignment, recovery_study
 
 __all__ = [
     "alignment_figure",
-    "v1_mic_summary",
     "v1_dgp_figure",
     "v1_graphs_figure",
     "alignment_share",
     "refit_share",
     "v1_is_paper_order",
     "v1_reasoning_first",
-    "v1_selected_edge",
     "mmlu_label",
     "mmlu_subject_figure",
     "mmlu_mic_figure",
@@ -50,23 +48,6 @@ def alignment_figure(res: Any):
 
 
 # =========================================================================== 06 leaderboard v1
-def v1_mic_summary(res: Any, s_inv: Sequence[str]) -> dict[str, float]:
-    """The MICs of a v1 result (:class:`hca.paper.v1.V1Results`): the five domains of
-    ``s_inv``, its rank among the subsets within it, the smallest such MIC, all six domains,
-    and the range over FastICA seeds."""
-    t = res.subsets
-    five = t[t["subset"].map(lambda x: set(x) <= set(s_inv))]
-    full5 = float(five.loc[five["size"] == 5, "mic"].iloc[0])
-    return {
-        "MIC of the five": full5,
-        "rank among 16": int((five["mic"] < full5).sum()) + 1,
-        "smallest MIC": float(five["mic"].min()),
-        "MIC of all six": float(t.loc[t["size"] == 6, "mic"].iloc[0]),
-        "seed range low": float(res.seeds.records["mic"].min()),
-        "seed range high": float(res.seeds.records["mic"].max()),
-    }
-
-
 def v1_dgp_figure(res: Any, benchmarks: Sequence[str]):
     """Every v1 domain's structural weights and the mixing matrix G
     (:func:`hca.plots.plot_domain_scms`). Returns the figure."""
@@ -103,19 +84,6 @@ def v1_is_paper_order(alignment: Sequence[str], roles: Sequence[frozenset]) -> b
 def v1_reasoning_first(alignment: Sequence[str], roles: Sequence[frozenset]) -> bool:
     """Whether a reasoning factor precedes GSM8K's (roles 2 and 3 of the paper's)."""
     return precedes(alignment, roles[1], roles[2])
-
-
-def v1_selected_edge(
-    res: Any, roles: Sequence[frozenset], domain: str = "Llama-2-13B"
-) -> tuple[int, pd.Series | None]:
-    """The seeds whose fit has the caption's edge (role 1 -> role 2) and the median weight and
-    scale of that edge in ``domain`` over them (None without such a seed)."""
-    tabs = [
-        edge_table(rec, res.domains, roles[0], roles[1])
-        for rec in res.seeds.records.to_dict("records")
-    ]
-    keep = [t.loc[domain] for t in tabs if t is not None]
-    return len(keep), (pd.DataFrame(keep).median() if keep else None)
 
 
 # =========================================================================== 07 MMLU by subject

@@ -28,6 +28,7 @@ attribution and cited token table. Each setup also runs the ``S_inv`` rule on th
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,8 +46,9 @@ from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.replication import v1_frame, v2_final_frame, v2_frame
-from hca.paper.setups import SETUP_NAMES, Setup, get_setup
+from hca.paper.setups import SETUP_NAMES, SETUPS, Setup, get_setup
 from hca.paper.shape import ChapterSpec
+from hca.paper.words import count, join_words, k_of_n
 
 __all__ = [
     "Settings",
@@ -78,14 +80,26 @@ ICA_TOL = 1e-6
 CUTOFF_RANGE: tuple[float, float] = (0.85, 0.95)
 
 
+#: The fewest models a compared domain may have: each split half of its null needs
+#: ``n_components + 1`` = 4 models for a rank-3 subspace (:func:`hca.subspace.split_half_null`).
+MIN_MODELS = 8
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Repetition counts of the chapter (defaults: the book's).
+    """The chapter's analysis choices (defaults: the book's).
 
     Attributes
     ----------
     setups : tuple of str
         The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    domains : tuple of str
+        The base models whose rank-3 principal subspaces are compared: the candidates of
+        ``S_inv`` and the domains of Figure 9 (default: the eight of the paper's Section 1.1,
+        :data:`~hca.paper.constants.PAPER_V2_BASES`, in the paper's order). Names as in this
+        book's attribution; under the authors' setup an authors' label equal to a name up to
+        case is that domain. At least two, each with :data:`MIN_MODELS` models in every
+        setup's table (:func:`check_domains`, before any work).
     n_splits : int
         Split-half null splits per domain for ``tau`` (Figure 2b).
     n_boot : int
@@ -100,6 +114,7 @@ class Settings:
     """
 
     setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    domains: tuple[str, ...] = PAPER_V2_BASES  # the domains whose subspaces are compared
     n_splits: int = 200
     n_boot: int = 200
     n_splits_wide: int = 100
@@ -107,45 +122,108 @@ class Settings:
     random_state: int = 0
     n_jobs: int | None = None
 
+    def __post_init__(self) -> None:
+        d = self.domains
+        if (
+            not isinstance(d, tuple)
+            or len(d) < 2
+            or not all(isinstance(x, str) and x.strip() for x in d)
+        ):
+            raise ValueError(
+                f"Settings.domains must be a tuple of at least 2 base-model names, got {d!r}"
+            )
+        twice = sorted({x for x in d if d.count(x) > 1})
+        if twice:
+            raise ValueError(f"Settings.domains {d!r}: each domain once; repeated {twice}")
+        least = {"n_splits": 1, "n_boot": 1, "n_splits_wide": 1, "n_top": 2, "random_state": 0}
+        bad = {
+            k: getattr(self, k)
+            for k, lo in least.items()
+            if not isinstance(getattr(self, k), int)
+            or isinstance(getattr(self, k), bool)
+            or getattr(self, k) < lo
+        }
+        if bad:
+            raise ValueError(
+                f"Settings: expected whole numbers n_splits, n_boot, n_splits_wide >= 1, "
+                f"n_top >= 2 and random_state >= 0; got {bad}"
+            )
+
+    @property
+    def paper_domains(self) -> bool:
+        """Whether the compared domains are the paper's eight (in any order)."""
+        return set(self.domains) == set(PAPER_V2_BASES)
+
+
+def check_domains(settings: Settings) -> None:
+    """Check that every domain of ``settings.domains`` has at least :data:`MIN_MODELS` models
+    in the table of every setup of ``settings.setups`` (:func:`v2_table`).
+
+    Raises
+    ------
+    ValueError
+        Naming the domain, the setup, its number of models and what is expected (with the
+        nearest names of that table when a domain has no model).
+    """
+    for name in settings.setups:
+        frame = v2_table(name, settings.domains)
+        sizes = frame["domain"].value_counts()
+        for d in settings.domains:
+            n = int(sizes.get(d, 0))
+            if n >= MIN_MODELS:
+                continue
+            near = difflib.get_close_matches(d, [str(x) for x in sizes.index], n=3, cutoff=0.6)
+            hint = f"; similar names there: {near}" if near and n == 0 else ""
+            raise ValueError(
+                f"Settings.domains: domain {d!r} has {n} models in the {SETUPS[name].label}'s "
+                f"table; expected at least {MIN_MODELS} (each split half of its null needs "
+                f"4 for a rank-3 subspace){hint}"
+            )
+
 
 # =========================================================================== tables
-def v2_table(setup: str | Setup) -> pd.DataFrame:
+def v2_table(setup: str | Setup, domains: Sequence[str] = PAPER_V2_BASES) -> pd.DataFrame:
     """The setup's v2 table with a ``domain`` column (every model's base model or label).
 
     ``careful``: :func:`~hca.paper.replication.v2_frame` (``domain`` = ``base_model``).
     ``authors``: the final table with the authors' rule; ``domain`` is the authors' label,
-    named as in this book for the eight base models of Section 1.1.
+    named as in this book for the eight base models of Section 1.1 and for every name of
+    ``domains`` equal to the label up to case (``"llama-3.2-3b"`` is ``"Llama-3.2-3B"``).
     """
     s = get_setup(setup)
     frame = v2_frame(s)
     if s.domain_rule == "authors":
-        frame["domain"] = (
-            frame["authors_label"]
-            .map(lambda x: AUTHORS_V2_LABELS.get(x, x), na_action="ignore")
-            .astype("string")
-        )
+        named = {str(d).casefold(): str(d) for d in domains}
+
+        def name(label: str) -> str:
+            return AUTHORS_V2_LABELS.get(label) or named.get(str(label).casefold(), label)
+
+        frame["domain"] = frame["authors_label"].map(name, na_action="ignore").astype("string")
     else:
         frame["domain"] = frame["base_model"].astype("string")
     return frame
 
 
-def variant_table(setup: str | Setup) -> tuple[str, pd.DataFrame]:
-    """The other table of the setup's rule: ``(label, frame)`` with ``base_model``.
+def variant_table(
+    setup: str | Setup, domains: Sequence[str] = PAPER_V2_BASES
+) -> tuple[str, pd.DataFrame]:
+    """The other table of the setup's rule: ``(label, frame)`` with ``domain``.
 
     ``careful``: this book's rule on the CSV plus the final table's models (the paper's
-    snapshot); ``authors``: the authors' rule on the CSV rows only.
+    snapshot); ``authors``: the authors' rule on the CSV rows only (:func:`v2_table`).
     """
     s = get_setup(setup)
     if s.domain_rule == "authors":
-        frame = v2_table(s)
+        frame = v2_table(s, domains)
         return "the authors' rule on the CSV rows", frame[frame["source"] == "csv"]
+    frame = v2_final_frame()
+    frame["domain"] = frame["base_model"].astype("string")
+    return "this book's rule on the CSV plus the final table", frame
 
-    return "this book's rule on the CSV plus the final table", v2_final_frame()
 
-
-def _csv_rows(setup: Setup) -> pd.DataFrame:
+def _csv_rows(setup: Setup, domains: Sequence[str] = PAPER_V2_BASES) -> pd.DataFrame:
     """The CSV rows of the setup's table with ``year`` (Figure 11)."""
-    frame = v2_table(setup)
+    frame = v2_table(setup, domains)
     frame = frame[frame["source"] == "csv"].copy()
     frame["year"] = pd.to_datetime(frame["upload_date"], errors="coerce").dt.year.astype("Int64")
     if setup.domain_rule == "authors":
@@ -439,10 +517,28 @@ class PCAResults:
         return float(np.mean([set(s) == target for s in self.boot_sets]))
 
     @property
+    def domains(self) -> tuple[str, ...]:
+        """The compared domains (the candidates of ``S_inv``), in the settings' order."""
+        return tuple(str(b) for b in self.sinv.sizes.index)
+
+    @property
+    def paper_domains(self) -> bool:
+        """Whether the compared domains are the paper's eight (in any order)."""
+        return set(self.domains) == set(PAPER_V2_BASES)
+
+    @property
     def membership(self) -> pd.Series:
         """Share of bootstrap sets containing each domain."""
-        counts = {b: np.mean([b in s for s in self.boot_sets]) for b in PAPER_V2_BASES}
+        counts = {b: np.mean([b in s for s in self.boot_sets]) for b in self.domains}
         return pd.Series(counts, name="share of bootstrap sets")
+
+    def membership_count(self, domain: str) -> int:
+        """How many bootstrap sets contain ``domain``."""
+        return int(sum(domain in s for s in self.boot_sets))
+
+    def set_count(self, members: Sequence[str]) -> int:
+        """How many bootstrap sets are exactly ``members``."""
+        return int(sum(set(s) == set(members) for s in self.boot_sets))
 
     def summary(self) -> str:
         c = self.spectrum.cumulative
@@ -462,8 +558,8 @@ def _figure10(frame: pd.DataFrame, settings: Settings):
 
 
 def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
-    X, g = domain_data(frame, PAPER_V2_BASES, B2)
-    order = list(PAPER_V2_BASES)
+    X, g = domain_data(frame, settings.domains, B2, by="domain")
+    order = list(settings.domains)
     spectra = {b: ss.explained_variance(X[g == b], label=b) for b in order}
     boot = ss.bootstrap_distance_matrix(
         X, g, order=order, n_boot=settings.n_boot, random_state=settings.random_state
@@ -491,14 +587,16 @@ def _domain_parts(frame: pd.DataFrame, setup: Setup, settings: Settings):
 
 
 def _compute(setup: Setup, settings: Settings) -> PCAResults:
-    frame = v2_table(setup)
-    label, other = variant_table(setup)
-    rs, nj = settings.random_state, settings.n_jobs
+    check_domains(settings)
+    doms = settings.domains
+    frame = v2_table(setup, doms)
+    label, other = variant_table(setup, doms)
+    rs, nj, ns = settings.random_state, settings.n_jobs, settings.n_splits
     jobs = [
         delayed(invariant_set_rule)(
-            frame, setup.label, n_splits=settings.n_splits, random_state=rs
+            frame, setup.label, doms, n_splits=ns, random_state=rs, col="domain"
         ),
-        delayed(invariant_set_rule)(other, label, n_splits=settings.n_splits, random_state=rs),
+        delayed(invariant_set_rule)(other, label, doms, n_splits=ns, random_state=rs, col="domain"),
         delayed(_domain_parts)(frame, setup, settings),
         delayed(_figure10)(frame, settings),
     ]
@@ -525,7 +623,7 @@ def _compute(setup: Setup, settings: Settings) -> PCAResults:
         top=top,
         top_set=top_set,
         fig11=figure11(
-            _csv_rows(setup), n_splits=settings.n_splits_wide, random_state=rs, n_jobs=nj
+            _csv_rows(setup, doms), n_splits=settings.n_splits_wide, random_state=rs, n_jobs=nj
         ),
     )
 
@@ -551,7 +649,7 @@ def set_text(items: Sequence[str], reference: Sequence[str] = ()) -> str:
 def rank3_cutoffs(res: PCAResults) -> pd.DataFrame:
     """Over which cut-offs of the cumulative-variance rule each spectrum is rank 3.
 
-    One row for the whole table (``"all models"``) and one per domain other than
+    One row for the whole table (``"all models"``) and one per compared domain other than
     :data:`GEMMA`: ``two`` and ``three`` (variance share of the first two and three
     components), the cut-offs ``(low, high]`` at which the effective rank is 3 (``low`` =
     ``two``, ``high`` = ``three``), and the share of :data:`CUTOFF_RANGE` they cover.
@@ -575,8 +673,8 @@ def rank3_cutoffs(res: PCAResults) -> pd.DataFrame:
 
 
 def rank3_common_text(res: PCAResults) -> str:
-    """Where the cut-offs (within :data:`CUTOFF_RANGE`) that make all seven domains other than
-    :data:`GEMMA` rank 3 lie, in words (``"from 90.2% to 93.3%"`` or ``"none: ..."``)."""
+    """Where the cut-offs (within :data:`CUTOFF_RANGE`) that make every compared domain other
+    than :data:`GEMMA` rank 3 lie, in words (``"from 90.2% to 93.3%"`` or ``"none: ..."``)."""
     dom = rank3_cutoffs(res).drop("all models")
     lo, hi = max(dom["low"].max(), CUTOFF_RANGE[0]), min(dom["high"].min(), CUTOFF_RANGE[1])
     if hi > lo:
@@ -631,28 +729,40 @@ def _rank3(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return {"F2a-rank3": Outcome(ours, v, reason, value=float(res.rank90))}
 
 
+#: The reason of a claim about the paper's eight domains when the settings compare others.
+OTHER_DOMAINS = "the settings compare other domains than the paper's eight"
+
+
 @claim("F2b-sinv-v2", chapter="pca", figure="fig-pca-distance-8")
 def _sinv_v2(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = paper_list(rows, "F2b-sinv-v2")
     s = res.sinv
-    v = set_verdict(s.members, paper)
-    memb = res.membership
+    n_boot = len(res.boot_sets)
+    held = [b for b in paper if b in res.domains]
     ours = (
-        f"{set_text(s.members, paper)} (τ = {s.tau:.3f}); share of bootstrap sets "
-        "containing "
-        + ", ".join(f"{b} {memb[b]:.0%}" for b in paper)
+        f"{set_text(s.members, paper)} (τ = {s.tau:.3f}); bootstrap resamples whose set "
+        f"contains each, of {n_boot}: "
+        + ", ".join(f"{b} {res.membership_count(b):,}" for b in held)
         + f"; {res.variant.label}: {set_text(res.variant.members, paper)}"
     )
+    design = "within-domain bootstrap resamples of the models, τ fixed at the full-data value"
+    stab = Stability(res.set_share(paper), n_boot, f"{design}; PCA has no ICA seed")
+    n = float(len(set(s.members) & set(paper)))
+    if not res.paper_domains:
+        return {
+            "F2b-sinv-v2": Outcome(ours, "not applicable", OTHER_DOMAINS, value=n, stability=stab)
+        }
+    v = set_verdict(s.members, paper)
     diff = sorted(set(s.members) ^ set(paper))
     reason = (
         "the stated rule returns the paper's five"
         if v == "reproduced"
-        else ", ".join(f"{b} (in {memb.get(b, 0):.0%} of bootstrap sets)" for b in diff)
+        else join_words(
+            f"{b} (in {k_of_n(res.membership_count(b), n_boot, 'bootstrap resamples')})"
+            for b in diff
+        )
         + (" is in the set" if set(diff) <= set(s.members) else " differs")
     )
-    design = "within-domain bootstrap resamples of the models, τ fixed at the full-data value"
-    stab = Stability(res.set_share(paper), len(res.boot_sets), f"{design}; PCA has no ICA seed")
-    n = float(len(set(s.members) & set(paper)))
     return {"F2b-sinv-v2": Outcome(ours, v, reason, value=n, stability=stab)}
 
 
@@ -660,8 +770,8 @@ def _sinv_v2(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 def _ica_span(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     d = float(res.ica_distance.max())
     ours = (
-        f"largest PCA-vs-ICA subspace distance {d:.1e} over the eight domains "
-        f"({int(res.sinv.sizes.sum()):,} models)"
+        f"largest PCA-vs-ICA subspace distance {d:.1e} over the "
+        f"{count(len(res.domains), 'domain')} ({count(res.sinv.sizes.sum(), 'model')})"
     )
     if d < ICA_TOL:
         v = "not applicable"
@@ -677,18 +787,19 @@ def _ica_span(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 @claim("F9-rank3", "F9-gemma-rank2", chapter="pca", figure="fig-pca-domain-spectra")
 def _ranks(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r = res.ranks["rank_cumulative"].astype(int)
-    others = r.drop(GEMMA)
-    n3 = int((others == 3).sum())
+    others = r.drop(GEMMA, errors="ignore")
+    n3, n_o = int((others == 3).sum()), len(others)
     cut = rank3_cutoffs(res).drop("all models")
     lo_r, hi_r = CUTOFF_RANGE
     low, high = max(float(cut["low"].max()), lo_r), min(float(cut["high"].min()), hi_r)
     every = bool((cut["share_of_range"] >= 1.0 - 1e-12).all())
     common = high > low
     edge = cut["low"].idxmax()
+    all_n = "both" if n_o == 2 else f"all {'seven' if n_o == 7 else n_o}"
     ours = (
-        f"rank 3 in {n3} of 7 at 90 % ("
+        f"rank 3 in {k_of_n(n3, n_o)} at 90 % ("
         + ", ".join(f"{b} {k}" for b, k in others.items())
-        + "); all seven "
+        + f"); {all_n} "
         + (
             f"rank 3 for cut-offs in ({low:.1%}, {high:.1%}]"
             if common
@@ -698,14 +809,20 @@ def _ranks(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     )
     v = grade(every, common)
     reason = (
-        f"all seven rank 3 at every cut-off from {lo_r:.0%} to {hi_r:.0%}"
+        f"{all_n} rank 3 at every cut-off from {lo_r:.0%} to {hi_r:.0%}"
         if every
-        else f"all seven rank 3 only for cut-offs in ({low:.1%}, {high:.1%}] "
+        else f"{all_n} rank 3 only for cut-offs in ({low:.1%}, {high:.1%}] "
         f"({(high - low) / (hi_r - lo_r):.0%} of the range; {edge} sets the lower end)"
         if common
-        else f"no cut-off in {lo_r:.0%}-{hi_r:.0%} makes all seven rank 3"
+        else f"no cut-off in {lo_r:.0%}-{hi_r:.0%} makes {all_n} rank 3"
     )
+    if not res.paper_domains:
+        v, reason = "not applicable", OTHER_DOMAINS
     out = {"F9-rank3": Outcome(ours, v, reason, value=float(n3))}
+    if GEMMA not in r.index:
+        ours_g = f"{GEMMA} is not among the compared domains"
+        out["F9-gemma-rank2"] = Outcome(ours_g, "not applicable", OTHER_DOMAINS)
+        return out
     g = int(r[GEMMA])
     lowest = bool((others > g).all())
     ours_g = (
@@ -717,9 +834,10 @@ def _ranks(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         if lowest
         else f"{GEMMA} (rank {g}) is not the lowest-rank domain"
     )
-    out["F9-gemma-rank2"] = Outcome(
-        ours_g, grade(g == 2 and lowest, lowest), reason, value=float(g)
-    )
+    v = grade(g == 2 and lowest, lowest)
+    if not res.paper_domains:
+        v, reason = "not applicable", OTHER_DOMAINS
+    out["F9-gemma-rank2"] = Outcome(ours_g, v, reason, value=float(g))
     return out
 
 
@@ -739,8 +857,10 @@ def _moe(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 def _two_archs(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.fig11
     share = f.moe_share
-    ours = f"{f.n_moe_two} of {f.n_moe} MoE models ({share:.0%}) on {' and '.join(f.moe_archs)}"
-    reason = f"{share:.0%} of the MoE models use the two most frequent MoE architectures"
+    ours = f"{k_of_n(f.n_moe_two, f.n_moe, 'MoE models')} on {' and '.join(f.moe_archs)}"
+    reason = (
+        f"{k_of_n(f.n_moe_two, f.n_moe, 'MoE models')} use the two most frequent MoE architectures"
+    )
     return {"F11a-two-archs": Outcome(ours, grade(share >= 0.8, share >= 0.5), reason, value=share)}
 
 
@@ -810,3 +930,367 @@ def _year(res: PCAResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     )
     reason = "2022-23 and 2024-25 uploads form two cohorts" if ok else "no clear 2023/2024 break"
     return {"F11d-year": Outcome(ours, grade(ok, d34 > t34), reason, value=d34)}
+
+
+# =========================================================================== the page
+#: What the page shows for a number it cannot compute under the settings (a setup not run, a
+#: domain not compared).
+MISSING = "–"
+#: The paper's set without the domain the careful setup leaves out (the "core" of the text).
+_L3 = "Llama-3-8B"
+#: The two benchmarks that compete for the third principal direction.
+_THIRD = ("MATH Lvl 5", "MUSR")
+
+
+def _fmt(x: Any, digits: int) -> str:
+    """``x`` with ``digits`` decimals, or :data:`MISSING` when it is missing or not finite."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return MISSING
+    return f"{v:.{digits}f}" if np.isfinite(v) else MISSING
+
+
+def _pct(x: Any, digits: int = 1) -> str:
+    """A share (0-1) as a percentage with ``digits`` decimals (no ``%`` sign)."""
+    try:
+        return _fmt(100 * float(x), digits)
+    except (TypeError, ValueError):
+        return MISSING
+
+
+def _at(frame: pd.DataFrame, row: Any, col: Any) -> float:
+    """``frame.loc[row, col]`` as a float; NaN when either label is missing."""
+    try:
+        return float(frame.loc[row, col])
+    except KeyError:
+        return float("nan")
+
+
+def _names(items: Any) -> str:
+    return ", ".join(str(x) for x in items) or "none"
+
+
+def third_direction(res: PCAResults) -> pd.Series:
+    """Per domain, which of MATH Lvl 5 and MUSR its rank-3 principal subspace holds more of
+    (its *third direction*, after IFEval and the general benchmarks)."""
+    lev = res.leverage[list(_THIRD)]
+    return lev.idxmax(axis=1).rename("third direction")
+
+
+def _setup_values(r: PCAResults, n_boot: int) -> dict[str, str]:
+    """The page's numbers of one setup's results, as text (keys without the setup prefix)."""
+    ev = r.spectrum
+    rk = r.ranks["rank_cumulative"].astype(int)
+    others = rk.drop(GEMMA, errors="ignore")
+    cut = rank3_cutoffs(r)
+    s = r.sinv
+    paper = [b for b in PAPER_V2_SINV if b in r.domains]
+    core = [b for b in paper if b != _L3]
+    D = s.dist
+    out = {
+        "rows": count(r.table_rows, "model"),
+        "csv": f"{r.fig11.rows:,}",
+        "pc1": _pct(ev.ratios[0]),
+        "c2": _pct(ev.cumulative[1]),
+        "c3": _pct(ev.cumulative[2]),
+        "r4": _pct(ev.ratios[3]),
+        "tail": _pct(ev.ratios[3:].sum()),
+        "rank90": str(r.rank90),
+        "kaiser": str(ev.effective_rank(rule="kaiser")),
+        "unc1": _pct(r.uncentred["energy"].iloc[0], 0),
+        "cut_share": _pct(cut.loc["all models", "share_of_range"], 0),
+        "cut_text": rank3_common_text(r),
+        "cut_edge": rank3_knife_edges(r),
+        "n_others": count(len(others), "domain"),
+        "n3": k_of_n(int((others == 3).sum()), len(others)),
+        "gemma_rank": str(int(rk[GEMMA])) if GEMMA in rk.index else MISSING,
+        "gemma_pc1": _pct(_at(r.ranks, GEMMA, "PC1"), 0),
+        "min_cum3": _pct(r.ranks["cumulative_3"].min()),
+        "rank3": _names(others.index[others == 3]),
+        "rank2": _names(others.index[others == 2]),
+        "rank_other": _names(f"{b} (rank {n})" for b, n in others.items() if n not in (2, 3)),
+        "rank_lo": str(int(others.min())),
+        "rank_hi": str(int(others.max())),
+        "kaiser_max": str(int(r.ranks["rank_kaiser"].max())),
+        "tau": _fmt(s.tau, 3),
+        "sinv": "{" + _names(s.members) + "}",
+        "nsinv": k_of_n(len(set(s.members) & set(PAPER_V2_SINV)), len(PAPER_V2_SINV)),
+        "share_paper": k_of_n(r.set_count(PAPER_V2_SINV), n_boot),
+        "share_own": k_of_n(r.set_count(s.members), n_boot),
+        "pair_same": (
+            "the same set" if set(r.pair_set) == set(s.members) else "{" + _names(r.pair_set) + "}"
+        ),
+        "ica_max": f"{r.ica_distance.max():.1e}",
+        "var_label": r.variant.label,
+        "var_tau": _fmt(r.variant.tau, 3),
+        "var_sinv": "{" + _names(r.variant.members) + "}",
+        "var_paper": "the paper's five"
+        if set(r.variant.members) == set(PAPER_V2_SINV)
+        else "{" + _names(r.variant.members) + "}",
+        "memb_l3": k_of_n(r.membership_count(_L3), n_boot) if _L3 in r.domains else MISSING,
+        "memb_core": (
+            f"{min(r.membership_count(b) for b in core):,} to "
+            f"{max(r.membership_count(b) for b in core):,}"
+            if core
+            else MISSING
+        ),
+        "core_max": _fmt(D.loc[core, core].to_numpy().max(), 2) if core else MISSING,
+        "block_max": _fmt(D.loc[paper, paper].to_numpy().max(), 3) if paper else MISSING,
+        "outside_min": _fmt(
+            D.loc[paper, [b for b in r.domains if b not in PAPER_V2_SINV]].to_numpy().min(), 2
+        )
+        if paper and len(paper) < len(r.domains)
+        else MISSING,
+        "l3_q14": _fmt(_at(D, _L3, "Qwen2.5-14B"), 3),
+        "l3_q2": _fmt(_at(D, _L3, "Qwen2-7B"), 2),
+        "l3_lo": _fmt(
+            min(_at(D, _L3, b) for b in ("Llama-3.1-8B", "Qwen2.5-7B", "Qwen2.5-14B")), 2
+        ),
+        "l3_mis": _fmt(_at(D, _L3, "Mistral-7B"), 2),
+        "l3_gem": _fmt(_at(D, _L3, GEMMA), 2),
+        "sd_ifeval_lo": _fmt(r.score_sd["IFEval"].drop("Qwen2.5-0.5B", errors="ignore").min(), 0),
+        "sd_ifeval_hi": _fmt(r.score_sd["IFEval"].drop("Qwen2.5-0.5B", errors="ignore").max(), 0),
+        "res_l3_math": _fmt(_at(r.residual, _L3, "MATH Lvl 5"), 1),
+        "res_l3_musr": _fmt(_at(r.residual, _L3, "MUSR"), 1),
+        "res_math": (
+            f"{_fmt(r.residual.loc[core, 'MATH Lvl 5'].min(), 0)} to "
+            f"{_fmt(r.residual.loc[core, 'MATH Lvl 5'].max(), 0)}"
+            if core
+            else MISSING
+        ),
+        "res_musr": (
+            f"{_fmt(r.residual.loc[core, 'MUSR'].min(), 0)} to "
+            f"{_fmt(r.residual.loc[core, 'MUSR'].max(), 0)}"
+            if core
+            else MISSING
+        ),
+        "gemma_corr": _fmt(r.math_ifeval_corr.get(GEMMA, np.nan), 2),
+        "top_tau": _fmt(r.top.threshold, 3),
+        "top_n": count(len(r.top_set), "domain"),
+        "top_k": str(len(r.top.dist)),
+        "top_small": _names(f"{b} ({n} models)" for b, n in r.top.sizes.nsmallest(2).items()),
+    }
+    out.update(_figure11_values(r.fig11))
+    return out
+
+
+def _figure11_values(f: Figure11) -> dict[str, str]:
+    """The page's numbers of Figure 11 (one setup), as text."""
+    within = f.within()
+    Dn = f.nd.dist
+    big_d = ["small N, large D", "large N, large D"]
+    snsd = [_at(Dn, "small N, small D", b) for b in big_d]
+    pair = _at(Dn, *big_d)
+    yd = f.years.dist
+    early, late = ["2022", "2023"], ["2024", "2025"]
+    ys = [_at(yd, x, y) for x in early for y in late]
+
+    def regimes(rows: pd.DataFrame) -> str:
+        return (
+            "; ".join(
+                f"{reg} ({x['base A']} vs {x['base B']}, {x['distance']:.2f})"
+                for reg, x in rows.iterrows()
+            )
+            or "none"
+        )
+
+    return {
+        "moe_d": _fmt(_at(f.moe.dist, "MoE", "non-MoE"), 3),
+        "moe_t": _fmt(_at(f.moe.pair_threshold, "MoE", "non-MoE"), 2),
+        "n_moe": count(f.n_moe, "model"),
+        "moe_two": k_of_n(f.n_moe_two, f.n_moe, "MoE models"),
+        "moe_archs": " and ".join(f.moe_archs),
+        "ncut": _fmt(f.regimes.n_cut, 2),
+        "dcut": _fmt(f.regimes.d_cut, 1),
+        "nd_odd": str((Dn.sum() / (len(Dn) - 1)).idxmax()),
+        "nd_max": _fmt(Dn.to_numpy().max(), 3),
+        "nmix": k_of_n(int(within["beyond noise"].sum()), len(within), "regimes"),
+        "mix_beyond": regimes(within[within["beyond noise"]]),
+        "mix_within": regimes(within[~within["beyond noise"]]),
+        "snsd_lo": _fmt(min(snsd), 2),
+        "snsd_hi": _fmt(max(snsd), 2),
+        "large_d_pair": _fmt(pair, 3),
+        "nd_ratio": _fmt(min(snsd) / pair, 0) if pair > 0 else MISSING,
+        "lnsd_n": count(int(f.nd.sizes.get("large N, small D", 0)), "model"),
+        "n_q7": _fmt(_at(f.regimes.bases, "Qwen2.5-7B", "base_n_b"), 1),
+        "n_l3": _fmt(_at(f.regimes.bases, _L3, "base_n_b"), 1),
+        "y_lo": _fmt(min(ys), 2),
+        "y_hi": _fmt(max(ys), 2),
+        "y45": _fmt(_at(yd, "2024", "2025"), 3),
+        "y23": _fmt(_at(yd, "2022", "2023"), 2),
+        "v1_y34": _fmt(_at(f.years_v1.dist, "2023", "2024"), 2),
+        "y_top": "; ".join(
+            f"{y}: {', '.join(b)}" for y, b in f.top_per_year.items() if y != "2022"
+        ),
+    }
+
+
+def page_values(page: Any) -> dict[str, str]:
+    """Every number the chapter's prose quotes, as text, from ``page``
+    (:func:`hca.paper.scorecard.chapter_page` of this chapter): keys ``c_...`` (careful
+    setup) and ``a_...`` (authors' setup), and a few that compare them. A number the page
+    cannot compute under its settings (a setup not run, a domain not compared) reads
+    :data:`MISSING`, so the prose renders under any settings."""
+    st: Settings = page.settings
+    res: dict[str, PCAResults] = dict(page.results)
+    n_boot = len(next(iter(res.values())).boot_sets)
+    per = {s: _setup_values(r, n_boot) for s, r in res.items()}
+    keys = next(iter(per.values())).keys()
+    out: dict[str, str] = {}
+    for s, prefix in (("careful", "c"), ("authors", "a")):
+        vals = per.get(s, dict.fromkeys(keys, MISSING))
+        out |= {f"{prefix}_{k}": v for k, v in vals.items()}
+    r0 = next(iter(res.values()))
+    out |= {
+        "n_boot": count(n_boot, "resample"),
+        "n_splits": count(len(next(iter(r0.sinv.nulls.values()))), "split"),
+        "n_splits_wide": count(len(next(iter(r0.top.nulls.values()))), "split"),
+        "n_domains": count(len(st.domains), "domain"),
+        "paper_m": ", ".join(
+            f"M{i + 1}" for i, b in enumerate(PAPER_V2_BASES) if b in PAPER_V2_SINV
+        ),
+    }
+    a, c = res.get("authors"), res.get("careful")
+    out["l3_ratio"] = (
+        _fmt(a.sinv.sizes[_L3] / c.sinv.sizes[_L3], 1)
+        if a is not None and c is not None and _L3 in st.domains
+        else MISSING
+    )
+    out |= _variant_values(c, st)
+    return out
+
+
+def _variant_values(c: PCAResults | None, st: Settings) -> dict[str, str]:
+    """The careful setup's rule on the CSV plus the final table: what the added models do."""
+    if c is None or _L3 not in st.domains:
+        return dict.fromkeys(("var_added", "var_added_l3", "var_l3_lo", "var_l3_hi"), MISSING)
+    added = c.variant.sizes - c.sinv.sizes
+    core = [b for b in PAPER_V2_SINV if b in st.domains and b != _L3]
+    Dv = c.variant.dist
+    return {
+        "var_added": count(int(added.sum()), "model"),
+        "var_added_l3": str(int(added[_L3])),
+        "var_l3_lo": _fmt(Dv.loc[_L3, core].min(), 2) if core else MISSING,
+        "var_l3_hi": _fmt(Dv.loc[_L3, core].max(), 2) if core else MISSING,
+    }
+
+
+def domain_label(domain: str) -> str:
+    """A domain as the page's tables name it: ``"M1 Llama-3-8B"`` for the paper's eight
+    (their index in Section 1.1), the name alone for any other."""
+    if domain in PAPER_V2_BASES:
+        return f"M{PAPER_V2_BASES.index(domain) + 1} {domain}"
+    return str(domain)
+
+
+def _sinv_sentence(r: PCAResults, label: str, n_boot: int) -> str:
+    """What the stated rule returned under one setup, against the paper's five."""
+    members, paper = set(r.sinv.members), list(PAPER_V2_SINV)
+    if not r.paper_domains:
+        return (
+            f"Under {label}, the stated rule on the {count(len(r.domains), 'chosen domain')} "
+            f"returns {set_text(r.sinv.members)}."
+        )
+    n_same = r.set_count(paper)
+    held = k_of_n(n_same, n_boot, "bootstrap resamples")
+    if members == set(paper):
+        return (
+            f"Under {label}, the stated rule returns exactly the paper's five, and it does so "
+            f"in {held} of the models."
+        )
+    out = [b for b in paper if b not in members]
+    extra = [b for b in r.domains if b in members and b not in paper]
+    moved = ([f"{join_words(out)} {'falls' if len(out) == 1 else 'fall'} out"] if out else []) + (
+        [f"{join_words(extra)} {'joins' if len(extra) == 1 else 'join'}"] if extra else []
+    )
+    return (
+        f"Under {label}, it returns {len(members & set(paper))} of the paper's five: "
+        f"{join_words(moved)}, and the paper's set comes back in "
+        f"{'only ' if 2 * n_same < n_boot else ''}{held}."
+    )
+
+
+def _cause_sentences(r: PCAResults) -> list[str]:
+    """Why the paper's members that the rule leaves out fall out: their third direction."""
+    out = [b for b in PAPER_V2_SINV if b not in r.sinv.members]
+    if not r.paper_domains or not out or not r.sinv.members:
+        return []
+    third = third_direction(r)
+    usual = third[list(r.sinv.members)].mode().iloc[0]
+    sents = []
+    for b in out:
+        own = third[b]
+        if own == usual:
+            continue
+        x, y = float(r.residual.loc[b, own]), float(r.residual.loc[b, usual])
+        tie = "a near tie" if max(x, y) < 2 * min(x, y) else "a clear difference"
+        sents.append(
+            f"{b}'s third principal direction is {own} rather than {usual}, {tie}: after "
+            f"the first two components they keep variances of {x:.1f} and {y:.1f} "
+            "(see {ref}`the leverage table <pca-third>`)."
+        )
+    return sents
+
+
+def _rank_sentences(page: Any) -> list[str]:
+    """The rank of the whole table and of the domains, and why it is not 3."""
+    res: dict[str, PCAResults] = dict(page.results)
+    r = next(iter(res.values()))
+    c2 = join_words(
+        f"{_pct(x.spectrum.cumulative[1])} %" + (f" ({SETUPS[s].label})" if len(res) > 1 else "")
+        for s, x in res.items()
+    )
+    lo_r, hi_r = CUTOFF_RANGE
+    shares = [float(rank3_cutoffs(x).loc["all models", "share_of_range"]) for x in res.values()]
+    ranks = [
+        int(v)
+        for x in res.values()
+        for v in x.ranks["rank_cumulative"].drop(GEMMA, errors="ignore")
+    ]
+    dom = f"{min(ranks)} to {max(ranks)}" if min(ranks) != max(ranks) else str(min(ranks))
+    but = f" other than {GEMMA}" if GEMMA in r.domains else ""
+    tail = (
+        f"the compared domains{but} are rank {dom} by the same rule "
+        "(see {ref}`the spectrum <pca-rank>`)."
+    )
+    if all(s >= 1 - 1e-12 for s in shares):
+        return [
+            f"The whole table is rank 3 at every variance cut-off from {lo_r:.0%} to "
+            f"{hi_r:.0%}, as the paper says, and {tail}"
+        ]
+    if all(s > 0 for s in shares):
+        return [
+            f"By the 90 % variance rule the whole table is rank {r.rank90}, because two "
+            f"components already explain {c2} of the variance.",
+            "It is rank 3 only for higher cut-offs, which the paper does not state, and " + tail,
+        ]
+    return [
+        f"The whole table is rank 3 at no variance cut-off from {lo_r:.0%} to {hi_r:.0%}, "
+        f"and {tail}"
+    ]
+
+
+def answer(page: Any) -> str:
+    """The chapter's answer (MyST, one paragraph): what the paper claims, what held under
+    each setup of ``page`` (:func:`hca.paper.scorecard.chapter_page`), and why the setups
+    differ, with links to the sections that show it. Every word that depends on a result is
+    chosen from it."""
+    res: dict[str, PCAResults] = dict(page.results)
+    n_boot = len(next(iter(res.values())).boot_sets)
+    sents = [
+        "The paper finds the six v2 benchmarks approximately rank 3, and the rank-3 "
+        "principal subspaces of its eight largest base-model domains different, with five "
+        "sharing one: the invariant set $S_{\\text{inv}}$ that the rest of the paper builds on."
+    ]
+    for s in page.setups:
+        sents.append(_sinv_sentence(res[s], f"the {SETUPS[s].label}", n_boot))
+    if not page.settings.paper_domains:
+        sents.append(
+            "The paper's set is judged only on its own eight domains, so these settings leave "
+            "that comparison out."
+        )
+    for s in page.setups:
+        sents += _cause_sentences(res[s])
+    sents += _rank_sentences(page)
+    return " ".join(sents)

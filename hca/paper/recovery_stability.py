@@ -6,7 +6,7 @@ FastICA seed 0: which domain subsets of S_inv fit one SCM best (Figure 18, ``F18
 measures them and explains the gap to the paper:
 
 * :func:`read_sweep` reads one Figure 18 sweep (:func:`hca.estimator.mic_by_subset` with the
-  paper's four domains in ``align``) as the three claims read it; :func:`four_smallest` and
+  chosen domains, the paper's four by default, in ``align``) as the three claims read it; :func:`four_smallest` and
   :func:`subset_rank` are the two readings it uses. :func:`sweeps` runs the sweep of several
   data sets under several FastICA seeds as one batch (the Figure 18 sweeps of an ensemble's
   runs, the levers of :func:`domain_rule_evidence`).
@@ -17,8 +17,13 @@ measures them and explains the gap to the paper:
 * :func:`domain_rule_evidence` (setup-independent) compares this book's attribution of models
   to base models with the authors' rule (:func:`hca.attribution.v2_frame_authors`): domain
   sizes beside the counts the authors' notebook printed, where the authors' extra models come
-  from, and how the MIC of the four domains and their rank move with the rule, the table,
+  from, and how the MIC of the chosen domains and their rank move with the rule, the table,
   the residuals and FastICA restarts (a sensitivity check, not a setup).
+
+Every function takes the sweep's ``candidates`` (default: the paper's S_inv) and the
+``chosen`` domains of Section 4's fit (default: the paper's four), the recovery chapter's
+settings :attr:`~hca.paper.recovery.Settings.candidates` and
+:attr:`~hca.paper.recovery.Settings.domains`.
 
 Every sweep clones the setup's :class:`~hca.estimator.HCA` with ``search="sequential"``
 (certified sequential search returns the exhaustive optimum; uncertified searches are
@@ -32,6 +37,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -47,11 +53,13 @@ from hca.paper.claims import Stability
 from hca.paper.constants import PAPER_ALIGNMENT, PAPER_PATTERNS, PAPER_V2_FOUR, PAPER_V2_SINV
 from hca.paper.replication import domain_data, estimator, main_data, main_fit, v2_authors, v2_frame
 from hca.paper.setups import Setup
+from hca.paper.words import seed_list
 from hca.stability import bootstrap_samples, domain_icas, matches_alignment, ranked_orders
 
 __all__ = [
     "EXCLUDED",
     "SWEEP_MIN_SIZE",
+    "sweep_min_size",
     "HEADLINE_CLAIMS",
     "short_subset",
     "four_smallest",
@@ -64,6 +72,9 @@ __all__ = [
     "domain_rule_evidence",
     "authors_printed_sizes",
     "authors_printed_mics",
+    "lever_frames",
+    "printed_value",
+    "authors_stored_order",
 ]
 
 #: The domain the paper's Figure 18 claim is about (the four best subsets exclude it).
@@ -73,6 +84,13 @@ EXCLUDED = "Qwen2-7B"
 #: paper's Figure 18 ("all possible choices", four best subsets without Qwen2-7B) must have
 #: swept the subsets of three as well, as the criterion of F18-four-smallest says.
 SWEEP_MIN_SIZE = 3
+
+
+def sweep_min_size(chosen: Sequence[str]) -> int:
+    """The smallest subset of a sweep that must hold the ``chosen`` domains:
+    :data:`SWEEP_MIN_SIZE`, or the number of chosen domains when they are fewer."""
+    return min(SWEEP_MIN_SIZE, len(chosen))
+
 
 _SHORT = {
     "Llama-3-8B": "L3-8B",
@@ -124,13 +142,16 @@ def sweeps(
     seeds: Sequence[int],
     icas: Sequence[Sequence[Mapping[Hashable, DomainICA]]] | None = None,
     n_jobs: int | None = None,
+    *,
+    candidates: Sequence[str] = PAPER_V2_SINV,
+    chosen: Sequence[str] = PAPER_V2_FOUR,
 ) -> list[list[pd.DataFrame]]:
-    """Figure 18's sweep (every subset of S_inv with at least :data:`SWEEP_MIN_SIZE` domains,
-    the paper's four domains' alignment included) of every data set of ``datasets`` under
-    every FastICA seed of ``seeds`` as one batch (:func:`hca.estimator.mic_by_subset_many`;
-    ``icas`` and ``n_jobs`` as there): ``out[g][i]`` is data set ``g`` under ``seeds[i]``.
-    FastICA and search warnings are silenced (convergence and certification are in the
-    tables)."""
+    """Figure 18's sweep (every subset of ``candidates`` with at least
+    :func:`sweep_min_size` domains, the ``chosen`` domains' alignment included) of every data
+    set of ``datasets`` under every FastICA seed of ``seeds`` as one batch
+    (:func:`hca.estimator.mic_by_subset_many`; ``icas`` and ``n_jobs`` as there):
+    ``out[g][i]`` is data set ``g`` under ``seeds[i]``. FastICA and search warnings are
+    silenced (convergence and certification are in the tables)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UncertifiedSearchWarning)
@@ -138,41 +159,42 @@ def sweeps(
             est,
             datasets,
             seeds,
-            list(PAPER_V2_SINV),
-            SWEEP_MIN_SIZE,
-            align=[PAPER_V2_FOUR],
+            list(candidates),
+            sweep_min_size(chosen),
+            align=[tuple(chosen)],
             n_jobs=n_jobs,
             icas=icas,
         )
 
 
-def read_sweep(table: pd.DataFrame) -> dict:
+def read_sweep(table: pd.DataFrame, chosen: Sequence[str] = PAPER_V2_FOUR) -> dict:
     """What the three headline claims read off one sweep.
 
     Returns
     -------
     dict
-        ``without`` (how many of the four smallest MICs exclude Qwen2-7B), ``four_rank``
-        (rank of the paper's four among the subsets of four), ``four_mic``, ``alignment``
-        (of the four-domain fit), the claims ``F18-four-smallest``, ``S4-best-four`` and
-        ``S4-order`` (bool) and ``uncertified`` (searches not certified optimal).
+        ``without`` (how many of the four smallest MICs exclude Qwen2-7B), ``chosen_rank``
+        (rank of the ``chosen`` domains among the subsets of their size), ``chosen_mic``,
+        ``alignment`` (of the chosen domains' fit), the claims ``F18-four-smallest``,
+        ``S4-best-four`` and ``S4-order`` (bool; read as written, whatever the domains) and
+        ``uncertified`` (searches not certified optimal).
     """
-    # four_smallest and subset_rank(size=4) on arrays (the headline reads hundreds of sweeps)
+    # four_smallest and subset_rank(size=k) on arrays (the headline reads hundreds of sweeps)
     subsets = [frozenset(s) for s in table["subset"]]
     mics = table["mic"].to_numpy(dtype=float)
     without = sum(EXCLUDED not in subsets[i] for i in np.argsort(mics, kind="stable")[:4])
-    four = frozenset(PAPER_V2_FOUR)
-    of_four = table["size"].to_numpy() == 4
-    at = next((i for i, s in enumerate(subsets) if s == four and of_four[i]), None)
+    target = frozenset(chosen)
+    of_size = table["size"].to_numpy() == len(target)
+    at = next((i for i, s in enumerate(subsets) if s == target and of_size[i]), None)
     if at is None:
-        raise ValueError(f"read_sweep: subset {tuple(PAPER_V2_FOUR)} is not in the table")
+        raise ValueError(f"read_sweep: subset {tuple(chosen)} is not in the table")
     mic = float(mics[at])
-    rank = int(np.sum(mics[of_four] < mic)) + 1
+    rank = int(np.sum(mics[of_size] < mic)) + 1
     alignment = tuple(table["alignment"].iloc[at])
     return {
         "without": without,
-        "four_rank": rank,
-        "four_mic": mic,
+        "chosen_rank": rank,
+        "chosen_mic": mic,
         "alignment": alignment,
         "F18-four-smallest": without == 4,
         "S4-best-four": rank == 1,
@@ -251,6 +273,8 @@ def headline_stability(
     seeds: Sequence[int],
     random_state: int = 0,
     n_jobs: int | None = None,
+    candidates: Sequence[str] = PAPER_V2_SINV,
+    chosen: Sequence[str] = PAPER_V2_FOUR,
 ) -> HeadlineStability:
     """The three headline claims over ``n_boot`` within-domain resamples x ``seeds``.
 
@@ -259,7 +283,7 @@ def headline_stability(
     setup : Setup
         Gives the estimator (:func:`hca.paper.replication.estimator`, sequential search).
     X, domains
-        Scores and domains of S_inv.
+        Scores and domains of the ``candidates`` (S_inv by default).
     n_boot : int
         Bootstrap resamples of the models within every domain
         (:func:`hca.stability.bootstrap_samples`, seed ``random_state``).
@@ -267,32 +291,53 @@ def headline_stability(
         FastICA seeds; every resample is fitted with each.
     n_jobs : int, optional
         The searches in parallel chunks (:func:`hca.estimator.model.search_many`).
+    candidates, chosen : sequence of str
+        The sweep's domains and Section 4's (:func:`sweeps`).
     """
     est = estimator(setup, search="sequential")
     samples = bootstrap_samples(X, domains, n_boot, random_state)
-    tables = sweeps(est, samples, seeds, n_jobs=n_jobs)
+    tables = sweeps(est, samples, seeds, n_jobs=n_jobs, candidates=candidates, chosen=chosen)
     records = pd.DataFrame(
         [
-            {"replicate": b, "seed": int(s), **read_sweep(table)}
+            {"replicate": b, "seed": int(s), **read_sweep(table, chosen)}
             for b, per_seed in enumerate(tables)
             for s, table in zip(seeds, per_seed)
         ]
     )
     design = (
-        f"{n_boot} within-domain bootstrap resamples of the models × FastICA seeds "
-        f"{', '.join(map(str, seeds))}"
+        f"{n_boot} within-domain bootstrap resamples of the models × FastICA {seed_list(seeds)}"
     )
     return HeadlineStability(records, design)
 
 
 # =========================================================================== domain rule
-def authors_printed_sizes() -> pd.Series:
-    """Domain sizes of S_inv printed by the authors' notebook (authors_code_values.csv)."""
+def printed_value(key: str) -> float:
+    """A value the authors' notebook printed (``authors_code_values.csv``), NaN when it printed
+    none (a domain the paper did not use)."""
     acv = authors_code_values()
+    return float(acv.loc[key, "value"]) if key in acv.index else float("nan")
+
+
+def authors_printed_sizes(candidates: Sequence[str] = PAPER_V2_SINV) -> pd.Series:
+    """Domain sizes printed by the authors' notebook (authors_code_values.csv) of the
+    ``candidates`` (NaN where it printed none)."""
     return pd.Series(
-        {d: float(acv.loc[f"size-{d}", "value"]) for d in PAPER_V2_SINV},
+        {d: printed_value(f"size-{d}") for d in candidates},
         name="authors' notebook (printed)",
+        dtype=float,
     )
+
+
+def authors_stored_order() -> tuple[str, ...]:
+    """The causal order the authors' stored run prints: for each of its factors z1..z3 the
+    benchmark of largest R² in their ``latent_ols`` table (``authors_code_values.csv``,
+    ``ols-r2-z<i>-<benchmark>``; the same table chapter 4 shows)."""
+    acv = authors_code_values()
+    order = []
+    for i in (1, 2, 3):
+        r2 = {b: float(acv.loc[f"ols-r2-z{i}-{b}", "value"]) for b in V2_BENCHMARKS}
+        order.append(max(r2, key=lambda b: r2[b]))
+    return tuple(order)
 
 
 def authors_printed_mics() -> pd.Series:
@@ -313,30 +358,36 @@ class DomainRuleEvidence:
     Attributes
     ----------
     sizes : DataFrame
-        S_inv domains x ``this book``, ``authors' rule`` (our re-implementation on the
-        4,576-model table) and ``authors' notebook (printed)``.
+        The sweep's candidate domains x ``this book``, ``authors' rule`` (our
+        re-implementation on the 4,576-model table) and ``authors' notebook (printed)``.
     crossing : DataFrame
-        CSV rows the authors' rule puts in each S_inv domain, by this book's attribution:
-        ``same domain``, ``another S_inv domain``, ``another base model``, ``unattributed``.
+        CSV rows the authors' rule puts in each candidate domain, by this book's attribution:
+        ``same domain``, ``another candidate``, ``another base model``, ``unattributed``.
     newer_base : dict
         Authors' Llama-3-8B rows that this book attributes to Llama-3.1-8B, and authors'
         Qwen2-7B rows it attributes to Qwen2.5-7B.
     levers : DataFrame
         One row per variant (rule, table of this book's CSV or with the final table's
         score-only models, residuals ``domain`` = Algorithm 1 or ``shared`` = the authors'
-        code): the MIC of the paper's four domains at
-        FastICA seed 0, its rank among the 16 subsets, how many of the four best subsets
+        code): the MIC of the chosen domains at FastICA seed 0 (``MIC (seed 0)``), its rank
+        among all subsets of the sweep (``rank (seed 0)``), how many of the four best subsets
         contain Qwen2-7B, and the same MIC and rank with ``restarts`` FastICA runs per domain
-        (the run with the largest negentropy kept; a sensitivity check, not a setup).
+        (``MIC (restarts)``, ``rank (restarts)``: the run with the largest negentropy kept; a
+        sensitivity check, not a setup).
     restarts : int
     optimum : DataFrame
-        The authors' setup's four-domain fit with one FastICA run (seed 0) and with the best of
-        ``restarts`` runs per domain, beside the authors' printed values: per domain the
-        inexactness (``α``), the unmixing error and FastICA's negentropy (its objective).
+        The authors' setup's fit of the chosen domains with one FastICA run (seed 0) and with
+        the best of ``restarts`` runs per domain, beside the authors' printed values (NaN for
+        a domain the paper did not fit): per domain the inexactness (``α``), the unmixing
+        error and FastICA's negentropy (its objective).
+    optimum_mic : tuple of float
+        The MIC of that fit with one run (seed 0) and with ``restarts`` runs.
     optimum_alignment : tuple
         The causal order of the fit with ``restarts`` runs.
     optimum_ranked : DataFrame
         Its five row orders with the smallest MIC (:func:`hca.stability.ranked_orders`).
+    candidates, chosen : tuple of str
+        The sweep's domains and Section 4's.
     """
 
     sizes: pd.DataFrame
@@ -345,8 +396,19 @@ class DomainRuleEvidence:
     levers: pd.DataFrame
     restarts: int
     optimum: pd.DataFrame
+    optimum_mic: tuple
     optimum_alignment: tuple
     optimum_ranked: pd.DataFrame
+    candidates: tuple = PAPER_V2_SINV
+    chosen: tuple = PAPER_V2_FOUR
+
+    @property
+    def n_subsets(self) -> int:
+        """Subsets of the sweep (the ``rank`` columns of :attr:`levers` rank among them)."""
+        return sum(
+            comb(len(self.candidates), k)
+            for k in range(sweep_min_size(self.chosen), len(self.candidates) + 1)
+        )
 
     def summary(self) -> str:
         return "\n".join(
@@ -354,27 +416,29 @@ class DomainRuleEvidence:
         )
 
 
-def _crossing(book: pd.DataFrame, authors: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+def _crossing(
+    book: pd.DataFrame, authors: pd.DataFrame, candidates: Sequence[str]
+) -> tuple[pd.DataFrame, dict]:
     ours_by_id = (
         book.assign(key=book["model_id"].str.lower())
         .drop_duplicates("key")
         .set_index("key")["base_model"]
     )
-    rows = authors[(authors["source"] == "csv") & authors["base_model"].isin(PAPER_V2_SINV)]
+    rows = authors[(authors["source"] == "csv") & authors["base_model"].isin(list(candidates))]
     ours = rows["model_id"].str.lower().map(ours_by_id).astype(object)
     theirs = rows["base_model"].astype(object)
     kind = np.select(
         [
             ours.isna().to_numpy(),
             (ours == theirs).to_numpy(dtype=bool),
-            ours.isin(PAPER_V2_SINV).to_numpy(),
+            ours.isin(list(candidates)).to_numpy(),
         ],
-        ["unattributed", "same domain", "another S_inv domain"],
+        ["unattributed", "same domain", "another candidate"],
         "another base model",
     )
     table = pd.crosstab(rows["base_model"], kind, rownames=["authors' rule"], colnames=[None])
-    cols = ["same domain", "another S_inv domain", "another base model", "unattributed"]
-    table = table.reindex(index=list(PAPER_V2_SINV), columns=cols, fill_value=0)
+    cols = ["same domain", "another candidate", "another base model", "unattributed"]
+    table = table.reindex(index=list(candidates), columns=cols, fill_value=0)
     newer = {
         "Llama-3-8B -> Llama-3.1-8B": int(
             ((theirs == "Llama-3-8B") & (ours == "Llama-3.1-8B")).sum()
@@ -388,17 +452,26 @@ def _lever_rows(
     datasets: Sequence[tuple[pd.DataFrame, np.ndarray]],
     restarts: int,
     icas: Mapping[int, Sequence[Sequence[Mapping[Hashable, DomainICA]]]],
+    candidates: Sequence[str],
+    chosen: Sequence[str],
 ) -> list[dict]:
-    """The rows of :attr:`DomainRuleEvidence.levers` of every data set of S_inv (in order,
-    residuals ``domain`` then ``shared``), from their per-domain ICA with one run and with
-    ``restarts`` runs (``icas[runs][g]`` as :func:`hca.stability.domain_icas`: the residuals
-    do not change it); the sweeps of all data sets in one search batch per residual and
-    number of runs."""
+    """The rows of :attr:`DomainRuleEvidence.levers` of every data set of the candidates (in
+    order, residuals ``domain`` then ``shared``), from their per-domain ICA with one run and
+    with ``restarts`` runs (``icas[runs][g]`` as :func:`hca.stability.domain_icas`: the
+    residuals do not change it); the sweeps of all data sets in one search batch per residual
+    and number of runs."""
     found: dict[tuple[str, int], list[pd.DataFrame]] = {}
     for runs in icas:
         for residual in ("domain", "shared"):
             est = HCA(search="sequential", residual=residual, random_state=0, n_restarts=runs)
-            swept = sweeps(est, datasets, [0], icas=icas[runs][: len(datasets)])
+            swept = sweeps(
+                est,
+                datasets,
+                [0],
+                icas=icas[runs][: len(datasets)],
+                candidates=candidates,
+                chosen=chosen,
+            )
             found[residual, runs] = [per_seed[0] for per_seed in swept]
     rows = []
     for g in range(len(datasets)):
@@ -406,11 +479,11 @@ def _lever_rows(
             out = {}
             for key, runs in (("seed 0", 1), ("restarts", restarts)):
                 table = found[residual, runs][g]
-                rank, _, mic = subset_rank(table, PAPER_V2_FOUR)
-                out[f"MIC of the four ({key})"] = mic
-                out[f"rank of 16 ({key})"] = rank
+                rank, _, mic = subset_rank(table, chosen)
+                out[f"MIC ({key})"] = mic
+                out[f"rank ({key})"] = rank
                 if runs == 1:
-                    out["Qwen2-7B in 4 best"] = 4 - four_smallest(table)[1]
+                    out[f"{EXCLUDED} in 4 best"] = 4 - four_smallest(table)[1]
             rows.append(out)
     return rows
 
@@ -425,51 +498,64 @@ def _lever_frame(rule: str, table: str) -> pd.DataFrame:
     return v2_frame("authors") if table.endswith("final table") else v2_authors(include_final=False)
 
 
-def _optimum(restarts: int, icas: Mapping[Hashable, DomainICA]) -> tuple[pd.DataFrame, HCA]:
-    """The authors' setup's four-domain fit with one and with ``restarts`` FastICA runs (the
-    per-domain ICA of the latter: ``icas``, with its settings)."""
-    acv = authors_code_values()
-    one = main_fit("authors")
+def lever_frames() -> dict[str, pd.DataFrame]:
+    """The frames of :attr:`DomainRuleEvidence.levers`, by name (``"this book, CSV"``, ...):
+    every domain the evidence uses must have models in each."""
+    return {f"{rule} rule, {table}": _lever_frame(rule, table) for rule, table in _LEVER_FRAMES}
+
+
+def _optimum(
+    restarts: int, icas: Mapping[Hashable, DomainICA], chosen: Sequence[str]
+) -> tuple[pd.DataFrame, HCA, HCA]:
+    """The authors' setup's fit of the ``chosen`` domains with one and with ``restarts``
+    FastICA runs (the per-domain ICA of the latter: ``icas``, with its settings)."""
+    one = main_fit("authors", chosen)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         best = estimator("authors", n_restarts=restarts).fit_from_ica(
-            *main_data("authors"), icas=icas
+            *main_data("authors", chosen), icas=icas
         )
     rows = {}
-    for d in PAPER_V2_FOUR:
+    for d in chosen:
         rows[d] = {
-            "α printed": float(acv.loc[f"alpha4-{d}", "value"]),
+            "α printed": printed_value(f"alpha4-{d}"),
             "α seed 0": one.inexactness_[d],
             f"α {restarts} runs": best.inexactness_[d],
-            "error printed": float(acv.loc[f"recovery-error-{d}", "value"]),
+            "error printed": printed_value(f"recovery-error-{d}"),
             "error seed 0": one.unmixing_error_[d],
             f"error {restarts} runs": best.unmixing_error_[d],
             "negentropy seed 0": one.ica_[d].objective,
             f"negentropy {restarts} runs": best.ica_[d].objective,
         }
-    return pd.DataFrame(rows).T, best
+    return pd.DataFrame(rows).T, one, best
 
 
-def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
-    """The comparison of the two domain rules (see :class:`DomainRuleEvidence`); the twelve
-    sweeps of the levers and the fit of the optimum take about a second, so they run in this
-    process: the FastICA of every table (and of the authors' setup's four domains) in one
-    batch per number of runs (:func:`hca.stability.domain_icas`), the searches of the
-    sweeps in one batch per residual and number of runs."""
+def domain_rule_evidence(
+    restarts: int = 10,
+    candidates: Sequence[str] = PAPER_V2_SINV,
+    chosen: Sequence[str] = PAPER_V2_FOUR,
+) -> DomainRuleEvidence:
+    """The comparison of the two domain rules (see :class:`DomainRuleEvidence`) on the sweep's
+    ``candidates`` and Section 4's ``chosen`` domains; the twelve sweeps of the levers and the
+    fit of the optimum take about a second, so they run in this process: the FastICA of every
+    table (and of the authors' setup's chosen domains) in one batch per number of runs
+    (:func:`hca.stability.domain_icas`), the searches of the sweeps in one batch per residual
+    and number of runs."""
+    candidates, chosen = tuple(candidates), tuple(chosen)
     book, authors = v2_frame("careful"), v2_frame("authors")
     sizes = pd.DataFrame(
         {
-            "this book": book["base_model"].value_counts().reindex(PAPER_V2_SINV),
-            "authors' rule": authors["base_model"].value_counts().reindex(PAPER_V2_SINV),
-            "authors' notebook (printed)": authors_printed_sizes(),
+            "this book": book["base_model"].value_counts().reindex(candidates),
+            "authors' rule": authors["base_model"].value_counts().reindex(candidates),
+            "authors' notebook (printed)": authors_printed_sizes(candidates),
         }
     ).astype(float)
-    crossing, newer = _crossing(book, authors)
+    crossing, newer = _crossing(book, authors, candidates)
     sinv = [
-        domain_data(_lever_frame(rule, table), PAPER_V2_SINV, V2_BENCHMARKS)
+        domain_data(_lever_frame(rule, table), candidates, V2_BENCHMARKS)
         for rule, table in _LEVER_FRAMES
     ]
-    datasets = [*sinv, main_data("authors")]  # its domains are fitted once, in sinv
+    datasets = [*sinv, main_data("authors", chosen)]  # its domains are fitted once, in sinv
     icas = {
         runs: domain_icas(HCA(random_state=0, n_restarts=runs), datasets, [0])
         for runs in dict.fromkeys((1, int(restarts)))
@@ -480,8 +566,8 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
         for residual in ("domain", "shared")
     ]
     index = pd.MultiIndex.from_tuples(variants, names=["domain rule", "table", "residuals"])
-    levers = pd.DataFrame(_lever_rows(sinv, int(restarts), icas), index=index)
-    optimum, best = _optimum(restarts, icas[int(restarts)][-1][0])
+    levers = pd.DataFrame(_lever_rows(sinv, int(restarts), icas, candidates, chosen), index=index)
+    optimum, one, best = _optimum(restarts, icas[int(restarts)][-1][0], chosen)
     return DomainRuleEvidence(
         sizes=sizes,
         crossing=crossing,
@@ -489,6 +575,9 @@ def domain_rule_evidence(restarts: int = 10) -> DomainRuleEvidence:
         levers=levers,
         restarts=int(restarts),
         optimum=optimum,
+        optimum_mic=(float(one.mic_), float(best.mic_)),
         optimum_alignment=tuple(best.adjust().benchmarks),
         optimum_ranked=ranked_orders(best, n=5, patterns=PAPER_PATTERNS),
+        candidates=candidates,
+        chosen=chosen,
     )

@@ -25,11 +25,18 @@ our side of these claims under one setup (:mod:`hca.paper.setups`):
 
 :func:`bridge` walks from the first to the second one change at a time (the evidence for why
 their estimates differ).
+
+:class:`Settings` holds what a reader may change: the setups, the two lineages of Figures 13b-c
+and 14 (the paper's Llama and Qwen) and the bootstrap counts. :func:`answer` writes the
+chapter's opening paragraph and :func:`numbers` every number its prose quotes, both from a
+:class:`hca.paper.scorecard.ChapterPage`, so that a page run with other settings says what those
+settings give.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,6 +51,7 @@ from hca.causal import (
     ate_ipw,
     ate_panel,
     authors_scaling_frame,
+    base_lineage,
     family_size_means,
     fit_sigmoid_panel,
     ipw_balance,
@@ -52,14 +60,16 @@ from hca.causal import (
     size_monotonicity,
     stratum_effects,
 )
-from hca.causal.sigmoid import AUTHORS_LOG_OFFSET
-from hca.data import V2_BENCHMARKS, authors_code_values
+from hca.causal.sigmoid import AUTHORS_LOG_OFFSET, MIN_POINTS_SIGMOID
+from hca.data import V2_BENCHMARKS, authors_code_values, load_paper_values
 from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
+from hca.paper.glue import times_text
 from hca.paper.replication import v2_authors, v2_frame
-from hca.paper.setups import SETUP_NAMES, SETUPS, Setup
-from hca.paper.shape import ChapterSpec
+from hca.paper.setups import SETUP_NAMES, SETUPS, Setup, get_setup
+from hca.paper.shape import ChapterSpec, check_settings
+from hca.paper.words import count, join_words, k_of_n
 
 __all__ = [
     "printed_sigmoid",
@@ -71,8 +81,14 @@ __all__ = [
     "setups_table",
     "comparison_table",
     "printed_values",
+    "lineage_names",
+    "contrast_label",
+    "answer",
+    "numbers",
     "KNOWLEDGE",
     "OTHER",
+    "PAPER_LINEAGES",
+    "MIN_BOOT",
     "SCALING_OVERRIDES",
     "AUTHORS_FIGURE12",
 ]
@@ -97,35 +113,103 @@ AUTHORS_FIGURE12: dict[str, str] = {
     "Qwen2.5-7B": "qwen2.5-7b",
     "Qwen2.5-14B": "qwen2.5-14b",
 }
-LINEAGES: tuple[str, ...] = ("Llama", "Qwen")
+#: The paper's two lineages (Figures 13b-c and 14's rows); its contrast is Qwen minus Llama.
+PAPER_LINEAGES: tuple[str, str] = ("Llama", "Qwen")
+#: The fewest bootstrap replicates a setting may ask for (a 95 % percentile interval needs a
+#: few draws beyond each 2.5 % tail to mean anything; the book uses 100 and 200).
+MIN_BOOT: int = 10
+#: What a lineage needs under a setup: base models (the cluster bootstrap resamples them), and
+#: fine-tuned and pretrained models in compute strata holding both (the backdoor ATE).
+MIN_LINEAGE_BASES: int = 2
+MIN_LINEAGE_ARM: int = 2
 _SEED = 0
+
+
+def lineage_names() -> tuple[str, ...]:
+    """The lineages a setting may name: the leading word of every base model's family in
+    :func:`hca.attribution.pretraining_tokens` (:func:`hca.causal.base_lineage`)."""
+    names = base_lineage(pretraining_tokens()["base_model"]).dropna()
+    return tuple(sorted(set(names)))
+
+
+def contrast_label(lineages: tuple[str, ...]) -> str:
+    """The name of the lineages' contrast in the tables: ``"Qwen - Llama"`` (second minus
+    first)."""
+    return f"{lineages[1]} - {lineages[0]}"
+
+
+def _check_count(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"settings.{name}={value!r}: expected a whole number of at least {low}")
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Repetition counts of the chapter (the defaults are the book's).
+    """The chapter's analysis choices (the defaults are the book's, and the paper's).
 
     Attributes
     ----------
+    lineages : tuple of two str
+        The two lineages whose models are fitted apart and compared (Figures 13b-c and 14's
+        middle and bottom rows): the second's ATE minus the first's. Names from
+        :func:`lineage_names`; the paper's are :data:`PAPER_LINEAGES` (Llama, Qwen). The
+        paper's claims about Llama and Qwen are "not applicable" under other lineages.
     setups : tuple of str
         The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_boot_fit : int
-        Joint bootstrap replicates of the sigmoid fits (per subset).
+        Joint bootstrap replicates of the sigmoid fits (per subset), at least :data:`MIN_BOOT`.
     n_boot_ate : int
-        Cluster-bootstrap replicates of every ATE.
+        Cluster-bootstrap replicates of every ATE, at least :data:`MIN_BOOT`.
     n_jobs : int or None
         joblib processes for the bootstraps (None: one; in parallel the replicates cost about
         twice the CPU time on two cores); the results do not depend on it.
+
+    Raises
+    ------
+    ValueError
+        On construction, naming the field, its value and what is expected (two distinct known
+        lineages; bootstrap counts of at least :data:`MIN_BOOT`; known, distinct setups). A
+        lineage with too few models under a setup is refused when the chapter runs, before
+        any fit (:data:`MIN_LINEAGE_BASES`, :data:`MIN_LINEAGE_ARM`).
     """
 
+    lineages: tuple[str, str] = PAPER_LINEAGES  # the two lineages compared (the paper's)
     setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     n_boot_fit: int = 100
     n_boot_ate: int = 200
     n_jobs: int | None = None
 
+    def __post_init__(self) -> None:
+        check_settings(self)
+        lin = self.lineages
+        known = lineage_names()
+        if (
+            not isinstance(lin, tuple)
+            or len(lin) != 2
+            or len(set(lin)) != 2
+            or any(x not in known for x in lin)
+        ):
+            raise ValueError(
+                f"settings.lineages={lin!r}: expected a tuple of two distinct lineages among "
+                f"{join_words(known, 'or')} (the paper's: {PAPER_LINEAGES!r})"
+            )
+        _check_count("n_boot_fit", self.n_boot_fit, MIN_BOOT)
+        _check_count("n_boot_ate", self.n_boot_ate, MIN_BOOT)
+        if self.n_jobs is not None and (
+            isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int) or self.n_jobs == 0
+        ):
+            raise ValueError(
+                f"settings.n_jobs={self.n_jobs!r}: expected None or a non-zero whole number"
+            )
+
     @property
     def jobs(self) -> int:
         return 1 if self.n_jobs is None else int(self.n_jobs)
+
+    @property
+    def paper_lineages(self) -> bool:
+        """Whether the settings compare the paper's lineages (Qwen minus Llama)."""
+        return self.lineages == PAPER_LINEAGES
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,8 +223,9 @@ class Bridge:
         ``treated``, ``strata``, ``strata_both`` (with both arms) and ``share_both`` (share of
         the models in them).
     ates : DataFrame
-        Backdoor ATEs (point estimates): index ``step``, columns ``(subset, outcome)`` with
-        subsets ``all``, ``Llama``, ``Qwen`` and ``Qwen - Llama``.
+        Backdoor ATEs (point estimates; NaN where a subset holds no estimate): index ``step``,
+        columns ``(subset, outcome)`` with subsets ``all``, the two lineages and their
+        contrast (:func:`contrast_label`: ``Qwen - Llama``).
     final_candidates : DataFrame
         Models only in the final table (no type, no provider flag) from an organisation that
         is an official provider in the CSV and with a token family under the authors' rule:
@@ -149,6 +234,8 @@ class Bridge:
         Models only in the final table (their type and provider flag are not public).
     n_csv : int
         Rows of the leaderboard CSV (with type and provider flag).
+    lineages : tuple of two str
+        The lineages of the contrast.
     """
 
     steps: pd.DataFrame
@@ -156,6 +243,7 @@ class Bridge:
     final_candidates: pd.DataFrame
     n_final_only: int
     n_csv: int
+    lineages: tuple[str, ...] = PAPER_LINEAGES
 
     def summary(self) -> str:
         lines = ["Backdoor ATE (all models) from the authors' setup to the careful one:"]
@@ -181,23 +269,25 @@ class ScalingResults:
     official : DataFrame
         The sigmoid-law population (official providers; under ``authors`` = ``rows``).
     population : DataFrame
-        Per subset (all, Llama, Qwen) of ``rows``: models, treated, clusters, strata,
-        strata with both arms and the share of models in them.
+        Per subset (all and the settings' two lineages, by default Llama and Qwen) of
+        ``rows``: models, treated, clusters, strata, strata with both arms and the share of
+        models in them.
     family_sizes, monotonicity : DataFrame
         Figure 12: :func:`hca.causal.family_size_means` and
         :func:`hca.causal.size_monotonicity`.
     sigmoid : SigmoidPanel
         The law on every official model, cluster bootstrap by base model.
     lineage : SigmoidPanel
-        The law on Llama- and Qwen-based official models, models resampled within base
-        model.
+        The law on the official models of each of the two lineages, models resampled within
+        base model.
     ates : ATEPanel
-        Backdoor ATEs (all, Llama, Qwen), exact strata of compute, cluster bootstrap.
+        Backdoor ATEs (all and the two lineages), exact strata of compute, cluster bootstrap.
     effects : DataFrame
         Per subset and outcome: ``ate``, 95 % and 80 % intervals, ``sd`` of the benchmark
         over the same models and ``d = ate / sd``.
     contrast : DataFrame
-        Qwen minus Llama per outcome with 95 % and 80 % intervals.
+        The second lineage's ATE minus the first's (Qwen minus Llama) per outcome with 95 %
+        and 80 % intervals and ``n_boot``, the bootstrap replicates behind them.
     tau : DataFrame
         The fine-tuning shift of the all-official fits with 95 % and 80 % intervals.
     r2 : DataFrame
@@ -213,8 +303,9 @@ class ScalingResults:
         IPW point estimates with a logistic propensity of degree 1-3 beside the backdoor one.
     balance : DataFrame
         Standardised mean difference of ``log_c`` raw and under IPW weights, per degree.
-    qwen_strata : dict
-        Outcome -> per-stratum effects of the Qwen subset (IFEval, MATH Lvl 5).
+    lineage_strata : dict
+        Outcome -> per-stratum effects of the second lineage's subset (by default Qwen's;
+        IFEval, MATH Lvl 5).
     mix : DataFrame
         Per lineage: fine-tunes, share with a math-oriented name, share of merges.
     override_check : DataFrame
@@ -224,6 +315,8 @@ class ScalingResults:
         :func:`bridge` (the same object under both setups).
     notes : str
         What public data cannot reproduce of this setup.
+    lineages : tuple of two str
+        The lineages compared (:attr:`Settings.lineages`).
     """
 
     setup: Setup
@@ -244,11 +337,12 @@ class ScalingResults:
     printed_population: pd.DataFrame = field(repr=False)
     ipw: pd.DataFrame = field(repr=False)
     balance: pd.DataFrame = field(repr=False)
-    qwen_strata: dict = field(repr=False)
+    lineage_strata: dict = field(repr=False)
     mix: pd.DataFrame = field(repr=False)
     override_check: pd.DataFrame = field(repr=False)
     bridge: Bridge = field(repr=False)
     notes: str = ""
+    lineages: tuple[str, ...] = PAPER_LINEAGES
 
     def summary(self) -> str:
         e = self.effects.loc["all"]
@@ -262,9 +356,9 @@ class ScalingResults:
 
 
 # =========================================================================== populations
-def _population(rows: pd.DataFrame) -> pd.DataFrame:
+def _population(rows: pd.DataFrame, lineages: tuple[str, ...]) -> pd.DataFrame:
     out = {}
-    for name, d in _subsets(rows).items():
+    for name, d in _subsets(rows, lineages).items():
         sub = rows if d is None else rows[d]
         x, t = sub["log_c"].to_numpy(), sub["T"].to_numpy()
         both = np.isin(x, x[t == 1]) & np.isin(x, x[t == 0])
@@ -279,11 +373,73 @@ def _population(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_dict(out, orient="index").rename_axis("subset")
 
 
-def _subsets(rows: pd.DataFrame) -> dict[str, np.ndarray | None]:
+def _subsets(rows: pd.DataFrame, lineages: tuple[str, ...]) -> dict[str, np.ndarray | None]:
     return {
         "all": None,
-        **{lin: rows["lineage"].eq(lin).fillna(False).to_numpy(dtype=bool) for lin in LINEAGES},
+        **{lin: rows["lineage"].eq(lin).fillna(False).to_numpy(dtype=bool) for lin in lineages},
     }
+
+
+def _authors_lineages(rows: pd.DataFrame, lineages: tuple[str, ...]) -> pd.DataFrame:
+    """The authors' rows with each of ``lineages`` reconstructed as the paper's Llama and Qwen
+    are (:func:`hca.causal.authors_scaling_frame`): the rows whose token family starts with
+    the lineage's name, lower-cased (the same rows for Llama and Qwen)."""
+    family = rows["token_family"].astype("string").str.lower()
+    out = rows.copy()
+    for lin in lineages:
+        hit = family.str.startswith(lin.lower()).fillna(False).to_numpy(dtype=bool)
+        out.loc[hit, "lineage"] = lin
+    return out
+
+
+def _lineage_needs(rows: pd.DataFrame, off: pd.DataFrame, lineage: str) -> dict[str, int]:
+    """What one lineage holds under a setup: official models (the law), their distinct
+    compute values, base models, and fine-tuned and pretrained models in compute strata that
+    hold both arms (the backdoor ATE)."""
+    sub = rows[rows["lineage"].eq(lineage).fillna(False).to_numpy(dtype=bool)]
+    law = off[off["lineage"].eq(lineage).fillna(False).to_numpy(dtype=bool)]
+    x, t = sub["log_c"].to_numpy(), sub["T"].to_numpy()
+    both = np.isin(x, x[t == 1]) & np.isin(x, x[t == 0])
+    return {
+        "official": len(law),
+        "compute values": int(law["log_c"].nunique()),
+        "bases": int(sub["base_model"].nunique()),
+        "treated": int((t[both] == 1).sum()),
+        "control": int((t[both] == 0).sum()),
+    }
+
+
+def _lineage_ok(need: dict[str, int]) -> bool:
+    return (
+        need["official"] >= MIN_POINTS_SIGMOID
+        and need["compute values"] >= 2
+        and need["bases"] >= MIN_LINEAGE_BASES
+        and min(need["treated"], need["control"]) >= MIN_LINEAGE_ARM
+    )
+
+
+def _check_lineages(
+    setup: Setup, rows: pd.DataFrame, off: pd.DataFrame, lineages: tuple[str, ...]
+) -> None:
+    """Refuse, before any fit, a lineage too small to fit under ``setup``."""
+    for lin in lineages:
+        need = _lineage_needs(rows, off, lin)
+        if _lineage_ok(need):
+            continue
+        usable = [x for x in lineage_names() if _lineage_ok(_lineage_needs(rows, off, x))]
+        raise ValueError(
+            f"settings.lineages: {lin!r} is too small under the {setup.label}: "
+            f"{count(need['official'], 'official model')} with "
+            f"{count(need['compute values'], 'compute value')}, "
+            f"{count(need['bases'], 'base model')}, {need['treated']} fine-tuned and "
+            f"{need['control']} pretrained models in compute strata holding both. A lineage "
+            f"needs at least {MIN_POINTS_SIGMOID} official models with two compute values "
+            f"(the sigmoid law), {MIN_LINEAGE_BASES} base models and {MIN_LINEAGE_ARM} models "
+            f"of each arm in shared strata (the backdoor ATE). Usable under this setup: "
+            f"{join_words(usable) or 'none'}"
+            + ("; or run only the careful setup" if setup.ate_population == "authors" else "")
+            + "."
+        )
 
 
 # =========================================================================== Figure 12
@@ -333,10 +489,10 @@ def _ci_columns(c95: pd.DataFrame, c80: pd.DataFrame) -> dict[str, pd.Series]:
     return dict(zip(_CI, (c95["ci_low"], c95["ci_high"], c80["ci_low"], c80["ci_high"])))
 
 
-def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
+def _effects(rows: pd.DataFrame, ates: ATEPanel, lineages: tuple[str, ...]) -> pd.DataFrame:
     out = []
     tab = ates.table.set_index(["subset", "outcome"])
-    for name, mask in _subsets(rows).items():
+    for name, mask in _subsets(rows, lineages).items():
         sub = rows if mask is None else rows[mask]
         for b in BENCH:
             ate = float(tab.loc[(name, b), "ate"])
@@ -349,17 +505,20 @@ def _effects(rows: pd.DataFrame, ates: ATEPanel) -> pd.DataFrame:
                     "sd": sd,
                     "d": ate / sd,
                     "n_used": int(tab.loc[(name, b), "n_used"]),
+                    "n_boot": len(ates.samples[(name, b, "backdoor")]),
                     **_intervals(ates.samples[(name, b, "backdoor")]),
                 }
             )
     return pd.DataFrame(out).set_index(["subset", "outcome"])
 
 
-def _contrast(ates: ATEPanel) -> pd.DataFrame:
-    c95 = ates.contrast("Qwen", "Llama", ci=0.95).set_index("outcome")
-    c80 = ates.contrast("Qwen", "Llama", ci=0.80).set_index("outcome")
-    columns = {"qwen": c95["ate_a"], "llama": c95["ate_b"], "diff": c95["diff"]}
-    return pd.DataFrame({**columns, **_ci_columns(c95, c80)})
+def _contrast(ates: ATEPanel, lineages: tuple[str, ...]) -> pd.DataFrame:
+    first, second = lineages
+    c95 = ates.contrast(second, first, ci=0.95).set_index("outcome")
+    c80 = ates.contrast(second, first, ci=0.80).set_index("outcome")
+    columns = {"second": c95["ate_a"], "first": c95["ate_b"], "diff": c95["diff"]}
+    n = {b: min(len(ates.samples[(s, b, "backdoor")]) for s in lineages) for b in c95.index}
+    return pd.DataFrame({**columns, **_ci_columns(c95, c80), "n_boot": pd.Series(n)})
 
 
 def _tau(panel: SigmoidPanel) -> pd.DataFrame:
@@ -369,6 +528,7 @@ def _tau(panel: SigmoidPanel) -> pd.DataFrame:
         out[b] = {
             "tau": panel.fits[("all", b)].tau,
             "se": panel.fits[("all", b)].se["tau"],
+            "n_boot": 0 if bs is None else len(bs.samples),
             **_intervals(bs.samples[:, k] if bs is not None else np.empty(0)),
         }
     return pd.DataFrame(out).T.rename_axis("outcome")
@@ -380,7 +540,10 @@ def _r2(panels: tuple[SigmoidPanel, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for p in panels:
         g95 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.95).set_index("subset")
         g80 = p.r2_gap(KNOWLEDGE, OTHER, ci=0.80).set_index("subset")
-        gaps.append(pd.DataFrame({"gap": g95["gap"], **_ci_columns(g95, g80)}))
+        n = {s: len(p.r2_samples.get(s, ())) for s in p.subsets}
+        gaps.append(
+            pd.DataFrame({"gap": g95["gap"], **_ci_columns(g95, g80), "n_boot": pd.Series(n)})
+        )
     return r2, pd.concat(gaps)
 
 
@@ -474,35 +637,56 @@ _NOTES = {
 }
 
 
-def _compute(setup: Setup, settings: Settings) -> ScalingResults:
+def _frames(setup: Setup, lineages: tuple[str, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ATE population and the sigmoid law's official models under ``setup``."""
     if setup.ate_population == "authors":
-        rows = off = authors_scaling_frame(v2_frame("authors"))
-    else:
-        v2 = v2_frame("careful")
-        rows = scaling_frame(v2, overrides=SCALING_OVERRIDES)
-        off = scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES)
+        rows = _authors_lineages(authors_scaling_frame(v2_frame("authors")), lineages)
+        return rows, rows
+    v2 = v2_frame("careful")
+    rows = scaling_frame(v2, overrides=SCALING_OVERRIDES)
+    return rows, scaling_frame(v2, official_only=True, overrides=SCALING_OVERRIDES)
+
+
+def _compute(setup: Setup, settings: Settings) -> ScalingResults:
+    lineages = tuple(settings.lineages)
+    rows, off = _frames(setup, lineages)
+    # before any fit: the lineages under this setup and every other one the settings run
+    for other in settings.setups:
+        ot = get_setup(other)
+        _check_lineages(ot, *((rows, off) if ot == setup else _frames(ot, lineages)), lineages)
+    subsets = _subsets(rows, lineages)
     fam = _family_sizes(setup, rows)
-    sig = _sigmoid(setup, off, settings, {"all": None}, "clusters")
-    lin = _sigmoid(
-        setup, off, settings, {k: v for k, v in _subsets(off).items() if v is not None}, "within"
-    )
-    ates = ate_panel(
-        rows,
-        BENCH,
-        subsets=_subsets(rows),
-        estimators=("backdoor",),
-        domains="base_model",
-        n_boot=settings.n_boot_ate,
-        random_state=_SEED,
-        n_jobs=settings.jobs,
-        estimator_kwargs={"backdoor": {"method": "stratified"}},
-    )
-    effects = _effects(rows, ates)
+    try:
+        sig = _sigmoid(setup, off, settings, {"all": None}, "clusters")
+        lin = _sigmoid(
+            setup,
+            off,
+            settings,
+            {k: v for k, v in _subsets(off, lineages).items() if v is not None},
+            "within",
+        )
+        ates = ate_panel(
+            rows,
+            BENCH,
+            subsets=subsets,
+            estimators=("backdoor",),
+            domains="base_model",
+            n_boot=settings.n_boot_ate,
+            random_state=_SEED,
+            n_jobs=settings.jobs,
+            estimator_kwargs={"backdoor": {"method": "stratified"}},
+        )
+    except ValueError as err:  # a fit or bootstrap the settings' lineages cannot carry
+        raise ValueError(
+            f"the scaling chapter under the {setup.label} with lineages "
+            f"{join_words(lineages)}: {err}"
+        ) from err
+    effects = _effects(rows, ates, lineages)
     tau = _tau(sig)
     r2, gaps = _r2((sig, lin))
     ipw, bal = _ipw(rows, effects)
-    qwen = rows[_subsets(rows)["Qwen"]]
-    pop = _population(rows)
+    second = rows[subsets[lineages[1]]]
+    pop = _population(rows, lineages)
     return ScalingResults(
         setup=setup,
         rows=rows,
@@ -515,18 +699,19 @@ def _compute(setup: Setup, settings: Settings) -> ScalingResults:
         lineage=lin,
         ates=ates,
         effects=effects,
-        contrast=_contrast(ates),
+        contrast=_contrast(ates, lineages),
         tau=tau,
         r2=r2,
         r2_gaps=gaps,
         printed=_printed(effects, tau, r2),
         ipw=ipw,
         balance=bal,
-        qwen_strata={b: stratum_effects(qwen, b) for b in GAINS},
+        lineage_strata={b: stratum_effects(second, b) for b in GAINS},
         mix=_mix(rows),
         override_check=_override_check(),
-        bridge=bridge(),
+        bridge=bridge(lineages),
         notes=_NOTES[setup.ate_population],
+        lineages=lineages,
     )
 
 
@@ -541,16 +726,25 @@ run = CHAPTER.run
 
 
 # =========================================================================== the bridge
-def _point_ates(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
+def _point_ate(sub: pd.DataFrame, outcome: str) -> float:
+    """The stratified backdoor ATE without interval; NaN where the rows hold no stratum with
+    both arms, or fewer than two models in an arm (a reader's lineage at an early step of the
+    walk: no estimate exists there; the paper's lineages have one at every step)."""
+    try:
+        return ate_backdoor(sub["log_c"], sub["T"], sub[outcome], method="stratified", n_boot=0).ate
+    except ValueError:
+        return float("nan")
+
+
+def _point_ates(rows: pd.DataFrame, lineages: tuple[str, ...]) -> dict[tuple[str, str], float]:
     out = {}
-    for name, mask in _subsets(rows).items():
+    for name, mask in _subsets(rows, lineages).items():
         sub = rows if mask is None else rows[mask]
         for b in BENCH:
-            out[(name, b)] = ate_backdoor(
-                sub["log_c"], sub["T"], sub[b], method="stratified", n_boot=0
-            ).ate
+            out[(name, b)] = _point_ate(sub, b)
+    first, second = lineages
     for b in BENCH:
-        out[("Qwen - Llama", b)] = out[("Qwen", b)] - out[("Llama", b)]
+        out[(contrast_label(lineages), b)] = out[(second, b)] - out[(first, b)]
     return out
 
 
@@ -569,16 +763,20 @@ def _final_candidates() -> pd.DataFrame:
     )
 
 
-def _bridge() -> Bridge:
+def _bridge(lineages: tuple[str, ...]) -> Bridge:
     careful, authors = v2_frame("careful"), v2_frame("authors")
+
+    def theirs(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
+        return _authors_lineages(authors_scaling_frame(frame, **kwargs), lineages)
+
     steps = [
-        ("A", "the authors' setup", authors_scaling_frame(authors)),
-        ("B", "+ chat, merges, other types as T = 1", authors_scaling_frame(authors, types=None)),
-        ("C", "+ every provider", authors_scaling_frame(authors, types=None, official_only=False)),
+        ("A", "the authors' setup", theirs(authors)),
+        ("B", "+ chat, merges, other types as T = 1", theirs(authors, types=None)),
+        ("C", "+ every provider", theirs(authors, types=None, official_only=False)),
         (
             "D",
             "+ one row per model",
-            authors_scaling_frame(v2_authors(dedupe=True), types=None, official_only=False),
+            theirs(v2_authors(dedupe=True), types=None, official_only=False),
         ),
         ("E", "+ book's base models and compute", scaling_frame(careful, name_markers=False)),
         (
@@ -589,7 +787,7 @@ def _bridge() -> Bridge:
     ]
     info, ates = [], {}
     for step, change, rows in steps:
-        pop = _population(rows).loc["all"]
+        pop = _population(rows, lineages).loc["all"]
         info.append(
             {
                 "step": step,
@@ -597,7 +795,7 @@ def _bridge() -> Bridge:
                 **{k: (float(v) if k == "share_both" else int(v)) for k, v in pop.items()},
             }
         )
-        ates[step] = _point_ates(rows)
+        ates[step] = _point_ates(rows, lineages)
     tab = pd.DataFrame(ates).T.rename_axis("step")
     tab.columns = pd.MultiIndex.from_tuples(tab.columns, names=["subset", "outcome"])
     return Bridge(
@@ -606,28 +804,81 @@ def _bridge() -> Bridge:
         final_candidates=_final_candidates(),
         n_final_only=int(authors["type"].isna().sum()),
         n_csv=int(authors["type"].notna().sum()),
+        lineages=lineages,
     )
 
 
-def bridge() -> Bridge:
-    """The authors' backdoor ATE turned into the careful one, one change at a time (computed
-    once; independent of the setup)."""
-    return cached("scaling_bridge", _bridge)
+def bridge(lineages: tuple[str, ...] = PAPER_LINEAGES) -> Bridge:
+    """The authors' backdoor ATE turned into the careful one, one change at a time, over all
+    models and for the contrast of ``lineages`` (second minus first; computed once,
+    independent of the setup). A lineage that holds no stratum with both arms at a step has
+    no estimate there (NaN)."""
+    return cached("scaling_bridge", _bridge, tuple(lineages))
 
 
 # =========================================================================== claims
-def _ci(r, key: str = "ate", digits: int = 1) -> str:
-    return f"{r[key]:+.{digits}f} [{r['ci95_low']:+.{digits}f}, {r['ci95_high']:+.{digits}f}]"
+def _signed(x: float, digits: int = 1) -> str:
+    """A signed estimate: ``"+16.3"``."""
+    return f"{float(x):+.{digits}f}"
+
+
+def _plain(x: float, digits: int = 2) -> str:
+    return f"{float(x):.{digits}f}"
+
+
+def _interval(low: float, high: float, digits: int = 1, signed: bool = True) -> str:
+    """``"+8.1 to +27.5"``."""
+    f = _signed if signed else _plain
+    return f"{f(low, digits)} to {f(high, digits)}"
+
+
+def _ci(r: Any, key: str = "ate", digits: int = 1, label: bool = True, unit: str = "") -> str:
+    """An estimate with its 95 % interval: ``"+16.3 points (95 % interval +8.1 to +27.5)"``
+    (without ``label``: ``"+16.3 (+8.1 to +27.5)"``)."""
+    span = _interval(r["ci95_low"], r["ci95_high"], digits)
+    value = _signed(r[key], digits) + (f" {unit}" if unit else "")
+    return f"{value} ({'95 % interval ' if label else ''}{span})"
+
+
+def _ci2(r: Any, key: str, digits: int = 1) -> str:
+    """An estimate with its 95 % and 80 % intervals."""
+    return (
+        f"{_signed(r[key], digits)} (95 % interval "
+        f"{_interval(r['ci95_low'], r['ci95_high'], digits)}; 80 %: "
+        f"{_interval(r['ci80_low'], r['ci80_high'], digits)})"
+    )
+
+
+def _over(n: Any, what: str, note: str = "") -> str:
+    """The replicates behind an interval: ``"over 200 cluster-bootstrap resamples"`` (and
+    ``note`` after them, in parentheses)."""
+    return f"over {count(n, what)}" + (f" ({note})" if note else "")
 
 
 def _setup_note(res: ScalingResults, lineage: bool = False) -> str:
     if res.setup.ate_population != "authors":
         return ""
+    a, b = res.lineages
     return (
-        " (Llama/Qwen split reconstructed: family label starting with llama/qwen)"
+        f" ({a}/{b} split reconstructed: family label starting with {a.lower()}/{b.lower()})"
         if lineage
         else " (the authors' population: official, pretrained vs domain-specific fine-tunes)"
     )
+
+
+def _other_lineages(res: ScalingResults) -> str:
+    """The reason of a claim about the paper's lineages under other ones."""
+    return (
+        f"the settings compare {join_words(res.lineages)}, not the paper's "
+        f"{join_words(PAPER_LINEAGES)}"
+    )
+
+
+def _law_boot(n: Any, subset: str) -> str:
+    """The law's bootstrap refits of ``subset`` and how they resample its models."""
+    if subset == "all":
+        return _over(n, "cluster-bootstrap refit")
+    return _over(n, "bootstrap refit", "models resampled within base model")
 
 
 @claim("F7-bbh-tau", chapter="scaling", figure="fig-scaling-tau")
@@ -636,8 +887,10 @@ def _bbh_tau(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     small = (b["ci95_low"] <= 0 <= b["ci95_high"]) or abs(b["tau"]) <= 2
     ok = small and abs(b["tau"]) < i["tau"] / 5
     ours = (
-        f"τ BBH {_ci(b, 'tau')} vs IFEval {_ci(i, 'tau')} points "
-        f"({len(res.official):,} official models)"
+        f"fine-tuning shift τ: BBH {_ci(b, 'tau', unit='points')}, IFEval "
+        f"{_ci(i, 'tau', label=False)}; "
+        f"{count(len(res.official), 'official model')}, intervals "
+        f"{_over(b['n_boot'], 'cluster-bootstrap refit')}"
     )
     v = grade(ok, abs(b["tau"]) < i["tau"] / 2)
     reason = {
@@ -651,9 +904,11 @@ def _bbh_tau(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
 @claim("F7-bbh-fit", chapter="scaling", figure="fig-scaling-bbh-law")
 def _bbh_fit(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     r = res.r2.loc[("all", "bbh")]
+    span = _interval(r["r2_ci_low"], r["r2_ci_high"], 2, signed=False)
     ours = (
-        f"R² {r['r2']:.2f} [{r['r2_ci_low']:.2f}, {r['r2_ci_high']:.2f}] on "
-        f"{int(r['n']):,} official models"
+        f"R² {_plain(r['r2'])} (95 % interval {span} "
+        f"{_over(r['n_boot_ok'], 'cluster-bootstrap refit')}) on "
+        f"{count(r['n'], 'official model')}"
     )
     v = grade(r["r2"] >= 0.70, r["r2"] >= 0.50)
     reason = {
@@ -669,10 +924,11 @@ def _fig12(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     mono = res.monotonicity
     up = int((mono["largest_minus_smallest"] > 0).sum())
     drops, steps = int(mono["adjacent_drops"].sum()), int(mono["steps"].sum())
-    fams = ", ".join(dict.fromkeys(mono["family"]))
+    fams = join_words(dict.fromkeys(mono["family"]))
     ours = (
-        f"largest > smallest base in {up} of {len(mono)} family × benchmark pairs "
-        f"({fams}); {drops} of {steps} adjacent size steps go down"
+        f"the largest base's fine-tunes score above the smallest's in "
+        f"{k_of_n(up, len(mono), 'family × benchmark pairs')} ({fams}); "
+        f"{k_of_n(drops, steps, 'steps')} between adjacent sizes go down"
     )
     v = grade(up == len(mono) and drops == 0, up == len(mono))
     reason = (
@@ -681,9 +937,10 @@ def _fig12(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
         else ("a trend, not uniform" if v == "partly" else "a larger base scores lower somewhere")
     )
     if res.setup.ate_population == "authors":
+        n_fam = mono["family"].nunique()
         reason += (
-            " (their Figure 12 code: Qwen2.5 0.5B/7B/14B rows matched by name, one "
-            "family, so 6 pairs)"
+            " (their Figure 12 code: Qwen2.5 0.5B/7B/14B rows matched by name, "
+            f"{count(n_fam, 'family', 'families')}, so {count(len(mono), 'pair')})"
         )
     return {"F12-bigger-better": Outcome(ours, v, reason, value=float(up))}
 
@@ -705,7 +962,12 @@ def _fig13a(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     for cid in rows.index:
         b = cid.split("-", 1)[1]
         r = e.loc[b]
-        ours = f"backdoor ATE {_ci(r)} points, d = {r['d']:+.2f}"
+        ours = (
+            f"backdoor ATE {_signed(r['ate'])} points (95 % interval "
+            f"{_interval(r['ci95_low'], r['ci95_high'])} "
+            f"{_over(r['n_boot'], 'cluster-bootstrap resample')}); effect size "
+            f"d = ATE / SD = {_signed(r['d'], 2)}"
+        )
         if b in GAINS:
             lo95, lo80, d = r["ci95_low"], r["ci80_low"], r["d"]
             v = grade(
@@ -734,12 +996,13 @@ def _fig13a(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     return out
 
 
+def _contrast_name(res: ScalingResults) -> str:
+    first, second = res.lineages
+    return f"{second} − {first}"
+
+
 def _diff_text(c: pd.DataFrame, b: str) -> str:
-    r = c.loc[b]
-    return (
-        f"{benchmark_label(b)} {r['diff']:+.1f} [{r['ci95_low']:+.1f}, {r['ci95_high']:+.1f}] "
-        f"(80 %: [{r['ci80_low']:+.1f}, {r['ci80_high']:+.1f}])"
-    )
+    return f"{benchmark_label(b)} {_ci2(c.loc[b], 'diff')}"
 
 
 @claim(
@@ -748,10 +1011,16 @@ def _diff_text(c: pd.DataFrame, b: str) -> str:
 def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     c = res.contrast
     note = _setup_note(res, lineage=True)
+    boot = _over(int(c["n_boot"].min()), "cluster-bootstrap resample")
+    paper = res.lineages == PAPER_LINEAGES
     out = {}
     for cid in ("F13bc-math_lvl_5", "F13bc-ifeval"):
         b = cid.split("-", 1)[1]
         r = c.loc[b]
+        ours = f"{_contrast_name(res)}: {_diff_text(c, b)}, {boot}"
+        if not paper:
+            out[cid] = Outcome(ours, "not applicable", _other_lineages(res), value=None)
+            continue
         v = interval_verdict(
             r["diff"], (r["ci95_low"], r["ci95_high"]), (r["ci80_low"], r["ci80_high"])
         )
@@ -764,45 +1033,46 @@ def _fig13bc(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
             if r["diff"] > 0
             else "Llama gains at least as much"
         )
-        out[cid] = Outcome(
-            f"Qwen − Llama: {_diff_text(c, b)}", v, reason + note, value=float(r["diff"])
-        )
+        out[cid] = Outcome(ours, v, reason + note, value=float(r["diff"]))
     neg = [b for b in GENERAL if c.loc[b, "diff"] < 0]
     sure = [b for b in GENERAL if c.loc[b, "ci95_high"] < 0]
     sure80 = [b for b in GENERAL if c.loc[b, "ci80_high"] < 0]
+    ours = f"{_contrast_name(res)}: " + "; ".join(_diff_text(c, b) for b in GENERAL) + f"; {boot}"
+    if not paper:
+        out["F13bc-general"] = Outcome(ours, "not applicable", _other_lineages(res), value=None)
+        return out
     v = grade(
         len(sure) == len(GENERAL),
         len(neg) == len(GENERAL) and (bool(sure) or len(sure80) == len(GENERAL)),
     )
-    which = (
-        "all three"
-        if len(neg) == len(GENERAL)
-        else ", ".join(map(benchmark_label, neg)) + " only"
-        if neg
-        else "none of the three"
-    )
-    reason = f"Qwen drops more on {which}" + (
-        f"; 95 % interval below 0 on {', '.join(map(benchmark_label, sure))}"
+    reason = f"Qwen drops more on {_which_general(neg)}" + (
+        f"; 95 % interval below 0 on {join_words(map(benchmark_label, sure))}"
         if sure
         else "; no 95 % interval below 0"
     )
-    ours = "Qwen − Llama: " + "; ".join(_diff_text(c, b) for b in GENERAL)
     out["F13bc-general"] = Outcome(ours, v, reason + note, value=float(len(neg)))
     return out
 
 
+def _which_general(drops: list[str], named: bool = False) -> str:
+    """Which of :data:`GENERAL` (BBH, MUSR, MMLU-PRO) ``drops`` holds, in words."""
+    three = " of " + join_words(map(benchmark_label, GENERAL)) if named else ""
+    if len(drops) == len(GENERAL):
+        return "all three" + three
+    if drops:
+        return join_words(map(benchmark_label, drops)) + " only"
+    return "none of " + (three[4:] if named else "the three")
+
+
+def _r2_list(res: ScalingResults, subset: str) -> str:
+    r2 = res.r2.loc[subset, "r2"]
+    return "R² " + ", ".join(f"{benchmark_label(b)} {_plain(r2[b])}" for b in KNOWLEDGE + OTHER)
+
+
 def _gap_outcome(res: ScalingResults, subset: str, implied: bool) -> Outcome:
     g = res.r2_gaps.loc[subset]
-    r2 = res.r2.loc[subset, "r2"]
-    boot = (
-        "models resampled within base model"
-        if subset != "all"
-        else "cluster bootstrap by base model"
-    )
-    ours = (
-        f"mean R² gap {g['gap']:+.2f} [{g['ci95_low']:+.2f}, {g['ci95_high']:+.2f}] "
-        f"(80 %: [{g['ci80_low']:+.2f}, {g['ci80_high']:+.2f}]; {boot}); R² "
-        + ", ".join(f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER)
+    ours = f"mean R² gap {_ci2(g, 'gap', 2)} {_law_boot(g['n_boot'], subset)}; " + _r2_list(
+        res, subset
     )
     v = interval_verdict(g["gap"], (g["ci95_low"], g["ci95_high"]), (g["ci80_low"], g["ci80_high"]))
     reason = (
@@ -825,18 +1095,27 @@ def _fig14(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pairs = [(k, o) for k in KNOWLEDGE for o in OTHER]
     good = [(k, o) for k, o in pairs if r2[k] > r2[o]]
     bad = [f"{benchmark_label(k)} < {benchmark_label(o)}" for k, o in pairs if (k, o) not in good]
-    ours = f"{len(good)} of 9 pairs; R² " + ", ".join(
-        f"{benchmark_label(b)} {r2[b]:.2f}" for b in KNOWLEDGE + OTHER
+    ours = (
+        f"R² higher for BBH, MMLU-PRO or GPQA than for IFEval, MATH or MUSR in "
+        f"{k_of_n(len(good), len(pairs), 'pairs')}; " + _r2_list(res, "all")
     )
     reason = "all pairs ordered" if not bad else "exceptions: " + ", ".join(bad)
-    v = grade(len(good) == 9, len(good) >= 7)
+    v = grade(len(good) == len(pairs), len(good) >= 7)
     pw = Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))
     return {"F14-group": _gap_outcome(res, "all", implied=False), "F14-pairwise": pw}
 
 
 @claim("F14-llama-lineage", "F14-qwen-lineage", chapter="scaling", figure="fig-scaling-r2")
 def _fig14_lineages(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
-    return {f"F14-{s.lower()}-lineage": _gap_outcome(res, s, implied=True) for s in LINEAGES}
+    out = {}
+    for s in PAPER_LINEAGES:
+        cid = f"F14-{s.lower()}-lineage"
+        if s in res.lineages:
+            out[cid] = _gap_outcome(res, s, implied=True)
+        else:
+            ours = f"not fitted: the settings fit the lineages {join_words(res.lineages)}"
+            out[cid] = Outcome(ours, "not applicable", _other_lineages(res), value=None)
+    return out
 
 
 @claim("F14-tau-order", chapter="scaling", figure="fig-scaling-tau")
@@ -845,15 +1124,20 @@ def _tau_order(res: ScalingResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pairs = [(o, k) for o in OTHER for k in KNOWLEDGE]
     good = [(o, k) for o, k in pairs if tau.loc[o, "tau"] > tau.loc[k, "tau"]]
     above = [o for o in OTHER if tau.loc[o, "ci95_low"] > 0]
-    ours = f"{len(good)} of 9 pairs with τ larger for IFEval/MATH/MUSR; τ " + ", ".join(
-        f"{benchmark_label(b)} {_ci(tau.loc[b], 'tau')}" for b in OTHER + KNOWLEDGE
+    ours = (
+        f"τ larger for IFEval, MATH or MUSR than for BBH, MMLU-PRO or GPQA in "
+        f"{k_of_n(len(good), len(pairs), 'pairs')}; τ in points with 95 % intervals "
+        f"{_over(tau['n_boot'].min(), 'cluster-bootstrap refit')}: "
+        + ", ".join(
+            f"{benchmark_label(b)} {_ci(tau.loc[b], 'tau', label=False)}" for b in OTHER + KNOWLEDGE
+        )
     )
-    v = grade(len(good) == 9 and len(above) == 3, len(good) >= 7)
+    v = grade(len(good) == len(pairs) and len(above) == 3, len(good) >= 7)
     missing = [benchmark_label(o) for o in OTHER if o not in above]
     reason = (
-        f"{len(good)} of 9 pairs ordered; 95 % interval of τ above 0 for "
-        f"{', '.join(map(benchmark_label, above)) or 'none'}"
-        + (f", not for {', '.join(missing)}" if missing else "")
+        f"{k_of_n(len(good), len(pairs), 'pairs')} ordered; 95 % interval of τ above 0 for "
+        f"{join_words(map(benchmark_label, above)) or 'none'}"
+        + (f", not for {join_words(missing)}" if missing else "")
     )
     return {"F14-tau-order": Outcome(ours, v, reason + _setup_note(res), value=float(len(good)))}
 
@@ -883,8 +1167,8 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
     results : dict
         Setup name -> :class:`ScalingResults`.
     what : {"ate", "r2", "tau"}
-        Backdoor ATE (subsets all, Llama, Qwen), R^2 of the law (the same subsets) or the
-        fine-tuning shift of the all-official fits.
+        Backdoor ATE (subsets all and the two lineages, by default Llama and Qwen), R^2 of
+        the law (the same subsets) or the fine-tuning shift of the all-official fits.
 
     Returns
     -------
@@ -900,7 +1184,7 @@ def comparison_table(results: dict[str, ScalingResults], what: str) -> pd.DataFr
         table = {"ate": res.effects, "r2": res.r2, "tau": res.tau}[what]
         for b in BENCH:
             base = {"outcome": benchmark_label(b), "setup": SETUPS[name].label}
-            for sub in ("all",) if what == "tau" else ("all", *LINEAGES):
+            for sub in ("all",) if what == "tau" else ("all", *res.lineages):
                 r = table.loc[b] if what == "tau" else table.loc[(sub, b)]
                 recs.append(
                     {**base, "subset": sub, what: r[what], "ci_low": r[low], "ci_high": r[high]}
@@ -945,3 +1229,312 @@ def printed_values(what: str) -> dict[str, float]:
     key = {"ate": "ate", "tau": "sigmoid-tau", "r2": "sigmoid-r2"}[what]
     acv = authors_code_values()["value"]
     return {benchmark_label(b): float(acv[f"{key}-{b}"]) for b in BENCH}
+
+
+# =========================================================================== the page's words
+#: What each step of the walk from the authors' setup to the careful one changes, in words.
+STEP_WORDS: dict[str, str] = {
+    "B": "counting chat models, merges and the other types as fine-tuned",
+    "C": "adding the models of every provider",
+    "D": "keeping one row per model",
+    "E": "taking compute from the base model under the book's attribution",
+    "F": "the book's corrections of the leaderboard's types",
+}
+#: Two R² closer than this are "about as well" fitted (the spread of R² between benchmarks
+#: is ten times larger).
+R2_TIE: float = 0.05
+_MISSING = "–"
+
+
+def _verdicts(page: Any, setup: str) -> dict[str, str]:
+    return {r.id: r.setups[setup].verdict for r in page.rows if setup in r.setups}
+
+
+def _pairs(res: ScalingResults) -> int:
+    """How many of the 9 (knowledge-heavy, other) benchmark pairs the law's R² orders."""
+    r2 = res.r2.loc["all", "r2"]
+    return int(sum(r2[k] > r2[o] for k in KNOWLEDGE for o in OTHER))
+
+
+def _setup_sentence(page: Any, setup: str) -> str:
+    """What held under one setup: its claim counts and the lineages' MATH contrast."""
+    res = page.results[setup]
+    verdicts = _verdicts(page, setup)
+    applicable = [v for v in verdicts.values() if v != "not applicable"]
+    done = sum(v == "reproduced" for v in applicable)
+    first, second = res.lineages
+    diff = res.contrast.loc["math_lvl_5"]
+    lo, hi = diff["ci95_low"], diff["ci95_high"]
+    where = "spanning 0" if lo <= 0 <= hi else ("above 0" if lo > 0 else "below 0")
+    who = (
+        f"{count(len(res.official), 'official model')}"
+        if setup == "authors"
+        else f"{count(len(res.rows), 'model')}, chat models and merges counted as fine-tuned"
+    )
+    return (
+        f"Under the {SETUPS[setup].label} ({who}), "
+        f"{k_of_n(done, len(applicable), 'claims judged')} "
+        + ("are" if done != 1 else "is")
+        + f" reproduced, and {second}'s MATH gain minus {first}'s is {_signed(diff['diff'])} "
+        f"points, its 95 % interval {where}."
+    )
+
+
+def _bridge_sentence(res: ScalingResults) -> str:
+    """The step of the walk that moves the lineages' MATH contrast most, in words."""
+    col = res.bridge.ates[(contrast_label(res.lineages), "math_lvl_5")]
+    moves = col.diff().iloc[1:].abs().dropna()
+    if moves.empty:
+        return ""
+    step = str(moves.idxmax())
+    before = col.iloc[list(col.index).index(step) - 1]
+    return (
+        "The estimator is the same in both setups, but the fine-tuned models are not: "
+        f"{STEP_WORDS[step]} alone moves that MATH difference from {_signed(before)} to "
+        f"{_signed(col[step])} points ({{ref}}`scaling-bridge`)."
+    )
+
+
+def _r2_sentence(page: Any) -> str:
+    """Why the setups' R² orders differ, in words chosen from the careful setup's R²."""
+    a, c = page.results["authors"], page.results["careful"]
+    r2 = c.r2.loc["all", "r2"]
+    m, b = r2["math_lvl_5"], r2["bbh"]
+    how = "about as well as" if abs(m - b) <= R2_TIE else ("better than" if m > b else "worse than")
+    return (
+        f"The law fits BBH, MMLU-PRO and GPQA better in {k_of_n(_pairs(a), 9, 'benchmark pairs')}"
+        f" under the authors' setup, in {k_of_n(_pairs(c), 9)} under the careful one, where "
+        f"MATH fits {how} BBH (R² {_plain(m)} against {_plain(b)}; {{ref}}`scaling-r2`)."
+    )
+
+
+def _sizes_sentence(page: Any) -> str:
+    """Why Figure 12's verdict differs: one family by name against three by count."""
+    a, c = page.results["authors"].monotonicity, page.results["careful"].monotonicity
+    drops_a, drops_c = int(a["adjacent_drops"].sum()), int(c["adjacent_drops"].sum())
+    how = "uniform" if drops_a == 0 else "not uniform either"
+    return (
+        f"Paper Figure 12's trend is {how} in the authors' {join_words(dict.fromkeys(a['family']))}"
+        f" rows, matched by name, but {k_of_n(drops_c, int(c['steps'].sum()), 'steps')} between "
+        f"adjacent base sizes go down in the careful setup's "
+        f"{count(c['family'].nunique(), 'family', 'families')} ({{ref}}`scaling-family-sizes`)."
+    )
+
+
+def answer(page: Any) -> str:
+    """The chapter's opening paragraph (MyST): what the paper claims, what held under each
+    setup the page runs, and the cause of each difference, with links to the sections that
+    show it. Every word that depends on a result is chosen from the page's results.
+
+    Parameters
+    ----------
+    page : hca.paper.scorecard.ChapterPage
+        The scaling chapter's page (:func:`hca.paper.scorecard.chapter_page`).
+    """
+    if page.chapter != "scaling":
+        raise ValueError(f"answer: expected the scaling chapter's page, got {page.chapter!r}")
+    first, second = page.settings.lineages
+    claims = (
+        "The paper finds that fine-tuning raises IFEval and MATH most, more so for Qwen- than "
+        "for Llama-based models"
+    )
+    out = [
+        claims + ", and that a sigmoid law in pretraining compute fits BBH, MMLU-PRO and GPQA best."
+        if page.settings.paper_lineages
+        else claims + f"; these settings compare {second} with {first} instead, so those claims "
+        "are not applicable."
+    ]
+    out += [_setup_sentence(page, s) for s in page.setups]
+    if len(page.setups) < 2:
+        other = next(s for s in SETUP_NAMES if s not in page.setups)
+        out.append(
+            f"These settings do not run the {SETUPS[other].label}, so this page shows no "
+            "comparison between the setups."
+        )
+        return " ".join(out)
+    a, c = _verdicts(page, "authors"), _verdicts(page, "careful")
+    moved = {cid for cid in a if a[cid] != c.get(cid)}
+    if not moved:
+        out.append(f"The two setups judge all {count(len(a), 'claim')} alike.")
+        return " ".join(out)
+    careful = page.results["careful"]
+    if moved & {cid for cid in a if cid.startswith(("F13a", "F13bc"))}:
+        out.append(_bridge_sentence(careful))
+    if moved & {"F14-group", "F14-pairwise"}:
+        out.append(_r2_sentence(page))
+    if "F12-bigger-better" in moved:
+        out.append(_sizes_sentence(page))
+    return " ".join(s for s in out if s)
+
+
+def _times(ratio: float) -> str:
+    """Ours over theirs in words (:func:`hca.paper.glue.times_text`; a ratio below 0 is a
+    parameter of the opposite sign)."""
+    if ratio > 0:
+        return times_text(ratio, "theirs")
+    return f"{ratio:.2f} times theirs, the opposite sign"
+
+
+def _setup_numbers(res: ScalingResults) -> dict[str, str]:
+    """Every number the chapter's prose quotes of one setup's results, as text (keys without
+    the setup's prefix; the same keys for every setup)."""
+    first, second = res.lineages
+    out: dict[str, str] = {}
+    pp = res.printed_population["ours"]
+    pop = res.population
+    out["rows"] = f"{len(res.rows):,}"
+    out["official"] = f"{len(res.official):,}"
+    out["strata"] = f"{int(pp['strata']):,}"
+    out["share_both"] = f"{pp['share_both']:.1%}"
+    out["rows_both"] = f"{int(pp['rows_both']):,}"
+    # their printed ATE, tau and R^2 beside ours
+    pr = res.printed
+    same = np.sign(pr["ate_theirs"]) == np.sign(pr["ate_ours"])
+    gap = (pr["ate_ours"] - pr["ate_theirs"]).abs()
+    out["ate_same_sign"] = k_of_n(int(same.sum()), len(pr))
+    out["sign_note"] = (
+        " ("
+        + join_words(
+            f"{benchmark_label(b)} is {_signed(pr.loc[b, 'ate_ours'])} for us, "
+            f"{_signed(pr.loc[b, 'ate_theirs'])} for them"
+            for b in pr.index[~same]
+        )
+        + ")"
+        if (~same).any()
+        else ""
+    )
+    out["ate_gap_min"], out["ate_gap_max"] = _plain(gap.min(), 1), _plain(gap.max(), 1)
+    tau_gap = (pr["tau_ours"] - pr["tau_theirs"]).abs()
+    out["tau_gap_max"] = _plain(tau_gap.max(), 1)
+    out["tau_gap_name"] = benchmark_label(str(tau_gap.idxmax()))
+    out["r2_gap_max"] = _plain((pr["r2_ours"] - pr["r2_theirs"]).abs().max())
+    # every parameter of their sigmoid law: signed (SE below the size) or too uncertain to sign
+    sig = printed_sigmoid(res)
+    signed = sig["se_ours"] < sig["ours"].abs()
+    close = (sig["ratio"] - 1).abs() <= 0.25
+    out["sig_n"] = count(len(sig), "parameter")
+    out["sig_signed"] = f"{int(signed.sum())}"
+    out["sig_close"] = f"{int((close & signed).sum())}"
+    far = sig.loc[signed & ~close, "ratio"]
+    out["sig_far"] = (
+        join_words(f"{benchmark_label(o)} {p} ({_times(r)})" for (o, p), r in far.items()) or "none"
+    )
+    out["sig_unsigned"] = join_words(f"{benchmark_label(o)} {p}" for o, p in sig.index[~signed])
+    out["sig_ifeval_max"] = f"{(sig.loc['ifeval', 'ratio'] - 1).abs().max():.0%}"
+    # Figure 12
+    mono = res.monotonicity
+    out["f12_up"] = k_of_n(int((mono["largest_minus_smallest"] > 0).sum()), len(mono))
+    out["f12_drops"] = k_of_n(int(mono["adjacent_drops"].sum()), int(mono["steps"].sum()), "steps")
+    # the law: R^2, tau, the R^2 gap and the pairs it orders
+    r2 = res.r2.loc["all", "r2"]
+    for b in BENCH:
+        t = res.tau.loc[b]
+        out[f"r2_{b}"] = _plain(r2[b])
+        out[f"tau_{b}"] = _signed(t["tau"])
+        out[f"tau_{b}_ci"] = _ci(t, "tau")
+    out["tau_boot"] = count(res.tau["n_boot"].min(), "cluster-bootstrap refit")
+    out["gap_ci"] = _ci(res.r2_gaps.loc["all"], "gap", 2)
+    out["pairs"] = k_of_n(_pairs(res), 9, "pairs")
+    # Figure 13: ATEs, effect sizes, the lineages' contrast
+    e = res.effects.loc["all"]
+    for b in BENCH:
+        out[f"ate_{b}"] = _signed(e.loc[b, "ate"])
+        out[f"d_{b}"] = _plain(e.loc[b, "d"])
+        out[f"diff_{b}"] = _signed(res.contrast.loc[b, "diff"])
+    out["ate_boot"] = count(e["n_boot"].min(), "cluster-bootstrap resample")
+    arm = res.rows[(res.rows["lineage"] == second) & (res.rows["T"] == 1)]
+    out["second_treated"] = f"{len(arm):,}"
+    out["second_used"] = k_of_n(int(res.lineage_strata["math_lvl_5"]["n1"].sum()), len(arm))
+    out["second_strata"] = count(pop.loc[second, "strata_both"], "stratum", "strata")
+    heavy = res.lineage_strata["ifeval"].iloc[0]
+    out["heavy_label"] = str(heavy["label"])
+    out["heavy_weight"] = f"{heavy['weight']:.0%}"
+    out["heavy_gain"] = _signed(heavy["diff"])
+    # the estimator: IPW against backdoor
+    out["smd_raw"] = _signed(res.balance.loc["degree 1", "raw"], 2)
+    out["smd_ipw1"] = _signed(res.balance.loc["degree 1", "ipw"], 2)
+    out["smd_ipw2"] = _signed(res.balance.loc["degree 2", "ipw"], 3)
+    out["ipw2_gap"] = _plain((res.ipw["IPW degree 2"] - res.ipw["backdoor"]).abs().max(), 1)
+    # Remark 3: what each lineage is fine-tuned for
+    for key, lin in (("first", first), ("second", second)):
+        n_ft = int(res.mix.loc[lin, "fine-tunes"]) if lin in res.mix.index else 0
+        share = float(res.mix.loc[lin, "math-oriented name"]) if n_ft else 0.0
+        out[f"mix_{key}"] = f"{round(share * n_ft):,} of {lin}'s {n_ft:,}"
+    return out
+
+
+def _contrast_words(res: ScalingResults) -> str:
+    """One sentence: the lineages' contrast under one setup, its directions chosen from it."""
+    first, second = res.lineages
+    c = res.contrast
+
+    def more(b: str) -> str:
+        d = c.loc[b, "diff"]
+        side = "more" if d > 0 else "less"
+        return f"{_plain(abs(d), 1)} points {side} on {benchmark_label(b)}" if d else "as much"
+
+    drops = [b for b in GENERAL if c.loc[b, "diff"] < 0]
+    return (
+        f"Under the {res.setup.label}, {second} gains {more('math_lvl_5')} and "
+        f"{more('ifeval')} than {first}, and drops more on {_which_general(drops, named=True)}."
+    )
+
+
+def numbers(page: Any) -> dict[str, str]:
+    """Every number and result-dependent phrase the chapter's prose quotes, as text, from the
+    page's results (``{eval}`text(G, "name")```).
+
+    Keys: ``<setup>_<name>`` for each setup (:func:`_setup_numbers`; ``"–"`` for a setup the
+    settings do not run, so that the prose still reads), ``their_*`` (the authors' printed
+    population), ``br_<step>_<all|contrast>_<outcome>`` (the walk between the setups),
+    ``first``, ``second``, ``contrast`` (the lineages), and a few phrases chosen from the
+    results (``contrast_text``, ``arm_text``).
+
+    Parameters
+    ----------
+    page : hca.paper.scorecard.ChapterPage
+        The scaling chapter's page.
+    """
+    if page.chapter != "scaling":
+        raise ValueError(f"numbers: expected the scaling chapter's page, got {page.chapter!r}")
+    first, second = page.settings.lineages
+    ran = {s: _setup_numbers(page.results[s]) for s in page.setups}
+    keys = next(iter(ran.values())).keys()
+    out: dict[str, str] = {"first": first, "second": second, "contrast": f"{second} − {first}"}
+    for s in SETUP_NAMES:
+        for k in keys:
+            out[f"{s}_{k}"] = ran[s][k] if s in ran else _MISSING
+    acv = authors_code_values()["value"]
+    their = {"rows": acv["ate-rows"], "strata": acv["ate-strata"]}
+    out["their_rows"] = f"{int(their['rows']):,}"
+    out["their_strata"] = f"{int(their['strata']):,}"
+    out["their_share_both"] = f"{acv['ate-support-share']:.1%}"
+    out["their_rows_both"] = f"{round(acv['ate-support-share'] * their['rows']):,}"
+    out["their_table"] = f"{int(acv['table-rows']):,}"
+    out["bbh_fit_paper"] = f"{float(load_paper_values().loc['F7-bbh-fit', 'value']):.1f}"
+    any_res = page.results[page.setups[0]]
+    br = any_res.bridge
+    out["n_final_only"] = f"{br.n_final_only:,}"
+    out["n_csv"] = f"{br.n_csv:,}"
+    out["n_candidates"] = count(len(br.final_candidates), "model")
+    label = contrast_label(page.settings.lineages)
+    for step in br.ates.index:
+        for sub, key in (("all", "all"), (label, "contrast")):
+            for b in BENCH:
+                v = br.ates.loc[step, (sub, b)]
+                out[f"br_{step}_{key}_{b}"] = _MISSING if np.isnan(v) else _signed(v)
+    out["contrast_text"] = " ".join(_contrast_words(page.results[s]) for s in page.setups)
+    if "authors" not in page.setups:
+        out["arm_text"] = "The authors' setup, whose treated arm this paragraph reads, is not run."
+    elif page.settings.paper_lineages:
+        out["arm_text"] = (
+            "The authors' Qwen arm is the official domain-specific fine-tunes alone, mostly math "
+            "and instruction specialists (a math model, distilled reasoning models, 1M-context "
+            "instruct models):"
+        )
+    else:
+        out["arm_text"] = (
+            f"The authors' {second} arm is the official domain-specific fine-tunes of {second} "
+            "alone:"
+        )
+    return out

@@ -124,10 +124,30 @@ def plot_ate(
     for j, g in enumerate(groups):
         sub = frame[frame[group] == g].set_index("outcome").reindex(outcomes)
         pos = np.arange(len(outcomes)) - 0.4 + height * (j + 0.5)
-        err = np.vstack([sub[value] - sub["ci_low"], sub["ci_high"] - sub[value]])
-        ax.errorbar(
-            sub[value], pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o", capsize=3, label=g
+        point = sub[value].to_numpy(dtype=float)
+        low, high = sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float)
+        err = np.vstack([point - low, high - point])
+        # a percentile interval need not hold its point estimate: such an interval is drawn
+        # on its own, centred on itself, and the point without error bars
+        inside = np.all(err >= 0, axis=0)
+        line = ax.errorbar(
+            point,
+            pos,
+            xerr=np.where(np.isfinite(err) & inside, err, 0.0),
+            fmt="o",
+            capsize=3,
+            label=g,
         )
+        apart = ~inside & np.isfinite(low) & np.isfinite(high)
+        if apart.any():
+            ax.errorbar(
+                (low[apart] + high[apart]) / 2,
+                pos[apart],
+                xerr=(high[apart] - low[apart]) / 2,
+                fmt="none",
+                capsize=3,
+                color=line.lines[0].get_color(),
+            )
     if reference is not None:
         ref = [(i, reference[o]) for i, o in enumerate(outcomes) if o in reference]
         if ref:
