@@ -1088,8 +1088,8 @@ def setups_text(page: Any) -> str:
     fits = join_words(f"{FIT_WORDS[f]} fit" for f in several)
     k = join_words(str(page.settings.restarts("careful", f)) for f in several)
     return (
-        f"Under the careful setup each run of the {fits} keeps the best of {k} FastICA starts "
-        "by FastICA's own objective ({ref}`mmlu-fragile` says why); every other run makes one "
+        f"Under the careful setup each run of the {fits} keeps the best of {k} FastICA starts, "
+        "by FastICA's own objective ({ref}`mmlu-fragile` says why). Every other run makes one "
         "start, as the authors' code does."
     )
 
@@ -1110,18 +1110,16 @@ def cross_cause(page: Any) -> str:
         d, med_best, lo, hi = best.objective[0]
         never = "never gives it" if best.share == 0 else "rarely does"
         k = page.settings.restarts("careful", "cross")
-        where = f"the objective prefers the one with {_objective(med_best)}"
+        where = f"FastICA's objective prefers one with {_objective(med_best)}"
         if "careful" in page.setups and k > 1:
             med = _domain_objective(_fits(page, "careful", "cross"), d)
             if abs(med - med_best) <= max(hi - lo, 1e-5):
                 where = (
-                    f"the careful setup's best of {count(k, 'start')} finds the one with "
-                    f"{_objective(med)}"
+                    f"the careful setup's {count(k, 'start')} find a better one, {_objective(med)}"
                 )
         return (
-            f"The difference is a FastICA local optimum of {d}: the paper's order comes from "
-            f"its optimum with objective {_objective(paper[0].objective[0][1])}, while {where}, "
-            f"which {never}"
+            f"The cause is a FastICA local optimum of {d}: the paper's order comes from one with "
+            f"objective {_objective(paper[0].objective[0][1])}, and {where}, which {never}"
         )
     return ""
 
@@ -1410,7 +1408,8 @@ def physics_text(page: Any) -> str:
     where = f" {_under(page, minimal)}" if minimal else ""
     out = [
         f"{choice}: {join_words(f.domains)} {has} the smallest MIC among the "
-        f"{count(len(f.table), 'subset')} of at least {f.min_size} in the typical run{where}.",
+        f"{count(len(f.table), 'subset')} of at least {count(f.min_size, 'base model')} in the "
+        f"typical run{where}.",
         f"They have it in {k_of_n(k, len(per), 'sweep seeds')} of {SETUP_WORDS[s]}.",
         f"Their MIC has {_ensemble_words(page, 'H.5-phys-mic', s)} under {SETUP_WORDS[s]}, "
         f"against the paper's {_paper_value('H.5-phys-mic'):g}.",
@@ -1506,25 +1505,25 @@ def stability_text(page: Any) -> str:
     for fit, v in mic.items():
         spread = max(v) / min(v)
         moves = "moves little" if spread < 1.2 else f"spreads over a factor of {spread:.1f}"
-        out.append(
-            f"The {FIT_WORDS[fit]} MIC {moves}: {median_range(v, what='runs')} of {SETUP_WORDS[s]}."
-        )
-    return " ".join(out)
+        out.append(f"the {FIT_WORDS[fit]} MIC {moves}, {median_range(v, what='')}.")
+    out[0] = f"Over the {count(len(mic['math']), 'run')} of {SETUP_WORDS[s]} {out[0]}"
+    return " ".join(t[0].upper() + t[1:] for t in out)
 
 
-def why_text(page: Any) -> str:
-    """The causes of the differences from the paper, one bullet per subject fit (MyST)."""
+def why_texts(page: Any) -> dict[str, str]:
+    """The causes of the differences from the paper, one paragraph per subject fit (MyST,
+    fit -> text, each opening with the fit's name in bold)."""
     s = _shown(page)
     m = page.results[s].math
     size = len(m.domains)
     best = m.table[m.table["size"] == size].sort_values("mic", kind="stable").iloc[0]
     swap = sorted(set(best["subset"]) ^ set(m.domains))
     math = (
-        f"- **Mathematics (Paper Figure 28).** The paper's MIC and its choice of base models "
+        f"**Mathematics (Paper Figure 28).** The paper's MIC and its choice of base models "
         f"{holds(page, ['H.5-math-mic', 'H.5-math-minimal'])}"
         if _row(page, "H.5-math-mic").setups[s].verdict
         == _row(page, "H.5-math-minimal").setups[s].verdict
-        else "- **Mathematics (Paper Figure 28).** The paper's MIC "
+        else "**Mathematics (Paper Figure 28).** The paper's MIC "
         f"{holds(page, ['H.5-math-mic'])}, its choice of base models "
         f"{holds(page, ['H.5-math-minimal'])}"
     )
@@ -1551,18 +1550,16 @@ def why_text(page: Any) -> str:
     p = page.results[s].physics
     last = [r for r in p.alignment.index if p.alignment.loc[r, "benchmark"] == PHYSICS_SUBJECTS[0]]
     physics = (
-        f"- **Physics (Paper Figure 29).** The choice of base models "
+        f"**Physics (Paper Figure 29).** The choice of base models "
         f"{holds(page, ['H.5-phys-minimal'])}, and the MIC {holds(page, ['H.5-phys-mic'])}. "
         f"Conceptual physics as the first factor {holds(page, ['H.5-phys-z1'])}"
         + (f". It is {last[0]} in {_typical(page, s)}." if last and last[0] != "z1" else ".")
     )
-    cross = (
-        f"- **Across subjects (Paper Figure 30).** The order {holds(page, ['H.5-cross-order'])}."
-    )
+    cross = f"**Across subjects (Paper Figure 30).** The order {holds(page, ['H.5-cross-order'])}."
     cause = cross_cause(page)
     if cause:
         cross += f" {cause} ({{ref}}`mmlu-fragile`)."
-    return "\n".join([math, physics, cross])
+    return {"math": math, "physics": physics, "cross": cross}
 
 
 # --------------------------------------------------------------------------- tables and figures
