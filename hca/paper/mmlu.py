@@ -931,7 +931,7 @@ _VERDICT_WORDS = {
     "partly": ("holds in part", "hold in part"),
     "not reproduced": ("does not hold", "do not hold"),
     "not determined": ("is not determined", "are not determined"),
-    "not applicable": ("is not asked", "are not asked"),
+    "not applicable": ("does not apply", "do not apply"),
 }
 
 
@@ -1022,17 +1022,18 @@ def answer(page: Any) -> str:
     )
     z1 = ["H.5-math-z1", "H.5-phys-z1"]
     if all(_row(page, c).setups[x].verdict == "not reproduced" for c in z1 for x in page.setups):
-        head = "Neither first factor comes back " + (
-            "under either setup" if len(page.setups) == 2 else f"under {SETUP_WORDS[s]}"
+        head = "Neither first factor comes back" + (
+            " under either setup" if len(page.setups) == 2 else ""
         )
     else:
         head = (
             f"College mathematics first {holds(page, z1[:1])}, and conceptual physics first "
             f"{holds(page, z1[1:])}"
         )
+    under = f"under {SETUP_WORDS[s]} " if len(page.setups) > 1 else ""
     out.append(
-        f"{head}: under {SETUP_WORDS[s]} college mathematics leads the mathematics fit in "
-        f"{college}, conceptual physics the physics fit in {concept}."
+        f"{head}: {under}college mathematics leads the mathematics fit in {college}, conceptual "
+        f"physics the physics fit in {concept}."
     )
     paper = list(paper_cross())
     per = [
@@ -1085,12 +1086,14 @@ def setups_text(page: Any) -> str:
     several = [f for f in FITS if page.settings.restarts("careful", f) > 1]
     if "careful" not in page.setups or not several:
         return "Every run makes one FastICA start per base model, as the authors' code does."
-    fits = join_words(f"{FIT_WORDS[f]} fit" for f in several)
-    k = join_words(str(page.settings.restarts("careful", f)) for f in several)
+    each = join_words(
+        f"each run of the {FIT_WORDS[f]} fit keeps the best of "
+        f"{count(page.settings.restarts('careful', f), 'FastICA start')}"
+        for f in several
+    )
     return (
-        f"Under the careful setup each run of the {fits} keeps the best of {k} FastICA starts, "
-        "by FastICA's own objective ({ref}`mmlu-fragile` says why). Every other run makes one "
-        "start, as the authors' code does."
+        f"Under the careful setup {each}, by FastICA's own objective ({{ref}}`mmlu-fragile` "
+        "says why). Every other run makes one start, as the authors' code does."
     )
 
 
@@ -1169,7 +1172,8 @@ def fragile_text(page: Any, fit: str) -> str:
     optima = count(len(e0.optima), "FastICA optimum", "FastICA optima")
     held = f"{join_words(o.runs for o in major)} of the {count(e0.runs, 'run')}"
     if len(major) < 2:
-        out.append(f"The runs land in {optima}, and no two of them hold a tenth of the runs each.")
+        which = "only one of which holds" if major else "none of which holds"
+        out.append(f"The runs land in {optima}, {which} at least a tenth of them.")
     elif len(major) == len(e0.optima):
         out.append(f"The runs land in {optima}, each holding at least a tenth of them: {held}.")
     else:
@@ -1335,14 +1339,14 @@ def math_text(page: Any) -> str:
     mic = _row(page, "H.5-math-mic").setups[s].ensemble
     ratio = mic.median / _paper_value("H.5-math-mic")
     than = (
-        f"{ratio:.0f} times the paper's {_paper_value('H.5-math-mic'):g}"
+        f", {ratio:.0f} times the paper's {_paper_value('H.5-math-mic'):g}"
         if ratio >= 2
-        else f"against the paper's {_paper_value('H.5-math-mic'):g}"
+        else f", against the paper's {_paper_value('H.5-math-mic'):g}"
     )
     where = "On the paper's three base models" if paper else "On the settings' base models"
     out.append(
         f"{where} the MIC has {_ensemble_words(page, 'H.5-math-mic', s)} under "
-        f"{SETUP_WORDS[s]}, {than}."
+        f"{SETUP_WORDS[s]}{than if paper else ''}."
     )
     size = len(f.domains)
     table = f.table[f.table["size"] == size]
@@ -1370,16 +1374,11 @@ def math_text(page: Any) -> str:
     )
     rows = [r for r in ("z2", "z3") if f.alignment.loc[r, "top"] == MATH_SUBJECTS[0]]
     if rows and college == 0:
-        out.append(
-            f"In {_typical(page, s)} college mathematics is the top subject of {rows[0]}, so "
-            f"the paper's reading of z1 {holds(page, ['H.5-math-z1'])}, and its reading of z2 "
-            f"and z3 {holds(page, ['H.5-math-z23'])}."
-        )
-    else:
-        out.append(
-            f"The paper's reading of z1 {holds(page, ['H.5-math-z1'])}, and its reading of z2 "
-            f"and z3 {holds(page, ['H.5-math-z23'])}."
-        )
+        out.append(f"In {_typical(page, s)} college mathematics is the top subject of {rows[0]}.")
+    out.append(
+        f"The paper's reading of z1 {holds(page, ['H.5-math-z1'])}, and its reading of z2 "
+        f"and z3 {holds(page, ['H.5-math-z23'])}."
+    )
     return " ".join(out)
 
 
@@ -1410,21 +1409,34 @@ def physics_text(page: Any) -> str:
         f"{choice}: {join_words(f.domains)} {has} the smallest MIC among the "
         f"{count(len(f.table), 'subset')} of at least {count(f.min_size, 'base model')} in the "
         f"typical run{where}.",
-        f"They have it in {k_of_n(k, len(per), 'sweep seeds')} of {SETUP_WORDS[s]}.",
-        f"Their MIC has {_ensemble_words(page, 'H.5-phys-mic', s)} under {SETUP_WORDS[s]}, "
-        f"against the paper's {_paper_value('H.5-phys-mic'):g}.",
+        f"This choice has the smallest MIC in {k_of_n(k, len(per), 'sweep seeds')} of "
+        f"{SETUP_WORDS[s]}.",
+        f"Its MIC has {_ensemble_words(page, 'H.5-phys-mic', s)} under {SETUP_WORDS[s]}"
+        + (
+            f", against the paper's {_paper_value('H.5-phys-mic'):g}."
+            if _paper_choice(f, "physics")
+            else "."
+        ),
     ]
     conv = sum(all(x.model.ica_converged_.values()) for x in fits)
+    spread = {
+        fit: max(x.model.mic_ for x in _fits(page, s, fit))
+        / min(x.model.mic_ for x in _fits(page, s, fit))
+        for fit in ("math", "physics")
+    }
+    ratio = spread["physics"] / spread["math"]
+    than = "more than" if ratio > 1.1 else "less than" if ratio < 1 / 1.1 else "about as much as"
     out.append(
         f"FastICA converges in every base model in {k_of_n(conv, len(fits), 'runs')}, and the "
-        f"MIC varies with the seed far more than the mathematics MIC ({{ref}}`mmlu-seeds`)."
+        f"MIC varies with the seed {than} the mathematics MIC ({{ref}}`mmlu-seeds`)."
     )
     z1 = _top_counts(fits, "z1")
     concept = int(z1.get(PHYSICS_SUBJECTS[0], 0))
     others = join_words((short_label(c) for c in z1.index if c != PHYSICS_SUBJECTS[0]), "or")
     out.append(f"Conceptual physics as the first factor {holds(page, ['H.5-phys-z1'])}.")
+    most = "in most runs" if concept < len(fits) / 2 else "in the other runs"
     out.append(
-        f"The first factor is {others or 'another subject'} in most runs, conceptual physics "
+        f"The first factor is {others or 'another subject'} {most}, conceptual physics "
         f"in {k_of_n(concept, len(fits), 'runs')}."
     )
     both = sum(all(_mixture_rows(_sq(x), x.subjects, PHYSICS_SUBJECTS[1:])) for x in fits)
@@ -1517,7 +1529,6 @@ def why_texts(page: Any) -> dict[str, str]:
     m = page.results[s].math
     size = len(m.domains)
     best = m.table[m.table["size"] == size].sort_values("mic", kind="stable").iloc[0]
-    swap = sorted(set(best["subset"]) ^ set(m.domains))
     math = (
         f"**Mathematics (Paper Figure 28).** The paper's MIC and its choice of base models "
         f"{holds(page, ['H.5-math-mic', 'H.5-math-minimal'])}"
@@ -1527,31 +1538,47 @@ def why_texts(page: Any) -> dict[str, str]:
         f"{holds(page, ['H.5-math-mic'])}, its choice of base models "
         f"{holds(page, ['H.5-math-minimal'])}"
     )
-    math += (
-        f"; the smallest MIC of {best['mic']:.3f} belongs to a neighbouring subset "
-        f"({join_words(swap, 'swapped for') if len(swap) == 2 else join_words(swap)})."
-        if swap
-        else "."
-    )
-    math += (
-        " The most likely reason is the domains: the MMLU leaderboard has no base-model column, "
-        "our attribution of its models (through v1's metadata) is not the authors', and a "
-        "different set of models gives a different fit."
-    )
+    added = sorted(set(best["subset"]) - set(m.domains))
+    removed = sorted(set(m.domains) - set(best["subset"]))
+    if len(added) == len(removed) == 1:
+        math += (
+            f"; the smallest MIC, {best['mic']:.3f}, belongs to a neighbouring subset, with "
+            f"{added[0]} in place of {removed[0]}."
+        )
+    elif added or removed:
+        math += f"; the smallest MIC, {best['mic']:.3f}, belongs to {join_words(best['subset'])}."
+    else:
+        math += "."
+    if not _paper_choice(m, "math"):
+        math = (
+            "**Mathematics (Paper Figure 28).** The settings fit other base models than the "
+            "paper's, so its MIC and its choice of base models do not apply."
+        )
+    else:
+        math += (
+            " The most likely reason is the domains: the MMLU leaderboard has no base-model "
+            "column, our attribution of its models (through v1's metadata) is not the authors', "
+            "and a different set of models gives a different fit."
+        )
     college = sum(
         f.alignment.loc["z1", "top"] == MATH_SUBJECTS[0]
         for x in page.setups
         for f in _fits(page, x, "math")
     )
     if college == 0:
-        math += (
-            " College mathematics is z1 in no run of either setup, so the seed is not the cause."
-        )
+        runs = "either setup" if len(page.setups) == 2 else SETUP_WORDS[page.setups[0]]
+        math += f" College mathematics is z1 in no run of {runs}, so the seed is not the cause."
     p = page.results[s].physics
     last = [r for r in p.alignment.index if p.alignment.loc[r, "benchmark"] == PHYSICS_SUBJECTS[0]]
+    choice = (
+        f"The choice of base models {holds(page, ['H.5-phys-minimal'])}, and the MIC "
+        f"{holds(page, ['H.5-phys-mic'])}. "
+        if _paper_choice(p, "physics")
+        else "The settings fit other base models than the paper's, so its MIC and its choice "
+        "of base models do not apply. "
+    )
     physics = (
-        f"**Physics (Paper Figure 29).** The choice of base models "
-        f"{holds(page, ['H.5-phys-minimal'])}, and the MIC {holds(page, ['H.5-phys-mic'])}. "
+        f"**Physics (Paper Figure 29).** {choice}"
         f"Conceptual physics as the first factor {holds(page, ['H.5-phys-z1'])}"
         + (f". It is {last[0]} in {_typical(page, s)}." if last and last[0] != "z1" else ".")
     )
