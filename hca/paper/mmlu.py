@@ -1689,7 +1689,7 @@ def subject_figure(page: Any, fit: str) -> Any:
     f = fits[_shown(page)]
     names = [short_label(x) for x in f.subjects]
     mixings = {
-        f"{SETUP_WORDS[s][4:]}, seed {page.results[s].setup.ica_seed}": fits[s].model.mixing_
+        f"{SETUP_LABELS[s]} (seed {page.results[s].setup.ica_seed})": fits[s].model.mixing_
         for s in page.setups
     }
     return plots.plot_subject_panels(f.corr, f.spectra, mixings, names)[0, 0].figure

@@ -172,5 +172,5 @@ def plot_runs_mic(
     ax.set_xticks(range(len(values)), list(values))
     ax.set_ylabel("MIC")
     ax.set_ylim(0, None)
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=9, frameon=False)
     return ax
