@@ -1,14 +1,18 @@
 """MMLU by subject (Appendix H.5): the chapter's analysis, its claims, and its helpers.
 
 The chapter (:func:`run`, computed once per setup, :mod:`hca.paper.cache`) fits HCA with three
-factors on three related subjects at a time: mathematics and physics on the paper's choices of
-base models, with the MIC of every subset of the available base models, and Figure 30's
-subjects on the physics choice and on two alternatives; every fit is repeated over FastICA
-seeds (:class:`Settings`). The evaluators at the end judge the paper's claims. The leaderboard
-has no public domain rule of the authors, so both setups (:mod:`hca.paper.setups`) use this
-book's attribution (:func:`mmlu_frame`, shared: :func:`mmlu_data`) and differ in the
-estimator's options; where the paper states no subset size (Figure 30's alternative choice of
-base models) the setup's ``min_subset_size`` applies. Refits use ``search="sequential"``, which
+factors on three related subjects at a time: mathematics and physics on the settings' choices
+of base models (the paper's by default), with the MIC of every subset of the available base
+models, and Figure 30's subjects on the physics choice and on two alternatives; every fit is
+repeated over FastICA seeds (:class:`Settings`, whose fields a reader may change). The
+evaluators judge the paper's claims; a claim about the paper's choice of base models does not
+apply to other ones. The leaderboard has no public domain rule of the authors, so both setups
+(:mod:`hca.paper.setups`) use this book's attribution (:func:`mmlu_frame`, shared:
+:func:`mmlu_data`) and differ in the estimator's options: HCA's residuals, and under the
+careful setup the best of several FastICA starts per run in the cross-subject fit
+(:data:`CAREFUL_RESTARTS`, measured by :func:`restart_measurement`); where the paper states no
+subset size (Figure 30's alternative choice of base models) the setup's ``min_subset_size``
+applies. Refits use ``search="sequential"``, which
 returns the exhaustive optimum when it certifies it; ``n_uncertified`` counts the others.
 Every fit allows FastICA :data:`MAX_ITER` iterations: at the default 1,000 the physics fit's
 Llama-2-70B stops short of convergence at most seeds (it needs about 1,300), and a run stopped
@@ -23,7 +27,12 @@ parameter counts. :func:`mmlu_frame` joins v1's architecture and date by model i
 
 The readouts of a fit on as many subjects as components (which subject each factor is closest
 to, :func:`factor_alignment`, and a refit over seeds read off as a row, :func:`seed_fit_row`)
-are :mod:`hca.paper.mmlu_readouts`, re-exported here.
+are :mod:`hca.paper.mmlu_readouts`, re-exported here. The chapter's page
+(:func:`hca.paper.scorecard.chapter_page`) is written by :func:`answer`, the section texts
+(:func:`math_text`, :func:`physics_text`, :func:`cross_text`, :func:`fragile_text`,
+:func:`stability_text`, :func:`why_texts`), the tables (:func:`seed_table`,
+:func:`cross_table`, :func:`convergence_table`, :func:`optima_table`) and the figures
+(:func:`subject_figure`, :func:`mic_figure`, :func:`seeds_figure`), all from the page.
 """
 
 from __future__ import annotations
@@ -90,6 +99,37 @@ __all__ = [
     "MMLUResults",
     "mmlu_data",
     "run",
+    "MAX_ITER",
+    "FITS",
+    "CAREFUL_RESTARTS",
+    "check_available",
+    "RestartMeasurement",
+    "restart_measurement",
+    "FIT_CLAIMS",
+    "CLAIM_NAMES",
+    "SETUP_WORDS",
+    "SETUP_LABELS",
+    "FIT_WORDS",
+    "SHORT_NAMES",
+    "holds",
+    "paper_cross",
+    "answer",
+    "setups_text",
+    "cross_cause",
+    "fragile_text",
+    "optima_table",
+    "math_text",
+    "mixture_share",
+    "physics_text",
+    "cross_text",
+    "stability_text",
+    "why_texts",
+    "seed_table",
+    "cross_table",
+    "convergence_table",
+    "subject_figure",
+    "mic_figure",
+    "seeds_figure",
 ]
 
 
@@ -175,18 +215,24 @@ FITS: dict[str, tuple[str, ...]] = {
 }
 
 #: FastICA starts per run under the careful setup, per subject fit (a fit not named: one).
-#: Each run keeps the start with the largest objective (``HCA(n_restarts=k)``: the starts
-#: ``seed .. seed + k - 1``), FastICA's standard remedy for local optima, applied where one
-#: optimum is clearly better (CONTRIBUTING.md, the rule of 2026-11-29, step 5c). Measured with
-#: :func:`restart_measurement` (``benchmarks/bench_mmlu_restarts.py``) over the 40 runs of
-#: seeds 0-39 on the book's data: in the cross-subject fit one start in five
-#: lands in Mixtral-8x7B's better optimum (objective about 0.0028 against 0.0013), so one
-#: start finds it in 7 of the 40 runs, 5 starts in 26, 10 in 39 and 15 and 20 in all 40; 20
-#: starts leave an expected 0.6 of 40 runs in the worse optimum (the 400 single starts' rate)
-#: and add about 2 s of CPU to the chapter. The physics fit's two optima of Llama-2-70B
-#: cannot be told apart by the objective (step 4), so restarts are no remedy there (they would
-#: pick whichever start the objective's noise favours); the mathematics fit has no
-#: rounding-sensitive run.
+#: Each run keeps the start with the largest objective (``HCA(n_restarts=k)``: run ``s`` keeps
+#: the best of the starts ``s .. s + k - 1``, so neighbouring runs share starts), FastICA's
+#: standard remedy for local optima, applied where one optimum is clearly better
+#: (CONTRIBUTING.md, the rule of 2026-11-29, step 5c). Measured with
+#: :func:`restart_measurement` (``benchmarks/bench_mmlu_restarts.py``; 2-core machine,
+#: 2026-11-29) over the 40 runs of seeds 0-39 on the book's data. Cross-subject fit: 76 of 400
+#: single starts land in Mixtral-8x7B's better optimum (objective median 0.00278 against 0.00132
+#: in the optimum of 321); the best of k starts finds it in 7 of the 40 runs for k = 1, 26 for
+#: 5, 39 for 10 and all 40 for 15, 20, 30 and 40, and no run is rounding-sensitive from k = 15.
+#: By the single starts' rate, 10 starts leave an expected 4.9 of 40 runs in the worse optimum
+#: and 20 starts 0.6, so 20 starts find it in nearly every run, here and on another processor
+#: or seed set. They cost about 0.5 s of FastICA per 40 runs (59 distinct starts instead of
+#: 40); the whole chapter under both setups takes 12.1 s of CPU from scratch instead of 9.3 s.
+#: Physics fit: Llama-2-70B's two major optima cannot be told apart by the objective (medians
+#: 0.00417 and 0.00416, within the spread of one; step 4), so it keeps one start: the best of
+#: 10 or more starts would land every run in the optimum whose best starts happen to score
+#: highest, and would move the careful setup's physics MIC from not determined to reproduced
+#: on a difference the rule calls noise. The mathematics fit has no rounding-sensitive run.
 CAREFUL_RESTARTS: tuple[tuple[str, int], ...] = (("cross", 20),)
 
 
