@@ -41,6 +41,7 @@ from hca.plots.interpret import (  # noqa: F401
 from hca.plots.mmlu import (  # noqa: F401
     plot_clustered_correlation,
     plot_mic_panels,
+    plot_runs_mic,
     plot_subject_panels,
 )
 from hca.plots.recovery import (  # noqa: F401

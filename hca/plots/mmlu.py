@@ -15,7 +15,12 @@ from hca.plots.axes import annotate_cells, get_axes, get_axes_grid
 from hca.plots.estimator import plot_matrix, plot_mic_by_subset, plot_mixing
 from hca.plots.subspace import plot_explained_variance
 
-__all__ = ["plot_clustered_correlation", "plot_subject_panels", "plot_mic_panels"]
+__all__ = [
+    "plot_clustered_correlation",
+    "plot_subject_panels",
+    "plot_mic_panels",
+    "plot_runs_mic",
+]
 
 
 def plot_clustered_correlation(
@@ -70,8 +75,10 @@ def plot_subject_panels(
 ) -> np.ndarray:
     """A subject fit (Figures 28-30): (a) the subjects' correlations, (b) their spectra
     within the base models (:func:`hca.plots.plot_explained_variance`), (c) and (d) one mixing
-    matrix per entry of ``mixings`` (title -> G, at most two), with display ``names``. Returns
-    the 2 x 2 axes."""
+    matrix per entry of ``mixings`` (title -> G, one or two; with one, panel (d) is left out),
+    with display ``names``. Returns the 2 x 2 axes."""
+    if not 1 <= len(mixings) <= 2:
+        raise ValueError(f"plot_subject_panels: one or two mixing matrices, got {len(mixings)}")
     grid = get_axes_grid(axes, 2, 2, figsize=(8, 6.4))
     plot_matrix(
         corr.to_numpy(),
@@ -87,6 +94,8 @@ def plot_subject_panels(
     grid[0, 1].set_xticks([1, 2, 3])
     for ax, (title, G), tag in zip(grid[1], mixings.items(), "cd"):
         plot_mixing(G, names, ax=ax, colorbar=False, title=f"({tag}) mixing matrix, {title}")
+    for ax in grid[1][len(mixings) :]:
+        ax.set_visible(False)
     grid[0, 0].figure.tight_layout()
     return grid
 
@@ -110,3 +119,58 @@ def plot_mic_panels(
         ax.set_title(title)
     panels[0].figure.tight_layout()
     return panels
+
+
+#: Colours of the setups' dots in :func:`plot_runs_mic` (in the order the setups come).
+_RUN_COLOURS = ("#dd8452", "#4c72b0")
+
+
+def plot_runs_mic(
+    values: Mapping[str, Mapping[str, Sequence[float]]],
+    typical: Mapping[str, Mapping[str, float]],
+    *,
+    reference: Mapping[str, float | None] | None = None,
+    ax: Axes | None = None,
+    seed: int = 0,
+) -> Axes:
+    """The MIC of every run of an ensemble, one column of dots per group (a subject fit) and
+    setup, the typical run ringed, the paper's MIC as a black bar.
+
+    Parameters
+    ----------
+    values : mapping
+        Group -> setup label -> the runs' MICs.
+    typical : mapping
+        Group -> setup label -> the typical run's MIC.
+    reference : mapping, optional
+        Group -> the paper's MIC (None: the paper gives none).
+    ax : matplotlib Axes, optional
+    seed : int, default=0
+        Seed of the dots' horizontal jitter (drawing only).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = get_axes(ax, figsize=(8, 3.4))
+    rng = np.random.default_rng(seed)
+    setups = list(dict.fromkeys(s for v in values.values() for s in v))
+    if len(setups) > len(_RUN_COLOURS):
+        raise ValueError(f"plot_runs_mic: at most {len(_RUN_COLOURS)} setups, got {setups}")
+    offsets = [0.0] if len(setups) == 1 else [-0.17, 0.17]
+    for k, (group, per) in enumerate(values.items()):
+        for off, s, colour in zip(offsets, setups, _RUN_COLOURS):
+            v = np.asarray(per[s], dtype=float)
+            x = k + off + rng.uniform(-0.06, 0.06, len(v))
+            ax.scatter(x, v, s=14, color=colour, alpha=0.75, label=s if k == 0 else None)
+            ax.scatter([k + off], [typical[group][s]], s=90, facecolors="none", edgecolors="black")
+        ref = (reference or {}).get(group)
+        if ref is not None:
+            ax.hlines(
+                ref, k - 0.35, k + 0.35, color="black", lw=2, label="paper" if k == 0 else None
+            )
+    ax.set_xticks(range(len(values)), list(values))
+    ax.set_ylabel("MIC")
+    ax.set_ylim(0, None)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=9, frameon=False)
+    return ax
