@@ -145,15 +145,6 @@ def test_v1_figures_draw_every_domain(six):
     plt.close("all")
 
 
-def test_mmlu_helpers():
-    assert pages.mmlu_label("mmlu_college_mathematics") == "college math"
-    H = np.array([[1.0, 0, 0], [0, 3.0, 4.0], [1.0, 1.0, 0]])
-    fit = SimpleNamespace(model=SimpleNamespace(unmixing_=H), subjects=[
-        "mmlu_conceptual_physics", "mmlu_high_school_physics", "mmlu_college_physics"])
-    z2, z3 = pages.mmlu_mixture_share(fit)
-    assert z2 == pytest.approx(1.0) and z3 == pytest.approx(0.5)
-
-
 def test_subject_and_mic_panels():
     from hca import plots
     from hca.subspace import explained_variance

@@ -49,6 +49,7 @@ __all__ = [
     "OBJECTIVE",
     "SAME_OPTIMUM",
     "MAJOR_SHARE",
+    "objective_order",
     "ENSEMBLE_RULE",
     "borderline_margin",
     "needs_more_runs",
@@ -196,7 +197,7 @@ class Optimum:
         """``"objective median 0.0123 (range 0.0121 to 0.0125)"`` per fragile domain."""
         parts = []
         for d, med, lo, hi in self.objective:
-            rng = median_range(median=med, low=lo, high=hi, n=self.runs, what="", digits=4)
+            rng = median_range(median=med, low=lo, high=hi, n=self.runs, what="", digits=6)
             prefix = f"{d}: " if len(self.objective) > 1 else ""
             parts.append(prefix + rng)
         return "objective " + "; ".join(parts)
@@ -766,12 +767,23 @@ def _compare(a: Optimum, b: Optimum) -> int:
     for (_, ga), (_, gb), oa, ob in zip(a.groups, b.groups, a.objective, b.objective):
         if ga == gb:
             continue
-        gap = oa[1] - ob[1]
-        spread = max(oa[3] - oa[2], ob[3] - ob[2])
-        if abs(gap) <= spread:
+        sign = objective_order(oa[1:], ob[1:])
+        if sign == 0:
             return 0
-        signs.add(1 if gap > 0 else -1)
+        signs.add(sign)
     return signs.pop() if len(signs) == 1 else 0
+
+
+def objective_order(a: Sequence[float], b: Sequence[float]) -> int:
+    """Which of two groups of FastICA runs the objective clearly prefers, from their
+    ``(median, low, high)``: +1 for ``a``, -1 for ``b``, 0 when the gap between the medians is
+    at most the larger of the two ranges (the spread within one optimum; the rule of
+    2026-11-29)."""
+    (ma, la, ha), (mb, lb, hb) = a, b
+    gap = float(ma) - float(mb)
+    if abs(gap) <= max(float(ha) - float(la), float(hb) - float(lb)):
+        return 0
+    return 1 if gap > 0 else -1
 
 
 def ensemble_outcome(

@@ -66,6 +66,7 @@ from hca.paper.claims import (
     claim,
     grade,
     numeric_verdict,
+    objective_order,
     paper_list,
 )
 from hca.paper.constants import (
@@ -1924,12 +1925,11 @@ def restart_measurement(
         major = [g for g in found if len(g[1]) >= max(2, MAJOR_SHARE * n_reference)]
         top = max(major, key=lambda g: float(np.median(g[1])))
         tops[d] = top[0]
-        spread = {id(g): max(g[1]) - min(g[1]) for g in major}
-        clear &= all(
-            np.median(top[1]) - np.median(g[1]) > max(spread[id(g)], spread[id(top)])
-            for g in major
-            if g is not top
-        )
+
+        def stats(g: Any) -> tuple[float, float, float]:
+            return float(np.median(g[1])), min(g[1]), max(g[1])
+
+        clear &= all(objective_order(stats(top), stats(g)) == 1 for g in major if g is not top)
         for j, g in enumerate(found):
             optima.append(
                 {
