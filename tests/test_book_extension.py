@@ -1,6 +1,7 @@
 """Helpers of the book's Sphinx extension (book/_ext/hca_book) that need no Sphinx build: a
-figure's minimum width on a phone, the downloads' ``download`` attribute, the interactive
-table's caption, the ``{eval}`` expression form."""
+figure's minimum width on a phone and the cue above it, its alt text from the caption, the
+downloads' ``download`` attribute, the interactive table's caption, the ``{eval}`` expression
+forms."""
 
 from __future__ import annotations
 
@@ -49,16 +50,68 @@ def test_min_width_goes_on_the_figure_images_only():
     app = SimpleNamespace(_hca_min_width={"a.svg": 544})
     ctx = {"body": '<img alt="x" src="../_images/a.svg" /><img src="../_images/b.svg" />'}
     figures.add_min_widths(app, "p", "t", ctx, None)
-    assert ctx["body"] == ('<img alt="x" src="../_images/a.svg" style="min-width: 544px" />'
+    cue = figures.CUE.format(src="../_images/a.svg")
+    assert ctx["body"] == (cue + '<div class="hca-figure-scroll"><img alt="x" '
+                           'src="../_images/a.svg" style="min-width: 544px" /></div>'
                            '<img src="../_images/b.svg" />')
+    # the cue links the figure's own SVG, in a new tab, and is not a download
+    assert 'href="../_images/a.svg" target="_blank"' in cue and "download" not in cue
+    figures.add_min_widths(app, "p", "t", ctx, None)  # a second pass changes nothing
+    assert ctx["body"].count("hca-figure-scroll") == 1
+
+
+def test_alt_text_from_the_caption():
+    short = "Paper Figure 2a: the  variance\nexplained by each component."
+    assert figures.alt_text(short) == "Paper Figure 2a: the variance explained by each component."
+    long = ("Paper Figure 4 reproduced under both setups. " + "Left: the causal graph of "
+            "each domain, with edge weights. " * 3 + "Right: the MIC of every subset.")
+    alt = figures.alt_text(long, limit=120)
+    assert alt.startswith("Paper Figure 4 reproduced under both setups. Left:")
+    assert len(alt) <= 120 and alt.endswith(".")  # whole sentences
+    one = "A caption of one sentence " + "that goes on and on " * 20 + "until it ends."
+    cut = figures.alt_text(one, limit=100)
+    assert len(cut) <= 100 and cut.endswith("…") and not cut.endswith(" …")
+    assert figures._plain_tex(r"S_{\text{inv}}") == "S_inv"
+    assert figures._plain_tex(r"\mathcal{M}_1") == "M_1"
+
+
+def test_alt_text_replaces_file_names_and_keeps_given_text():
+    from docutils import nodes
+
+    def figure(*alts):
+        fig = nodes.figure()
+        for alt in alts:
+            img = nodes.image(uri="x.svg")
+            if alt is not None:
+                img["alt"] = alt
+            fig += img
+        cap = nodes.caption()
+        cap += nodes.Text("The MIC of ")
+        cap += nodes.math(text=r"S_{\text{inv}}")
+        cap += nodes.Text(" per subset.")
+        fig += cap
+        return fig
+
+    fig = figure(None)
+    figures.add_alt_texts(fig)
+    assert [i["alt"] for i in fig.findall(nodes.image)] == ["The MIC of S_inv per subset."]
+    fig = figure("../_images/9f3a.svg", "a hand-written description")
+    figures.add_alt_texts(fig)
+    assert [i["alt"] for i in fig.findall(nodes.image)] == [
+        "The MIC of S_inv per subset. (part 1 of 2)", "a hand-written description"]
 
 
 def test_download_links_carry_the_download_attribute():
     ctx = {"body": '<a class="hca-download reference external" href="../_data/scorecard.json">'
-                   'JSON</a> <a class="reference internal" href="x.html">x</a>'}
+                   'JSON</a> <a class="reference internal" href="x.html">x</a> '
+                   '<a class="figure-download reference external" '
+                   'href="../_figures/p/fig-pca-spectrum.svg">SVG</a> '
+                   '<a class="figure-permalink reference internal" href="#fig-pca">Link</a>'}
     downloads.add_download_attribute(None, "p", "t", ctx, None)
     assert 'download="scorecard.json" href="../_data/scorecard.json"' in ctx["body"]
-    assert ctx["body"].count("download=") == 1
+    assert 'download="fig-pca-spectrum.svg" href="../_figures/p/fig-pca-spectrum.svg"' in \
+        ctx["body"]
+    assert ctx["body"].count("download=") == 2
 
 
 def test_interactive_caption_and_eval_expression():

@@ -132,6 +132,25 @@ def phone_context(browser, base_url: str):
         context.close()
 
 
+#: What the theme reads on load to pick its colour mode (pydata-sphinx-theme: ``localStorage``
+#: "mode" and "theme"; the book's default is light).
+DARK_MODE_SCRIPT = "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');"
+
+
+@pytest.fixture(scope="session")
+def dark_context(browser, base_url: str):
+    """A third context at 1400 px with the theme in dark mode (as a reader who chose it with the
+    theme's button), offline as well."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(DARK_MODE_SCRIPT)
+    context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
+    context.set_default_timeout(30_000)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path | None:
     """Where the full-page screenshots go; None when ``HCA_SCREENSHOTS=0`` (``.ci/run``: a CI
