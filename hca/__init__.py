@@ -68,6 +68,7 @@ paper/            the paper's own settings and analyses
   cache             results once per process (read-only copies) and on disk per build
   plain             results as plain data: one .npz of arrays and a JSON tree, no pickle
   claims            the claim-evaluator registry and the shared verdict rules
+  words             numbers that say what they are (k of n, median and range) and prose slips
   data              the data chapter: domain sizes under both rules, attribution audits
   pca               the PCA chapter: Section 2 and Appendix E under both setups
   mmlu              MMLU by subject (Appendix H.5)

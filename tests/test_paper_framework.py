@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -337,54 +339,85 @@ def test_ensemble_outcome_typical_run_and_spread():
 
     values = [0.07, 0.037, 0.038, 0.036, 0.0372]
     o = ensemble_outcome(_runs(["not reproduced"] + ["reproduced"] * 4, values), [0, 1, 2, 3, 4])
-    assert o.ensemble.typical_seed == 4 and "seed 4" in o.ours and o.ours.startswith("v4")
+    assert o.ensemble.typical_seed == 4 and "typical run (seed 4): v4" in o.ours
+    # the fit-based value first: the ensemble's median with its range, over its run set
+    assert o.ours.startswith("median 0.037 (range 0.036 to 0.070) over 5 runs")
     assert o.value == pytest.approx(0.0372) and o.ensemble.low == 0.036 and o.ensemble.high == 0.07
     # 4 of 5 runs: within one standard error (0.21 for 5 runs) of 2/3, flagged borderline
-    assert o.verdict == "reproduced" and o.ensemble.borderline and "median 0.037" in o.ours
+    assert o.verdict == "reproduced" and o.ensemble.borderline and "borderline" in o.reason
+    assert "reproduced in 4 of 5 runs, at least partly in 4" in o.reason
     forced = ensemble_outcome(_runs(["reproduced"] * 5, values), [0, 1, 2, 3, 4], typical=1)
     assert forced.ensemble.typical_seed == 1
     assert typical_index([0.07, 0.037, 0.038]) == 2 and typical_index([1.0, 1.0]) == 0
+    # counts print as whole numbers, a value the same in every run once
+    ranks = ensemble_outcome(_runs(["reproduced"] * 4, [3.0, 2.0, 3.0, 3.0]), range(4))
+    assert ranks.ours.startswith("median 3 (range 2 to 3) over 4 runs"), ranks.ours
+    same = ensemble_outcome(_runs(["reproduced"] * 4, [0.75] * 4), range(4))
+    assert same.ours.startswith("0.750 in all 4 runs") and "every one of" not in same.ours
     with pytest.raises(ValueError, match="outcomes for"):
         ensemble_outcome(_runs(["reproduced"]), [0, 1])
     with pytest.raises(ValueError, match="finite"):
         typical_index([np.nan])
 
 
-def test_ensemble_counts_every_run_and_fragile_fits_are_not_determined():
-    from hca.paper.claims import FRAGILE_SHARE, VERDICTS, ensemble_outcome, needs_more_runs
+def _evidence(optimum, fragile, objective, domain="D"):
+    """A run's evidence whose ``domain`` lands in ``optimum`` (0 or 1: two distinct unmixings)
+    with FastICA objective ``objective``."""
+    from hca.paper.claims import RunEvidence
 
-    assert FRAGILE_SHARE == pytest.approx(0.25)
+    rows = np.eye(3) if optimum == 0 else np.array([[1.0, 1, 0], [0, 1, -1], [1, 0, 1]]) / 2**0.5
+    return RunEvidence((domain,) if fragile else (), {domain: (rows, objective)})
+
+
+def test_fragile_fits_judged_by_the_objective():
+    """The rule of 2026-11-29: optima that answer the same keep the verdict; optima that
+    answer differently and tie on FastICA's objective are not determined; a clearly better
+    optimum is named and the verdict follows from all runs."""
+    from hca.paper.claims import VERDICTS, ensemble_outcome, needs_more_runs
+
     assert VERDICTS.index("not determined") > VERDICTS.index("not reproduced")
-    # 40 runs, 22 rounding-sensitive: not determined, the shares over all runs and over the
-    # 18 rounding-insensitive runs shown side by side
-    verdicts = ["partly"] * 4 + ["not reproduced"] * 14 + ["partly"] * 14 + ["reproduced"] * 8
-    why = [""] * 18 + ["Llama-2-70B"] * 20 + ["Llama-2-70B, Mixtral-8x7B"] * 2
-    values = [0.5] * 18 + [9.0] * 22
-    o = ensemble_outcome(_runs(verdicts, values), range(40), typical=30, evidence=why)
-    e = o.ensemble
-    assert o.verdict == "not determined" and not e.borderline
-    assert (e.runs, e.fragile) == (40, 22) and e.fragile_share == pytest.approx(0.55)
-    assert e.fragile_domains == (("Llama-2-70B", 22), ("Mixtral-8x7B", 2))
-    assert e.share_partly == pytest.approx(26 / 40) and e.share == pytest.approx(8 / 40)
-    assert e.share_partly_insensitive == pytest.approx(4 / 18) and e.share_insensitive == 0
-    assert e.high == 9.0 and o.value == pytest.approx(np.median(values))  # every run counts
-    assert e.typical_seed == 30  # the chapter's typical run, whichever it is
-    assert "rounding-sensitive in 22 of 40 runs (Llama-2-70B 22, Mixtral-8x7B 2)" in o.reason
-    assert "reproduced in 8, at least partly in 26 of 40" in o.reason
-    assert "of the 18 rounding-insensitive runs: reproduced in 0, at least partly in 4" in o.reason
-    assert "rounding-sensitive in 22 of 40 runs" in o.ours
-    # just under a quarter (9 of 40): judged on all runs by the 2/3-1/3 rule
-    below = ensemble_outcome(
-        _runs(["reproduced"] * 40), range(40), evidence=["x"] * 9 + [""] * 31
+    rng = np.random.default_rng(0)
+    # 40 runs in two optima of D (22 rounding-sensitive runs): optimum 1 (seeds 0-17)
+    # reproduces, optimum 2 (seeds 18-39) does not
+    verdicts = ["reproduced"] * 18 + ["not reproduced"] * 22
+    fragile = [False] * 18 + [True] * 22
+
+    def runs(obj_a, obj_b):
+        return [
+            _evidence(0 if i < 18 else 1, fragile[i], (obj_a if i < 18 else obj_b) + 1e-4 * rng.random())
+            for i in range(40)
+        ]
+
+    tie = ensemble_outcome(_runs(verdicts), range(40), typical=30, evidence=runs(0.0120, 0.0121))
+    e = tie.ensemble
+    assert tie.verdict == "not determined" and e.case == "tie" and e.preferred is None
+    assert (e.runs, e.fragile) == (40, 22) and e.fragile_domains == (("D", 22),)
+    assert [(o.runs, o.answer, o.fragile) for o in e.optima] == [
+        (22, "not reproduced", 22), (18, "reproduced", 0)
+    ]
+    assert e.typical_seed == 30 and "cannot tell the optima that answer differently apart" in tie.reason
+    # one optimum clearly better: named, and the verdict from all runs (18 of 40: not reproduced)
+    better = ensemble_outcome(_runs(verdicts), range(40), evidence=runs(0.0240, 0.0120))
+    b = better.ensemble
+    assert better.verdict == "partly" and b.case == "better"
+    assert b.optima[b.preferred].answer == "reproduced"
+    assert "clearly prefers D optimum 1, whose runs answer reproduced" in better.reason
+    # both optima answer the same: the verdict stands from all runs, the optima shown
+    agree = ensemble_outcome(
+        _runs(["reproduced"] * 40), range(40), evidence=runs(0.0120, 0.0121)
     )
-    assert below.verdict == "reproduced" and below.ensemble.fragile == 9
-    assert "rounding-sensitive in 9 of 40 runs (x 9)" in below.reason
-    at = ensemble_outcome(_runs(["reproduced"] * 40), range(40), evidence=["x"] * 10 + [""] * 30)
-    assert at.verdict == "not determined"
-    # no rounding-sensitive run: the fragile share is still shown, and is zero
+    assert agree.verdict == "reproduced" and agree.ensemble.case == "agree"
+    assert len(agree.ensemble.optima) == 2 and "rounding-sensitive in 22 of 40 runs" in agree.ours
+    # a minor optimum (3 of 40 runs < 1/10) answering differently decides nothing
+    minor = ["reproduced"] * 37 + ["not reproduced"] * 3
+    ev = [_evidence(0 if i < 37 else 1, i >= 37, 0.012 if i < 37 else 0.0121) for i in range(40)]
+    m = ensemble_outcome(_runs(minor), range(40), evidence=ev)
+    assert m.verdict == "reproduced" and m.ensemble.case == "agree"
+    assert [o.major for o in m.ensemble.optima] == [True, False]
+    # no rounding-sensitive run: no optima, and the text says so
     calm = ensemble_outcome(_runs(["reproduced"] * 20), range(20), evidence=[""] * 20)
-    assert calm.ensemble.fragile_share == 0 and "rounding-sensitive in 0 of 20 runs" in calm.reason
-    assert calm.ensemble.share_insensitive == 1.0 and "rounding-sensitive" not in calm.ours
+    assert calm.ensemble.fragile_share == 0 and calm.ensemble.optima == ()
+    assert "No run of the 20 is rounding-sensitive" in calm.reason and "rounding" not in calm.ours
     # a rounding-sensitive run among the first 20: read from 40 runs
     assert needs_more_runs(["reproduced"] * 20, 40, fragile=1)
     assert not needs_more_runs(["reproduced"] * 20, 40) and not needs_more_runs(
@@ -392,6 +425,8 @@ def test_ensemble_counts_every_run_and_fragile_fits_are_not_determined():
     )
     with pytest.raises(ValueError, match="evidence entries"):
         ensemble_outcome(_runs(["reproduced"] * 2), [0, 1], evidence=[""])
+    with pytest.raises(ValueError, match="does not give its ICA solution"):
+        ensemble_outcome(_runs(["reproduced"] * 2), [0, 1], evidence=["D", ""])
 
 
 def test_every_chapter_has_the_declared_shape():
@@ -424,13 +459,20 @@ def test_every_chapter_has_the_declared_shape():
 
 
 
-def test_runs_of_one_setup_compute_the_books_two_in_one_batch(monkeypatch):
-    """ChapterSpec.runs: one of the book's setups is computed with the other in one call of
-    the ensemble's runs (what they share computed once); another setup alone; each_setup
-    lifts a function of one setup."""
+def test_runs_of_one_setup_compute_the_settings_setups_in_one_batch(monkeypatch):
+    """ChapterSpec.runs: one of the settings' setups is computed with the others in one call
+    of the ensemble's runs (what they share computed once); a setup outside them alone; the
+    seeds come from the settings (n_seeds, n_seeds_more); each_setup lifts a function of one
+    setup; from_runs takes a setup's own run from its ensemble."""
     import dataclasses
 
-    from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
+    from hca.paper.shape import ChapterSpec, each_setup
+
+    @dataclasses.dataclass(frozen=True)
+    class Settings:
+        setups: tuple = setups.SETUP_NAMES
+        n_seeds: int = 2
+        n_seeds_more: int = 3
 
     monkeypatch.setenv("HCA_RESULTS_CACHE", "off")
     calls = []
@@ -439,21 +481,29 @@ def test_runs_of_one_setup_compute_the_books_two_in_one_batch(monkeypatch):
         calls.append((tuple(s.residual for s in group), seeds))
         return tuple(tuple(f"{s.residual}-{seed}" for seed in seeds) for s in group)
 
-    spec = ChapterSpec(
-        key="test_two_setups_batch",
-        settings=tuple,
-        compute=lambda setup, settings: None,
-        ensemble=EnsembleSpec(runs=runs, evidence=str, typical_key=float),
-        page="none",
+    spec = ChapterSpec.from_runs(
+        key="test_two_setups_batch", settings=Settings, runs=runs, evidence=str,
+        typical_key=float, page="none",
     )
     order = tuple(setups.get_setup(n).residual for n in setups.SETUP_NAMES)
     try:
-        assert spec.runs("careful", (0, 1)) == ("domain-0", "domain-1")
-        assert spec.runs("authors", [0, 1]) == ("shared-0", "shared-1")
+        assert spec.seeds() == (0, 1) and spec.seeds(more=True) == (0, 1, 2)
+        assert spec.runs("careful") == ("domain-0", "domain-1")
+        assert spec.runs("authors") == ("shared-0", "shared-1")
         assert calls == [(order, (0, 1))]  # one batch for both setups
+        assert spec.runs("careful", more=True) == ("domain-0", "domain-1", "domain-2")
+        assert calls[1:] == [(order, (2,))]  # the larger ensemble: only its new seeds
+        assert spec.run("authors") == "shared-0" and len(calls) == 2  # the ensemble's own run
+        one = Settings(setups=("careful",), n_seeds=1, n_seeds_more=1)
+        assert spec.runs("careful", one) == ("domain-0",)
+        assert calls[2:] == [(("domain",), (0,))]  # only the settings' setups
         other = dataclasses.replace(setups.get_setup("careful"), min_subset_size=5)
-        assert spec.runs(other, (2,)) == ("domain-2",)
-        assert calls[1:] == [(("domain",), (2,))]
+        assert spec.runs(other, seeds=(2,)) == ("domain-2",)
+        assert calls[3:] == [(("domain",), (2,))]
+        with pytest.raises(ValueError, match="n_seeds=0"):
+            spec.runs("careful", Settings(n_seeds=0))
+        with pytest.raises(ValueError, match="unknown"):
+            spec.runs("careful", Settings(setups=("mine",)))
     finally:
         cache.clear_memory()
     lifted = each_setup(lambda setup, settings, seeds: tuple(setup.residual for _ in seeds))
@@ -461,16 +511,18 @@ def test_runs_of_one_setup_compute_the_books_two_in_one_batch(monkeypatch):
     assert lifted(both, (), (0, 1)) == (("shared", "shared"), ("domain", "domain"))
 
 
-def test_the_json_record_carries_the_fragile_share():
+def test_the_json_record_carries_the_optima():
     """Every fit-based setup entry of the JSON carries its share of rounding-sensitive runs
-    with the domains, and the shares over all runs and over the rounding-insensitive ones."""
+    with the domains, the shares over all runs and over the rounding-insensitive ones, and
+    the FastICA optima with their objective and answer (rule of 2026-11-29)."""
     import json
 
     from hca.paper.claims import ensemble_outcome
 
-    verdicts = ["reproduced"] * 30 + ["not reproduced"] * 10
-    why = ["Mixtral-8x7B"] * 15 + [""] * 25
-    o = ensemble_outcome(_runs(verdicts), range(40), evidence=why)
+    verdicts = ["reproduced"] * 25 + ["not reproduced"] * 15
+    ev = [_evidence(0 if i < 25 else 1, i >= 25, 0.0120 + 1e-5 * i, "Mixtral-8x7B")
+          for i in range(40)]
+    o = ensemble_outcome(_runs(verdicts), range(40), evidence=ev)
     row = sc.ClaimRow(id="X-1", section="s", claim="c", paper="p", criterion="k",
                       kind="analysis", citation="x", chapter="mmlu", figure=None,
                       setups={"authors": o, "careful": o})
@@ -479,7 +531,15 @@ def test_the_json_record_carries_the_fragile_share():
     ens = e["ensemble"]
     assert ens["fragile_share"] == 0.375 and ens["fragile_runs"] == 15
     assert ens["fragile_domains"] == {"Mixtral-8x7B": 15}
-    assert ens["share"] == 0.75 and ens["share_insensitive"] == 0.6
+    assert ens["share"] == 0.625 and ens["share_insensitive"] == 1.0
+    assert ens["case"] == "tie" and ens["preferred"] is None and "log cosh" in ens["objective"]
+    answers = {o["runs"]: (o["answer"], o["fragile_runs"]) for o in ens["optima"]}
+    assert answers == {25: ("reproduced", 0), 15: ("not reproduced", 15)}
+    first = ens["optima"][0]["objective"]["Mixtral-8x7B"]
+    assert first["median"] == pytest.approx(0.01212) and first["range"] == [0.012, 0.01224]
     assert "left_out" not in ens and ens["runs"] == 40
     counts = sc.Scorecard((row,)).counts()
     assert counts.loc["not determined", "careful"] == 1
+    # the row reads back from JSON as it was (the stored rows of a build)
+    back = sc._row_from_data(json.loads(json.dumps(dataclasses.asdict(row))))
+    assert back.setups["careful"].ensemble == o.ensemble

@@ -35,7 +35,7 @@ def test_results_both_setups(results):
     assert sorted(d.order) == sorted(d.corr.index)
     # single fits land in one of several FastICA optima: values are checked on the ensemble
     # of 20 seeds (medians and modal readings, tolerances from its spread)
-    ens = {s: sc.chapter_ensemble("mmlu", s, seeds=setups.ENSEMBLE_SEEDS)
+    ens = {s: sc.chapter_ensemble("mmlu", s, seeds=tuple(range(20)))
            for s in setups.SETUP_NAMES}
     for s, e in ens.items():
         # seed 0 of the ensemble is the setup's own run (an equal copy)
@@ -78,14 +78,15 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
         assert by["H.5-math-mic"][s].verdict == "not reproduced"
         assert by["H.5-math-minimal"][s].verdict == "not reproduced"
         # the physics fit is rounding-sensitive through Llama-2-70B in some runs: every run
-        # counts, and a quarter or more of them make the claim "not determined" (the rule);
-        # over the rounding-insensitive runs the verdicts are the ones the chapter shows
+        # counts; the claim is "not determined" exactly when FastICA optima answer differently
+        # and the objective cannot tell them apart (the rule of 2026-11-29)
         for cid, fine in (("H.5-phys-mic", ("reproduced", "partly")),  # 0.067 ± 0.006
                           ("H.5-phys-minimal", ("reproduced",)),
                           ("H.5-phys-z1", ("not reproduced",))):
             o = by[cid][s]
-            assert o.ensemble.fragile > 0 and o.ensemble.runs == len(setups.ENSEMBLE_SEEDS_MORE), cid
-            assert (o.verdict == "not determined") == (o.ensemble.fragile_share >= 0.25), cid
+            assert o.ensemble.fragile > 0 and o.ensemble.runs == 40, cid
+            assert (o.verdict == "not determined") == (o.ensemble.case == "tie"), cid
+            assert o.ensemble.optima and all(x.objective for x in o.ensemble.optima), cid
             assert o.verdict in (*fine, "not determined"), (cid, o.verdict)
         assert by["H.5-phys-mic"][s].ensemble.share_partly_insensitive >= 0.9
         assert by["H.5-phys-minimal"][s].ensemble.share_insensitive == 1.0

@@ -31,6 +31,40 @@ def test_glue_values_are_plain_python(monkeypatch):
     assert type(seen["a"]) is float and type(seen["c"]) is int
 
 
+def test_glued_keeps_what_it_glues(monkeypatch):
+    seen = {}
+    fake = SimpleNamespace(glue=lambda name, value, display: seen.update({name: value}))
+    monkeypatch.setitem(sys.modules, "myst_nb", fake)
+    G = glue.Glued()
+    G.value("a", np.float32(0.5))
+    G.many({"c": np.int64(3)}, d=np.float64(1.5))
+    G.put("e", np.int64(7))
+    assert seen == dict(G) == {"a": 0.5, "c": 3, "d": 1.5, "e": 7}
+    assert type(G["c"]) is int and type(G["e"]) is int
+    G.put("e", 7)  # the same value again is harmless
+    with pytest.raises(ValueError, match="'e' is already glued as 7"):
+        G.put("e", 8)
+    with pytest.raises(ValueError, match="non-empty string"):
+        G.value("", 1)
+
+
+@pytest.mark.parametrize(
+    "value, fmt",
+    [(1234, ",d"), (1234.0, ",d"), (1234.0, ".0f"), (0.1234, ".1%"), (3, ""), ("a b", ""),
+     (0.5, "g"), (12345, ","), (2.0, ".2f"), ("x", "s"), (7, ".0f"), (np.int64(5), "d")],
+)
+def test_text_formats_as_myst_nb(value, fmt):
+    """``text(G, "name:fmt")`` (JupyterLab) shows what ``{glue:text}`name:fmt``` (the book)
+    shows for the same glued value."""
+    pytest.importorskip("myst_nb")
+    from myst_nb.core.variables import format_plain_text
+
+    plain_value = value.item() if isinstance(value, np.generic) else value
+    expected = format_plain_text(repr(plain_value), fmt or "s")
+    spec = f"v:{fmt}" if fmt else "v"
+    assert str(glue.text({"v": value}, spec)) == expected
+
+
 def test_cell_formatters(capsys):
     assert glue.pct(0.25) == 25.0 and glue.members(("a", "b")) == "a, b"
     assert glue.mark(True) == "yes" and glue.mark(0) == ""

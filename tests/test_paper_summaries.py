@@ -121,8 +121,8 @@ def test_inline_text_formats_like_glue_text():
 
 def test_an_ensemble_reason_reads_as_runs_and_a_typical_run():
     ens = SimpleNamespace(runs=20, share=0.0, share_partly=0.9, evidence_runs=20)
-    reason = ("ensemble of 20 FastICA seeds: reproduced in 0, at least partly in 18 of 20 (rule: "
-              "≥ 2/3 reproduced, ≥ 1/3 at least partly); the typical run (seed 6): dominant "
+    reason = ("Partly by the ensemble rule. Over 20 FastICA runs (seeds 0-19): reproduced in 0 "
+              "of 20 runs, at least partly in 18. Typical run (seed 6): dominant "
               "{BBH, MUSR} against the paper's {BBH}.")
     o = SimpleNamespace(verdict="partly", reason=reason, ensemble=ens)
     assert su.reason_text(o) == ("reproduced in 0, at least partly in 18 of 20 FastICA runs; in a "

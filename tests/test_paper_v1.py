@@ -66,7 +66,7 @@ def test_results_both_setups(results):
     assert a.pca.spectra["all v1 models"].cumulative[2] > 0.97
     # single fits land in one of several FastICA optima (careful: MIC about 0.06-0.07 or
     # 0.10-0.13): values are checked on the ensemble of 20 seeds, tolerances from its spread
-    ens = {s: sc.chapter_ensemble("v1", s, seeds=setups.ENSEMBLE_SEEDS)
+    ens = {s: sc.chapter_ensemble("v1", s, seeds=tuple(range(20)))
            for s in setups.SETUP_NAMES}
     for s, e in ens.items():
         assert e[0].setup == results[s].setup and e[0].fit.mic_ == results[s].fit.mic_
@@ -119,8 +119,8 @@ def test_every_claim_answered_under_both_setups(results, check_chapter_rows):
     # the authors' v1 order, read over 20 or 40 runs (seed 0 alone gives TruthfulQA -> HellaSwag on
     # some processors, other orders in other runs)
     h4 = by["H.4-order"]["authors"]
-    assert h4.ensemble.runs in (len(setups.ENSEMBLE_SEEDS), len(setups.ENSEMBLE_SEEDS_MORE))
-    assert f"typical run: seed {h4.ensemble.typical_seed}" in h4.ours
+    assert h4.ensemble.runs in (20, 40)  # the book's ensembles
+    assert f"typical run (seed {h4.ensemble.typical_seed})" in h4.ours
     for s in setups.SETUP_NAMES:
         # MIC < 0.10 in part of the runs (groups of optima): read over the ensemble
         assert by["H.4-mic-small"][s].verdict in ("reproduced", "partly")

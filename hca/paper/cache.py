@@ -58,6 +58,7 @@ __all__ = [
     "cached",
     "cached_item",
     "stored_json",
+    "json_plain",
     "read_only",
     "cache_dir",
     "fingerprint",
@@ -353,7 +354,7 @@ def stored_json(
     """
     folder = cache_dir()
     if folder is None:
-        return _plain(compute(*args))
+        return json_plain(compute(*args))
     key = _key(name, tuple(args))
     path = folder / f"{name}-{key}.json"
     folder.mkdir(parents=True, exist_ok=True)
@@ -371,12 +372,12 @@ def stored_json(
                 RuntimeWarning,
                 stacklevel=2,
             )
-        data = _plain(compute(*args))
+        data = json_plain(compute(*args))
         _write_atomically(folder, path, json.dumps(data).encode("utf-8"))
         return data
 
 
-def _plain(data: Any) -> Any:
+def json_plain(data: Any) -> Any:
     """``data`` as it reads back from JSON (tuples become lists), so that a stored and a
     freshly computed result are the same."""
     return json.loads(json.dumps(data, default=_json_default))

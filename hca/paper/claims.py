@@ -13,8 +13,9 @@ returns one :class:`Outcome` per row; the scorecard calls it once per setup
 (:mod:`hca.paper.setups`) on the very objects the chapter notebook shows.
 
 Verdicts are ``reproduced``, ``partly``, ``not reproduced``, ``not determined`` (a fit-based
-claim whose fits are rounding-sensitive in at least :data:`FRAGILE_SHARE` of its runs: two local
-optima give different answers and rounding picks between them) and ``not applicable`` (with the
+claim whose runs land in FastICA optima that answer differently and that FastICA's own
+objective cannot tell apart, so that rounding, not the data, picks the answer) and ``not
+applicable`` (with the
 reason: a sanity check rather than evidence, an erratum in the paper, a cell that is not
 informative); the last two are counted apart. The helpers below implement the criteria's recurring rules (numeric tolerance
 with its relative band, set equality, ratio bands, intervals, shares over seeds) so that every
@@ -25,13 +26,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from hca.data.tables import parse_tolerance
+from hca.estimator.ensemble import canonical_rows, same_solution
+from hca.paper.words import count, join_words, k_of_n, median_range, seed_list
 
 __all__ = [
     "VERDICTS",
@@ -40,8 +43,13 @@ __all__ = [
     "Outcome",
     "Stability",
     "Ensemble",
+    "Optimum",
+    "RunEvidence",
+    "as_evidence",
+    "OBJECTIVE",
+    "SAME_OPTIMUM",
+    "MAJOR_SHARE",
     "ENSEMBLE_RULE",
-    "FRAGILE_SHARE",
     "borderline_margin",
     "needs_more_runs",
     "ensemble_outcome",
@@ -110,22 +118,30 @@ class Stability:
 
 
 #: The rule that turns the verdicts of an ensemble's runs into the claim's verdict, fixed before
-#: the ensembles were computed (CONTRIBUTING.md states it too; the "not determined" step is the
-#: rule of 2026-11-26). The margins are those of :func:`borderline_margin`.
+#: the ensembles were computed (CONTRIBUTING.md states it too; the fragile-fit steps are the
+#: rule of 2026-11-29). The margins are those of :func:`borderline_margin`.
 ENSEMBLE_RULE = (
-    "every run counts; not determined if the fits are rounding-sensitive (a domain's "
-    "FastICA result changes when its models are listed in reverse order) in at least 1/4 "
-    "of the runs; otherwise reproduced if at least 2/3 of the runs are reproduced; partly "
-    "if at least 1/3 are reproduced or partly; else not reproduced; not applicable if at "
-    "least half the runs are; read from 40 runs when a share of the first 20 lies within "
-    "two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3, or when one of "
-    "the first 20 runs is rounding-sensitive; borderline (flagged, verdict unchanged) when "
-    "the final share lies within one (sqrt(2/9/runs))"
+    "every run counts; reproduced if at least 2/3 of the runs are reproduced; partly if at "
+    "least 1/3 are reproduced or partly; else not reproduced; not applicable if at least half "
+    "the runs are; read from twice as many runs (40 instead of 20) when a share of the first "
+    "runs lies within two binomial standard errors (2 sqrt(2/9/20) = 0.21) of 2/3 or 1/3, or "
+    "when one of them is rounding-sensitive (a domain's FastICA result changes when its models "
+    "are listed in reverse order); borderline (flagged, verdict unchanged) when the final "
+    "share lies within one (sqrt(2/9/runs)); where a domain is rounding-sensitive, its runs are "
+    "grouped into FastICA optima: not determined when two optima holding at least 1/10 of the "
+    "runs answer differently and FastICA's objective cannot tell them apart (the gap between "
+    "their medians within the larger range of one), otherwise the verdict from all runs, with "
+    "the optimum the objective prefers named"
 )
 _REPRODUCED_SHARE, _PARTLY_SHARE, _NA_SHARE = 2 / 3, 1 / 3, 1 / 2
-#: Share of an ensemble's runs with a rounding-sensitive fit from which a claim is "not
-#: determined" (:data:`ENSEMBLE_RULE`; CONTRIBUTING.md, "Every run is evidence").
-FRAGILE_SHARE = 1 / 4
+#: What FastICA maximises in every domain (:attr:`hca.estimator.ica.DomainICA.objective`).
+OBJECTIVE = "FastICA's negentropy approximation with G(u) = log cosh(u), summed over the sources"
+#: Two ICA solutions are the same optimum when every unit-norm row of one has at least this
+#: absolute cosine with a distinct row of the other (as :func:`hca.stability.ica_reproducible`).
+SAME_OPTIMUM = 0.99
+#: An optimum holding at least this share of the runs (and at least two runs) is *major*: only
+#: major optima decide whether the optima answer differently.
+MAJOR_SHARE = 1 / 10
 
 
 def borderline_margin(runs: int) -> float:
@@ -135,6 +151,65 @@ def borderline_margin(runs: int) -> float:
     if runs < 1:
         raise ValueError(f"borderline_margin: runs must be positive, got {runs}")
     return float(np.sqrt(_PARTLY_SHARE * _REPRODUCED_SHARE / runs))
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The runs of an ensemble that land in one FastICA optimum of its fragile domains.
+
+    Attributes
+    ----------
+    groups : tuple of (str, int)
+        Per fragile domain, the number of the domain's solution (1: the one found first in
+        seed order) the runs share.
+    runs : int
+        Runs in this optimum.
+    fragile : int
+        Of them, runs whose FastICA is rounding-sensitive.
+    seeds : tuple of int
+    objective : tuple of (str, float, float, float)
+        Per fragile domain: the median, smallest and largest objective of the runs
+        (:data:`OBJECTIVE`).
+    share, share_partly : float
+        Shares of the optimum's runs reproduced, and reproduced or partly.
+    answer : str
+        The verdict the ensemble rule gives to this optimum's runs alone.
+    major : bool
+        Holds at least :data:`MAJOR_SHARE` of the runs and at least two runs.
+    """
+
+    groups: tuple
+    runs: int
+    fragile: int
+    seeds: tuple
+    objective: tuple
+    share: float
+    share_partly: float
+    answer: str
+    major: bool
+
+    def label(self) -> str:
+        """``"Llama-2-70B optimum 2"`` (several fragile domains joined by "and")."""
+        return " and ".join(f"{d} optimum {g}" for d, g in self.groups)
+
+    def objective_text(self) -> str:
+        """``"objective median 0.0123 (range 0.0121 to 0.0125)"`` per fragile domain."""
+        parts = []
+        for d, med, lo, hi in self.objective:
+            rng = median_range(median=med, low=lo, high=hi, n=self.runs, what="", digits=4)
+            prefix = f"{d}: " if len(self.objective) > 1 else ""
+            parts.append(prefix + rng)
+        return "objective " + "; ".join(parts)
+
+    def text(self) -> str:
+        """One sentence on the optimum: its runs, its objective and its answer."""
+        k = round(self.share * self.runs)
+        sensitive = f", {self.fragile} of them rounding-sensitive" if self.fragile else ""
+        return (
+            f"{self.label()[0].upper()}{self.label()[1:]} holds {count(self.runs, 'run')}"
+            f"{sensitive}: {self.objective_text()}; reproduced in {k} of them, so it "
+            f"answers {self.answer}"
+        )
 
 
 @dataclass(frozen=True)
@@ -169,6 +244,17 @@ class Ensemble:
     share_insensitive, share_partly_insensitive : float or None
         ``share`` and ``share_partly`` over the ``runs - fragile`` rounding-insensitive runs
         (None when there is none).
+    optima : tuple of Optimum
+        With rounding-sensitive runs: the FastICA optima of the fragile domains the runs land
+        in (most runs first); empty otherwise.
+    preferred : int or None
+        Index in ``optima`` of the optimum FastICA's objective clearly prefers among the major
+        optima that answer differently (None: they agree, or cannot be told apart).
+    case : str
+        Which step of the rule gave the verdict: ``"stable"`` (no fragile domain), ``"agree"``
+        (every major optimum answers the same), ``"tie"`` (major optima answer differently
+        and the objective cannot tell them apart: not determined) or ``"better"`` (they answer
+        differently and one is clearly better).
     """
 
     runs: int
@@ -185,6 +271,9 @@ class Ensemble:
     fragile_domains: tuple = ()
     share_insensitive: float | None = None
     share_partly_insensitive: float | None = None
+    optima: tuple = ()
+    preferred: int | None = None
+    case: str = "stable"
 
     @property
     def fragile_share(self) -> float:
@@ -193,64 +282,62 @@ class Ensemble:
 
     @property
     def not_determined(self) -> bool:
-        """Whether the fragile share reaches :data:`FRAGILE_SHARE` (the claim's verdict is
-        then "not determined")."""
-        return self.fragile_share >= FRAGILE_SHARE - 1e-12
+        """Whether major optima answer differently and FastICA's objective cannot tell them
+        apart (the claim's verdict is then "not determined")."""
+        return self.case == "tie"
 
     def fragile_text(self) -> str:
-        """``"rounding-sensitive in 22 of 40 runs (Llama-2-70B 22)"``."""
-        where = ", ".join(f"{d} {c}" for d, c in self.fragile_domains)
-        return f"rounding-sensitive in {self.fragile} of {self.runs} runs" + (
+        """``"Llama-2-70B's FastICA is rounding-sensitive in 22 of the 40 runs"`` (or that no
+        run is)."""
+        if not self.fragile:
+            return f"no run of the {self.runs} is rounding-sensitive"
+        where = ", ".join(f"{d} in {c}" for d, c in self.fragile_domains)
+        return f"{k_of_n(self.fragile, self.runs)} runs are rounding-sensitive" + (
             f" ({where})" if where else ""
         )
 
     def shares_text(self) -> str:
-        """The shares over all runs, and, when some runs are rounding-sensitive, over the
-        rounding-insensitive ones beside them."""
+        """``"reproduced in 19 of 20 runs, at least partly in 20"``."""
         n = self.runs
         k, kp = round(self.share * n), round(self.share_partly * n)
-        out = f"reproduced in {k}, at least partly in {kp} of {n}"
-        m = n - self.fragile
-        if self.fragile and m and self.share_insensitive is not None:
-            ki = round(self.share_insensitive * m)
-            kpi = round((self.share_partly_insensitive or 0.0) * m)
-            out += (
-                f" (of the {m} rounding-insensitive runs: reproduced in {ki}, at least "
-                f"partly in {kpi})"
-            )
-        return out
+        return f"reproduced in {k_of_n(k, n, 'runs')}, at least partly in {kp}"
 
     def value_text(self) -> str:
-        """``"median 0.037 (range 0.028-0.076) of 20 runs"`` (empty without values): the
-        ensemble's value and spread, as shown beside the typical run (one seed set for both)."""
-        if self.median is None:
+        """``"median 0.037 (range 0.036 to 0.072) over 20 runs"`` (empty without values)."""
+        if self.median is None or self.low is None or self.high is None:
             return ""
-        if _num(self.low) == _num(self.high):
-            return f"{_num(self.median)} in every one of {self.runs} runs"
-        return (
-            f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}) "
-            f"of {self.runs} runs"
-        )
+        return median_range(median=self.median, low=self.low, high=self.high, n=self.runs)
+
+    def optima_text(self) -> str:
+        """The optima in plain words (empty without rounding-sensitive runs)."""
+        if not self.optima:
+            return ""
+        doms = sorted({d for o in self.optima for d, _ in o.groups})
+        head = f"{join_words(doms)}'s FastICA lands in {len(self.optima)} optima. "
+        body = ". ".join(o.text() for o in self.optima)
+        if self.case == "tie":
+            tail = "FastICA's objective cannot tell the optima that answer differently apart"
+        elif self.case == "better" and self.preferred is not None:
+            best = self.optima[self.preferred]
+            tail = (
+                f"FastICA's objective clearly prefers {best.label()}, whose runs answer "
+                f"{best.answer}"
+            )
+        else:
+            tail = "every optimum holding at least a tenth of the runs answers the same"
+        return f"{head}{body}. {tail[0].upper()}{tail[1:]}"
 
     def text(self) -> str:
-        """``"ensemble of 20 seeds: median 0.037 (0.036-0.072); reproduced in 19 of 20"``."""
-        spread = ""
-        if self.median is not None:
-            spread = (
-                f"{_num(self.median)} in every run; "
-                if _num(self.low) == _num(self.high)
-                else f"median {_num(self.median)} (range {_num(self.low)}-{_num(self.high)}); "
-            )
-        return (
-            f"ensemble of {self.runs} FastICA seeds: {spread}{self.shares_text()}; "
-            f"{self.fragile_text()}"
-        )
-
-
-def _num(x: float | None) -> str:
-    if x is None or not np.isfinite(x):
-        return "n/a"
-    return f"{x:.1f}" if abs(x) >= 10 else f"{x:.3f}"
+        """The ensemble in plain words: the runs' shares, their value, rounding, optima."""
+        out = [f"Over {self.runs} FastICA runs ({seed_list(self.seeds)}): {self.shares_text()}"]
+        v = self.value_text()
+        if v:
+            out.append(f"The value: {v}")
+        out.append(self.fragile_text()[0].upper() + self.fragile_text()[1:])
+        o = self.optima_text()
+        if o:
+            out.append(o)
+        return ". ".join(out)
 
 
 @dataclass(frozen=True)
@@ -329,7 +416,8 @@ def claim(
 
     ``ensemble=True`` marks claims read from a fit with a random start (FastICA): the
     scorecard evaluates them on the chapter's results for every seed of
-    :data:`hca.paper.setups.ENSEMBLE_SEEDS` and reads the verdict with
+    its ensemble (the settings' ``n_seeds``, :meth:`hca.paper.shape.ChapterSpec.seeds`) and
+    reads the verdict with
     :func:`ensemble_outcome`. ``evidence(results)`` names the domains whose FastICA in the
     fit the claim reads is rounding-sensitive (comma-separated; empty when none is); without
     it the chapter module's ``run_evidence`` is used, if it has one."""
@@ -527,14 +615,59 @@ def _ensemble_verdict(verdicts: Sequence[str]) -> tuple[str, str]:
     return verdict, "; ".join(_near_thresholds(verdicts, 1.0))
 
 
-def _fragile_domains(why: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    """``(("Llama-2-70B", 22),)`` from the runs' comma-separated rounding-sensitive domains:
-    each domain with its number of runs, most runs first."""
+@dataclass(frozen=True, eq=False)
+class RunEvidence:
+    """The fit a run's claims read, as far as the ensemble rule needs it.
+
+    Attributes
+    ----------
+    fragile : tuple of str
+        The domains whose FastICA in this fit is rounding-sensitive (its result changes when
+        the domain's models are listed in reverse order).
+    solutions : dict
+        Domain -> ``(rows, objective)``: the fit's unmixing rows of the domain
+        (:func:`hca.stability.canonical_rows`) and FastICA's objective there
+        (:data:`OBJECTIVE`). Needed for every fragile domain.
+    """
+
+    fragile: tuple = ()
+    solutions: Mapping[str, tuple[np.ndarray, float]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, model: Any, fragile: Any) -> RunEvidence:
+        """The evidence of a fitted :class:`hca.estimator.HCA` ``model``: ``fragile`` names
+        its rounding-sensitive domains (a comma-separated string, an iterable of names, or
+        the dict of :func:`hca.stability.ica_reproducible`, domain -> reproducible)."""
+        if isinstance(fragile, Mapping):
+            names = tuple(str(d) for d, ok in fragile.items() if not ok)
+        elif isinstance(fragile, str):
+            names = tuple(d.strip() for d in fragile.split(",") if d.strip())
+        else:
+            names = tuple(str(d) for d in fragile)
+        solutions = {
+            str(d): (canonical_rows(np.asarray(ica.unmixing, dtype=float)), float(ica.objective))
+            for d, ica in model.ica_.items()
+        }
+        return cls(names, solutions)
+
+
+def as_evidence(value: Any) -> RunEvidence:
+    """A claim's evidence as :class:`RunEvidence` (a string names the rounding-sensitive
+    domains of a run without their solutions)."""
+    if isinstance(value, RunEvidence):
+        return value
+    if isinstance(value, str):
+        return RunEvidence(tuple(d.strip() for d in value.split(",") if d.strip()))
+    raise TypeError(f"evidence must be a RunEvidence or a string, got {type(value).__name__}")
+
+
+def _fragile_domains(evidence: Sequence[RunEvidence]) -> tuple[tuple[str, int], ...]:
+    """``(("Llama-2-70B", 22),)``: each rounding-sensitive domain with its number of runs,
+    most runs first."""
     counts: dict[str, int] = {}
-    for w in why:
-        for d in (x.strip() for x in w.split(",")):
-            if d:
-                counts[d] = counts.get(d, 0) + 1
+    for e in evidence:
+        for d in e.fragile:
+            counts[d] = counts.get(d, 0) + 1
     return tuple(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
@@ -544,19 +677,116 @@ def _shares(verdicts: Sequence[str]) -> tuple[float, float]:
     return k / n, (k + verdicts.count("partly")) / n
 
 
+def _groups(evidence: Sequence[RunEvidence], domains: Sequence[str]) -> list[tuple]:
+    """Per run, the number of its solution in every domain of ``domains`` (1: the solution
+    found first in seed order), by the test of :func:`hca.stability.ica_reproducible`."""
+    labels: list[list[int]] = [[] for _ in evidence]
+    for d in domains:
+        found: list[np.ndarray] = []
+        for i, e in enumerate(evidence):
+            if d not in e.solutions:
+                raise ValueError(
+                    f"ensemble: domain {d!r} is rounding-sensitive but run {i} does not give "
+                    "its ICA solution (RunEvidence.solutions)"
+                )
+            rows = e.solutions[d][0]
+            k = next(
+                (j for j, ref in enumerate(found) if same_solution(rows, ref, SAME_OPTIMUM)),
+                None,
+            )
+            if k is None:
+                found.append(rows)
+                k = len(found) - 1
+            labels[i].append(k + 1)
+    return [tuple(zip(domains, lab)) for lab in labels]
+
+
+def _optima(
+    verdicts: Sequence[str], seeds: Sequence[int], evidence: Sequence[RunEvidence]
+) -> tuple[tuple[Optimum, ...], int | None, str]:
+    """The optima of the fragile domains, the index of the one the objective clearly prefers
+    (or None) and the rule's case (see :class:`Ensemble`)."""
+    domains = [d for d, _ in _fragile_domains(evidence)]
+    if not domains:
+        return (), None, "stable"
+    groups = _groups(evidence, domains)
+    n = len(verdicts)
+    members: dict[tuple, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    optima = []
+    for g, idx in sorted(members.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+        vs = [verdicts[i] for i in idx]
+        share, share_partly = _shares(vs)
+        objective = []
+        for d in domains:
+            obj = np.array([evidence[i].solutions[d][1] for i in idx], dtype=float)
+            objective.append((d, float(np.median(obj)), float(obj.min()), float(obj.max())))
+        optima.append(
+            Optimum(
+                groups=g,
+                runs=len(idx),
+                fragile=sum(bool(evidence[i].fragile) for i in idx),
+                seeds=tuple(int(seeds[i]) for i in idx),
+                objective=tuple(objective),
+                share=share,
+                share_partly=share_partly,
+                answer=_ensemble_verdict(vs)[0],
+                major=len(idx) >= 2 and len(idx) >= MAJOR_SHARE * n - 1e-12,
+            )
+        )
+    major = [k for k, o in enumerate(optima) if o.major]
+    if len({optima[k].answer for k in major}) <= 1:
+        return tuple(optima), None, "agree"
+    # major optima answer differently: which of them does the objective clearly prefer?
+    better: dict[int, set[int]] = {k: set() for k in major}
+    tie = False
+    for a in major:
+        for b in major:
+            if a >= b or optima[a].answer == optima[b].answer:
+                continue
+            cmp = _compare(optima[a], optima[b])
+            if cmp == 0:
+                tie = True
+            else:
+                better[a if cmp > 0 else b].add(b if cmp > 0 else a)
+    if tie:
+        return tuple(optima), None, "tie"
+    best = max(major, key=lambda k: (len(better[k]), -k))
+    return tuple(optima), best, "better"
+
+
+def _compare(a: Optimum, b: Optimum) -> int:
+    """+1 when FastICA's objective clearly prefers ``a``, -1 when it prefers ``b``, 0 when it
+    cannot tell them apart: in every fragile domain where they differ, the gap between their
+    medians is at most the larger of their ranges (CONTRIBUTING.md, the rule of 2026-11-29)."""
+    signs = set()
+    for (_, ga), (_, gb), oa, ob in zip(a.groups, b.groups, a.objective, b.objective):
+        if ga == gb:
+            continue
+        gap = oa[1] - ob[1]
+        spread = max(oa[3] - oa[2], ob[3] - ob[2])
+        if abs(gap) <= spread:
+            return 0
+        signs.add(1 if gap > 0 else -1)
+    return signs.pop() if len(signs) == 1 else 0
+
+
 def ensemble_outcome(
     outcomes: Sequence[Outcome],
     seeds: Sequence[int],
     typical: int | None = None,
-    evidence: Sequence[str] | None = None,
+    evidence: Sequence[Any] | None = None,
 ) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
     The verdict follows :data:`ENSEMBLE_RULE`; every run counts in the shares, median and
-    range. ``evidence`` gives, per run, the domains whose FastICA in the claim's evidence fit
-    is rounding-sensitive (comma-separated; empty: none). ``ours`` is the typical run's value
-    with its seed and the ensemble's median; ``reason`` gives the shares behind the verdict;
-    ``value`` is the runs' median value (else the typical run's); the typical run's
+    range. ``evidence`` gives, per run, the fit the claim reads (:class:`RunEvidence`, or a
+    string naming the run's rounding-sensitive domains; a run with such a domain needs the
+    domain's ICA solution, so that its optimum can be found). ``ours`` gives the ensemble's
+    median and range (or shares) and the typical run's value with its seed; ``reason`` the
+    shares behind the verdict, the optima where rounding matters, and the typical run's
+    reason; ``value`` is the runs' median value (else the typical run's); the typical run's
     ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's,
     :func:`typical_index`); by default the run whose value is nearest the median (or whose
     text is the most frequent).
@@ -569,19 +799,20 @@ def ensemble_outcome(
     n = len(outcomes)
     if n == 0 or n != len(seeds):
         raise ValueError(f"ensemble_outcome: {n} outcomes for {len(seeds)} seeds")
-    why = [""] * n if evidence is None else [str(w).strip() for w in evidence]
-    if len(why) != n:
-        raise ValueError(f"ensemble_outcome: {n} outcomes for {len(why)} evidence entries")
+    ev = [RunEvidence()] * n if evidence is None else [as_evidence(w) for w in evidence]
+    if len(ev) != n:
+        raise ValueError(f"ensemble_outcome: {n} outcomes for {len(ev)} evidence entries")
     outcomes = [_relabel(o, int(sd)) for o, sd in zip(outcomes, seeds)]
     verdicts = [o.verdict for o in outcomes]
     share, share_partly = _shares(verdicts)
-    calm = [v for v, w in zip(verdicts, why) if not w]
+    calm = [v for v, w in zip(verdicts, ev) if not w.fragile]
     share_i, share_partly_i = _shares(calm) if calm else (None, None)
     vals = [o.value for o in outcomes]
     numeric = all(v is not None and np.isfinite(v) for v in vals)
     values = np.array(vals, dtype=float) if numeric else None
     t = _typical(outcomes, values) if typical is None else int(typical)
     verdict, borderline = _ensemble_verdict(verdicts)
+    optima, preferred, case = _optima(verdicts, seeds, ev)
     ens = Ensemble(
         runs=n,
         share=share,
@@ -589,36 +820,45 @@ def ensemble_outcome(
         rule=ENSEMBLE_RULE,
         seeds=tuple(int(s) for s in seeds),
         typical_seed=int(seeds[t]),
-        median=float(np.median(values)) if numeric else None,
-        low=float(values.min()) if numeric else None,
-        high=float(values.max()) if numeric else None,
+        median=float(np.median(values)) if values is not None else None,
+        low=float(values.min()) if values is not None else None,
+        high=float(values.max()) if values is not None else None,
         borderline=borderline,
-        fragile=sum(bool(w) for w in why),
-        fragile_domains=_fragile_domains(why),
+        fragile=sum(bool(w.fragile) for w in ev),
+        fragile_domains=_fragile_domains(ev),
         share_insensitive=share_i,
         share_partly_insensitive=share_partly_i,
+        optima=optima,
+        preferred=preferred,
+        case=case,
     )
     typical_o = outcomes[t]
     if ens.not_determined:
         ens = replace(ens, borderline="")
-        head = (
-            f"not determined by these data: the fits are {ens.fragile_text()}, at least "
-            "a quarter of them (two local optima of the same objective answer differently "
-            "and rounding picks between them, so neither set of runs is judged); "
-        )
-        reason = f"{head}{ens.text()}; the typical run (seed {ens.typical_seed}): "
-        reason += typical_o.reason
         verdict = "not determined"
-    else:
-        flag = f"; borderline: {borderline}" if borderline else ""
-        reason = (
-            f"{ens.text()} (rule: ≥ 2/3 reproduced, ≥ 1/3 at least partly){flag}; "
-            f"the typical run (seed {ens.typical_seed}): {typical_o.reason}"
+        head = (
+            "Not determined by these data: the FastICA optima of the rounding-sensitive "
+            "domain answer differently, and FastICA's objective cannot tell them apart, so "
+            "rounding, not the data, picks the answer"
         )
-    med = f"; {ens.value_text()}" if ens.median is not None else ""
-    frag = f"; {ens.fragile_text()}" if ens.fragile else ""
+    else:
+        rule = "reproduced from 2/3 of the runs, partly from 1/3 at least partly"
+        head = f"{verdict[0].upper()}{verdict[1:]} by the ensemble rule ({rule})"
+        if borderline:
+            head += f"; borderline: {borderline}"
+    reason = f"{head}. {ens.text()}. Typical run (seed {ens.typical_seed}): {typical_o.reason}"
+    if ens.median is not None:
+        ours = f"{ens.value_text()}; typical run (seed {ens.typical_seed}): {typical_o.ours}"
+    else:
+        k = round(share * n)
+        ours = (
+            f"typical run (seed {ens.typical_seed}): {typical_o.ours}; reproduced in "
+            f"{k_of_n(k, n, 'runs')}"
+        )
+    if ens.fragile:
+        ours += f"; rounding-sensitive in {k_of_n(ens.fragile, n, 'runs')}"
     return Outcome(
-        ours=f"{typical_o.ours} [typical run: seed {ens.typical_seed}{med}{frag}]",
+        ours=ours,
         verdict=verdict,
         reason=reason,
         value=ens.median if numeric else typical_o.value,

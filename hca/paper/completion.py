@@ -51,7 +51,7 @@ from hca.paper.appendix_g import AppendixGDesign, AppendixGResults, run_appendix
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS
 from hca.paper.replication import v2_frame
-from hca.paper.setups import SETUPS, Setup
+from hca.paper.setups import SETUP_NAMES, SETUPS, Setup
 from hca.paper.shape import ChapterSpec
 
 __all__ = [
@@ -80,6 +80,8 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     random_reps : int or None
         Figure 15a at the setup's hidden share (None: ``Setup.completion_reps``).
     other_reps, authors_other_reps : int
@@ -104,6 +106,7 @@ class Settings:
         :func:`joblib.parallel_config` says otherwise; the results do not depend on it).
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     random_reps: int | None = None
     other_reps: int = 1000
     authors_other_reps: int = 100

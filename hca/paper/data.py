@@ -43,7 +43,7 @@ from hca.paper.constants import (
     PAPER_V2_SINV,
 )
 from hca.paper.replication import v1_frame, v2_authors, v2_frame
-from hca.paper.setups import Setup
+from hca.paper.setups import SETUP_NAMES, Setup
 from hca.paper.shape import ChapterSpec
 
 __all__ = [
@@ -69,7 +69,15 @@ GEMMA2: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Settings:
-    """The data chapter has no repetitions; the class keeps the chapters' interface."""
+    """The data chapter has no repetitions; the class keeps the chapters' interface.
+
+    Attributes
+    ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    """
+
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
 
 
 @dataclass(frozen=True, eq=False)

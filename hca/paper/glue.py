@@ -1,8 +1,11 @@
 """Small helpers of the book's notebooks: gluing numbers for the prose, formatting cells.
 
-Every number in the prose is glued (``myst_nb.glue``), never typed; :func:`glue_value` and
-:func:`glue_values` are the one way the notebooks do it (plain Python numbers, never NumPy
-reprs). The formatting helpers turn results into table cells the same way on every page.
+Every number in the prose is glued (``myst_nb.glue``), never typed. A notebook keeps what it
+glues in one :class:`Glued` mapping ``G`` (``G.value``, ``G.many``, ``G.put``: plain Python
+numbers, never NumPy reprs) and quotes it as ``{eval}`text(G, "name:fmt")```, which the book
+renders as ``{glue:text}`name:fmt``` does and JupyterLab (jupyterlab-myst) evaluates in the
+kernel, so the prose shows the same numbers in both. The formatting helpers turn results into
+table cells the same way on every page.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ __all__ = [
     "glue_value",
     "glue_values",
     "glue_markdown",
+    "Glued",
     "Inline",
     "text",
     "pct",
@@ -62,6 +66,58 @@ def glue_markdown(name: str, text: str) -> None:
     _glue(name, Markdown(text))
 
 
+class Glued(dict):
+    """The values a notebook glues for its prose, by name: each one is glued (``myst_nb.glue``,
+    not displayed) and kept here, so that ``{eval}`text(G, "name:fmt")``` shows it in the book
+    (the book's ``eval`` role pastes the glued value) and in JupyterLab (the kernel evaluates
+    :func:`text` on this mapping) alike. Names are unique: gluing a name twice is an error, so
+    a later cell cannot silently change a number an earlier sentence quotes.
+
+    Examples
+    --------
+    >>> G = Glued()  # doctest: +SKIP
+    >>> G.value("mic", np.float64(0.038))  # a number as a float (or a string as it is)
+    >>> G.many(n_models=np.int64(1234))  # several, NumPy scalars as the Python numbers they hold
+    >>> text(G, "n_models:,d")
+    1,234
+    """
+
+    def _keep(self, name: str, value: Any) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"Glued: a name must be a non-empty string, got {name!r}")
+        if name in self and self[name] != value:
+            raise ValueError(
+                f"Glued: {name!r} is already glued as {self[name]!r}; a second value "
+                f"{value!r} would change what the prose quotes"
+            )
+        _glue(name, value)
+        self[name] = value
+
+    def value(self, name: str, value: Any) -> None:
+        """Glue one number (as a float) or string (:func:`glue_value`)."""
+        self._keep(name, plain(value))
+
+    def many(self, values: Mapping[str, Any] | None = None, **more: Any) -> None:
+        """Glue several values, NumPy scalars as the Python numbers they hold (ints stay ints;
+        :func:`glue_values`)."""
+        for name, v in {**dict(values or {}), **more}.items():
+            self._keep(name, v.item() if isinstance(v, np.generic) else v)
+
+    def put(self, name: str, value: Any) -> None:
+        """Glue one value as it is (a NumPy scalar as the Python number it holds)."""
+        self._keep(name, value.item() if isinstance(value, np.generic) else value)
+
+    def markdown(self, name: str, text: str) -> None:
+        """Glue MyST markdown (e.g. the chapter's answer paragraph): the book pastes it as MyST
+        (``{eval}`text(G, "answer")```), JupyterLab renders the kept text."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"Glued.markdown: {name!r} needs non-empty markdown, got {text!r}")
+        if name in self and self[name] != text:
+            raise ValueError(f"Glued: {name!r} is already glued with other text")
+        glue_markdown(name, text)
+        self[name] = text
+
+
 class Inline:
     """A glued value's text as an inline expression shows it: ``{eval}`text(G, "n:,d")```
     renders ``1,234`` in JupyterLab (jupyterlab-myst evaluates the expression in the kernel and
@@ -80,13 +136,24 @@ class Inline:
 
 def text(values: Mapping[str, Any], spec: str) -> Inline:
     """The text of ``values[name]`` formatted by ``fmt`` for ``spec = "name:fmt"`` (``fmt``
-    optional), as ``{glue:text}`name:fmt``` shows the glued value in the book."""
-    name, _, fmt = str(spec).partition(":")
+    optional), as ``{glue:text}`name:fmt``` shows the glued value in the book: the value is
+    first made the type the format's last character asks for (``d``: int, ``f``/``%``/...:
+    float, ``s``: str), as myst-nb's ``format_plain_text`` does."""
+    name, sep, fmt = str(spec).rpartition(":") if ":" in str(spec) else (str(spec), "", "")
     if name not in values:
         raise KeyError(f"text: no glued value {name!r}; glued: {sorted(values)[:20]}")
     value = values[name]
     value = value.item() if isinstance(value, np.generic) else value
-    return Inline(format(value, fmt) if fmt else str(value))
+    if not fmt:
+        return Inline(str(value))
+    kind = fmt[-1]
+    if kind == "s":
+        value = str(value)
+    elif kind in "bcdoxX":
+        value = int(value)
+    elif kind in "eEfFgGn%":
+        value = float(value)
+    return Inline(format(value, fmt))
 
 
 def pct(x: Any) -> float:

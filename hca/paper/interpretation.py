@@ -83,8 +83,8 @@ from hca.paper.replication import (
     seed_refits,
     v2_frame,
 )
-from hca.paper.setups import Setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
+from hca.paper.setups import SETUP_NAMES, Setup
+from hca.paper.shape import ChapterSpec, each_setup
 from hca.stability import fit_record
 from hca.validation import check_matrix
 
@@ -140,6 +140,14 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    n_seeds : int
+        FastICA seeds of the ensemble every fit-based claim is read from (seeds
+        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
+    n_seeds_more : int
+        The larger ensemble a claim is read from when a share of the first runs lies
+        near a threshold or one of them is rounding-sensitive.
     seeds : tuple of int
         FastICA seeds of :func:`hca.paper.replication.seed_refits` (how often the general
         factor is the root, how stable the order is).
@@ -147,6 +155,9 @@ class Settings:
         Bootstrap resamples of the base checkpoints for I-z2-compute.
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
+    n_seeds_more: int = 40  # the larger ensemble near a threshold
     seeds: tuple[int, ...] = tuple(range(10))
     n_boot: int = 2000
 
@@ -613,22 +624,17 @@ def _runs(
     return tuple(out)
 
 
-def _compute(setup: Setup, settings: Settings) -> InterpretationResults:
-    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
-
-
-#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding, and
-#: a run is typical by its four-domain fit's MIC.
-CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec(
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`), declared by its ensemble's runs
+#: (:func:`_runs`; the run at a setup's own seed is the ensemble's): the claims read its
+#: four-domain fit (whose rounding-sensitive domains it names), and a run is typical by that
+#: fit's MIC.
+CHAPTER: ChapterSpec[Settings, InterpretationResults] = ChapterSpec.from_runs(
     key="interpretation",
     settings=Settings,
-    compute=_compute,
-    ensemble=EnsembleSpec(
-        runs=each_setup(_runs), evidence=attrgetter("steered"), typical_key=attrgetter("mic")
-    ),
+    runs=each_setup(_runs),
+    evidence=attrgetter("steered"),
+    typical_key=attrgetter("mic"),
 )
-
 
 #: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
 run = CHAPTER.run

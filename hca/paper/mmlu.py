@@ -47,7 +47,15 @@ from hca.data.registry import MMLU_SUBJECTS, benchmark_label
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.interpret import cluster_order
 from hca.paper.cache import cached
-from hca.paper.claims import Outcome, claim, grade, numeric_verdict, paper_list, share_text
+from hca.paper.claims import (
+    Outcome,
+    RunEvidence,
+    claim,
+    grade,
+    numeric_verdict,
+    paper_list,
+    share_text,
+)
 from hca.paper.constants import (
     CROSS_SUBJECTS,
     MATH_SUBJECTS,
@@ -58,8 +66,8 @@ from hca.paper.constants import (
 )
 from hca.paper.mmlu_readouts import factor_alignment, seed_fit_row, subset_mic
 from hca.paper.replication import domain_data, estimator
-from hca.paper.setups import Setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec
+from hca.paper.setups import SETUP_NAMES, Setup
+from hca.paper.shape import ChapterSpec
 from hca.validation import check_frame
 
 __all__ = [
@@ -161,6 +169,14 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    n_seeds : int
+        FastICA seeds of the ensemble every fit-based claim is read from (seeds
+        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
+    n_seeds_more : int
+        The larger ensemble a claim is read from when a share of the first runs lies
+        near a threshold or one of them is rounding-sensitive.
     seeds : tuple of int
         FastICA seeds of the refits on the paper's choices of base models (the criteria's 20).
     sweep_seeds : tuple of int
@@ -171,6 +187,9 @@ class Settings:
         joblib jobs of the sweeps (None: the active backend's default, one process).
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
+    n_seeds_more: int = 40  # the larger ensemble near a threshold
     seeds: tuple[int, ...] = tuple(range(20))
     sweep_seeds: tuple[int, ...] = tuple(range(10))
     alt_seeds: tuple[int, ...] = tuple(range(10))
@@ -311,6 +330,11 @@ class SubjectFit:
         """The domains whose FastICA run in ``model`` is rounding-sensitive (comma-separated;
         empty when none is)."""
         return ", ".join(d for d, ok in self.reproducible.items() if not ok)
+
+    def evidence(self) -> RunEvidence:
+        """What the ensemble rule reads of this fit: its rounding-sensitive domains and every
+        domain's FastICA solution and objective (:class:`hca.paper.claims.RunEvidence`)."""
+        return RunEvidence.of(self.model, self.reproducible)
 
     def rank(self, subset: Sequence[str] | None = None) -> pd.Series:
         """:func:`subset_mic` of ``subset`` (default ``domains``) in ``table``."""
@@ -706,12 +730,6 @@ def _setup_runs(
     return tuple(out)
 
 
-def _compute(setup: Setup, settings: Settings) -> MMLUResults:
-    """The run at the setup's own seed, from :meth:`ChapterSpec.runs`: the book's two setups
-    share their FastICA, refits and sweeps (:func:`_common`) with their ensembles."""
-    return CHAPTER.runs(setup, (setup.ica_seed,), settings)[0]
-
-
 def _typical_key(res: MMLUResults) -> float:
     """What makes a run of the chapter's ensemble typical: the MIC of its mathematics fit,
     whose FastICA runs converge in a few iterations in every domain (the physics and
@@ -719,16 +737,17 @@ def _typical_key(res: MMLUResults) -> float:
     return float(res.math.model.mic_)
 
 
-#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`; each claim names the subject fit it reads (``@claim(..., evidence=...)``), so
-#: the chapter's own rule is that every run is evidence.
-CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec(
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`), declared by its ensemble's runs
+#: (:func:`_runs`; the run at a setup's own seed is the ensemble's): each claim names the
+#: subject fit it reads (``@claim(..., evidence=...)``), and a run is typical by its
+#: mathematics fit's MIC.
+CHAPTER: ChapterSpec[Settings, MMLUResults] = ChapterSpec.from_runs(
     key="mmlu",
     settings=Settings,
-    compute=_compute,
-    ensemble=EnsembleSpec(runs=_runs, evidence=lambda res: "", typical_key=_typical_key),
+    runs=_runs,
+    evidence=lambda res: RunEvidence(),
+    typical_key=_typical_key,
 )
-
 
 #: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
 run = CHAPTER.run
@@ -819,7 +838,7 @@ def _row_share(H: Any, i: int, j: int) -> float:
     chapter="mmlu",
     figure="fig-mmlu-math-mic",
     ensemble=True,
-    evidence=lambda res: res.math.rounding_steered(),
+    evidence=lambda res: res.math.evidence(),
 )
 def _math(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.math
@@ -837,7 +856,7 @@ def _math(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     chapter="mmlu",
     figure="fig-mmlu-physics-mic",
     ensemble=True,
-    evidence=lambda res: res.physics.rounding_steered(),
+    evidence=lambda res: res.physics.evidence(),
 )
 def _physics(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     f = res.physics
@@ -853,7 +872,7 @@ def _physics(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     chapter="mmlu",
     figure="fig-mmlu-cross",
     ensemble=True,
-    evidence=lambda res: res.cross.rounding_steered(),
+    evidence=lambda res: res.cross.evidence(),
 )
 def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     paper = tuple(rows.loc["H.5-cross-order", "value"].split(">"))
@@ -874,7 +893,7 @@ def _cross(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     chapter="mmlu",
     figure="fig-mmlu-math",
     ensemble=True,
-    evidence=lambda res: res.math.rounding_steered(),
+    evidence=lambda res: res.math.evidence(),
 )
 def _math_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     target = set(paper_list(rows, "H.5-math-z23"))
@@ -908,7 +927,7 @@ def _mixture_rows(W: Any, subjects: Sequence[str], pair: Sequence[str]) -> list[
     chapter="mmlu",
     figure="fig-mmlu-physics",
     ensemble=True,
-    evidence=lambda res: res.physics.rounding_steered(),
+    evidence=lambda res: res.physics.evidence(),
 )
 def _phys_z23(res: MMLUResults, rows: pd.DataFrame) -> dict[str, Outcome]:
     pair = paper_list(rows, "H.5-phys-z23")

@@ -45,7 +45,7 @@ from hca.data.registry import BENCHMARK_LABELS, V1_BENCHMARKS, V2_BENCHMARKS
 from hca.paper.claims import Outcome, Stability, claim, grade, paper_list, set_verdict
 from hca.paper.constants import AUTHORS_V2_LABELS, PAPER_V2_BASES, PAPER_V2_SINV
 from hca.paper.replication import v1_frame, v2_final_frame, v2_frame
-from hca.paper.setups import Setup, get_setup
+from hca.paper.setups import SETUP_NAMES, Setup, get_setup
 from hca.paper.shape import ChapterSpec
 
 __all__ = [
@@ -84,6 +84,8 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_splits : int
         Split-half null splits per domain for ``tau`` (Figure 2b).
     n_boot : int
@@ -97,6 +99,7 @@ class Settings:
         Independent parts computed in parallel (joblib); results do not depend on it.
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     n_splits: int = 200
     n_boot: int = 200
     n_splits_wide: int = 100

@@ -28,7 +28,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -43,6 +42,7 @@ from hca.interpret import noise_shares
 from hca.paper.cache import cached, stored_json
 from hca.paper.claims import (
     Outcome,
+    RunEvidence,
     claim,
     grade,
     numeric_verdict,
@@ -75,8 +75,8 @@ from hca.paper.replication import (
     seed_refits,
     v2_frame,
 )
-from hca.paper.setups import Setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
+from hca.paper.setups import SETUP_NAMES, Setup
+from hca.paper.shape import ChapterSpec, each_setup
 from hca.stability import StabilityResult, fit_record, matches_alignment, ranked_orders, seed_fits
 
 __all__ = [
@@ -135,6 +135,14 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    n_seeds : int
+        FastICA seeds of the ensemble every fit-based claim is read from (seeds
+        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
+    n_seeds_more : int
+        The larger ensemble a claim is read from when a share of the first runs lies
+        near a threshold or one of them is rounding-sensitive.
     seeds : tuple of int
         FastICA seeds of the refits on the same data (S4-order, F4, F21, F4-z2-noise).
     n_boot : int
@@ -147,6 +155,9 @@ class Settings:
         Parallel jobs of the sweeps (:class:`joblib.Parallel`).
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
+    n_seeds_more: int = 40  # the larger ensemble near a threshold
     seeds: tuple[int, ...] = tuple(range(10))
     n_boot: int = 50
     boot_seeds: tuple[int, ...] = (0, 1, 2, 3)
@@ -376,24 +387,17 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[Rec
     return tuple(out)
 
 
-def _compute(setup: Setup, settings: Settings) -> RecoveryResults:
-    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
-
-
-#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its four-domain fit was not steered by rounding, and
-#: a run is typical by its four-domain fit's MIC.
-CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec(
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`), declared by its ensemble's runs
+#: (:func:`_runs`; the run at a setup's own seed is the ensemble's): the claims read its
+#: four-domain fit (whose rounding-sensitive domains it names), and a run is typical by that
+#: fit's MIC.
+CHAPTER: ChapterSpec[Settings, RecoveryResults] = ChapterSpec.from_runs(
     key="recovery",
     settings=Settings,
-    compute=_compute,
-    ensemble=EnsembleSpec(
-        runs=each_setup(_runs),
-        evidence=attrgetter("steered"),
-        typical_key=lambda r: float(r.fit.mic_),
-    ),
+    runs=each_setup(_runs),
+    evidence=lambda r: RunEvidence.of(r.fit, r.steered),
+    typical_key=lambda r: float(r.fit.mic_),
 )
-
 
 #: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
 run = CHAPTER.run

@@ -132,15 +132,20 @@ def estimator(setup: str | Setup, n_components: int = 3, **params: Any) -> HCA:
     return HCA(n_components=n_components, **{**get_setup(setup).hca_params(), **params})
 
 
-def main_data(setup: str | Setup) -> tuple[pd.DataFrame, np.ndarray]:
-    """Scores and domain labels of Section 4's four domains (:data:`PAPER_V2_FOUR`)."""
-    return domain_data(v2_frame(setup), PAPER_V2_FOUR, V2_BENCHMARKS)
+def main_data(
+    setup: str | Setup, domains: Sequence[str] = PAPER_V2_FOUR
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Scores and domain labels of Section 4's fit: its four domains (:data:`PAPER_V2_FOUR`),
+    or ``domains``."""
+    return domain_data(v2_frame(setup), list(domains), V2_BENCHMARKS)
 
 
-def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[tuple[HCA, ...], tuple[str, ...]]:
+def _main_fits(
+    setup: Setup, seeds: tuple[int, ...], domains: tuple[str, ...] = PAPER_V2_FOUR
+) -> tuple[tuple[HCA, ...], tuple[str, ...]]:
     """The fits of :func:`main_fits` and their :func:`rounding_steered`: the FastICA of the
     fits and of the reversed rows in one batch per domain (:func:`hca.stability.domain_icas`)."""
-    X, labels = main_data(setup)
+    X, labels = main_data(setup, domains)
     est = estimator(setup)
     icas = domain_icas(est, [(X, labels), reversed_rows(X, labels)], seeds)
     fits = seed_fits(est, X, labels, seeds, icas=icas[0])
@@ -148,25 +153,30 @@ def _main_fits(setup: Setup, seeds: tuple[int, ...]) -> tuple[tuple[HCA, ...], t
 
 
 def _main_fits_cached(
-    setup: str | Setup, seeds: Sequence[int]
+    setup: str | Setup, seeds: Sequence[int], domains: Sequence[str]
 ) -> tuple[tuple[HCA, ...], tuple[str, ...]]:
-    return cached(
-        "main_fits", _main_fits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
-    )
+    args: tuple = (get_setup(setup).seed_free(), tuple(int(s) for s in seeds))
+    doms = tuple(str(d) for d in domains)
+    if doms != PAPER_V2_FOUR:  # the book's fits keep their stored key
+        args += (doms,)
+    return cached("main_fits", _main_fits, *args)
 
 
-def main_fits(setup: str | Setup, seeds: Sequence[int]) -> tuple[HCA, ...]:
-    """Section 4's HCA fit on the four domains under ``setup`` for every FastICA seed of
-    ``seeds`` (:meth:`Setup.with_seed`), in one batch (:func:`hca.stability.seed_fits`;
-    computed once per process with :func:`main_fits_steered`, a read-only copy)."""
-    return _main_fits_cached(setup, seeds)[0]
+def main_fits(
+    setup: str | Setup, seeds: Sequence[int], domains: Sequence[str] = PAPER_V2_FOUR
+) -> tuple[HCA, ...]:
+    """Section 4's HCA fit on the four domains (or ``domains``) under ``setup`` for every
+    FastICA seed of ``seeds`` (:meth:`Setup.with_seed`), in one batch
+    (:func:`hca.stability.seed_fits`; computed once per process with
+    :func:`main_fits_steered`, a read-only copy)."""
+    return _main_fits_cached(setup, seeds, domains)[0]
 
 
-def main_fit(setup: str | Setup) -> HCA:
-    """Section 4's HCA fit on the four domains under ``setup`` (its seed; computed once per
-    process)."""
+def main_fit(setup: str | Setup, domains: Sequence[str] = PAPER_V2_FOUR) -> HCA:
+    """Section 4's HCA fit on the four domains (or ``domains``) under ``setup`` (its seed;
+    computed once per process)."""
     s = get_setup(setup)
-    return main_fits(s, (s.ica_seed,))[0]
+    return main_fits(s, (s.ica_seed,), domains)[0]
 
 
 def rounding_steered(
@@ -183,22 +193,32 @@ def rounding_steered(
     return tuple(", ".join(str(d) for d, ok in rep.items() if not ok) for rep in reps)
 
 
-def main_fits_steered(setup: str | Setup, seeds: Sequence[int]) -> tuple[str, ...]:
+def main_fits_steered(
+    setup: str | Setup, seeds: Sequence[int], domains: Sequence[str] = PAPER_V2_FOUR
+) -> tuple[str, ...]:
     """:func:`rounding_steered` of every fit of :func:`main_fits` (computed with them)."""
-    return _main_fits_cached(setup, seeds)[1]
+    return _main_fits_cached(setup, seeds, domains)[1]
 
 
-def _seed_refits(setup: Setup, seeds: tuple[int, ...]) -> StabilityResult:
-    X, labels = main_data(setup)
+def _seed_refits(
+    setup: Setup, seeds: tuple[int, ...], domains: tuple[str, ...] = PAPER_V2_FOUR
+) -> StabilityResult:
+    X, labels = main_data(setup, domains)
     return seed_stability(estimator(setup), X, labels, seeds=seeds, patterns=PAPER_PATTERNS)
 
 
-def seed_refits(setup: str | Setup, seeds: Sequence[int] = tuple(range(10))) -> StabilityResult:
-    """:func:`main_fit` refitted with every FastICA seed in ``seeds``
-    (:class:`hca.stability.StabilityResult`; computed once per setup and seeds)."""
-    return cached(
-        "seed_refits", _seed_refits, get_setup(setup).seed_free(), tuple(int(s) for s in seeds)
-    )
+def seed_refits(
+    setup: str | Setup,
+    seeds: Sequence[int] = tuple(range(10)),
+    domains: Sequence[str] = PAPER_V2_FOUR,
+) -> StabilityResult:
+    """:func:`main_fit` (on ``domains``) refitted with every FastICA seed in ``seeds``
+    (:class:`hca.stability.StabilityResult`; computed once per setup, seeds and domains)."""
+    args: tuple = (get_setup(setup).seed_free(), tuple(int(s) for s in seeds))
+    doms = tuple(str(d) for d in domains)
+    if doms != PAPER_V2_FOUR:
+        args += (doms,)
+    return cached("seed_refits", _seed_refits, *args)
 
 
 def fit_v2(

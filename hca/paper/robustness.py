@@ -73,7 +73,7 @@ from hca.paper.robustness_settings import (
     search_for,
     without_merged_setting,
 )
-from hca.paper.setups import Setup
+from hca.paper.setups import SETUP_NAMES, Setup
 from hca.paper.shape import ChapterSpec
 from hca.stability import bootstrap_samples, matches_alignment, resample_fits, seed_fits
 from hca.validation import check_fraction, check_frame
@@ -785,6 +785,8 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_boot : int
         Bootstrap resamples per perturbation (MIC interval, order share, S_inv share).
     n_boot_models : int
@@ -799,6 +801,7 @@ class Settings:
         :func:`joblib.parallel_config` says otherwise); the results do not depend on it.
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     n_boot: int = 20
     n_boot_models: int = 100
     seeds: tuple[int, ...] = tuple(range(20))

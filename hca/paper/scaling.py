@@ -58,7 +58,7 @@ from hca.data.registry import benchmark_label
 from hca.paper.cache import cached
 from hca.paper.claims import Outcome, claim, grade, interval_verdict
 from hca.paper.replication import v2_authors, v2_frame
-from hca.paper.setups import SETUPS, Setup
+from hca.paper.setups import SETUP_NAMES, SETUPS, Setup
 from hca.paper.shape import ChapterSpec
 
 __all__ = [
@@ -107,6 +107,8 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
     n_boot_fit : int
         Joint bootstrap replicates of the sigmoid fits (per subset).
     n_boot_ate : int
@@ -116,6 +118,7 @@ class Settings:
         twice the CPU time on two cores); the results do not depend on it.
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
     n_boot_fit: int = 100
     n_boot_ate: int = 200
     n_jobs: int | None = None

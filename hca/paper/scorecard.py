@@ -22,32 +22,32 @@ from typing import Any
 import pandas as pd
 
 from hca.data.tables import load_paper_values
-from hca.paper.cache import stored_json
+from hca.paper.cache import json_plain, stored_json
 from hca.paper.chapters import CHAPTER_LIST, ChapterSpec
 from hca.paper.chapters import chapter as get_chapter
 from hca.paper.claims import (
     CHAPTERS,
     KINDS,
+    OBJECTIVE,
     VERDICTS,
     ClaimSpec,
     Ensemble,
+    Optimum,
     Outcome,
+    RunEvidence,
     Stability,
+    as_evidence,
     ensemble_outcome,
     needs_more_runs,
     typical_index,
 )
-from hca.paper.setups import (
-    ENSEMBLE_SEEDS,
-    ENSEMBLE_SEEDS_MORE,
-    SETUP_NAMES,
-    SETUPS,
-    Setup,
-    get_setup,
-)
+from hca.paper.setups import SETUP_NAMES, SETUPS, Setup, get_setup
+from hca.paper.shape import check_settings
 
 __all__ = [
     "ClaimRow",
+    "ChapterPage",
+    "chapter_page",
     "Scorecard",
     "chapter_spec",
     "chapter_results",
@@ -129,6 +129,10 @@ class ClaimRow:
                     "fragile_domains": dict(e.fragile_domains),
                     "share_insensitive": _round(e.share_insensitive),
                     "share_partly_insensitive": _round(e.share_partly_insensitive),
+                    "objective": OBJECTIVE,
+                    "optima": [_optimum_record(x) for x in e.optima],
+                    "preferred": e.preferred,
+                    "case": e.case,
                 }
             setups[name] = d
         return {
@@ -148,6 +152,24 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
+def _optimum_record(o: Optimum) -> dict[str, Any]:
+    """One FastICA optimum of a fragile fit, as the JSON gives it."""
+    return {
+        "groups": dict(o.groups),
+        "runs": o.runs,
+        "fragile_runs": o.fragile,
+        "seeds": list(o.seeds),
+        "objective": {
+            d: {"median": round(m, 6), "range": [round(lo, 6), round(hi, 6)]}
+            for d, m, lo, hi in o.objective
+        },
+        "share": round(o.share, 4),
+        "share_partly": round(o.share_partly, 4),
+        "answer": o.answer,
+        "major": o.major,
+    }
+
+
 def chapter_spec(chapter: str) -> ChapterSpec[Any, Any]:
     """The declared shape (``CHAPTER``) of a chapter with claims."""
     if chapter not in CHAPTERS:
@@ -155,25 +177,24 @@ def chapter_spec(chapter: str) -> ChapterSpec[Any, Any]:
     return get_chapter(chapter)
 
 
-def chapter_results(chapter: str, setup: str | Setup) -> Any:
-    """The chapter's results under ``setup`` (the book's settings)."""
-    return chapter_spec(chapter).run(setup)
+def chapter_results(chapter: str, setup: str | Setup, settings: Any = None) -> Any:
+    """The chapter's results under ``setup`` (default settings: the book's)."""
+    return chapter_spec(chapter).run(setup, settings)
 
 
 def chapter_ensemble(
-    chapter: str, setup: str | Setup, seeds: Sequence[int] | None = None
+    chapter: str,
+    setup: str | Setup,
+    settings: Any = None,
+    *,
+    seeds: Sequence[int] | None = None,
+    more: bool = False,
 ) -> tuple[Any, ...]:
-    """The chapter's results under ``setup`` with every FastICA seed of ``seeds`` (default:
-    :data:`~hca.paper.setups.ENSEMBLE_SEEDS`) for its single fits
-    (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based claims are read
-    from, computed in one batch (:meth:`hca.paper.shape.ChapterSpec.runs`). Seeds that
-    extend the first ones are computed as a second batch after them."""
-    c = chapter_spec(chapter)
-    first = ENSEMBLE_SEEDS
-    seeds = first if seeds is None else tuple(int(s) for s in seeds)
-    if len(seeds) > len(first) and seeds[: len(first)] == first:
-        return c.runs(setup, first) + c.runs(setup, seeds[len(first) :])
-    return c.runs(setup, seeds)
+    """The chapter's results under ``setup`` with every FastICA seed of its ensemble (the
+    settings' ``n_seeds`` seeds; ``n_seeds_more`` with ``more``; or ``seeds``) for its single
+    fits (:meth:`~hca.paper.setups.Setup.with_seed`): the ensemble its fit-based claims are
+    read from, computed in one batch (:meth:`hca.paper.shape.ChapterSpec.runs`)."""
+    return chapter_spec(chapter).runs(setup, settings, seeds=seeds, more=more)
 
 
 def _typical_index(chapter: str, ensemble: Sequence[Any]) -> int:
@@ -183,39 +204,45 @@ def _typical_index(chapter: str, ensemble: Sequence[Any]) -> int:
     return typical_index([spec.typical_key(r) for r in ensemble])
 
 
-def typical_seed(chapter: str, setup: str | Setup) -> int:
+def typical_seed(chapter: str, setup: str | Setup, settings: Any = None) -> int:
     """The typical run of the chapter's ensemble under ``setup``: the seed whose fit is
     nearest the ensemble's median by the chapter's ``typical_key`` (its main fit's MIC)."""
-    ensemble = chapter_ensemble(chapter, setup)
-    return ENSEMBLE_SEEDS[_typical_index(chapter, ensemble)]
+    ensemble = chapter_ensemble(chapter, setup, settings)
+    return chapter_spec(chapter).seeds(settings)[_typical_index(chapter, ensemble)]
 
 
-def typical_run(chapter: str, setup: str | Setup) -> Any:
+def typical_run(chapter: str, setup: str | Setup, settings: Any = None) -> Any:
     """The chapter's results at its :func:`typical_seed` under ``setup``: the run of the
     ensemble the verdicts are read from that the book shows."""
-    ensemble = chapter_ensemble(chapter, setup)
+    ensemble = chapter_ensemble(chapter, setup, settings)
     return ensemble[_typical_index(chapter, ensemble)]
 
 
-def ensemble_seeds(verdicts: Sequence[str], evidence: Sequence[str] = ()) -> tuple[int, ...]:
-    """The seeds a claim is read from, given its verdicts on the first runs of its ensemble
-    (and which of them have a rounding-sensitive fit, :func:`run_evidence`): the larger set
-    (:data:`~hca.paper.setups.ENSEMBLE_SEEDS_MORE`) when one of them is rounding-sensitive or
-    a share lies near a threshold (:func:`needs_more_runs`). Every run counts."""
-    fragile = sum(bool(str(w).strip()) for w in evidence)
-    more = needs_more_runs(list(verdicts), len(ENSEMBLE_SEEDS_MORE), fragile)
-    return ENSEMBLE_SEEDS_MORE if more else ENSEMBLE_SEEDS
+def ensemble_seeds(
+    verdicts: Sequence[str],
+    evidence: Sequence[Any] = (),
+    *,
+    first: Sequence[int],
+    more: Sequence[int],
+) -> tuple[int, ...]:
+    """The seeds a claim is read from, given its verdicts on the runs of the ``first`` seeds
+    of its ensemble (and, per run, the fit its claims read, :func:`run_evidence`): the
+    larger set ``more`` (which starts with ``first``) when one of them is rounding-sensitive
+    or a share lies near a threshold (:func:`needs_more_runs`). Every run counts."""
+    fragile = sum(bool(as_evidence(w).fragile) for w in evidence)
+    need = needs_more_runs(list(verdicts), len(more), fragile)
+    return tuple(more) if need else tuple(first)
 
 
-def run_evidence(spec: ClaimSpec, results: Any) -> str:
-    """The domains whose FastICA in the fit ``spec`` reads is rounding-sensitive in this run
-    (comma-separated), or ``""``: the claim's ``evidence`` or else its chapter's
-    (:attr:`hca.paper.shape.EnsembleSpec.evidence`; :data:`hca.paper.claims.ENSEMBLE_RULE`;
-    the run counts either way)."""
+def run_evidence(spec: ClaimSpec, results: Any) -> RunEvidence:
+    """The fit ``spec``'s claims read in this run (:class:`~hca.paper.claims.RunEvidence`:
+    the domains whose FastICA rounding steered, and every domain's ICA solution): the
+    claim's ``evidence`` or else its chapter's (:attr:`hca.paper.shape.EnsembleSpec.evidence`;
+    :data:`hca.paper.claims.ENSEMBLE_RULE`; the run counts either way)."""
     if spec.evidence is not None:
-        return str(spec.evidence(results))
+        return as_evidence(spec.evidence(results))
     ensemble = chapter_spec(spec.chapter).ensemble
-    return "" if ensemble is None else ensemble.evidence(results)
+    return as_evidence("" if ensemble is None else ensemble.evidence(results))
 
 
 def _ensemble_outcomes(
@@ -224,34 +251,37 @@ def _ensemble_outcomes(
     rows: pd.DataFrame,
     ensemble: Sequence[Any],
     extra_runs: Callable[[], Sequence[Any]],
+    seeds: tuple[tuple[int, ...], tuple[int, ...]],
 ) -> dict[str, Outcome]:
     """The outcomes of ``spec``'s claims read from the chapter's ``ensemble`` (the runs of the
     first seeds), and from the runs of the larger set where the rule asks for it
-    (``extra_runs()``: the runs of its seeds beyond the first ones)."""
-    more_seeds = ENSEMBLE_SEEDS_MORE
+    (``extra_runs()``: the runs of its seeds beyond the first ones); ``seeds`` are the first
+    and the larger set."""
+    first, more_seeds = seeds
     members = [_outcomes(spec, res, rows) for res in ensemble]
     why = [run_evidence(spec, res) for res in ensemble]
-    more: list[tuple[dict[str, Outcome], str]] = []
+    more: list[tuple[dict[str, Outcome], RunEvidence]] = []
     t = _typical_index(chapter, ensemble)
     out = {}
     for cid in rows.index:
         runs = [m[cid] for m in members]
-        seeds = ensemble_seeds([o.verdict for o in runs], why)
+        chosen = ensemble_seeds([o.verdict for o in runs], why, first=first, more=more_seeds)
         evidence = list(why)
-        if seeds == more_seeds:
+        if chosen == tuple(more_seeds) and len(more_seeds) > len(first):
             if not more:
                 more = [
                     (_outcomes(spec, res, rows), run_evidence(spec, res)) for res in extra_runs()
                 ]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
-        out[cid] = ensemble_outcome(runs, seeds, typical=t, evidence=evidence)
+        out[cid] = ensemble_outcome(runs, chosen, typical=t, evidence=evidence)
     return out
 
 
-def _more_runs(chapter: str, setup: str) -> tuple[Any, ...]:
-    """The runs of :data:`~hca.paper.setups.ENSEMBLE_SEEDS_MORE` beyond the first seeds."""
-    return chapter_ensemble(chapter, setup, ENSEMBLE_SEEDS_MORE)[len(ENSEMBLE_SEEDS) :]
+def _more_runs(chapter: str, setup: str, settings: Any) -> tuple[Any, ...]:
+    """The runs of the larger ensemble (``n_seeds_more``) beyond the first seeds."""
+    first = chapter_spec(chapter).seeds(settings)
+    return chapter_ensemble(chapter, setup, settings, more=True)[len(first) :]
 
 
 def _outcomes(spec: ClaimSpec, results: Any, rows: pd.DataFrame) -> dict[str, Outcome]:
@@ -270,19 +300,32 @@ def evaluate_chapter(
     chapter: str,
     *,
     paper: pd.DataFrame | None = None,
-    setups: Sequence[str] = SETUP_NAMES,
+    settings: Any = None,
+    setups: Sequence[str] | None = None,
 ) -> list[ClaimRow]:
-    """Every claim of ``chapter`` judged under ``setups`` (rows in the table's order).
+    """Every claim of ``chapter`` judged under ``setups`` (default: the settings' setups;
+    rows in the table's order) on the chapter's results under ``settings`` (default: the
+    book's).
 
-    With the paper's own values (``paper`` None) and both setups, the rows are computed once
-    per build and stored as plain JSON (:func:`hca.paper.cache.stored_json`): the chapter's
-    page computes them, the scorecard page and the intro read them. The rows returned are
-    always the rows as read back from JSON, so a stored and a fresh computation agree."""
-    chapter_spec(chapter)
-    if paper is None and tuple(setups) == SETUP_NAMES:
+    With the paper's own values (``paper`` None), the book's settings and both setups, the
+    rows are computed once per build and stored as plain JSON
+    (:func:`hca.paper.cache.stored_json`): the chapter's page computes them, the scorecard
+    page and the intro read them. The rows returned are always the rows as read back from
+    JSON, so a stored and a fresh computation agree. Other settings (a reader's) are judged
+    afresh from their own results."""
+    spec = chapter_spec(chapter)
+    st = spec.book_settings() if settings is None else settings
+    check_settings(st, ensemble=spec.ensemble is not None)
+    chosen = tuple(st.setups) if setups is None else tuple(setups)
+    unknown = [s for s in chosen if s not in st.setups]
+    if unknown:
+        raise ValueError(f"evaluate_chapter: setups {unknown} are not run by the settings {st}")
+    book = st == spec.book_settings()
+    if paper is None and book and chosen == SETUP_NAMES:
         data = stored_json("scorecard_rows", _rows_data, chapter, check=_is_rows_data)
         return [_row_from_data(d) for d in data]
-    return _evaluate_chapter(chapter, paper, setups)
+    rows = _evaluate_chapter(chapter, paper, chosen, st)
+    return [_row_from_data(d) for d in json_plain([asdict(r) for r in rows])]
 
 
 def _rows_data(chapter: str) -> list[dict[str, Any]]:
@@ -291,6 +334,8 @@ def _rows_data(chapter: str) -> list[dict[str, Any]]:
 
 
 _NESTED: dict[str, type] = {"stability": Stability, "ensemble": Ensemble}
+#: Fields holding a tuple of dataclasses.
+_NESTED_MANY: dict[str, type] = {"optima": Optimum}
 
 
 def _from_plain(cls: type, data: dict[str, Any]) -> Any:
@@ -301,6 +346,8 @@ def _from_plain(cls: type, data: dict[str, Any]) -> Any:
         v = data[f.name]
         if f.name in _NESTED and v is not None:
             v = _from_plain(_NESTED[f.name], v)
+        elif f.name in _NESTED_MANY and v is not None:
+            v = tuple(_from_plain(_NESTED_MANY[f.name], x) for x in v)
         elif isinstance(v, list):  # JSON has no tuples: nested ones come back as lists
             v = _as_tuple(v)
         kwargs[f.name] = v
@@ -335,8 +382,11 @@ def _evaluate_chapter(
     chapter: str,
     paper: pd.DataFrame | None = None,
     setups: Sequence[str] = SETUP_NAMES,
+    settings: Any = None,
 ) -> list[ClaimRow]:
     paper = load_paper_values() if paper is None else paper
+    spec_c = chapter_spec(chapter)
+    st = spec_c.book_settings() if settings is None else settings
     per_setup: dict[str, dict[str, Outcome]] = {s: {} for s in setups}
     figures: dict[str, str | None] = {}
     specs = [(spec, spec.rows(paper)) for spec in chapter_spec(chapter).claims()]
@@ -346,18 +396,21 @@ def _evaluate_chapter(
             if cid in figures:
                 raise RuntimeError(f"claim {cid} has two evaluators")
             figures[cid] = spec.figure
-    has_ensemble = chapter_spec(chapter).ensemble is not None
+    has_ensemble = spec_c.ensemble is not None
+    seeds = (spec_c.seeds(st), spec_c.seeds(st, more=True)) if has_ensemble else ((), ())
     for s in setups:
         # a chapter with an ensemble: its other claims read the run at the setup's own seed
-        ensemble = chapter_ensemble(chapter, s) if has_ensemble else ()
+        ensemble = chapter_ensemble(chapter, s, st) if has_ensemble else ()
         # the larger set's other runs: read once, and only if a claim's rule asks for them
-        extra_runs = functools.cache(functools.partial(_more_runs, chapter, s))
+        extra_runs = functools.cache(functools.partial(_more_runs, chapter, s, st))
         seed = get_setup(s).ica_seed
         own = [r for r in ensemble if r.setup.ica_seed == seed]
-        results = own[0] if own else chapter_results(chapter, s)
+        results = own[0] if own else chapter_results(chapter, s, st)
         for spec, rows in specs:
             if spec.ensemble:
-                per_setup[s].update(_ensemble_outcomes(spec, chapter, rows, ensemble, extra_runs))
+                per_setup[s].update(
+                    _ensemble_outcomes(spec, chapter, rows, ensemble, extra_runs, seeds)
+                )
             else:
                 per_setup[s].update(_outcomes(spec, results, rows))
     out = []
@@ -486,6 +539,128 @@ def build_scorecard(
             chapter, paper=sub if prefixes or paper_values is not None else None
         )
     return Scorecard(tuple(rows))
+
+
+# =========================================================================== a chapter's page
+@dataclass(frozen=True, eq=False)
+class ChapterPage:
+    """Everything a chapter's page shows, computed from the notebook's own settings.
+
+    Attributes
+    ----------
+    chapter : str
+        The chapter's key (``"recovery"``).
+    settings : object
+        The settings the page was computed with (the chapter's ``Settings``).
+    book : bool
+        Whether they are the book's (the ``Settings`` defaults).
+    results : dict
+        Setup name -> the results the page shows: the typical run of the setup's ensemble
+        for a chapter with one (:func:`typical_run`), else the setup's results.
+    ensembles : dict
+        Setup name -> every run of the setup's ensemble (empty for a chapter without one).
+    rows : tuple of ClaimRow
+        The chapter's claims judged under the settings' setups on these results.
+    """
+
+    chapter: str
+    settings: Any
+    book: bool
+    results: dict[str, Any]
+    ensembles: dict[str, tuple[Any, ...]]
+    rows: tuple[ClaimRow, ...]
+
+    @property
+    def setups(self) -> tuple[str, ...]:
+        """The setups the page runs, in the settings' order."""
+        return tuple(self.settings.setups)
+
+    def differences(self) -> dict[str, tuple[Any, Any]]:
+        """Field -> (these settings' value, the book's) for every field that differs."""
+        book = chapter_spec(self.chapter).book_settings()
+        return {
+            f.name: (getattr(self.settings, f.name), getattr(book, f.name))
+            for f in fields(self.settings)
+            if getattr(self.settings, f.name) != getattr(book, f.name)
+        }
+
+    def note(self) -> str:
+        """One paragraph (MyST) saying that the page follows settings other than the book's,
+        and which; empty for the book's settings."""
+        diff = self.differences()
+        if not diff:
+            return ""
+        items = "; ".join(f"`{k}` = {v!r} (the book: {b!r})" for k, (v, b) in diff.items())
+        return (
+            f"**These settings differ from the book's**: {items}. Every number, figure and "
+            "verdict on this page follows them; the scorecard and the published book use the "
+            "book's settings."
+        )
+
+    def show_note(self) -> None:
+        """Display :meth:`note` in the notebook (nothing for the book's settings)."""
+        text = self.note()
+        if text:
+            from IPython.display import Markdown, display
+
+            display(Markdown(text))
+
+    def verdict_box(self) -> str:
+        """The chapter's verdict box (:func:`verdict_box_markdown`) from these rows."""
+        return verdict_box_markdown(list(self.rows))
+
+    def summary(self) -> str:
+        """One line per setup: the claims' verdict counts, and whether the settings are the
+        book's."""
+        lines = [
+            f"{CHAPTERS[self.chapter][1]}: "
+            + (
+                "the book's settings"
+                if self.book
+                else f"settings other than the book's ({', '.join(self.differences())})"
+            )
+        ]
+        for s in self.setups:
+            verdicts = [r.setups[s].verdict for r in self.rows]
+            lines.append(f"  {SETUPS[s].label}: {_counts_md(verdicts) or 'no claims'}")
+        return "\n".join(lines)
+
+
+def chapter_page(chapter: str, settings: Any = None) -> ChapterPage:
+    """The chapter's page under ``settings`` (default: the book's): its results per setup
+    (the typical run of each setup's ensemble, for a chapter with one), the ensembles, and
+    its claims judged on them. With the book's settings the rows are the stored ones
+    (:func:`evaluate_chapter`); with a reader's, everything is computed from them.
+
+    Raises
+    ------
+    ValueError
+        If the chapter is unknown or the settings are not valid (before any work).
+    """
+    spec = chapter_spec(chapter)
+    st = spec.book_settings() if settings is None else settings
+    if type(st) is not type(spec.book_settings()):
+        raise ValueError(
+            f"chapter_page({chapter!r}): settings must be a {type(spec.book_settings()).__module__}"
+            f".Settings, got {type(st).__name__}"
+        )
+    check_settings(st, ensemble=spec.ensemble is not None)
+    setups = tuple(st.setups)
+    if spec.ensemble is not None:
+        ensembles = {s: chapter_ensemble(chapter, s, st) for s in setups}
+        results = {s: typical_run(chapter, s, st) for s in setups}
+    else:
+        ensembles = {}
+        results = {s: chapter_results(chapter, s, st) for s in setups}
+    rows = tuple(evaluate_chapter(chapter, settings=st)) if spec.claims() else ()
+    return ChapterPage(
+        chapter=chapter,
+        settings=st,
+        book=st == spec.book_settings(),
+        results=results,
+        ensembles=ensembles,
+        rows=rows,
+    )
 
 
 # =========================================================================== rendering
@@ -910,9 +1085,10 @@ def synthesis_markdown(
                 else f"{SETUPS[s].label}: none"
                 for s, ids in undetermined.items()
             )
-            + ". Their fits are rounding-sensitive in at least a quarter of the FastICA runs: "
-            "two local optima of the same objective answer differently and rounding picks "
-            "between them, so the scorecard shows both shares and judges neither.",
+            + ". In these claims' fits, FastICA lands in different local optima from one run "
+            "to the next, the optima give different answers, and FastICA's own objective "
+            "cannot tell them apart: rounding, not the data, picks the answer, so the "
+            "scorecard shows every optimum and judges none.",
         ]
     order = by_id.get("S4-order")
     if order is not None:

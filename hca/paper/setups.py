@@ -46,17 +46,8 @@ __all__ = [
     "Setup",
     "SETUPS",
     "SETUP_NAMES",
-    "ENSEMBLE_SEEDS",
-    "ENSEMBLE_SEEDS_MORE",
     "get_setup",
 ]
-
-#: FastICA seeds of the ensembles every fit-based claim is read from (the same under both
-#: setups; :func:`hca.paper.claims.ensemble_outcome`).
-ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(20))
-#: The seeds a claim is read from instead when a share of its first 20 runs lies near a
-#: threshold (:func:`hca.paper.claims.needs_more_runs`); they start with ENSEMBLE_SEEDS.
-ENSEMBLE_SEEDS_MORE: tuple[int, ...] = tuple(range(40))
 
 
 @dataclass(frozen=True)

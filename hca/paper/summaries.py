@@ -144,7 +144,7 @@ def lead_claim(rows: Sequence[ClaimRow], lead: str | None = None) -> ClaimRow:
 
 
 #: Where an ensemble outcome's reason quotes its typical run (:func:`~hca.paper.claims.ensemble_outcome`).
-_TYPICAL = re.compile(r"the typical run \(seed \d+\):\s*(.+)$")
+_TYPICAL = re.compile(r"Typical run \(seed \d+\):\s*(.+)$")
 
 
 def reason_text(outcome) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,15 @@ from hca.data.registry import V1_BENCHMARKS, alignment_text, benchmark_label, ro
 from hca.data.tables import load_paper_values
 from hca.estimator.model import HCA, mic_by_subset_many
 from hca.paper.cache import cached
-from hca.paper.claims import Outcome, claim, grade, paper_list, ratio_band, share_text
+from hca.paper.claims import (
+    Outcome,
+    RunEvidence,
+    claim,
+    grade,
+    paper_list,
+    ratio_band,
+    share_text,
+)
 from hca.paper.constants import PAPER_PATTERNS, PAPER_V1_BASES, PAPER_V1_SINV
 from hca.paper.pca import invariant_set_rule, set_text
 from hca.paper.replication import (
@@ -51,8 +58,8 @@ from hca.paper.replication import (
     seed_refits,
     v1_frame,
 )
-from hca.paper.setups import Setup, get_setup
-from hca.paper.shape import ChapterSpec, EnsembleSpec, each_setup
+from hca.paper.setups import SETUP_NAMES, Setup, get_setup
+from hca.paper.shape import ChapterSpec, each_setup
 
 __all__ = [
     "Settings",
@@ -82,6 +89,14 @@ class Settings:
 
     Attributes
     ----------
+    setups : tuple of str
+        The setups to run (:data:`hca.paper.setups.SETUP_NAMES`: both).
+    n_seeds : int
+        FastICA seeds of the ensemble every fit-based claim is read from (seeds
+        ``0 .. n_seeds - 1``; :class:`hca.paper.shape.EnsembleSettings`).
+    n_seeds_more : int
+        The larger ensemble a claim is read from when a share of the first runs lies
+        near a threshold or one of them is rounding-sensitive.
     seeds : tuple of int
         FastICA seeds of the HCA refits (the criteria's 20).
     n_splits, n_boot : int
@@ -97,6 +112,9 @@ class Settings:
         joblib jobs of the sweeps (None: the active backend's default, one process).
     """
 
+    setups: tuple[str, ...] = SETUP_NAMES  # the setups to run
+    n_seeds: int = 20  # FastICA seeds of the chapter's ensemble
+    n_seeds_more: int = 40  # the larger ensemble near a threshold
     seeds: tuple[int, ...] = tuple(range(20))
     n_splits: int = 100
     n_boot: int = 100
@@ -507,24 +525,17 @@ def _runs(setup: Setup, settings: Settings, seeds: tuple[int, ...]) -> tuple[V1R
     return tuple(out)
 
 
-def _compute(setup: Setup, settings: Settings) -> V1Results:
-    return _runs(setup.seed_free(), settings, (setup.ica_seed,))[0]
-
-
-#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`): its ensemble's runs are
-#: :func:`_runs`, a run is evidence when its five-domain fit was not steered by rounding, and
-#: a run is typical by its five-domain fit's MIC.
-CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec(
+#: The chapter's shape (:class:`hca.paper.shape.ChapterSpec`), declared by its ensemble's runs
+#: (:func:`_runs`; the run at a setup's own seed is the ensemble's): the claims read its
+#: five-domain fit (whose rounding-sensitive domains it names), and a run is typical by that
+#: fit's MIC.
+CHAPTER: ChapterSpec[Settings, V1Results] = ChapterSpec.from_runs(
     key="v1",
     settings=Settings,
-    compute=_compute,
-    ensemble=EnsembleSpec(
-        runs=each_setup(_runs),
-        evidence=attrgetter("steered"),
-        typical_key=lambda r: float(r.fit.mic_),
-    ),
+    runs=each_setup(_runs),
+    evidence=lambda r: RunEvidence.of(r.fit, r.steered),
+    typical_key=lambda r: float(r.fit.mic_),
 )
-
 
 #: The chapter's results under a setup, once per process (:meth:`~hca.paper.shape.ChapterSpec.run`).
 run = CHAPTER.run
