@@ -125,16 +125,21 @@ def _plain_tex(tex: str) -> str:
 
 def alt_text(caption: str, limit: int = ALT_MAX_CHARS) -> str:
     """Alt text from a caption's plain text: whitespace collapsed, the whole caption when it
-    has at most ``limit`` characters, else its first sentences up to ``limit`` (at least the
-    first sentence, cut at a word and ended with "…" when it alone is longer)."""
+    has at most ``limit`` characters, else its first whole sentences up to ``limit``; when
+    those are under half of ``limit`` ("Domain sizes."), the next sentence follows, cut at a
+    word and ended with "…" (so is a first sentence longer than ``limit``)."""
     text = " ".join(caption.split())
     if len(text) <= limit:
         return text
-    out = ""
-    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z(\"“])", text):
+    out, rest = "", ""
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z(\"“])", text)
+    for sentence in sentences:
         if out and len(out) + 1 + len(sentence) > limit:
+            rest = sentence
             break
         out = f"{out} {sentence}".strip()
+    if rest and len(out) < limit // 2:
+        out = f"{out} {rest}"
     if len(out) > limit:
         out = out[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     return out
