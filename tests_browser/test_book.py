@@ -914,3 +914,47 @@ def test_claim_id_rule():
     assert claim_ids_in("as S4-order. And (T2a-z1-bbh)", ids) == ["S4-order", "T2a-z1-bbh"]
     assert claim_ids_in("the H.5-phys-mic claim; F27-one-factors", ids) == ["H.5-phys-mic"]
     assert claim_ids_in("the order of Section 4, one factor", ids) == []
+
+
+def test_lab_references_read_as_the_book(html_dir: Path):
+    """What JupyterLab shows for a cross-reference (hca.paper.glue.References, reading the
+    chapters' sources) is what the built book shows: every figure's number ("Figure 3.2"),
+    every labelled section's title and every page's title (no browser; the book's typographic
+    apostrophes count as plain ones)."""
+    from hca.paper.glue import References
+
+    repo = Path(__file__).resolve().parents[1]
+    def strip(h: str) -> str:  # the text of HTML, the book's typographic apostrophes plain
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", h)).replace("#", "").replace(
+            "\u2019", "'").strip()
+
+    checked, problems = 0, []
+    for page in PAGES:
+        source = repo / Path(page).with_suffix(".md")
+        if not source.is_file() or not page.startswith(("notebooks/", "book/intro")):
+            continue
+        R = References(source.stem, source.parent, number="I" if page == "book/intro.html" else None)
+        html = (html_dir / page).read_text(encoding="utf-8")
+        html = html[html.find("<article"):html.find("</article>")]
+        shown = {m[1]: strip(m[2]) for m in re.finditer(
+            r'<figure[^>]*\bid="([^"]+)".*?<span class="caption-number">([^<]*)</span>', html, re.S)}
+        for m in re.finditer(r'<span id="([^"]+)"></span><h\d>(.*?)<a class="headerlink"', html, re.S):
+            shown[m[1]] = strip(re.sub(r'<span class="section-number">.*?</span>', "", m[2]))
+        title = re.search(r"<h1>(.*?)<a class=\"headerlink\"", html, re.S)
+        for target, text in shown.items():
+            try:
+                lab = R.numref(target).value if target.startswith("fig-") else \
+                    re.sub(r"^\[(.*)\]\(#.*\)$", r"\1", R.ref(target).value)
+            except KeyError as err:
+                lab = f"KeyError {err}"
+            checked += 1
+            if lab != text:
+                problems.append(f"{page}: {target}: the book shows {text!r}, Lab {lab!r}")
+        if title:
+            lab = re.sub(r"^\[(.*)\]\(.*\)$", r"\1", R.doc(source.stem).value)
+            checked += 1
+            book = strip(re.sub(r'<span class="section-number">.*?</span>', "", title[1]))
+            if lab != book:
+                problems.append(f"{page}: title: the book shows {book!r}, Lab {lab!r}")
+    print(f"{checked} cross-reference targets compared")
+    assert checked > 77 and not problems, "\n".join(problems)
