@@ -10,6 +10,7 @@ the test never touches the network and sees what a reader without network sees.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -106,16 +107,26 @@ def browser():
             browser.close()
 
 
-@pytest.fixture(scope="session")
-def browser_context(browser, base_url: str):
-    """One context for all pages; every request off the local server is aborted."""
-    context = browser.new_context(viewport=VIEWPORT)
+@contextlib.contextmanager
+def offline_context(browser, base_url: str, viewport: dict, init_script: str | None = None):
+    """A browser context at ``viewport`` in which every request off the local server is
+    aborted (``init_script`` runs before each page's own scripts)."""
+    context = browser.new_context(viewport=viewport)
+    if init_script:
+        context.add_init_script(init_script)
     context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
     context.set_default_timeout(30_000)
     try:
         yield context
     finally:
         context.close()
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser, base_url: str):
+    """One context for all pages; every request off the local server is aborted."""
+    with offline_context(browser, base_url, VIEWPORT) as context:
+        yield context
 
 
 @pytest.fixture(scope="session")
@@ -123,13 +134,21 @@ def phone_context(browser, base_url: str):
     """A second context at a phone's width (390 CSS px), offline as well. A plain narrow window,
     not mobile emulation: a mobile browser may zoom out a page wider than the screen, which
     would hide the very overflow the phone tests look for."""
-    context = browser.new_context(viewport=PHONE_VIEWPORT)
-    context.route(lambda url: not url.startswith(base_url), lambda route: route.abort())
-    context.set_default_timeout(30_000)
-    try:
+    with offline_context(browser, base_url, PHONE_VIEWPORT) as context:
         yield context
-    finally:
-        context.close()
+
+
+#: What the theme reads on load to pick its colour mode (pydata-sphinx-theme: ``localStorage``
+#: "mode" and "theme"; the book's default is light).
+DARK_MODE_SCRIPT = "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');"
+
+
+@pytest.fixture(scope="session")
+def dark_context(browser, base_url: str):
+    """A third context at 1400 px with the theme in dark mode (as a reader who chose it with the
+    theme's button), offline as well."""
+    with offline_context(browser, base_url, VIEWPORT, DARK_MODE_SCRIPT) as context:
+        yield context
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 Each key is a test of ``test_book.py``; its value the pages (paths in the build, as in the test
 ids) on which that check is known to fail until the chapter is rewritten (issue 19: SVG figures
 with legible text, collapsed setup/assert cells, tables and code within the column, captions
-naming "Paper Figure N"). On these pages the check runs as a strict ``xfail``: it still runs,
+naming "Paper Figure N"; issue 46: the answer paragraph first on a phone). On these pages the check runs as a strict ``xfail``: it still runs,
 the failure is reported as expected, and once a rewrite makes the page pass the test fails with
 XPASS(strict) until the page is removed here. A chapter rewrite removes its page from every
 set; the list is empty when the book is done. Never add a page to hide a new failure.
@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import os
 
-# Every chapter now meets every check; a page listed here again would be a regression.
+# Every chapter meets the checks of issue 19; a page listed under them again would be a
+# regression. Issue 46's "answer first" (test_phone_answer_first) waits for the chapters'
+# rewritten openings: on the build of 2026-11-29 every chapter 1-8 fails it. Chapter 1 has no
+# answer paragraph (the first paragraph naming both setups is a verdict-box line, below the
+# setup cell's "Show code cell source" bar and a table, at 1637 px); chapters 2-8 open with the
+# generated template ("This chapter judges N claims ..., led by <claim id>"), which names claim
+# ids and stands below one or two "Show code cell source" bars (at 662-838 px).
 PENDING: dict[str, set[str]] = {
     "test_figures_are_svg": set(),
     "test_figure_text_is_legible": set(),
@@ -24,6 +30,16 @@ PENDING: dict[str, set[str]] = {
     "test_blocks_fit_the_column": set(),
     "test_setup_and_assert_cells_collapsed": set(),
     "test_captions_name_paper_figures": set(),
+    "test_phone_answer_first": {
+        "notebooks/01_data.html",
+        "notebooks/02_latent_pca.html",
+        "notebooks/03_hca_recovery.html",
+        "notebooks/04_interpretation.html",
+        "notebooks/05_scaling_ate.html",
+        "notebooks/06_matrix_completion.html",
+        "notebooks/07_leaderboard_v1.html",
+        "notebooks/08_mmlu_subtasks.html",
+    },
 }
 
 

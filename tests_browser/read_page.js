@@ -250,11 +250,62 @@ async (articleSelector) => {
     });
   }
 
+  // ---- Figures: each image's alt text; each figure's box at this width (its image scrolls in
+  // div.hca-figure-scroll, under a cue shown while the box is narrower: book/_ext/hca_book/
+  // figures.py, book/_static/hca-figures.js); every download link's `download` attribute.
+  const figureAlts = imgs.filter((i) => i.closest('figure')).map((i) => ({
+    src: i.getAttribute('src'), alt: i.getAttribute('alt'), where: context(i)}));
+  const shownRect = (el) => !!el && el.getClientRects().length > 0
+    && el.getBoundingClientRect().width > 0 && getComputedStyle(el).visibility !== 'hidden';
+  const figureBoxes = art ? [...art.querySelectorAll('figure')].filter((f) => f.querySelector('img'))
+    .map((f) => {
+      const img = f.querySelector('img');
+      const box = f.querySelector('.hca-figure-scroll') || f;
+      const cue = f.querySelector('.hca-figure-cue');
+      const full = cue && cue.querySelector('a.hca-figure-full');
+      return {id: f.id, where: context(f), shown: box.clientWidth, content: box.scrollWidth,
+              cueShown: shownRect(cue),
+              cueText: cue ? cue.textContent.replace(/\s+/g, ' ').trim() : null,
+              cueAbove: cue && shownRect(cue)
+                ? cue.getBoundingClientRect().bottom <= img.getBoundingClientRect().top + 1 : null,
+              full: full ? {href: full.href, target: full.getAttribute('target'),
+                            download: full.hasAttribute('download')} : null,
+              img: img.src};
+    }) : [];
+  const downloadLinks = [...document.querySelectorAll('a.figure-download, a.hca-download')]
+    .map((a) => ({href: a.getAttribute('href'), download: a.getAttribute('download'),
+                  text: a.textContent.trim(), where: context(a)}));
+
+  // ---- The answer paragraph (tests_browser/test_book.py, test_phone_answer_first): the first
+  // <p> of the article, outside figures, tables, closed <details> and code, that names both
+  // setups; its text, where its first line starts, and what stands above it.
+  const norm = (t) => t.replace(/[\u2018\u2019]/g, "'").replace(/\s+/g, ' ').trim();
+  const answerEl = art ? [...art.querySelectorAll('p')].find((p) => {
+    if (p.closest('figure, table, .cell_input, details:not([open]), .hca-chapter-downloads')) {
+      return false;
+    }
+    const t = norm(p.textContent).toLowerCase();
+    return t.includes("authors' setup") && t.includes('careful setup');
+  }) : null;
+  let answer = null;
+  if (answerEl) {
+    const above = (el) => !!(el.compareDocumentPosition(answerEl) & Node.DOCUMENT_POSITION_FOLLOWING)
+      && !el.contains(answerEl);
+    const what = (el) => (el.matches('details, .toggle-button') ? 'hidden-code toggle ('
+      + norm((el.querySelector('summary') || el).textContent).slice(0, 40) + ')'
+      : el.tagName.toLowerCase()) + ` (${context(el)})`;
+    const r = answerEl.getBoundingClientRect();
+    answer = {text: norm(answerEl.textContent), top: r.top + window.scrollY,
+              above: [...art.querySelectorAll('details, .toggle-button, table, figure')]
+                .filter(above).map(what)};
+  }
+
   const links = [...document.querySelectorAll('a[href]')].map((a) => ({
     href: a.href, raw: a.getAttribute('href'),
     text: a.textContent.replace(/\s+/g, ' ').trim().slice(0, 60),
   }));
 
   return {hasArticle: !!art, images, figures, tableCaptions, tables, cellImages, errors, links,
-          figureImages, math, column, wide, visibleSetup};
+          figureImages, math, column, wide, visibleSetup, figureAlts, figureBoxes, downloadLinks,
+          answer};
 }

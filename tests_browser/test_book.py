@@ -66,15 +66,36 @@ PAGES = _collect_pages()
 # ---------------------------------------------------------------------------
 # What the browser reads off a page, once per page (tests_browser/read_page.js).
 
-def _read_page_js() -> str:
-    """read_page.js without its leading ``//`` comment lines (Playwright wants a function)."""
-    lines = Path(__file__).with_name("read_page.js").read_text(encoding="utf-8").splitlines()
+def _js(name: str) -> str:
+    """A script of this folder without its leading ``//`` comment lines."""
+    lines = Path(__file__).with_name(name).read_text(encoding="utf-8").splitlines()
     while lines and (not lines[0].strip() or lines[0].lstrip().startswith("//")):
         lines.pop(0)
     return "\n".join(lines)
 
 
+def _read_page_js() -> str:
+    """read_page.js without its leading ``//`` comment lines (Playwright wants a function)."""
+    return _js("read_page.js")
+
+
 _READ_PAGE_JS = _read_page_js()
+
+
+_CONTRAST_JS = _js("contrast.js")
+#: Before measuring a page with the scorecard's interactive table: wait until DataTables has
+#: set it up (itables loads its bundle after the page; up to 20 s).
+_WAIT_FOR_TABLES_JS = """async () => {
+  for (let i = 0; i < 200 && document.querySelector('table.hca-claims:not(.dataTable)'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}"""
+
+
+def read_contrast(tab) -> dict:
+    """contrast.js on an open page, once its interactive tables are set up."""
+    tab.evaluate(_WAIT_FOR_TABLES_JS)
+    return tab.evaluate(_CONTRAST_JS)
 
 
 def _screenshot_name(page: str) -> str:
@@ -116,6 +137,7 @@ def visit(browser_context, base_url: str, screenshot_dir: Path | None):
         try:
             response = tab.goto(urljoin(base_url, page), wait_until="load")
             result = tab.evaluate(_READ_PAGE_JS, ARTICLE)
+            result["contrast"] = read_contrast(tab)
             result["status"] = response.status if response else None
             result["title"] = tab.title().strip()
             if screenshot_dir is not None:
@@ -178,6 +200,24 @@ def phone_visit(phone_context, base_url: str, screenshot_dir: Path | None):
             finally:
                 tab.close()
             cache[page] = result
+        return cache[page]
+
+    return _visit
+
+
+@pytest.fixture(scope="session")
+def dark_visit(dark_context, base_url: str):
+    """``dark_visit(page)``: contrast.js on the page in the theme's dark mode, once."""
+    cache: dict[str, dict] = {}
+
+    def _visit(page: str) -> dict:
+        if page not in cache:
+            tab = dark_context.new_page()
+            try:
+                tab.goto(urljoin(base_url, page), wait_until="load")
+                cache[page] = read_contrast(tab)
+            finally:
+                tab.close()
         return cache[page]
 
     return _visit
@@ -712,3 +752,209 @@ def test_phone_landing_figure_is_shown_whole(phone_context, base_url: str, html_
     print(f"landing figure at 390 px: {box}")
     assert box["img"] > 0 and box["content"] <= box["shown"] + 1, (
         f"the landing figure needs {box['content']} px but the column shows {box['shown']} px")
+
+
+# ---------------------------------------------------------------------------
+# Figures for every reader, and the answer first (issue 46).
+
+#: An alt text that is only a file name or a path ("../_images/<hash>.svg").
+_FILE_NAME_ALT = re.compile(r"(^|/)[^/\s]+\.(?:svg|png|jpe?g|gif|pdf)\s*$", re.I)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figure_images_have_alt_text(page: str, visit):
+    """Every figure image has alt text that describes it (book/_ext/hca_book/figures.py takes it
+    from the caption), never empty and never a file name."""
+    alts = visit(page)["figureAlts"]
+    problems = [f"{a['src']} ({a['where']}): alt {a['alt']!r}" for a in alts
+                if not (a["alt"] or "").strip() or _FILE_NAME_ALT.search(a["alt"])]
+    if alts:
+        print(f"{page}: {len(alts)} figure images, alt text {min(len(a['alt'] or '') for a in alts)}"
+              f"-{max(len(a['alt'] or '') for a in alts)} characters")
+    assert not problems, f"{page}: figure images without a described alt text:\n" + "\n".join(
+        f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_downloads_carry_the_download_attribute(page: str, visit):
+    """Every figure's SVG/PDF/CSV link and every file link of the book (the chapter's notebook,
+    the scorecard, the paper's values) has ``download`` naming its file, so that a browser saves
+    it instead of opening it in the tab."""
+    links = visit(page)["downloadLinks"]
+    problems = [f"{d['text']!r} -> {d['href']} ({d['where']}): download={d['download']!r}"
+                for d in links
+                if d["download"] != Path(urlsplit(d["href"]).path).name]
+    assert not problems, f"{page}: download links that open in the tab:\n" + "\n".join(
+        f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_wide_figures_have_a_cue(page: str, phone_visit, visit):
+    """At 390 px every figure is readable without hidden parts: it fits the column, or a cue
+    shows above it saying how much of it is on screen, with a link that opens the figure's SVG
+    full size in a new tab (figure text stays at least 8 px: test_phone_figure_text_is_legible).
+    At 1400 px every figure fits its column and shows no cue."""
+    problems, shares = [], []
+    for f in phone_visit(page)["figureBoxes"]:
+        name = f["id"] or f["where"]
+        if f["content"] <= f["shown"] + 1:
+            if f["cueShown"]:
+                problems.append(f"{name}: fits the column but shows the cue")
+            continue
+        shares.append(f["shown"] / f["content"])
+        if not f["cueShown"]:
+            problems.append(f"{name}: {f['shown']} of {f['content']} px shown, and no cue")
+            continue
+        full = f["full"] or {}
+        if not f["cueAbove"]:
+            problems.append(f"{name}: the cue is not above the figure")
+        if not re.search(r"\d+ % of the figure is shown", f["cueText"] or ""):
+            problems.append(f"{name}: the cue does not say how much is shown: {f['cueText']!r}")
+        if full.get("href") != f["img"] or full.get("target") != "_blank" or full.get("download"):
+            problems.append(f"{name}: the cue's link does not open the figure's SVG in a new tab:"
+                            f" {full}")
+    for f in visit(page)["figureBoxes"]:
+        if f["content"] > f["shown"] + 1 or f["cueShown"]:
+            problems.append(f"at 1400 px: {f['id'] or f['where']}: {f['shown']} of {f['content']}"
+                            f" px shown{', cue shown' if f['cueShown'] else ''}")
+    if shares:
+        print(f"{page}: {len(shares)} figures wider than the 390 px screen's column, "
+              f"{min(shares):.0%}-{max(shares):.0%} of their width shown, each under a cue")
+    assert not problems, f"{page}:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+#: WCAG 2's minimum contrast for body text (level AA).
+MIN_CONTRAST = 4.5
+
+
+def _contrast_problems(page: str, measured: dict, mode: str) -> list[str]:
+    print(f"{page} ({mode}): {measured['n']} pieces of table text, lowest contrast "
+          + (f"{measured['lowest'][0]['ratio']:.2f}:1" if measured["lowest"] else "-"))
+    return [f"{x['ratio']:.2f}:1 {x['text']!r} ({x['colour']} on {x['background']}, "
+            f"table {x['table']!r})" for x in measured["lowest"] if x["ratio"] < MIN_CONTRAST]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_tables_readable_in_light_mode(page: str, visit):
+    """Every piece of text in the article's tables has a contrast of at least 4.5:1 with what is
+    behind it (WCAG 2's formula on the computed colours; tests_browser/contrast.js)."""
+    measured = visit(page)["contrast"]
+    assert measured["theme"] in (None, "light"), measured["theme"]
+    problems = _contrast_problems(page, measured, "light")
+    assert not problems, f"{page}: table text under {MIN_CONTRAST}:1:\n" + "\n".join(
+        f"- {p}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_tables_readable_in_dark_mode(page: str, dark_visit):
+    """As test_tables_readable_in_light_mode, in the theme's dark mode (the scorecard's
+    interactive table was light grey on white there: 1.47:1)."""
+    measured = dark_visit(page)
+    assert measured["theme"] == "dark", f"{page}: the theme did not switch to dark mode"
+    if page == SCORECARD_PAGE:
+        assert measured["interactive"] > 0, "the scorecard's interactive table was not measured"
+    problems = _contrast_problems(page, measured, "dark")
+    assert not problems, f"{page}: table text under {MIN_CONTRAST}:1 in dark mode:\n" + "\n".join(
+        f"- {p}" for p in problems)
+
+
+#: Chapters 1-8 open with their answer (issue 46).
+ANSWER_PAGES = [p for p in PAGES if re.match(r"notebooks/0[1-8]_", p)]
+#: The first screen of the phone of conftest.PHONE_VIEWPORT (CSS px).
+PHONE_SCREEN_HEIGHT = 844
+
+
+def claim_ids(html_dir: Path) -> list[str]:
+    """The paper's claim ids (the ``id`` column of the book's ``_data/paper_values.csv``)."""
+    import csv
+
+    with open(html_dir / "_data" / "paper_values.csv", encoding="utf-8", newline="") as f:
+        return [row["id"] for row in csv.DictReader(f) if row.get("id")]
+
+
+def claim_ids_in(text: str, ids: list[str]) -> list[str]:
+    """The claim ids ``text`` names, each as a whole token ("S4-order", not "S4-orders")."""
+    return [i for i in ids if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])", text)]
+
+
+@pytest.mark.parametrize("page", ANSWER_PAGES)
+def test_phone_answer_first(page: str, phone_visit, html_dir: Path, request):
+    """On a phone (390 x 844 CSS px) a chapter answers first.
+
+    The rule: the chapter's *answer paragraph* is the first ``<p>`` of the article (outside
+    figures, tables, closed ``<details>`` and code) whose text names both setups, i.e. contains
+    "authors' setup" and "careful setup" (any case, either apostrophe). The page fails when
+    (a) it has no such paragraph, (b) that paragraph names a claim id (the ``id`` column of
+    ``paper_values.csv``, e.g. ``S4-order``: claims are named in words in the answer), (c) a
+    hidden-code toggle (a ``<details>`` such as "Show code cell source", a toggle button), a
+    table or a figure stands above it in the article, or (d) its first line starts below the
+    first screen (its top at 844 px or lower, the page scrolled to the top).
+    """
+    _gate(request, "test_phone_answer_first", page)
+    answer = phone_visit(page)["answer"]
+    assert answer is not None, (
+        f"{page}: (a) no paragraph names both setups (\"authors' setup\" and \"careful setup\")")
+    print(f"{page}: answer paragraph at {answer['top']:.0f} px: {answer['text'][:100]!r}")
+    problems = []
+    ids = claim_ids_in(answer["text"], claim_ids(html_dir))
+    if ids:
+        problems.append(f"(b) it names claim ids: {ids}")
+    if answer["above"]:
+        problems.append(f"(c) above it: {answer['above']}")
+    if answer["top"] >= PHONE_SCREEN_HEIGHT:
+        problems.append(f"(d) it starts at {answer['top']:.0f} px, below the first "
+                        f"{PHONE_SCREEN_HEIGHT} px screen")
+    assert not problems, f"{page}: the answer paragraph {answer['text'][:120]!r}...:\n" + (
+        "\n".join(f"- {p}" for p in problems))
+
+
+def test_claim_id_rule():
+    """The claim-id match of test_phone_answer_first (no browser)."""
+    ids = ["S4-order", "T2a-z1-bbh", "H.5-phys-mic", "F27-one-factor"]
+    assert claim_ids_in("as S4-order. And (T2a-z1-bbh)", ids) == ["S4-order", "T2a-z1-bbh"]
+    assert claim_ids_in("the H.5-phys-mic claim; F27-one-factors", ids) == ["H.5-phys-mic"]
+    assert claim_ids_in("the order of Section 4, one factor", ids) == []
+
+
+def test_lab_references_read_as_the_book(html_dir: Path):
+    """What JupyterLab shows for a cross-reference (hca.paper.glue.References, reading the
+    chapters' sources) is what the built book shows: every figure's number ("Figure 3.2"),
+    every labelled section's title and every page's title (no browser; the book's typographic
+    apostrophes count as plain ones)."""
+    from hca.paper.glue import References
+
+    repo = Path(__file__).resolve().parents[1]
+    def strip(h: str) -> str:  # the text of HTML, the book's typographic apostrophes plain
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", h)).replace("#", "").replace(
+            "\u2019", "'").strip()
+
+    checked, problems = 0, []
+    for page in PAGES:
+        source = repo / Path(page).with_suffix(".md")
+        if not source.is_file() or not page.startswith(("notebooks/", "book/intro")):
+            continue
+        R = References(source.stem, source.parent, number="I" if page == "book/intro.html" else None)
+        html = (html_dir / page).read_text(encoding="utf-8")
+        html = html[html.find("<article"):html.find("</article>")]
+        shown = {m[1]: strip(m[2]) for m in re.finditer(
+            r'<figure[^>]*\bid="([^"]+)".*?<span class="caption-number">([^<]*)</span>', html, re.S)}
+        for m in re.finditer(r'<span id="([^"]+)"></span><h\d>(.*?)<a class="headerlink"', html, re.S):
+            shown[m[1]] = strip(re.sub(r'<span class="section-number">.*?</span>', "", m[2]))
+        title = re.search(r"<h1>(.*?)<a class=\"headerlink\"", html, re.S)
+        for target, text in shown.items():
+            try:
+                lab = R.numref(target).value if target.startswith("fig-") else \
+                    re.sub(r"^\[(.*)\]\(#.*\)$", r"\1", R.ref(target).value)
+            except KeyError as err:
+                lab = f"KeyError {err}"
+            checked += 1
+            if lab != text:
+                problems.append(f"{page}: {target}: the book shows {text!r}, Lab {lab!r}")
+        if title:
+            lab = re.sub(r"^\[(.*)\]\(.*\)$", r"\1", R.doc(source.stem).value)
+            checked += 1
+            book = strip(re.sub(r'<span class="section-number">.*?</span>', "", title[1]))
+            if lab != book:
+                problems.append(f"{page}: title: the book shows {book!r}, Lab {lab!r}")
+    print(f"{checked} cross-reference targets compared")
+    assert checked > 77 and not problems, "\n".join(problems)

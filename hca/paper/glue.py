@@ -10,8 +10,12 @@ table cells the same way on every page.
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import textwrap
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +34,7 @@ __all__ = [
     "ci_text",
     "times_text",
     "show",
+    "References",
 ]
 
 
@@ -200,3 +205,115 @@ def show(text: Any, width: int = 86) -> None:
     """Print ``text`` with long lines wrapped (so that it fits the page)."""
     for line in str(text).splitlines():
         print(textwrap.fill(line, width, subsequent_indent="    ") if line.strip() else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cross-references that JupyterLab shows too (added for issue 46; scripts/convert_lab_refs.py
+# writes them, book/_ext/hca_book/inline.py renders each in the book as the role it replaces).
+
+#: A ``(label)=`` target right before a heading, and the heading's text.
+_SECTION = re.compile(r"^\(([^()\s]+)\)=[ \t]*\n+#+[ \t]+(.+?)[ \t]*$", re.M)
+#: The ``:name:`` of a ``{figure}`` or ``{glue:figure}`` directive.
+_DIRECTIVE_FIGURE = re.compile(r"[`:]{3,}\{(?:glue:)?figure\}[^\n]*\n(?::[^\n]*\n)*?:name:\s*(\S+)")
+_ROLE = re.compile(r"\{(numref|ref|doc)\}`([^`]+)`")
+
+
+class References:
+    """What the book's cross-references read, for JupyterLab, where jupyterlab-myst knows
+    neither the figures of code cells nor other pages ("Cross Reference Not Found").
+
+    A chapter's first cell sets ``R = References("03_hca_recovery")``; its prose writes
+    ``{eval}`R.numref("fig-x")``` ("Figure 3.2": the chapter's number, then the figure's place
+    among the page's figure cells and figure directives), ``{eval}`R.ref("label")``` (the title of
+    the section after ``(label)=``, linked when it is on this page), ``{eval}`R.doc("02_latent_pca")```
+    (the page's title, linked to its file) and ``{eval}`R.md(G, "answer")``` (glued MyST with
+    these roles in it). The book renders them as ``{numref}``, ``{ref}``, ``{doc}`` and the glued
+    text. Pages are read from ``folder`` (JupyterLab's kernel runs in the notebook's folder) only
+    when a reference is shown: ``<name>.md``, else ``<name>.ipynb``; ``number`` overrides the
+    chapter number taken from the file name (the intro's is "I")."""
+
+    def __init__(self, chapter: str, folder: str | Path = ".", number: str | None = None):
+        self.chapter, self.folder, self.number = chapter, Path(folder), number
+        self._pages: dict[str, tuple[Path, str, dict[str, str]]] = {}
+
+    def _page(self, name: str) -> tuple[Path, str, dict[str, str]]:
+        """(file, title, {target: text}) of page ``name`` ("/x" is read from the folder's parent)."""
+        if name not in self._pages:
+            base = self.folder.parent / name[1:] if name.startswith("/") else self.folder / name
+            files = [base.parent / (base.name + ext) for ext in (".md", ".ipynb")]
+            path = next((p for p in files if p.is_file()), None)
+            if path is None:
+                raise KeyError(f"References: no page {name!r}: neither {files[0]} nor {files[1]}")
+            digits = re.match(r"\d+", base.name)
+            number = self.number if base.name == Path(self.chapter).name else None
+            number = number or (str(int(digits.group())) if digits else "?")
+            title, figures = "", 0
+            texts: dict[str, str] = {}
+            for cell in _notebook_cells(path):
+                src = cell.get("source", "")
+                src = src if isinstance(src, str) else "".join(src)
+                if cell.get("cell_type") == "markdown":
+                    title = title or next(iter(re.findall(r"^#[ \t]+(.+?)[ \t]*$", src, re.M)), "")
+                    texts.update(_SECTION.findall(src))
+                    names = _DIRECTIVE_FIGURE.findall(src)
+                else:
+                    meta = cell.get("metadata", {})
+                    name_ = meta.get("mystnb", {}).get("figure", {}).get("name")
+                    shown = not {"remove-output", "remove-cell"} & set(meta.get("tags", []))
+                    names = [name_] if name_ and shown else []
+                for figure in names:
+                    figures += 1
+                    texts[figure] = f"Figure {number}.{figures}"
+            self._pages[name] = (path, title, texts)
+        return self._pages[name]
+
+    def _target(self, target: str) -> tuple[str, bool]:
+        """The text of ``target`` and whether it is on this page (else on a page of the folder)."""
+        own = self._page(self.chapter)[2]
+        if target in own:
+            return own[target], True
+        for path in sorted(self.folder.glob("*.md")) or sorted(self.folder.glob("*.ipynb")):
+            texts = self._page(path.stem)[2]
+            if target in texts:
+                return texts[target], False
+        raise KeyError(
+            f"References: no figure or section {target!r} in {self.chapter} or in "
+            f"the other pages of {self.folder.resolve()}"
+        )
+
+    def numref(self, target: str) -> Inline:
+        """``{numref}`fig-x``` as the book numbers it: "Figure 3.2"."""
+        return Inline(self._target(target)[0])
+
+    def ref(self, target: str) -> Inline:
+        """``{ref}`label``` (or ``{ref}`text <label>```): the section's title, a link on its page."""
+        text, _, label = target.rpartition("<") if target.endswith(">") else ("", "", target)
+        label = label.rstrip(">").strip()
+        title, here = self._target(label)
+        title = text.strip() or title
+        return Inline(f"[{title}](#{label})" if here else title)
+
+    def doc(self, target: str) -> Inline:
+        """``{doc}`name``` (or ``{doc}`text <name>```): the page's title, linked to its file; the
+        text or the bare name when the page is not beside this one (a downloaded notebook)."""
+        text, _, name = target.rpartition("<") if target.endswith(">") else ("", "", target)
+        name = name.rstrip(">").strip()
+        try:
+            path, title, _ = self._page(name)
+        except KeyError:
+            return Inline(text.strip() or name)
+        return Inline(f"[{text.strip() or title}]({os.path.relpath(path, self.folder)})")
+
+    def md(self, values: Mapping[str, Any], name: str) -> Inline:
+        """The glued MyST ``values[name]`` with its ``{numref}``, ``{ref}`` and ``{doc}`` roles as
+        :meth:`numref`, :meth:`ref` and :meth:`doc` show them."""
+        return Inline(_ROLE.sub(lambda m: getattr(self, m[1])(m[2]).value, str(values[name])))
+
+
+def _notebook_cells(path: Path) -> list[dict[str, Any]]:
+    """The cells of a notebook file: ``.ipynb`` as JSON, MyST ``.md`` through jupytext."""
+    if path.suffix == ".ipynb":
+        return list(json.loads(path.read_text(encoding="utf-8"))["cells"])
+    import jupytext  # in the `lab` and `book` extras, as JupyterLab opens a .md through it
+
+    return list(jupytext.read(path)["cells"])

@@ -9,9 +9,16 @@
   (jupytext, without outputs: run it to get them), linked under the page's title.
 
 The role ``{hca-download}`scorecard.json``` links one of these files from a page (a link that
-works from any folder depth). Every such link carries the ``download`` attribute (named after
-the file), so that a browser saves the file instead of opening it in the tab. Files are written atomically; a failure is a build warning
-(an error with ``--warningiserror``).
+works from any folder depth). Every such link, the chapter's notebook link and every figure's
+"Download: SVG · PDF · Data (CSV)" link (:mod:`.figures`) carries the ``download`` attribute
+(named after the file, e.g. ``fig-pca-leaderboard-spectrum.svg``), so that a browser saves the
+file instead of opening it in the tab. Files are written atomically; a failure is a build
+warning (an error with ``--warningiserror``).
+
+A chapter's "Download this chapter: notebook (.ipynb) · scorecard (CSV)" line closes its page
+(after the last section): what stands between a chapter's title and its answer is only what
+the chapter itself puts there. (Under the title, it took three lines of a 390 px phone screen
+above every chapter's opening paragraph.)
 """
 
 from __future__ import annotations
@@ -97,7 +104,7 @@ def download_role(name, rawtext, text, lineno, inliner, options=None, content=No
 
 def resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Make ``{hca-download}`` links relative to the page, and put the chapter's notebook
-    download under the title of every notebook page."""
+    download at the end of every notebook page."""
     if getattr(app.builder, "format", "") != "html":
         return
     page = app.builder.get_target_uri(docname)
@@ -117,18 +124,19 @@ def resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     para += nodes.Text(" · ")
     para += _link(docname, f"{DATA_DIR}/scorecard.csv", "scorecard (CSV)", app.builder)
     para += nodes.Text(". To run it, see the README's \u201cRerunning one notebook\u201d.")
-    titles = [i for i, c in enumerate(section.children) if isinstance(c, nodes.title)]
-    section.insert(titles[0] + 1 if titles else 0, para)
+    section += para
 
 
-_DOWNLOAD_LINK = re.compile(r'<a\b(?=[^>]*\bclass="[^"]*\bhca-download\b)([^>]*?)\bhref="([^"]+)"([^>]*)>')
+_DOWNLOAD_LINK = re.compile(r'<a\b(?=[^>]*\bclass="[^"]*\b(?:hca|figure)-download\b)'
+                            r'([^>]*?)\bhref="([^"]+)"([^>]*)>')
 
 
 def add_download_attribute(app: Sphinx, pagename: str, templatename: str, context: dict,
                            doctree) -> None:
-    """``download="<file name>"`` on every ``hca-download`` link of the page."""
+    """``download="<file name>"`` on every ``hca-download`` and ``figure-download`` link of the
+    page."""
     body = context.get("body")
-    if not body or "hca-download" not in body:
+    if not body or "-download" not in body:
         return
 
     def fix(m: re.Match) -> str:
