@@ -13,7 +13,7 @@ markdown (never in code cells or their metadata, e.g. captions, which Lab does n
   or ``G.markdown("name", ...)`` in a code cell) -> ``{eval}`R.md(V, "name")```
 
 and adds ``from hca.paper.glue import References`` and ``R = References("<page>")`` after the
-imports of the first code cell. The book renders every new form exactly as the role it replaces
+imports of the first code cell (the first hidden one: a chapter's visible settings and run cells are left alone). The book renders every new form exactly as the role it replaces
 (``book/_ext/hca_book/inline.py``); in JupyterLab, ``R`` (:class:`hca.paper.glue.References`)
 shows "Figure 3.2", the section's and the page's titles (linked). ``{cite:p}`` is left as it is
 (JupyterLab shows the key, e.g. "pearl1995causal", marked "Citation Not Found").
@@ -90,7 +90,11 @@ def convert(text: str, page: str, number: str | None = None) -> str:
     result = "".join(out)
     uses = re.search(r"\{eval\}`R\.(?:numref|ref|doc|md)\(", "".join(out[0::2]))
     if uses and SETUP_MARK not in result:
-        first = _CODE_CELL.search(result)
+        # the first hidden code cell (a chapter's visible settings and run cells hold only
+        # what a reader may change and run), else the first code cell
+        cells = list(_CODE_CELL.finditer(result))
+        hidden = [c for c in cells if re.search(r"(remove|hide)-(input|cell)", c.group(0)[:200])]
+        first = (hidden or cells or [None])[0]
         if first is None:
             raise ValueError(f"{page}: cross-references to convert but no code cell to define R in")
         result = result[:first.start()] + add_setup(first.group(0), page, number) + \

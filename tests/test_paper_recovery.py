@@ -416,7 +416,7 @@ def test_notebook_opens_with_the_settings_and_the_answer():
     ]
     assert glue.startswith(":tags: [remove-input]") and 'G.markdown("answer", rec.answer(page))' in glue
     after = src.split(glue, 1)[1].split("```", 1)[1]
-    assert after.lstrip().startswith('{eval}`text(G, "answer")`')
+    assert after.lstrip().startswith('{eval}`R.md(G, "answer")`')
     # the page follows its settings: no stored defaults, no function defined in the notebook
     for bad in ("rec.run(", "evaluate_chapter(", "typical_run(", "chapter_ensemble(", "{glue:"):
         assert bad not in src, bad

@@ -16,13 +16,7 @@ from __future__ import annotations
 
 import os
 
-# Every chapter meets the checks of issue 19; a page listed under them again would be a
-# regression. Issue 46's "answer first" (test_phone_answer_first) waits for the chapters'
-# rewritten openings: on the build of 2026-11-29 every chapter 1-8 fails it. Chapter 1 has no
-# answer paragraph (the first paragraph naming both setups is a verdict-box line, below the
-# setup cell's "Show code cell source" bar and a table, at 1637 px); chapters 2-8 open with the
-# generated template ("This chapter judges N claims ..., led by <claim id>"), which names claim
-# ids and stands below one or two "Show code cell source" bars (at 662-838 px).
+# Every chapter meets every check; a page listed here again would be a regression.
 PENDING: dict[str, set[str]] = {
     "test_figures_are_svg": set(),
     "test_figure_text_is_legible": set(),
@@ -30,16 +24,7 @@ PENDING: dict[str, set[str]] = {
     "test_blocks_fit_the_column": set(),
     "test_setup_and_assert_cells_collapsed": set(),
     "test_captions_name_paper_figures": set(),
-    "test_phone_answer_first": {
-        "notebooks/01_data.html",
-        "notebooks/02_latent_pca.html",
-        "notebooks/03_hca_recovery.html",
-        "notebooks/04_interpretation.html",
-        "notebooks/05_scaling_ate.html",
-        "notebooks/06_matrix_completion.html",
-        "notebooks/07_leaderboard_v1.html",
-        "notebooks/08_mmlu_subtasks.html",
-    },
+    "test_phone_answer_first": set(),
 }
 
 
