@@ -30,7 +30,7 @@ CHAPTERS = {
     "08_mmlu_subtasks": "mmlu",
 }
 HIDDEN = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
-MAX_LINES = 14
+MAX_LINES = 14  # a phone shows the answer after the settings and run cells
 
 
 def _notebook(name: str):

@@ -406,13 +406,13 @@ def test_notebook_opens_with_the_settings_and_the_answer():
     src = NOTEBOOK.read_text(encoding="utf-8")
     cells = _cells(src)
     first, run_cell, glue = cells[:3]
-    assert first.startswith(":tags: [settings]\n") and len(first.splitlines()) <= 8
+    assert first.startswith(":tags: [settings]\n") and len(first.splitlines()) <= 14
     ns: dict = {}
     exec(first.split("\n", 1)[1], ns)  # the visible settings cell: the book's settings
     assert ns["S"] == rec.Settings()
     assert run_cell.strip().splitlines() == [
-        'page = sc.chapter_page("recovery", S)  # every number, figure and verdict below follows S',
-        "page.show_note()                       # says so when S differs from the book's settings",
+        'page = sc.chapter_page("recovery", S)  # the page follows S',
+        "page.show_note()  # says so when S is not the book's",
     ]
     assert glue.startswith(":tags: [remove-input]") and 'G.markdown("answer", rec.answer(page))' in glue
     after = src.split(glue, 1)[1].split("```", 1)[1]

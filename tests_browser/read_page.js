@@ -234,12 +234,14 @@ async (articleSelector) => {
     }
   }
 
-  // ---- Code cells with imports or asserts: their source must be collapsed (hide-input).
+  // ---- Code cells with imports or asserts: their source must be collapsed (hide-input), but
+  // a chapter's settings cell (tag `settings`), which a reader is meant to read and change.
   const visibleSetup = [];
   if (art) {
     art.querySelectorAll('.cell').forEach((cell) => {
       const input = cell.querySelector('.cell_input');
       if (!input) return;  // remove-input: no source on the page at all
+      if (cell.classList.contains('tag_settings')) return;
       const src = input.textContent;
       const imports = /^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\s)/m.test(src);
       const asserts = /^\s*assert\b/m.test(src);

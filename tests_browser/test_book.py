@@ -496,7 +496,8 @@ def test_blocks_fit_the_column(page: str, visit, request):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_setup_and_assert_cells_collapsed(page: str, visit, request):
-    """Code cells with imports or asserts show their source only on demand (hide-input)."""
+    """Code cells with imports or asserts show their source only on demand (hide-input), but a
+    chapter's settings cell (tag ``settings``), the one cell a reader is meant to change."""
     _gate(request, "test_setup_and_assert_cells_collapsed", page)
     info = visit(page)
     problems = [f"{c['what']} shown ({c['where']}): tag the cell `hide-input`"

@@ -1306,28 +1306,29 @@ def _answers_text(page: Any, setup: str, fit: str, a: Any, b: Any) -> list[str]:
 def optima_table(page: Any, fit: str) -> pd.DataFrame:
     """The FastICA optima of subject fit ``fit``'s rounding-sensitive base models, per setup
     (from the page's rows, :attr:`hca.paper.claims.Ensemble.optima`): each optimum's runs,
-    rounding-sensitive runs, objective (median and range, times 1,000) and every claim's answer
+    rounding-sensitive runs (in brackets), objective (median and range, times 1,000) and every
+    claim's answer
     in it ("–" for a claim read from another set of runs); the optimum the objective clearly
     prefers is marked. A setup without a rounding-sensitive run in this fit gets one row, "all
     runs", with the claims' verdicts. Empty when no setup has a rounding-sensitive run here."""
     claims = FIT_CLAIMS[fit]
-    obj = "objective ×1000: median (range)"
+    obj = "objective ×1000, median (range)"
+    runs = "runs (rounding-sensitive)"
     records = []
     for s in page.setups:
         ens = [_row(page, c).setups[s].ensemble for c in claims]
         base = max(ens, key=lambda e: e.runs)
         if not base.optima:
-            rec = {"setup": SETUP_LABELS[s], "optimum": "all runs", "runs": base.runs}
-            rec |= {"rounding-sensitive": 0, obj: "–"}
+            rec = {"setup": SETUP_LABELS[s], "optimum": "all runs", runs: f"{base.runs} (0)"}
+            rec |= {obj: "–"}
             rec |= {CLAIM_NAMES[c][1]: _row(page, c).setups[s].verdict for c in claims}
             records.append(rec)
             continue
         for k, o in enumerate(base.optima):
             name = _optimum_name(o) + (" (preferred)" if base.preferred == k else "")
-            rec = {"setup": SETUP_LABELS[s], "optimum": name, "runs": o.runs}
-            rec["rounding-sensitive"] = o.fragile
+            rec = {"setup": SETUP_LABELS[s], "optimum": name, runs: f"{o.runs} ({o.fragile})"}
             rec[obj] = "; ".join(
-                f"{1e3 * m:.3f} ({1e3 * lo:.3f} to {1e3 * hi:.3f})" for _, m, lo, hi in o.objective
+                f"{1e3 * m:.3f} ({1e3 * lo:.3f}-{1e3 * hi:.3f})" for _, m, lo, hi in o.objective
             )
             for c, e in zip(claims, ens):
                 same = [x for x in e.optima if x.groups == o.groups]
