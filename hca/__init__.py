@@ -31,6 +31,7 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   ensemble          the per-domain ICA as one value (domain_icas), ica_reproducible, optima
   progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
+synthetic_alt     a second simulator, built apart: leaderboard-like scores of exact SCMs
 stability         seed, bootstrap and subset sweeps of HCA; MIC under rotations; recovery study
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
