@@ -89,8 +89,12 @@ paper/            the paper's own settings and analyses
 cli/              python -m hca: data, fit, scorecard
   data              python -m hca data: fetch and verify the pinned files
   fit               python -m hca fit on a user's CSV
+  sources           where the CSV comes from: a regular file, or a pipe read once
+  labels            the domain column as written: spellings merged, placeholders noted
+  scales            a domain, rows or part of a column on another scale than the rest
   inputs            reading and checking the user's CSV
-  estimate          the work of a fit, measured and estimated before it starts
+  estimate          the work and memory of a fit, estimated before it starts (calibrated)
+  memory            how much more memory the process may use (rlimits, cgroup, RAM)
   report            the fit report and its JSON Schema
   scorecard         python -m hca scorecard's arguments (it runs paper/scorecard)
   notes             warnings as one-line notes

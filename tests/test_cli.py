@@ -277,11 +277,13 @@ def test_outputs_never_overwrite_the_input(scm_csv, tmp_path, capsys, no_fit):
 
 
 def test_failure_after_fitting_leaves_nothing(scm_csv, tmp_path, capsys, monkeypatch):
-    def broken(fit, path):
+    import hca.plots.report as plot_module
+
+    def broken(adjusted, assignment, path, max_domains=12):
         path.write_text("half a figure")
         raise RuntimeError("renderer failed")
 
-    monkeypatch.setattr(report_module, "plot_report", broken)
+    monkeypatch.setattr(plot_module, "plot_fit_report", broken)
     code, _, err = _run(_fit_args(scm_csv, "--json", tmp_path / "r.json", "--plot",
                                   tmp_path / "f.svg"), capsys)
     # a RuntimeError is a bug, not bad input (issue 35): its traceback, exit code 1

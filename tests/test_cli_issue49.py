@@ -481,7 +481,8 @@ def test_null_draws_beyond_the_memory_limit_are_refused_before_the_fit(csv):
 
 # --------------------------------------------------------------------------- clean stops
 def _group(pgid: int) -> list[int]:
-    """Processes of the process group ``pgid`` (from /proc)."""
+    """Processes of the process group ``pgid`` (from /proc; a worker that has exited but is
+    not yet reaped by init, a zombie, is left out)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -501,9 +502,9 @@ def test_a_signal_stops_the_workers_and_leaves_no_process(tmp_path, sig, code):
     df = sim.frame().rename(columns={"domain": "base"})
     path = _write(tmp_path, df)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hca", "fit", path, "--domain-col", "base", "--benchmarks",
-         ",".join(sim.feature_names), "--search", "sequential", "--seeds", 4, "--n-jobs", 2,
-         "--null-draws", 0],
+        [sys.executable, "-m", "hca", "fit", str(path), "--domain-col", "base", "--benchmarks",
+         ",".join(sim.feature_names), "--search", "sequential", "--seeds", "4", "--n-jobs", "2",
+         "--null-draws", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     pgid = proc.pid
     deadline = time.monotonic() + 60
@@ -519,6 +520,12 @@ def test_a_signal_stops_the_workers_and_leaves_no_process(tmp_path, sig, code):
     while _group(pgid) and time.monotonic() - start < 5:
         time.sleep(0.1)
     assert _group(pgid) == []  # no worker, no resource tracker
+    while time.monotonic() - start < 10:  # and, once init has reaped them, no process at all
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
     with pytest.raises(ProcessLookupError):
         os.killpg(pgid, 0)
 

@@ -1,4 +1,5 @@
-"""The report of ``python -m hca fit``: fits over FastICA seeds, JSON report, text, figure.
+"""The report of ``python -m hca fit``: fits over FastICA seeds, JSON report, text (its figure:
+:func:`hca.plots.report.plot_fit_report`, imported only for ``--plot``).
 
 The JSON report is described by ``report.schema.json`` (shipped with the package,
 :func:`report_schema`); :data:`ORIENTATION` documents how ``weights`` and ``unmixing`` read.
@@ -14,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,6 @@ __all__ = [
     "range_coverage",
     "build_report",
     "format_report",
-    "plot_report",
     "report_schema",
 ]
 
@@ -815,16 +814,6 @@ def format_report(report: dict) -> str:
         lines.append(f"  {dom}")
         lines += [f"    {eq}" for eq in g["equations"]]
     return "\n".join(lines)
-
-
-def plot_report(fit: Fit, path: Path, max_domains: int = 12) -> int:
-    """``--plot``: :func:`hca.plots.report.plot_fit_report` of ``fit`` (its OLS adjustment and
-    one-to-one alignment) saved to ``path``; returns the number of domains drawn."""
-    # lazy: matplotlib and the plot modules load only for --plot (a small fit without a
-    # figure took 2.1 s instead of 2.9 s, 166 MB instead of 191 MB)
-    from hca.plots.report import plot_fit_report
-
-    return plot_fit_report(fit.adjusted, fit.assignment, path, max_domains)
 
 
 def report_schema() -> dict:
