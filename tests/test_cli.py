@@ -471,7 +471,8 @@ def test_one_line():
 def test_schema_is_package_data():
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert '"hca.cli" = ["report.schema.json"]' in (REPO / "pyproject.toml").read_text()
+    assert '"hca.cli" = ["report.schema.json", "calibration.json"]' in (
+        REPO / "pyproject.toml").read_text()
     assert set(schema["required"]) == set(schema["properties"])
 
 

