@@ -57,13 +57,12 @@ GRID: list[tuple] = [
     (25, 60, 6, 3, "sequential", 1_000_000, "alt", 0.0, 1),
     (50, 60, 30, 3, "sequential", 200_000, "scm", 0.1, 1),
     (50, 100, 6, 3, "sequential", 1_000_000, "alt", 0.0, 1),
-    (100, 60, 30, 3, "sequential", 1_000_000, "alt", 0.0, 0),
+    (100, 60, 30, 3, "sequential", 200_000, "alt", 0.0, 0),
     (100, 60, 6, 3, "sequential", 100_000, "scm", 0.0, 1),
-    (100, 60, 30, 3, "sequential", 100_000, "scm", 0.0, 1),
-    (200, 40, 6, 3, "sequential", 1_000_000, "scm", 0.0, 0),
-    (200, 60, 30, 3, "sequential", 1_000_000, "alt", 0.0, 0),
-    (400, 60, 30, 3, "sequential", 300_000, "scm", 0.0, 0),
-    (600, 60, 30, 3, "sequential", 1_000_000, "scm", 0.0, 0),
+    (200, 40, 6, 3, "sequential", 100_000, "scm", 0.0, 0),
+    (200, 60, 30, 3, "sequential", 100_000, "alt", 0.0, 0),
+    (400, 60, 30, 3, "sequential", 100_000, "scm", 0.0, 0),
+    (600, 60, 30, 3, "sequential", 100_000, "scm", 0.0, 0),
 ]
 
 #: Points measuring the memory of the MIC reference: many draws, so that its bytes per draw
@@ -86,9 +85,9 @@ CHECKS: list[tuple] = [
     (25, 6, "sequential", ["--null-draws", "0"]),
     (25, 30, "sequential", ["--null-draws", "0"]),
     (50, 30, "sequential", ["--null-draws", "0"]),
-    (100, 6, "sequential", ["--null-draws", "0"]),
-    (200, 30, "sequential", ["--null-draws", "0"]),
-    (600, 30, "sequential", ["--null-draws", "0"]),
+    (100, 6, "sequential", ["--null-draws", "0", "--max-nodes", "200000"]),
+    (200, 30, "sequential", ["--null-draws", "0", "--max-nodes", "200000"]),
+    (600, 30, "sequential", ["--null-draws", "0", "--max-nodes", "100000"]),
     (6, 6, "exhaustive", ["--null-draws", "200"]),
     (16, 6, "sequential", ["--null-draws", "3", "--max-nodes", "200000"]),
 ]
@@ -252,8 +251,22 @@ def fit_calibration(runs: list[dict], memory_runs: list[dict], workers: dict, pr
 
     from hca.cli.estimate import features
 
+    # noisy simulated data (isotropic noise on every benchmark) cost far more per prefix
+    # than the rest (50 domains: 1.5 ms of CPU against 0.1-0.2 ms): left out of the model and
+    # of its stated range, and printed apart by calibration_table
+    noisy = [r for r in runs if r["noise"]]
+    runs = [r for r in runs if not r["noise"]]
     shapes = [_shape(r) for r in runs]
-    cal: dict = {"probe_seconds": probe}
+    cal: dict = {
+        "probe_seconds": probe,
+        "outside_the_model": [
+            {
+                "point": f"{r['K']} domains x {r['n']} models x {r['p']} benchmarks, noise {r['noise']}",
+                "cpu_seconds_per_prefix": _t(r, "search_s") / max(r["nodes"], 1),
+            }
+            for r in noisy
+        ],
+    }
     for part, key in (("ica", "ica"), ("rest", "rest")):
         cal[part] = {
             "coef": _nnls([features(part, sh) for sh in shapes], [_t(r, key) for r in runs])
@@ -305,10 +318,20 @@ def fit_calibration(runs: list[dict], memory_runs: list[dict], workers: dict, pr
         "over": float(max(1.0, max(ratios))),
         "under": float(max(1.0, 1 / min(ratios))),
     }
-    # memory: the fit's working set, and the reference's bytes per draw
+    # memory: the fit's working set (a constant, the data twice, the search's table, and per
+    # regime a multiple of its largest batch: the median over the runs where that batch is
+    # large enough to measure), and the reference's bytes per draw
     extra = [max(r["rss_fit"] - r["rss_base"], 1.0) for r in runs]
-    cal["fit_bytes"] = {"coef": _nnls([features("fit_bytes", sh) for sh in shapes], extra)}
+    F = np.array([features("fit_bytes", sh) for sh in shapes])
+    small = [e for e, f in zip(extra, F) if max(f[3:]) < 8 * 2**20]
+    coef = [float(np.median(small)) if small else 0.0, 2.0, 1.0]
+    for j in (3, 4, 5):  # exhaustive, enumerated, partial
+        fixed = F[:, :3] @ np.array(coef[:3])
+        use = [(e - b) / f[j] for e, b, f in zip(extra, fixed, F) if f[j] >= 8 * 2**20]
+        coef.append(float(max(0.0, np.median(use))) if use else 1.0)
+    cal["fit_bytes"] = {"coef": coef}
     memory_runs = memory_runs or [r for r in runs if r["draws"]]  # without the memory grid
+    memory_runs = [r for r in memory_runs if r["search"] == "exhaustive"] or memory_runs
     mshapes = [_shape(r) for r in memory_runs]
     per = [max(r["rss_ref"] - r["rss_fit"], 1.0) / r["draws"] for r in memory_runs]
     cal["draw_bytes"] = {"coef": _nnls([features("draw_bytes", sh) for sh in mshapes], per)}

@@ -51,6 +51,7 @@ __all__ = [
     "MemoryEstimate",
     "load_calibration",
     "speed_probe",
+    "machine_load",
     "estimate_work",
     "estimate_memory",
     "check_table",
@@ -138,6 +139,23 @@ class Shape:
             return int(self.d**self.K)
         return int(self._tree.n_proposals(0, 1, self.max_nodes))
 
+    def batch_children(self) -> int:
+        """The most children the search evaluates in one stacked step: ``MAX_CHILDREN`` (or
+        the whole tree when smaller) when levels are enumerated; with proposals, the
+        parents of one batch (about 2^21 floats of starting directions, 64 starts a parent)
+        times their proposals (512 at most) -- the constants of
+        :mod:`hca.estimator.search_tree`."""
+        from hca.estimator.search_tree import MAX_CHILDREN
+
+        if self.regime != "partial":
+            return int(min(MAX_CHILDREN, self.nodes()[1]))
+        if self.d <= 2:  # only the first level is proposed
+            return self.first_level()
+        starts = min(64, self.K * self.d)
+        parents = max(1, (1 << 21) // (starts * self.K * self.d**2))
+        parents = min(parents, self.first_level())  # a beam's parents come from the first level
+        return int(min(self.max_nodes, parents * 512))
+
     def table_bytes(self) -> int:
         """Bytes of the search's table of row residuals (``K 2^d0 d0 q`` floats)."""
         return _FLOAT * self.K * 2**self.d * self.d * self.q
@@ -171,10 +189,13 @@ def features(name: str, shape: Shape) -> np.ndarray:
     if name.startswith("per_node"):
         return np.array([1.0, K * q, K * q * d, K * d**3])
     if name == "fit_bytes":
-        children = min(1 << 15, shape.nodes()[1])
-        return np.array(
-            [1.0, float(n.sum() * p) * _FLOAT, shape.table_bytes(), children * K * (q + 4 * d) * 8]
-        )
+        # a batch of children holds a few numbers per domain and factor (measured: it does not
+        # grow with the benchmarks, the search's span)
+        # (one coefficient per regime: their batches are built differently)
+        batch = shape.batch_children() * K * d * _FLOAT
+        regimes = ("exhaustive", "enumerated", "partial")
+        per_regime = [batch if shape.regime == r else 0.0 for r in regimes]
+        return np.array([1.0, float(n.sum() * p) * _FLOAT, shape.table_bytes(), *per_regime])
     if name == "draw_bytes":
         return np.array([1.0, K, K * d * p * _FLOAT, shape.table_bytes()])
     raise ValueError(f"unknown part {name!r}")
@@ -190,21 +211,37 @@ _PROBE_SHAPE = (48, 3, 24)  # the speed probe: domains, factors, benchmarks
 
 def speed_probe(repeats: int = 3) -> float:
     """Seconds of a fixed workload like the search's (stacked small eigenproblems and
-    products, about 20 ms), the fastest of ``repeats``: the calibration stores its value,
-    and the ratio of today's to it scales every estimate."""
+    products, about 20 ms in pieces of a few MB), the fastest of ``repeats``: the
+    calibration stores its value, and the ratio of today's to it scales every estimate."""
     K, d, p = _PROBE_SHAPE
     rng = np.random.default_rng(0)
-    A = rng.standard_normal((2048, K, d))
+    A = rng.standard_normal((256, K, d))
     B = rng.standard_normal((d, p))
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
-        R = A @ B  # (n, K, p)
-        G = np.swapaxes(R, 1, 2) @ R  # (n, p, p)
-        np.linalg.eigh(G[:, :8, :8])
-        np.sum(R**2, axis=2).max(axis=1)
+        for _ in range(8):
+            R = A @ B  # (n, K, p)
+            G = np.swapaxes(R, 1, 2) @ R  # (n, p, p)
+            np.linalg.eigh(G[:, :8, :8])
+            np.sum(R**2, axis=2).max(axis=1)
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def machine_load() -> float:
+    """How many times longer than its CPU time work takes now: the 1-minute load average
+    over the cores this process may use, at least 1 (1 where it cannot be read)."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        return max(1.0, os.getloadavg()[0] / max(cores, 1))
+    except OSError:
+        return 1.0
 
 
 @dataclass(frozen=True)
@@ -235,7 +272,12 @@ class WorkEstimate:
         The calibration's widest ratios, estimate over measurement and back (an estimate
         is wrong by at most these factors on the calibration's own runs).
     speed : float
-        This machine's speed now against the calibration's (above 1: slower).
+        This machine's speed now against the calibration's (above 1: slower), times
+        ``load``.
+    load : float
+        How much longer than its CPU time the work takes on this machine now: the load
+        average over the cores, at least 1 (a shared machine). The least estimate leaves it
+        out (a load passes), the typical and the most include it.
     """
 
     ica: float
@@ -255,6 +297,7 @@ class WorkEstimate:
     worker_start: float = 0.0
     spread: tuple = (1.0, 1.0)
     speed: float = 1.0
+    load: float = 1.0
 
     def _fits(self, one: float) -> float:
         """``seeds`` fits of ``one`` second each: the first here, the others over ``jobs``."""
@@ -286,7 +329,7 @@ class WorkEstimate:
         widest over-estimate."""
         fits = self._fits(self.ica + self.search_low + self.rest)
         draws = self.per_draw * self.null_draws
-        return (fits + draws) / self.spread[0]
+        return (fits + draws) / self.spread[0] / self.load
 
     @property
     def high(self) -> float:
@@ -313,9 +356,10 @@ class WorkEstimate:
             )
         elif self.reference_cap:
             parts.append(f"MIC reference at most {duration(self.reference)}")
+        busy = f", the machine busy: load x{self.load:.1f}" if self.load > 1.5 else ""
         return (
             f"estimated work about {duration(self.total)} (between {duration(self.low)} and "
-            f"{duration(self.high)}; measured calibration, this machine): " + "; ".join(parts)
+            f"{duration(self.high)}; measured calibration{busy}): " + "; ".join(parts)
         )
 
 
@@ -333,8 +377,11 @@ def estimate_work(
     ``null_draws`` is ``--null-draws`` (0 with the default reference: set
     ``reference_cap`` afterwards with :func:`dataclasses.replace`)."""
     cal = load_calibration() if calibration is None else calibration
+    load = 1.0
     if speed is None:
         speed = float(np.clip(speed_probe() / cal["probe_seconds"], 0.5, 4.0))
+        load = machine_load()
+        speed *= load
     low, high = shape.nodes()
     if shape.regime == "partial":  # beams may evaluate far fewer prefixes than they may
         low = int(max(1, cal["nodes"]["partial"]["low"] * high))
@@ -368,6 +415,7 @@ def estimate_work(
         worker_start=float(cal.get("worker_start_seconds", 0.0)) * speed,
         spread=(float(cal["spread"]["over"]), float(cal["spread"]["under"])),
         speed=speed,
+        load=load,
     )
 
 
@@ -403,7 +451,7 @@ def check_work(estimate: WorkEstimate, limit_minutes: float, shape: Shape) -> No
         hints.append("fewer --seeds")
     if estimate.null_draws:
         hints.append("fewer --null-draws (0 skips the MIC reference)")
-    hints.append(f"or raise --time-limit above {limit_minutes:g} (minutes)")
+    hints.append(f"{'or ' if hints else ''}raise --time-limit above {limit_minutes:g} (minutes)")
     raise InputError(
         f"{estimate.text()}; even the least, {duration(estimate.low)}, is beyond --time-limit "
         f"{limit_minutes:g} min, so the fit was not started; to make it smaller: "
@@ -455,9 +503,12 @@ def estimate_memory(
     per_draw = _dot(cal, "draw_bytes", shape) * mem["safety"]
     workers = max(0, min(n_jobs, seeds - 1)) if seeds > 1 else 0
     worker = mem["worker_bytes"] + fit
+    # draws searched one after another (sequential) each need the fit's working set again
+    # (once at a time); exhaustive ones are one batch, in the bytes per draw
+    again = fit if null_draws and shape.search == "sequential" else 0.0
     return MemoryEstimate(
         fit=fit,
-        reference=per_draw * null_draws,
+        reference=per_draw * null_draws + again,
         per_draw=per_draw,
         draws=int(null_draws),
         workers=worker * workers,

@@ -374,7 +374,10 @@ def _run(args: argparse.Namespace) -> int:
         settings.beam_width,
     )
     check_table(shape)
-    work = estimate_work(shape, seeds=args.seeds, null_draws=args.null_draws or 0, n_jobs=n_jobs)
+    options = {"seeds": args.seeds, "null_draws": args.null_draws or 0, "n_jobs": n_jobs}
+    work = estimate_work(shape, speed=1.0, **options)
+    if work.high * 4 >= min(ESTIMATE_NOTE_SECONDS, 60 * args.time_limit):  # it may matter:
+        work = estimate_work(shape, **options)  # this machine's speed and load now
     if args.null_draws is None:  # the default reference: at most its budget
         work = dataclasses.replace(work, reference_cap=rep.reference_budget(work.fit))
     check_work(work, args.time_limit, shape)
@@ -394,7 +397,7 @@ def _run(args: argparse.Namespace) -> int:
     if note:
         announce(note)
     steps = args.seeds + (args.null_draws != 0) + ("--plot" in outputs)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with Progress(steps, enabled=args.progress) as progress:
         one_fit = {"ICA": work.ica, "search": work.search_high, "rest": work.rest}
         fits = rep.fit_seeds(
@@ -422,7 +425,9 @@ def _run(args: argparse.Namespace) -> int:
             csv=args.csv,
             domain_col=args.domain_col,
             reference=reference,
-            estimate=rep.estimate_record(work, memory, time.perf_counter() - started),
+            estimate=rep.estimate_record(
+                work, memory, time.perf_counter() - started, time.process_time() - cpu
+            ),
         )
         report["search"]["stop"] = rep.stop_reason(report)
         for line in early:

@@ -161,15 +161,38 @@ def normalise_labels(labels: pd.Series) -> Labels:
         spellings = {n: int(counts[n]) for n in sorted(names, key=lambda n: -int(counts[n]))}
         case_spellings[main] = spellings
         rename.update({n: main for n in names if n != main})
-        listing = ", ".join(f"{n!r} ({_rows(c)})" for n, c in spellings.items())
-        notes.append(
-            f"domain labels {listing} differ only in case and are merged as {main!r} "
-            f"({_rows(sum(spellings.values()))}): on leaderboards such labels name one model "
-            "(Hugging Face ids ignore case); rename one in the CSV to keep them apart"
-        )
+    if case_spellings:
+        notes.append(_case_note(case_spellings))
     values = labels.copy().astype(object)
     values[present.index] = nfc.map(lambda v: rename.get(v, v)).to_numpy(dtype=object)
     return Labels(values, unicode_forms, case_spellings, tuple(notes))
+
+
+def _case_note(case_spellings: dict[str, dict[str, int]], shown: int = 5) -> str:
+    """One note for every domain written in several cases (the first ``shown`` named)."""
+
+    def listing(spellings: dict[str, int]) -> str:
+        return ", ".join(f"{n!r} ({_rows(c)})" for n, c in spellings.items())
+
+    items = list(case_spellings.items())
+    if len(items) == 1:
+        ((main, spellings),) = items
+        head = (
+            f"domain labels {listing(spellings)} differ only in case and are merged as "
+            f"{main!r} ({_rows(sum(spellings.values()))})"
+        )
+    else:
+        more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+        head = (
+            f"{len(items)} domains are written in several cases and merged into their most "
+            "frequent spelling: "
+            + "; ".join(f"{listing(sp)} as {m!r}" for m, sp in items[:shown])
+            + more
+        )
+    return (
+        f"{head}: on leaderboards such labels name one model (Hugging Face ids ignore case); "
+        "rename one in the CSV to keep them apart"
+    )
 
 
 def drop_labels(

@@ -565,9 +565,11 @@ def scale_record(finding, data_rows: np.ndarray, n_rows: int = 50) -> dict:
     }
 
 
-def estimate_record(work, memory, seconds: float | None = None) -> dict:
-    """The estimate of :mod:`hca.cli.estimate` for the JSON report (``seconds``: the time
-    the work took, measured, for comparison)."""
+def estimate_record(
+    work, memory, seconds: float | None = None, cpu_seconds: float | None = None
+) -> dict:
+    """The estimate of :mod:`hca.cli.estimate` for the JSON report (``seconds`` and
+    ``cpu_seconds``: the wall and CPU time the work took, measured, for comparison)."""
     return {
         "seconds": float(work.total),
         "seconds_low": float(work.low),
@@ -576,8 +578,10 @@ def estimate_record(work, memory, seconds: float | None = None) -> dict:
         "search_prefixes_range": [int(work.nodes_low), int(work.nodes_high)],
         "regime": work.regime,
         "speed": float(work.speed),
+        "load": float(work.load),
         "memory_bytes": float(memory.main + memory.workers),
         "measured_seconds": None if seconds is None else float(seconds),
+        "measured_cpu_seconds": None if cpu_seconds is None else float(cpu_seconds),
     }
 
 
