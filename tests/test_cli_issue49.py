@@ -410,17 +410,19 @@ def test_a_run_beyond_the_time_limit_is_refused_at_once(tmp_path, capsys, no_fit
     df.insert(0, "base", np.repeat([f"m{k:02d}" for k in range(K)], n))
     code, _, err, seconds = _run(["fit", _write(tmp_path, df), "--domain-col", "base",
                                   "--benchmarks", ",".join(df.columns[1:]), "--search",
-                                  "sequential", "--time-limit", 0.001], capsys)
+                                  "sequential", "--null-draws", 500, "--time-limit", 1], capsys)
     _one_error(err, code, "estimated work about")
-    assert "is beyond --time-limit 0.001 min, so the fit was not started" in err
-    assert "--max-nodes" in err and seconds < SECONDS
+    assert "MIC reference 500 searches of about" in err
+    assert "is beyond --time-limit 1 min, so the fit was not started" in err
+    assert "--max-nodes" in err and "fewer --null-draws" in err and seconds < SECONDS
 
 
-def _sequential_fit(tmp_path, capsys, K: int, max_nodes: int) -> tuple[int, str, dict]:
+def _sequential_fit(tmp_path, capsys, K: int, max_nodes: int, p: int = 6,
+                    seed: int | None = None) -> tuple[int, str, dict]:
     """``hca fit --search sequential`` on an inexact simulated table of ``K`` domains (60
-    models, 6 benchmarks): exit code, stderr and the JSON report."""
-    sim = simulate_scm(n_domains=K, n_per_domain=60, n_benchmarks=6, alpha=0.05, offset=30,
-                       random_state=K)
+    models, ``p`` benchmarks): exit code, stderr and the JSON report."""
+    sim = simulate_scm(n_domains=K, n_per_domain=60, n_benchmarks=p, alpha=0.05, offset=30,
+                       random_state=K if seed is None else seed)
     df = sim.frame().rename(columns={"domain": "base"})
     dest = tmp_path / "r.json"
     code, _, err, _ = _run(["fit", _write(tmp_path, df), "--domain-col", "base",
@@ -432,13 +434,15 @@ def _sequential_fit(tmp_path, capsys, K: int, max_nodes: int) -> tuple[int, str,
 
 @pytest.mark.slow
 def test_estimate_is_within_three_times_of_a_real_fit(tmp_path, capsys):
-    """A search at its budget (30 domains, the MIC reference skipped): the estimate within a
-    factor of 3 of the measured work, on this machine."""
-    code, err, report = _sequential_fit(tmp_path, capsys, 30, 200_000)
+    """200 domains, 30 benchmarks (a search at its budget, the MIC reference skipped): the
+    estimate within a factor of 3 of the measured work on this machine, and the measured
+    work inside the estimate's range (``benchmarks/bench_estimate.py --check`` measures more
+    shapes; a search that stops early, on domains sharing a clear hierarchy, can take a tenth
+    of the typical estimate, still above its least)."""
+    code, err, report = _sequential_fit(tmp_path, capsys, 200, 200_000, p=30, seed=1200)
     assert code == 0, err
     est = report["estimate"]
-    assert est["seconds_low"] <= est["measured_seconds"] * 1.5
-    assert est["measured_seconds"] <= est["seconds_high"] * 1.5
+    assert est["seconds_low"] <= est["measured_seconds"] <= est["seconds_high"] * 1.5, est
     assert 1 / 3 <= est["seconds"] / est["measured_seconds"] <= 3, est
 
 
