@@ -304,10 +304,12 @@ def data_rows_text(rows: Sequence[int], n: int = 5) -> str:
 
 
 def _factor_text(factor: float) -> str:
-    """``"about 120 times smaller"`` or ``"about 60 times larger"``."""
-    if factor >= 1:
-        return f"about {factor:.2g} times smaller"
-    return f"about {1 / max(factor, 1e-300):.2g} times larger"
+    """``"about 120 times smaller"`` or ``"about 60 times larger"`` (two significant
+    digits)."""
+    x = factor if factor >= 1 else 1 / max(factor, 1e-300)
+    digits = max(0, 1 - int(math.floor(math.log10(x))))
+    shown = f"{round(x, 1 - int(math.floor(math.log10(x)))):,.{digits}f}"
+    return f"about {shown} times {'smaller' if factor >= 1 else 'larger'}"
 
 
 def _columns_text(columns: Sequence[str], every: Sequence[str]) -> str:
