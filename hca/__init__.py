@@ -31,6 +31,7 @@ estimator/        the HCA estimator (Section 3, Appendix C)
   ensemble          the per-domain ICA as one value (domain_icas), ica_reproducible, optima
   progress          the `progress` callback of a fit (ICA per domain, search levels)
 synthetic         simulated exact and inexact linear SCMs
+synthetic_alt     a second simulator, built apart: leaderboard-like scores of exact SCMs
 stability         seed, bootstrap and subset sweeps of HCA; MIC under rotations; recovery study
 interpret         the factors' alignment with benchmarks (Table 2), compute, instruct shifts
 causal/           scaling laws and the effect of fine-tuning (Appendices D, F)
@@ -89,8 +90,12 @@ paper/            the paper's own settings and analyses
 cli/              python -m hca: data, fit, scorecard
   data              python -m hca data: fetch and verify the pinned files
   fit               python -m hca fit on a user's CSV
+  sources           where the CSV comes from: a regular file, or a pipe read once
+  labels            the domain column as written: spellings merged, placeholders noted
+  scales            a domain, rows or part of a column on another scale than the rest
   inputs            reading and checking the user's CSV
-  estimate          the work of a fit, measured and estimated before it starts
+  estimate          the work and memory of a fit, estimated before it starts (calibrated)
+  memory            how much more memory the process may use (rlimits, cgroup, RAM)
   report            the fit report and its JSON Schema
   scorecard         python -m hca scorecard's arguments (it runs paper/scorecard)
   notes             warnings as one-line notes

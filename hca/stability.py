@@ -71,6 +71,7 @@ from hca.estimator.search import (
     hca_search_batch,
 )
 from hca.synthetic import simulate_scm
+from hca.synthetic_alt import simulate_leaderboard
 from hca.validation import (
     check_domains,
     check_fit_data,
@@ -100,6 +101,7 @@ __all__ = [
     "rotation_null",
     "order_recovered",
     "recovery_study",
+    "SIMULATORS",
     "TRUSTED_DOMAIN_SIZE",
 ]
 
@@ -721,6 +723,16 @@ def order_recovered(model: HCA, G: np.ndarray, tol: float = RECOVERY_TOLERANCE) 
     return bool(np.all(np.linalg.norm(np.triu(T, 1), axis=1) <= tol))
 
 
+#: The simulators :func:`recovery_study` draws from, by name: the project's exact SCMs
+#: (:func:`hca.synthetic.simulate_scm`) and an independently built leaderboard generator
+#: (:func:`hca.synthetic_alt.simulate_leaderboard`: other source laws, weights, scales and
+#: mixing). Each returns an object with ``X``, ``domains`` and the mixing ``G``.
+SIMULATORS: dict[str, Callable[..., Any]] = {
+    "simulate_scm": simulate_scm,
+    "simulate_leaderboard": simulate_leaderboard,
+}
+
+
 def _recovery_cell(
     n_domains: int,
     n_per_domain: int,
@@ -728,11 +740,13 @@ def _recovery_cell(
     n_components: int,
     n_benchmarks: int,
     random_state: int,
+    simulator: str = "simulate_scm",
 ) -> list[bool]:
     """Whether each of the ``n_reps`` fits of one cell of :func:`recovery_study` recovered
     the order (replication ``rep`` with FastICA seed ``rep``, fitted as one batch)."""
+    simulate = SIMULATORS[simulator]
     sims = [
-        simulate_scm(
+        simulate(
             n_domains=n_domains,
             n_per_domain=n_per_domain,
             n_components=n_components,
@@ -763,14 +777,16 @@ def recovery_study(
     n_benchmarks: int = 6,
     random_state: int = 0,
     n_jobs: int | None = None,
+    simulator: str = "simulate_scm",
 ) -> pd.DataFrame:
     """How often HCA recovers a known causal order, by number of domains and their size.
 
-    For every cell of the grid, ``n_reps`` exact SCMs are simulated
-    (:func:`hca.synthetic.simulate_scm`, default settings) and fitted with ``HCA`` (FastICA
-    seed ``rep``; exhaustive search up to 5 domains, sequential beyond); a fit counts when
-    :func:`order_recovered` holds. The fits of a cell run as one batch (:func:`resample_fits`);
-    ``n_jobs`` spreads the cells over processes.
+    For every cell of the grid, ``n_reps`` exact SCMs are simulated (by ``simulator``, a
+    name in :data:`SIMULATORS`: :func:`hca.synthetic.simulate_scm` by default, or the
+    independently built :func:`hca.synthetic_alt.simulate_leaderboard`; default settings)
+    and fitted with ``HCA`` (FastICA seed ``rep``; exhaustive search up to 5 domains,
+    sequential beyond); a fit counts when :func:`order_recovered` holds. The fits of a cell
+    run as one batch (:func:`resample_fits`); ``n_jobs`` spreads the cells over processes.
 
     Returns
     -------
@@ -780,9 +796,11 @@ def recovery_study(
         ``ci90_high`` (:meth:`scipy.stats.binomtest.proportion_ci`).
     """
     n_reps = check_positive_int(n_reps, "n_reps")
+    if simulator not in SIMULATORS:
+        raise ValueError(f"unknown simulator {simulator!r}; expected one of {list(SIMULATORS)}")
     cells = [(K, n) for K in n_domains for n in n_per_domain]
     hits = Parallel(n_jobs=n_jobs)(
-        delayed(_recovery_cell)(K, n, n_reps, n_components, n_benchmarks, random_state)
+        delayed(_recovery_cell)(K, n, n_reps, n_components, n_benchmarks, random_state, simulator)
         for K, n in cells
     )
     hits = np.asarray(hits, dtype=bool).reshape(len(cells), n_reps)

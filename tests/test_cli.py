@@ -277,11 +277,13 @@ def test_outputs_never_overwrite_the_input(scm_csv, tmp_path, capsys, no_fit):
 
 
 def test_failure_after_fitting_leaves_nothing(scm_csv, tmp_path, capsys, monkeypatch):
-    def broken(fit, path):
+    import hca.plots.report as plot_module
+
+    def broken(adjusted, assignment, path, max_domains=12):
         path.write_text("half a figure")
         raise RuntimeError("renderer failed")
 
-    monkeypatch.setattr(report_module, "plot_report", broken)
+    monkeypatch.setattr(plot_module, "plot_fit_report", broken)
     code, _, err = _run(_fit_args(scm_csv, "--json", tmp_path / "r.json", "--plot",
                                   tmp_path / "f.svg"), capsys)
     # a RuntimeError is a bug, not bad input (issue 35): its traceback, exit code 1
@@ -469,7 +471,8 @@ def test_one_line():
 def test_schema_is_package_data():
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert '"hca.cli" = ["report.schema.json"]' in (REPO / "pyproject.toml").read_text()
+    assert '"hca.cli" = ["report.schema.json", "calibration.json"]' in (
+        REPO / "pyproject.toml").read_text()
     assert set(schema["required"]) == set(schema["properties"])
 
 

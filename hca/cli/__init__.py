@@ -19,6 +19,12 @@ ends with one line ``error: ...`` on stderr and exit code 2, never a traceback: 
 a bug: its traceback is printed with a request to report it, and the exit code is 1 (set
 ``HCA_DEBUG=1`` to see the traceback of a user error too, before its one line). Python
 warnings are printed as one-line notes (``note: ...``) once the command is done.
+
+SIGTERM and SIGHUP stop a command as Ctrl-C does (:class:`Stopped`, a ``KeyboardInterrupt``):
+joblib then kills its worker processes, and the command ends with one line and exit code
+128 + the signal's number, leaving no process behind. Text that the terminal's encoding
+cannot show (``PYTHONIOENCODING=ascii`` and a domain named "café") is printed with
+backslash escapes instead of failing after the work.
 """
 
 from __future__ import annotations
@@ -28,14 +34,16 @@ import contextlib
 import importlib
 import io
 import os
+import signal
 import subprocess
 import sys
+import threading
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NoReturn
 
-__all__ = ["main", "run", "register_command", "one_line", "is_user_error"]
+__all__ = ["main", "run", "register_command", "one_line", "is_user_error", "Stopped"]
 
 #: Command -> (module that registers it, one-line help); the module is imported only when
 #: the command runs.
@@ -120,6 +128,78 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {one_line(message)} (see --help)\n")
 
 
+class Stopped(KeyboardInterrupt):
+    """A command stopped by a signal (SIGTERM, SIGHUP): raised in the main thread so that
+    everything unwinds as after Ctrl-C (joblib kills its workers)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+#: The signals that stop a command cleanly (those the platform has).
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Stopped` in the main thread (once:
+    a second signal while stopping is ignored); the previous handlers come back after it.
+    Off the main thread (where Python cannot set handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def escaped_output() -> Iterator[None]:
+    """Within the block, text that stdout's or stderr's encoding cannot represent is written
+    with backslash escapes (``caf\\xe9``) instead of raising ``UnicodeEncodeError``; the
+    streams' error handlers come back after it."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a detached or closed stream
+                continue
+            changed.append(stream)
+    try:
+        yield
+    finally:
+        for stream in changed:
+            try:
+                stream.reconfigure(errors="strict")
+            except (ValueError, OSError):  # pragma: no cover
+                pass
+
+
+def _say(line: str) -> None:
+    """One line on stderr, even when stderr is gone (a hung-up terminal)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def _load_command(name: str | None) -> None:
     """Import the module of ``name`` (if it is a known command): it registers the command."""
     if name in COMMAND_MODULES and name not in _COMMANDS:
@@ -149,6 +229,16 @@ def build_parser(command: str | None = None) -> OneLineParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m hca``; returns the exit code."""
+    with stop_on_signals(), escaped_output():
+        try:
+            return _main(argv)
+        except Stopped as stop:  # a signal before or after the command's own handling
+            _say(f"error: stopped by {stop.name}")
+            return 128 + stop.signum
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """:func:`main` inside its signal handlers and output encoding."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)  # the sub-command
     try:
@@ -164,8 +254,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for note in dict.fromkeys(one_line(str(w.message)) for w in caught):
             print(f"note: {note}", file=sys.stderr)  # warnings a command did not handle
         return code
+    except Stopped as stop:  # SIGTERM, SIGHUP: joblib has killed its workers on the way
+        _say(f"error: stopped by {stop.name}")
+        return 128 + stop.signum
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        _say("error: interrupted")
         return 130
     except BrokenPipeError:  # e.g. `python -m hca fit ... | head`: stop quietly
         try:

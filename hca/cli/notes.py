@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import threading
 import time
@@ -65,14 +66,24 @@ class Notes:
 
 
 def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
+    """``m:ss`` or ``h:mm:ss``; at least ``0:01`` (work that remains never reads 0:00)."""
+    seconds = max(1, int(math.ceil(seconds)))
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
 class Progress:
     """Progress on stderr: the seeds done, and within a fit each domain's ICA and each level
-    of the search, with an estimate of the time left (ETA) of the current step.
+    of the search, with the time left (ETA) of the whole run.
+
+    The ETA adds the current stage's time left to the expected seconds of the stages after
+    it (:meth:`stage`: ``expected``, ``after``; from the work estimate). Within a stage, the
+    ICA's time left follows from its domains done; a search's (whose beams and levels say
+    little of the time left) from the stage's estimate less the time spent, an upper
+    estimate for the sequential search (its budget). A stage that runs past its estimate
+    shows ``ETA unknown`` rather than a time: the ETA never reads 0:00 while work remains.
+    Without an estimate (``expected`` None) the ICA's and an exhaustive search's own
+    counts give the stage's ETA, and the other steps none.
 
     On a terminal (``enabled=None`` and stderr a terminal, or ``enabled=True``) a tqdm bar
     that appears once the work lasts more than ``delay`` s; a background thread refreshes
@@ -101,6 +112,9 @@ class Progress:
         self._stage, self._detail = "", ""
         self._step_start: dict[str, float] = {}
         self._step_end = time.monotonic()
+        self._stage_start = time.monotonic()
+        self._expected: dict[str, float] | None = None
+        self._after = 0.0
         self._last_line = -np.inf
         self._stop = threading.Event()
         if enabled and tty:
@@ -139,21 +153,58 @@ class Progress:
                     f"{self.desc}: [{self.done}/{self.total}] {text}", file=sys.stderr, flush=True
                 )
 
-    def stage(self, text: str) -> None:
+    def stage(
+        self, text: str, expected: dict[str, float] | None = None, after: float = 0.0
+    ) -> None:
+        """A new stage; ``expected``: its parts' estimated seconds (``"ICA"``, ``"search"``,
+        ``"rest"``, in that order; or one ``"stage"``), ``after``: the seconds of the
+        stages still to come."""
         self._stage, self._detail = text, ""
         self._step_start.clear()
-        self._step_end = time.monotonic()
+        self._step_end = self._stage_start = time.monotonic()
+        self._expected, self._after = expected, after
+        if expected is not None:
+            self._detail = self._eta_text(None, 0, 0).lstrip(", ")
         self._show(force=True)
 
-    def listener(self, step: str, done: int, total: int) -> None:
-        """``(step, done, total)`` from the library: shown with the ETA of that step."""
+    def _left(self, step: str | None, done: int, total: int) -> float | None:
+        """Seconds left in the whole run, or None when the stage ran past its estimate."""
         now = time.monotonic()
-        start = self._step_start.setdefault(step, self._step_end)
+        exp = self._expected or {}
+        spent = now - self._stage_start
+        if "stage" in exp or not exp:
+            left = exp.get("stage", 0.0) - spent
+            return left + self._after if left > 0 or not exp else None
+        if step == "ICA" and 0 < done:
+            ica = (now - self._step_start.get(step, self._step_end)) / done * (total - done)
+            return ica + exp.get("search", 0.0) + exp.get("rest", 0.0) + self._after
+        if step is not None and step.startswith("search"):
+            start = self._step_start.get("_search", now)
+            left = exp.get("search", 0.0) - (now - start)
+            return left + exp.get("rest", 0.0) + self._after if left > 0 else None
+        left = sum(exp.values()) - spent
+        return left + self._after if left > 0 else None
+
+    def _eta_text(self, step: str | None, done: int, total: int) -> str:
+        if self._expected is None:  # the step's own count, where it measures the work
+            if step in ("ICA", "search") and 0 < done < total:
+                start = self._step_start.get(step, self._step_end)
+                elapsed = time.monotonic() - start
+                return f", ETA {_clock(elapsed / done * (total - done))}"
+            return ""
+        left = self._left(step, done, total)
+        if left is None:
+            return ", ETA unknown (longer than estimated)"
+        return f", ETA {_clock(left)}"
+
+    def listener(self, step: str, done: int, total: int) -> None:
+        """``(step, done, total)`` from the library: shown with the run's ETA."""
+        now = time.monotonic()
+        if step.startswith("search"):
+            self._step_start.setdefault("_search", now)
+        self._step_start.setdefault(step, self._step_end)
         done = min(done, total)
-        elapsed = now - start
-        eta = ""
-        if 0 < done < total and elapsed > 0:
-            eta = f", ETA {_clock(elapsed / done * (total - done))}"
+        eta = self._eta_text(step, done, total)
         what = f"domain {done}/{total}" if step == "ICA" else f"{done}/{total}"
         self._detail = f"{step} {what}{eta}"
         if done >= total:
