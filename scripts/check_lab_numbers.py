@@ -89,9 +89,13 @@ def raw_roles(nb: dict) -> list[str]:
     return [m.group(0) for src in markdown_sources(nb) for m in RAW_ROLE.finditer(src)]
 
 
+#: A glued text that is a number as the page shows it.
+NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
+
+
 def first_expression(nb: dict, glued: dict[str, str]) -> tuple[list[str], str, str]:
     """(the three words before it, the glue name, the text the book shows) of the first inline
-    expression whose value is a glued number."""
+    expression whose value is a glued number (or a number glued as its text)."""
     import ast
 
     for src in markdown_sources(nb):
@@ -106,6 +110,10 @@ def first_expression(nb: dict, glued: dict[str, str]) -> tuple[list[str], str, s
             before = re.sub(r"\{\w+\}`[^`]*`", " ", src[: m.start()]).split()[-3:]
             if isinstance(value, (int, float)) and not isinstance(value, bool) and before:
                 return before, name, format(value, fmt)
+            # a number glued as the text the page shows ("3,913", "0.91"), as chapters do
+            # whose numbers are written with hca.paper.words
+            if isinstance(value, str) and NUMBER.fullmatch(value) and not fmt and before:
+                return before, name, value
     raise SystemExit("check_lab_numbers: no {eval}`text(G, ...)` of a glued number in the prose")
 
 

@@ -1325,7 +1325,10 @@ def optima_table(page: Any, fit: str) -> pd.DataFrame:
             records.append(rec)
             continue
         for k, o in enumerate(base.optima):
-            name = _optimum_name(o) + (" (preferred)" if base.preferred == k else "")
+            # the optimum's number (the column names it), marked when the objective prefers it
+            name = _optimum_name(o).removeprefix("optimum ") + (
+                " (preferred)" if base.preferred == k else ""
+            )
             rec = {"setup": SETUP_LABELS[s], "optimum": name, runs: f"{o.runs} ({o.fragile})"}
             rec[obj] = "; ".join(
                 f"{1e3 * m:.3f} ({1e3 * lo:.3f}-{1e3 * hi:.3f})" for _, m, lo, hi in o.objective
