@@ -63,7 +63,8 @@ def _ensemble_again(chapter: str, setup: str, spec, rows) -> dict:
                              [sc.run_evidence(spec, m) for m in ens])
         outs, why = judged[seeds]
         again[cid] = claims.ensemble_outcome([o[cid] for o in outs], seeds, typical=t,
-                                             evidence=why)
+                                             evidence=why,
+                                             show_value=sc.numeric_claim(rows.loc[cid]))
     return again
 
 

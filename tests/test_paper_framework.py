@@ -543,3 +543,15 @@ def test_the_json_record_carries_the_optima():
     # the row reads back from JSON as it was (the stored rows of a build)
     back = sc._row_from_data(json.loads(json.dumps(dataclasses.asdict(row))))
     assert back.setups["careful"].ensemble == o.ensemble
+
+
+def test_an_ensemble_shows_its_value_only_for_a_numeric_claim():
+    """A value that is not the paper's number (a count or flag behind the verdict) stays in the
+    JSON but not in ours or the reason, so "0 in all 20 runs" never reads as a result."""
+    from hca.paper.claims import ensemble_outcome
+
+    o = ensemble_outcome(_runs(["not reproduced"] * 4, [0.0] * 4), range(4), show_value=False)
+    assert o.ours.startswith("Reproduced in 0 of 4 runs. Typical run (seed 0)")
+    assert "The value" not in o.reason and o.ensemble.median == 0.0 and o.value == 0.0
+    assert sc.numeric_claim(pd.Series({"value": "0.05"}))
+    assert not sc.numeric_claim(pd.Series({"value": "bbh|mmlu_pro>ifeval>math_lvl_5"}))

@@ -791,6 +791,7 @@ def ensemble_outcome(
     seeds: Sequence[int],
     typical: int | None = None,
     evidence: Sequence[Any] | None = None,
+    show_value: bool = True,
 ) -> Outcome:
     """One claim's outcome from its outcomes on an ensemble of runs (one per seed).
 
@@ -803,7 +804,10 @@ def ensemble_outcome(
     reason; ``value`` is the runs' median value (else the typical run's); the typical run's
     ``stability`` is kept. ``typical`` is the index of the typical run (the chapter's,
     :func:`typical_index`); by default the run whose value is nearest the median (or whose
-    text is the most frequent).
+    text is the most frequent). ``show_value=False`` (a claim whose value is not the paper's
+    number but a count or a flag behind its verdict) keeps the median and range in
+    :class:`Ensemble` but leaves them out of ``ours`` and ``reason``, which then lead with the
+    runs' shares.
 
     Raises
     ------
@@ -863,10 +867,12 @@ def ensemble_outcome(
         head = f"{verdict[0].upper()}{verdict[1:]} by the ensemble rule ({rule})"
         if borderline:
             head += f"; borderline: {borderline}"
-    reason = f"{head}. {ens.text()}. Typical run (seed {ens.typical_seed}): {typical_o.reason}"
+    body = ens.text() if show_value else replace(ens, median=None, low=None, high=None).text()
+    reason = f"{head}. {body}. Typical run (seed {ens.typical_seed}): {typical_o.reason}"
     # one run set per sentence: the ensemble's, then the typical run's (which may name others)
     k = round(share * n)
-    head = ens.value_text() if ens.median is not None else f"reproduced in {k_of_n(k, n, 'runs')}"
+    shown = show_value and ens.median is not None
+    head = ens.value_text() if shown else f"reproduced in {k_of_n(k, n, 'runs')}"
     if ens.fragile:
         head += f"; rounding-sensitive in {k_of_n(ens.fragile, n, 'runs')}"
     ours = f"{head[0].upper()}{head[1:]}. Typical run (seed {ens.typical_seed}): {typical_o.ours}"

@@ -49,6 +49,7 @@ __all__ = [
     "ClaimRow",
     "ChapterPage",
     "chapter_page",
+    "numeric_claim",
     "Scorecard",
     "chapter_spec",
     "chapter_results",
@@ -277,8 +278,21 @@ def _ensemble_outcomes(
                 ]
             runs += [m[cid] for m, _ in more]
             evidence += [w for _, w in more]
-        out[cid] = ensemble_outcome(runs, chosen, typical=t, evidence=evidence)
+        out[cid] = ensemble_outcome(
+            runs, chosen, typical=t, evidence=evidence, show_value=numeric_claim(rows.loc[cid])
+        )
     return out
+
+
+def numeric_claim(row: pd.Series) -> bool:
+    """Whether a claim's paper value is a number, so that our value is the same quantity
+    (its ensemble median is shown in ``ours``); else the value is a count or flag behind the
+    verdict, kept in the JSON only."""
+    try:
+        float(str(row.get("value", "")))
+    except ValueError:
+        return False
+    return True
 
 
 def _more_runs(chapter: str, setup: str, settings: Any) -> tuple[Any, ...]:
