@@ -44,13 +44,14 @@ data: venv
 ## book: execute every notebook and build HTML into _build/html (warnings are errors)
 # Notebooks are executed afresh on every build (the cache is cleared first, so library changes
 # always reach the numbers), two at a time with jupyter-cache's parallel executor; the
-# Sphinx build then renders the executed notebooks from that cache.
+# Sphinx build then renders every page again from that cache (--all: a page whose .md did not
+# change still shows its new results).
 JCACHE := _build/.jupyter_cache
 book: data
 	rm -rf $(JCACHE)
 	yes y | $(BIN)/jcache notebook -p $(JCACHE) add -r myst_nb_md $(BOOK_ORDER) > /dev/null
 	$(BIN)/jcache project -p $(JCACHE) execute -e local-parallel -t 900
-	$(BIN)/jupyter-book build . --warningiserror --keep-going
+	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 	@echo "Open _build/html/index.html"
 
 ## lint: ruff, the type checker and the import contracts (the floors) on hca/

@@ -159,3 +159,18 @@ def test_mmlu_chapter_follows_fewer_seeds(tmp_path):
     runs = {o.ensemble.runs for r in mine.rows for o in r.setups.values() if o.ensemble}
     assert runs <= {5, 10}
     assert got["answer"] != mmlu.answer(book) or got["box"] != book.verdict_box()
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")) + [REPO / "book" / "intro.md"],
+                         ids=lambda p: p.stem)
+def test_references_are_not_rebound(path):
+    """A page whose prose writes {eval}`R.numref(...)` defines R = References(...) once and never
+    binds the name again (JupyterLab would show "'dict' object has no attribute 'doc'")."""
+    jupytext = pytest.importorskip("jupytext")
+    nb = jupytext.read(path)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    binds = re.findall(r"^\s*R\s*=\s*(.+)$", code, re.M)
+    assert all(b.startswith("References(") for b in binds), (path.name, binds)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    if "{eval}`R." in prose:
+        assert len(binds) == 1, (path.name, binds)
