@@ -1313,7 +1313,7 @@ def optima_table(page: Any, fit: str) -> pd.DataFrame:
     runs", with the claims' verdicts. Empty when no setup has a rounding-sensitive run here."""
     claims = FIT_CLAIMS[fit]
     obj = "objective ×1000, median (range)"
-    runs = "runs (rounding-sensitive)"
+    runs = "runs (sensitive)"  # of them rounding-sensitive, in brackets
     records = []
     for s in page.setups:
         ens = [_row(page, c).setups[s].ensemble for c in claims]
