@@ -84,10 +84,14 @@ def test_the_checks_pass_good_texts(text):
     assert text_problems(text) == []
 
 
-def test_every_sentence_of_the_scorecard():
-    """Every ``ours`` and reason of the book's scorecard (from the results store when the
-    notebooks computed it)."""
-    card = sc.build_scorecard()
+@pytest.fixture(scope="module")
+def card():
+    """The book's scorecard (from the results store when the notebooks computed it)."""
+    return sc.build_scorecard()
+
+
+def test_every_sentence_of_the_scorecard(card):
+    """Every ``ours`` and reason of the book's scorecard."""
     bad = [
         (r.id, s, field, p)
         for r in card.rows
@@ -97,3 +101,23 @@ def test_every_sentence_of_the_scorecard():
     ]
     assert len(card.rows) > 100
     assert bad == []
+
+
+_SAME_TWICE = re.compile(r"\bis ([a-z ]+) under the [\w' ]+ setup and \1 under the")
+
+
+def test_the_intro_answer_reads_as_sentences(card):
+    """The book's opening paragraph: no slips, one verdict said once when both setups share it,
+    the unit of a run set right after its first count ("20 of 200 refits under ...")."""
+    text = sc.intro_answer(card, links={"why": "w", "not_determined": "n"})
+    assert text_problems(text) == []
+    assert not _SAME_TWICE.search(text), text
+    order = card.rows[[r.id for r in card.rows].index("S4-order")]
+    verdicts = {o.verdict for o in order.setups.values()}
+    if verdicts == {"not reproduced"}:
+        assert "is not reproduced under either setup" in text
+    elif len(verdicts) == 1:
+        assert "under both setups" in text
+    refit = [x for x in text.split(". ") if x.startswith("Refitted on resampled models")]
+    assert refit and re.search(r"holds in \d+ of \d+ refits under", refit[0]), refit
+    assert not refit[0].endswith("refits"), refit

@@ -1056,17 +1056,21 @@ def answer(page: Any) -> str:
     (:func:`hca.paper.scorecard.chapter_page`): what Appendix H.5 claims, what holds under
     each setup, and the causes of the differences (a FastICA local optimum, optima that
     FastICA's objective cannot tell apart), with links to the section that shows them."""
-    s = _shown(page)
     out = [
         "Appendix H.5 claims one knowledge factor behind all 57 MMLU subjects, which "
         f"{holds(page, ['F27-one-factor'])}, and causal orders within three related subjects: "
         "college mathematics first, conceptual physics first, and mathematics → electrical "
         "engineering → physics."
     ]
-    college = _k_runs(page, s, "math", lambda f: f.alignment.loc["z1", "top"] == MATH_SUBJECTS[0])
-    concept = _k_runs(
-        page, s, "physics", lambda f: f.alignment.loc["z1", "top"] == PHYSICS_SUBJECTS[0]
-    )
+    leads = {
+        x: (
+            _k_runs(page, x, "math", lambda f: f.alignment.loc["z1", "top"] == MATH_SUBJECTS[0]),
+            _k_runs(
+                page, x, "physics", lambda f: f.alignment.loc["z1", "top"] == PHYSICS_SUBJECTS[0]
+            ),
+        )
+        for x in page.setups
+    }
     z1 = ["H.5-math-z1", "H.5-phys-z1"]
     if all(_row(page, c).setups[x].verdict == "not reproduced" for c in z1 for x in page.setups):
         head = "Neither first factor comes back" + (
@@ -1077,11 +1081,20 @@ def answer(page: Any) -> str:
             f"College mathematics first {holds(page, z1[:1])}, and conceptual physics first "
             f"{holds(page, z1[1:])}"
         )
-    under = f"under {SETUP_WORDS[s]} " if len(page.setups) > 1 else ""
-    out.append(
-        f"{head}: {under}college mathematics leads the mathematics fit in {college}, conceptual "
-        f"physics the physics fit in {concept}."
-    )
+
+    def lead(x: str) -> str:
+        return (
+            f"college mathematics leads the mathematics fit in {leads[x][0]}, conceptual "
+            f"physics the physics fit in {leads[x][1]}"
+        )
+
+    if len(set(leads.values())) == 1:  # the same counts under every setup: said once
+        each = ", under each setup" if len(page.setups) > 1 else ""
+        out.append(f"{head}: {lead(page.setups[0])}{each}.")
+    else:
+        out.append(
+            f"{head}: " + "; ".join(f"under {SETUP_WORDS[x]} {lead(x)}" for x in page.setups) + "."
+        )
     paper = list(paper_cross())
     per = [
         f"in {_k_runs(page, x, 'cross', lambda f: f.alignment['benchmark'].tolist() == paper)}"

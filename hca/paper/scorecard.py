@@ -1049,7 +1049,22 @@ def intro_answer(card: Scorecard, *, links: dict[str, str] | None = None) -> str
     by_id = {r.id: r for r in card.rows}
     order = by_id.get("S4-order")
     if order is not None:
-        verdicts = [f"{order.setups[s].verdict} under {label[s]}" for s in setups]
+        said = {"partly": "partly reproduced", "not determined": "not determined by the data"}
+        verdicts = [
+            f"{said.get(order.setups[s].verdict, order.setups[s].verdict)} under {label[s]}"
+            for s in setups
+        ]
+        if len(setups) > 1 and len({order.setups[s].verdict for s in setups}) == 1:
+            v = order.setups[setups[0]].verdict
+            if v == "not reproduced":
+                verdicts = [
+                    "not reproduced under either setup"
+                    if len(setups) == 2
+                    else "not reproduced under any setup"
+                ]
+            else:
+                both = "both setups" if len(setups) == 2 else f"all {len(setups)} setups"
+                verdicts = [f"{said.get(v, v)} under {both}"]
         out.append(
             "The paper's central claim, the causal order general capability → instruction "
             f"following → mathematics, is {join_words(verdicts)}."
@@ -1057,8 +1072,11 @@ def intro_answer(card: Scorecard, *, links: dict[str, str] | None = None) -> str
         stab = {s: order.setups[s].stability for s in setups if order.setups[s].stability}
         sizes = {x.n_fits for x in stab.values()}
         if stab and len(sizes) == 1:
-            parts = [f"{share_words(x.share, x.n_fits)} under {label[s]}" for s, x in stab.items()]
-            out.append(f"Refitted on resampled models, it holds in {join_words(parts)} refits.")
+            parts = [
+                f"{share_words(x.share, x.n_fits, 'refits' if i == 0 else '')} under {label[s]}"
+                for i, (s, x) in enumerate(stab.items())
+            ]
+            out.append(f"Refitted on resampled models, it holds in {join_words(parts)}.")
         else:
             for s, x in stab.items():
                 out.append(
@@ -1074,7 +1092,10 @@ def intro_answer(card: Scorecard, *, links: dict[str, str] | None = None) -> str
     nd = {s: sum(r.setups[s].verdict == "not determined" for r in analysis) for s in setups}
     if any(nd.values()):
         where = links.get("not_determined")
-        parts = [f"{nd[s]} under {label[s]}" for s in setups]
+        parts = [
+            f"{count(nd[s], 'analysis claim') if i == 0 else nd[s]} under {label[s]}"
+            for i, s in enumerate(setups)
+        ]
         out.append(
             f"The data do not determine {join_words(parts)}"
             + (f" ({{ref}}`what that means <{where}>`)." if where else ".")

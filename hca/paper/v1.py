@@ -1291,12 +1291,12 @@ def answer(page: Any) -> str:
         f"Over {count(n, 'run')} (HCA on {fit} with FastICA {seeds}), the paper's order comes "
         f"back in {per_setup(page, found)}."
     )
-    first = [
-        k_of_n(counts[s]["reasoning first"], counts[s]["runs"], "runs" if i == 0 else "")
+    first = {
+        s: k_of_n(counts[s]["reasoning first"], counts[s]["runs"], "runs" if i == 0 else "")
         for i, s in enumerate(page.setups)
-    ]
+    }
     out.append(
-        f"{_link_words(counts)}: a reasoning factor precedes GSM8K's in {join_words(first)}."
+        f"{_link_words(counts)}: a reasoning factor precedes GSM8K's in {per_setup(page, first)}."
     )
     cause = _order_cause(page, counts)
     if cause:
