@@ -119,7 +119,7 @@ def _execute_with(name: str, change: str, tmp_path: Path):
 @pytest.mark.slow
 def test_recovery_chapter_follows_another_domain_list(tmp_path):
     """Chapter 3 with three of the paper's four domains in the main fit (Qwen2.5-14B left out;
-    and fewer seeds, to keep the test short): the page says its settings differ, and its
+    and fewer seeds and bootstrap resamples, to keep the test short): the page says its settings differ, and its
     verdict box and answer are those of the new results, not the book's."""
     from hca.paper import recovery
     from hca.paper import scorecard as sc
@@ -127,7 +127,7 @@ def test_recovery_chapter_follows_another_domain_list(tmp_path):
     change = (
         "import dataclasses\n"
         "S = dataclasses.replace(S, domains=('Llama-3-8B', 'Llama-3.1-8B', 'Qwen2.5-7B'), "
-        "n_seeds=5, n_seeds_more=10)"
+        "n_seeds=5, n_seeds_more=10, n_boot=10)"
     )
     got = _execute_with("03_hca_recovery", change, tmp_path)
     book = sc.chapter_page("recovery")
@@ -135,7 +135,7 @@ def test_recovery_chapter_follows_another_domain_list(tmp_path):
     assert got["box"] != book.verdict_box()
     assert got["answer"] != recovery.answer(book)
     S = dataclasses.replace(recovery.Settings(), domains=(
-        "Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B"), n_seeds=5, n_seeds_more=10)
+        "Llama-3-8B", "Llama-3.1-8B", "Qwen2.5-7B"), n_seeds=5, n_seeds_more=10, n_boot=10)
     mine = sc.chapter_page("recovery", S)
     assert got["box"] == mine.verdict_box() and got["answer"] == recovery.answer(mine)
     assert all(len(e) == 5 for e in mine.ensembles.values())
