@@ -108,6 +108,8 @@ def first_expression(nb: dict, glued: dict[str, str]) -> tuple[list[str], str, s
             except (ValueError, SyntaxError):  # not a number (e.g. glued markdown)
                 continue
             before = re.sub(r"\{\w+\}`[^`]*`", " ", src[: m.start()]).split()[-3:]
+            if any("$" in w for w in before):  # Lab shows math as KaTeX, not as its source
+                continue
             if isinstance(value, (int, float)) and not isinstance(value, bool) and before:
                 return before, name, format(value, fmt)
             # a number glued as the text the page shows ("3,913", "0.91"), as chapters do
@@ -149,7 +151,8 @@ def check(page, url: str, token: str, path: str) -> bool:
     print(f"check_lab_numbers: {name}: {expected} inline expressions; {glue_name} should read "
           f"{value!r} after {' '.join(before)!r}")
     page.goto(f"{url}/lab/tree/{path}?token={token}", wait_until="load")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    # the visible notebook's cells (those of notebooks opened before stay in hidden tabs)
+    page.wait_for_selector(".jp-Notebook .jp-Cell >> visible=true", timeout=120_000)
     # The kernel is up: the status bar names it as idle (the toolbar's indicator reads 'idle'
     # before any kernel is attached, and jupyterlab-myst drops the expressions of a markdown
     # cell run while the notebook has no kernel yet).

@@ -174,3 +174,16 @@ def test_references_are_not_rebound(path):
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     if "{eval}`R." in prose:
         assert len(binds) == 1, (path.name, binds)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")) + [REPO / "book" / "intro.md"],
+                         ids=lambda p: p.stem)
+def test_inline_expressions_stay_on_one_line(path):
+    """An {eval} expression broken across lines is a Python string with a newline in it:
+    JupyterLab shows a SyntaxError where the book showed the text (the scorecard page's
+    R.ref("what that means <...>") did)."""
+    jupytext = pytest.importorskip("jupytext")
+    nb = jupytext.read(path)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    broken = re.findall(r"\{eval\}`[^`]*\n[^`]*`", prose)
+    assert broken == [], (path.name, broken)

@@ -286,12 +286,15 @@ class References:
         return Inline(self._target(target)[0])
 
     def ref(self, target: str) -> Inline:
-        """``{ref}`label``` (or ``{ref}`text <label>```): the section's title, a link on its page."""
+        """``{ref}`label``` (or ``{ref}`text <label>```): the section's title, as text.
+
+        Not a link, on this page either: jupyterlab-myst reads ``[title](#label)`` as a
+        cross-reference and marks it "Cross Reference Not Found" (found by
+        ``scripts/check_rerun.sh`` on chapter 8). The book renders the ``{ref}`` role itself."""
         text, _, label = target.rpartition("<") if target.endswith(">") else ("", "", target)
         label = label.rstrip(">").strip()
-        title, here = self._target(label)
-        title = text.strip() or title
-        return Inline(f"[{title}](#{label})" if here else title)
+        title, _here = self._target(label)
+        return Inline(text.strip() or title)
 
     def doc(self, target: str) -> Inline:
         """``{doc}`name``` (or ``{doc}`text <name>```): the page's title, linked to its file; the
